@@ -1,0 +1,77 @@
+"""create_app(config, backends): the Flask app with every blueprint and the shared error model."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+
+from flask import Flask, Response, g, request
+
+from api.config import AppConfig
+from api.errors import register_error_handlers
+from api.http_cache import CORS_HEADERS
+from api.keys import KeyRing
+from api.public import create_public_blueprint
+from api.request_context import request_id, trace_id
+from backends.bundle import Backends
+
+logger = logging.getLogger(__name__)
+
+_TRACE = re.compile(r"^([0-9a-fA-F]{32})")
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+# Keyed surfaces stay off shared caches and out of browsers' CORS.
+_KEYED_PREFIXES = ("/api/public/content/", "/api/public/v1/signals")
+
+
+def create_app(config: AppConfig, backends: Backends) -> Flask:
+    """A fresh app on the given backends; nothing global is touched."""
+    app = Flask(__name__)
+    app.config.update(PUBLIC_BASE_URL=config.base_url, MAX_CONTENT_LENGTH=config.max_body_bytes)
+    app.json.sort_keys = False  # type: ignore[attr-defined]  # DefaultJSONProvider has it
+    app.url_map.strict_slashes = False
+    app.extensions["frontdoor"] = backends
+    app.extensions["frontdoor.config"] = config
+    app.extensions["frontdoor.keyring"] = KeyRing(backends.keys, config.bootstrap_keys)
+    register_error_handlers(app)
+    app.before_request(_start_request)
+    app.after_request(_finish_request)
+    app.add_url_rule("/healthz", "healthz", _healthz)
+    app.register_blueprint(create_public_blueprint(backends.catalog))
+    return app
+
+
+def _healthz() -> Response:
+    return Response(b"ok", mimetype="text/plain", headers={"Cache-Control": "no-store"})
+
+
+def _start_request() -> None:
+    incoming = request.headers.get("X-Request-Id", "")
+    rid = incoming if _REQUEST_ID.match(incoming) else uuid.uuid4().hex
+    g.request_id = rid
+    g.started = time.perf_counter()
+    request_id.set(rid)
+    match = _TRACE.match(request.headers.get("X-Cloud-Trace-Context", ""))
+    trace_id.set(match.group(1) if match else None)
+
+
+def _finish_request(response: Response) -> Response:
+    response.headers["X-Request-Id"] = g.get("request_id", "")
+    path = request.path
+    if path.startswith(_KEYED_PREFIXES):
+        response.headers["Cache-Control"] = "no-store"
+    elif request.method == "OPTIONS" or response.status_code >= 400:
+        for name, value in CORS_HEADERS.items():
+            response.headers.setdefault(name, value)
+    if response.status_code >= 500:
+        logger.error("%s %s answered %d", request.method, path, response.status_code)
+    elif logger.isEnabledFor(logging.DEBUG):
+        logger.debug(
+            "%s %s %d",
+            request.method,
+            path,
+            response.status_code,
+            extra={"latency_ms": round((time.perf_counter() - g.get("started", 0.0)) * 1000, 2)},
+        )
+    return response

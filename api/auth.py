@@ -1,0 +1,30 @@
+"""Partner-key authentication for the keyed surfaces: `x-api-key`, or `Authorization: Bearer` where allowed."""
+
+from __future__ import annotations
+
+from flask import current_app, g, request
+
+from api.errors import ApiError
+from api.keys import KeyRing, Principal
+from backends.ports import Scope
+
+
+def require_key(scope: Scope, *, allow_bearer: bool = False) -> Principal:
+    """The caller's principal for this scope. Raises: ApiError 401 `unauthorized`."""
+    raw = request.headers.get("x-api-key")
+    if raw is None and allow_bearer:
+        auth = request.headers.get("Authorization", "")
+        if auth[:7].lower() == "bearer ":
+            raw = auth[7:].strip()
+    keyring: KeyRing = current_app.extensions["frontdoor.keyring"]
+    principal = keyring.authenticate(raw, scope)
+    if principal is None:
+        header = "x-api-key" + (" or Authorization: Bearer" if allow_bearer else "")
+        raise ApiError(
+            401,
+            "unauthorized",
+            f"Send a valid {scope} key in the {header} header",
+            headers={"WWW-Authenticate": f'ApiKey realm="{scope}"'},
+        )
+    g.principal = principal
+    return principal

@@ -1,0 +1,19 @@
+"""AppConfig: what the HTTP app needs to know about its deployment (built from Settings by frontdoor)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from backends.ports import Scope
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    """Plain values for create_app; secrets kept out of repr."""
+
+    base_url: str
+    mode: str = "embedded"
+    bootstrap_keys: Mapping[Scope, str] = field(default_factory=dict, repr=False)
+    max_body_bytes: int = 2 * 1024 * 1024
+    allowed_hosts: tuple[str, ...] = ()

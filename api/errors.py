@@ -1,0 +1,144 @@
+"""The one place that turns errors into response bodies: `{ok: false, error, message, issues}` plus RFC 9457."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from flask import Flask, Response, current_app, json, request
+from pydantic import ValidationError
+from werkzeug.exceptions import HTTPException
+
+from api.request_context import request_id
+from schemas.errors import Issue, issues_from_errors
+
+logger = logging.getLogger(__name__)
+
+TITLES = {
+    "invalid_query": "Invalid query parameter",
+    "invalid_domain": "Invalid domain",
+    "invalid_email": "Invalid email address",
+    "invalid_json": "Body is not valid JSON",
+    "unauthorized": "Missing or wrong key",
+    "forbidden": "Forbidden",
+    "not_found": "Not found",
+    "method_not_allowed": "Method not allowed",
+    "precondition_failed": "Precondition failed",
+    "idempotency_in_flight": "Request with this Idempotency-Key is still running",
+    "idempotency_key_reused": "Idempotency-Key reused with a different body",
+    "payload_too_large": "Payload too large",
+    "unsupported_media_type": "Unsupported media type",
+    "invalid_payload": "Invalid payload",
+    "rate_limited": "Too many requests",
+    "model_failed": "The authoring model failed",
+    "internal": "Internal error",
+    "unavailable": "Service unavailable",
+}
+
+_HTTP_CODES = {
+    400: "invalid_json",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    412: "precondition_failed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    429: "rate_limited",
+}
+
+
+class ApiError(Exception):
+    """An error a view raises to answer with a problem body."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        issues: Sequence[Issue] | None = None,
+        headers: dict[str, str] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.issues = list(issues) if issues is not None else None
+        self.headers = headers or {}
+        self.extra = extra or {}
+
+
+def invalid_payload(issues: Sequence[Issue], message: str = "The payload failed validation") -> ApiError:
+    """422 invalid_payload naming each field."""
+    return ApiError(422, "invalid_payload", message, issues=issues)
+
+
+def problem_response(err: ApiError) -> Response:
+    """The problem+json response for an ApiError."""
+    base = current_app.config.get("PUBLIC_BASE_URL", "")
+    body: dict[str, Any] = {
+        "ok": False,
+        "error": err.code,
+        "message": err.message,
+    }
+    if err.issues is not None:
+        body["issues"] = [issue.model_dump() for issue in err.issues]
+    body.update(err.extra)
+    body.update(
+        {
+            "type": f"{base}/errors/{err.code}",
+            "title": TITLES.get(err.code, err.code.replace("_", " ").capitalize()),
+            "status": err.status,
+            "detail": err.message,
+            "instance": request_id.get() or "",
+        }
+    )
+    response = current_app.response_class(
+        json.dumps(body), status=err.status, mimetype="application/problem+json"
+    )
+    for name, value in err.headers.items():
+        response.headers[name] = value
+    return response
+
+
+def register_error_handlers(app: Flask) -> None:
+    """Install the handlers every surface shares."""
+
+    @app.errorhandler(ApiError)
+    def _api_error(err: ApiError) -> Response:
+        return problem_response(err)
+
+    @app.errorhandler(ValidationError)
+    def _validation_error(err: ValidationError) -> Response:
+        return problem_response(invalid_payload(issues_from_errors(err.errors())))
+
+    @app.errorhandler(HTTPException)
+    def _http_error(err: HTTPException) -> Response:
+        status = err.code or 500
+        code = _HTTP_CODES.get(status, "internal" if status >= 500 else "bad_request")
+        message = _http_message(status, err)
+        headers: dict[str, str] = {}
+        valid_methods = getattr(err, "valid_methods", None)
+        if status == 405 and valid_methods:
+            headers["Allow"] = ", ".join(valid_methods)
+        return problem_response(ApiError(status, code, message, headers=headers))
+
+    @app.errorhandler(Exception)
+    def _unexpected(err: Exception) -> Response:
+        logger.exception("unhandled error on %s %s", request.method, request.path)
+        return problem_response(ApiError(500, "internal", "Something went wrong on our side; it is logged."))
+
+
+def _http_message(status: int, err: HTTPException) -> str:
+    if status == 404:
+        return f"No route {request.path}"
+    if status == 405:
+        return f"{request.method} is not allowed on {request.path}"
+    if status == 413:
+        return "The request body is too large"
+    if status == 400:
+        return "The request body is not valid JSON"
+    return err.description or "HTTP error"

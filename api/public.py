@@ -1,0 +1,72 @@
+"""Public read API under /api/public/v1/: company, blog, research and careers, no key."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, json
+
+from api.http_cache import CORS_HEADERS, CachedBody, cached_response
+from schemas.catalog import Catalog
+from schemas.public import (
+    BlogBody,
+    CareersBody,
+    CompanyBody,
+    ExperimentBody,
+    ResearchBody,
+    RoleBody,
+)
+
+JSON = "application/json"
+
+
+def create_public_blueprint(catalog: Catalog) -> Blueprint:
+    """The six read endpoints, their bodies serialized once since content is fixed at start."""
+    bp = Blueprint("public", __name__, url_prefix="/api/public/v1")
+
+    def body(model: CompanyBody | BlogBody | ResearchBody | CareersBody | ExperimentBody | RoleBody) -> CachedBody:
+        return CachedBody.of(model.model_dump_json().encode(), JSON)
+
+    company = body(CompanyBody(company=catalog.company))
+    blog = body(BlogBody(posts=catalog.posts))
+    # Lists serialize by the declared item type, so details' bodies stay out of the index.
+    research = body(ResearchBody(experiments=list(catalog.experiments)))
+    careers = body(CareersBody(roles=list(catalog.roles)))
+    experiments = {e.slug: body(ExperimentBody(experiment=e)) for e in catalog.experiments}
+    roles = {r.slug: body(RoleBody(role=r)) for r in catalog.roles}
+
+    @bp.get("/company")
+    def get_company() -> Response:
+        return cached_response(company)
+
+    @bp.get("/blog")
+    def list_blog_posts() -> Response:
+        return cached_response(blog)
+
+    @bp.get("/research")
+    def list_experiments() -> Response:
+        return cached_response(research)
+
+    @bp.get("/research/<slug>")
+    def get_experiment(slug: str) -> Response:
+        found = experiments.get(slug)
+        return cached_response(found) if found else not_found_body(slug)
+
+    @bp.get("/careers")
+    def list_careers() -> Response:
+        return cached_response(careers)
+
+    @bp.get("/careers/<slug>")
+    def get_career(slug: str) -> Response:
+        found = roles.get(slug)
+        return cached_response(found) if found else not_found_body(slug)
+
+    return bp
+
+
+def not_found_body(slug: str) -> Response:
+    """SPEC's public read 404: exactly `{error, slug}` as application/json."""
+    return Response(
+        json.dumps({"error": "not_found", "slug": slug}),
+        status=404,
+        mimetype=JSON,
+        headers={**CORS_HEADERS, "Cache-Control": "public, max-age=60"},
+    )

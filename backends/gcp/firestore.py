@@ -1,0 +1,10 @@
+"""The Firestore client, built once by wiring; the emulator is picked up from FIRESTORE_EMULATOR_HOST."""
+
+from __future__ import annotations
+
+from google.cloud import firestore
+
+
+def firestore_client(*, project: str | None, database: str = "(default)") -> firestore.Client:
+    """A Firestore client for this project and database."""
+    return firestore.Client(project=project, database=database)

@@ -1,0 +1,73 @@
+"""FirestoreKeyStore: partner keys as documents `{prefix}api_keys/{key_id}`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from google.api_core import exceptions as gexc
+from google.cloud import firestore
+
+from backends.ports import ApiKeyRecord, ConflictError, NotFoundError, UnavailableError
+
+
+class FirestoreKeyStore:
+    """KeyStore on Firestore."""
+
+    def __init__(self, client: firestore.Client, *, prefix: str = "") -> None:
+        self._client = client
+        self._keys = client.collection(f"{prefix}api_keys")
+
+    def add_key(self, record: ApiKeyRecord) -> None:
+        try:
+            self._keys.document(record.key_id).create(_to_doc(record))
+        except gexc.Conflict as err:
+            raise ConflictError(record.key_id) from err
+        except gexc.ServiceUnavailable as err:
+            raise UnavailableError("firestore") from err
+
+    def get_key(self, key_id: str) -> ApiKeyRecord | None:
+        snap = self._keys.document(key_id).get()
+        return _from_doc(snap.to_dict()) if snap.exists else None
+
+    def revoke_key(self, key_id: str, *, now: datetime) -> ApiKeyRecord:
+        ref = self._keys.document(key_id)
+
+        @firestore.transactional  # type: ignore[untyped-decorator]  # google-cloud-firestore ships no stubs
+        def revoke(transaction: firestore.Transaction) -> dict[str, Any]:
+            snap = ref.get(transaction=transaction)
+            if not snap.exists:
+                raise NotFoundError(key_id)
+            doc: dict[str, Any] = snap.to_dict()
+            if doc.get("revoked_at") is None:
+                doc["revoked_at"] = now
+                transaction.update(ref, {"revoked_at": now})
+            return doc
+
+        return _from_doc(revoke(self._client.transaction()))
+
+    def list_keys(self) -> list[ApiKeyRecord]:
+        docs = [_from_doc(snap.to_dict()) for snap in self._keys.stream()]
+        return sorted(docs, key=lambda r: (r.created_at, r.key_id))
+
+
+def _to_doc(record: ApiKeyRecord) -> dict[str, Any]:
+    return {
+        "key_id": record.key_id,
+        "partner": record.partner,
+        "scope": record.scope,
+        "secret_hash": record.secret_hash,
+        "created_at": record.created_at,
+        "revoked_at": record.revoked_at,
+    }
+
+
+def _from_doc(doc: dict[str, Any]) -> ApiKeyRecord:
+    return ApiKeyRecord(
+        key_id=doc["key_id"],
+        partner=doc["partner"],
+        scope=doc["scope"],
+        secret_hash=doc["secret_hash"],
+        created_at=doc["created_at"],
+        revoked_at=doc.get("revoked_at"),
+    )

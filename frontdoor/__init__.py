@@ -1,0 +1,1 @@
+"""The composition root: settings, logging, backend wiring and every entry point."""

@@ -1,0 +1,99 @@
+"""The `frontdoor` console script: serve, keys, openapi (click + rich)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from api.keys import issue_key
+from backends.bundle import Backends
+from backends.ports import SCOPES, NotFoundError
+from frontdoor.logs import configure_logging
+from frontdoor.settings import Settings
+from frontdoor.wiring import build_backends
+
+logger = logging.getLogger(__name__)
+
+
+@click.group()
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Operate frontdoor: keys, docs and the server."""
+    ctx.ensure_object(dict)
+
+
+def _backends(ctx: click.Context) -> Backends:
+    if "backends" not in ctx.obj:
+        settings = Settings()
+        configure_logging(level="WARNING", project=settings.google_cloud_project)
+        ctx.obj["backends"] = build_backends(settings)
+    backends: Backends = ctx.obj["backends"]
+    return backends
+
+
+@cli.command()
+def serve() -> None:
+    """Serve the whole service (same as `make run`)."""
+    from frontdoor.serve import main as serve_main  # noqa: PLC0415  # granian loads only for this command
+
+    serve_main()
+
+
+@cli.group()
+def keys() -> None:
+    """Issue, revoke and list partner keys (hashed at rest)."""
+
+
+@keys.command("issue")
+@click.option("--partner", required=True, help="Who the key is for, e.g. acme")
+@click.option("--scope", type=click.Choice(SCOPES), required=True)
+@click.option("--quiet", is_flag=True, help="Print only the key (for shell scripts)")
+@click.pass_context
+def keys_issue(ctx: click.Context, partner: str, scope: str, quiet: bool) -> None:
+    """Issue a key; it is shown once and never again."""
+    backends = _backends(ctx)
+    raw, record = issue_key(backends.keys, partner=partner, scope=scope, now=backends.clock())  # type: ignore[arg-type]  # click.Choice guarantees a Scope
+    if quiet:
+        click.echo(raw)
+        return
+    click.echo(f"key id {record.key_id} for {partner} ({scope}); store it now, it is not shown again:")
+    click.echo(raw)
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+@click.pass_context
+def keys_revoke(ctx: click.Context, key_id: str) -> None:
+    """Revoke a key by its id."""
+    backends = _backends(ctx)
+    try:
+        record = backends.keys.revoke_key(key_id, now=backends.clock())
+    except NotFoundError:
+        click.echo(f"no key with id {key_id}", err=True)
+        sys.exit(1)
+    click.echo(f"revoked {record.key_id} ({record.partner}, {record.scope})")
+
+
+@keys.command("list")
+@click.pass_context
+def keys_list(ctx: click.Context) -> None:
+    """List keys: id, partner, scope, created, revoked. Never the secret."""
+    table = Table("key id", "partner", "scope", "created", "revoked")
+    for record in _backends(ctx).keys.list_keys():
+        table.add_row(
+            record.key_id,
+            record.partner,
+            record.scope,
+            record.created_at.isoformat(timespec="seconds"),
+            record.revoked_at.isoformat(timespec="seconds") if record.revoked_at else "",
+        )
+    Console().print(table)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(obj={})

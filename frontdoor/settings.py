@@ -1,0 +1,64 @@
+"""Settings: the only reader of the environment; defaults are embedded mode."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PLACEHOLDER_KEYS = frozenset({"changeme", "change-me", "secret", "test", "xxx", "key", "apikey"})
+
+
+class Settings(BaseSettings):
+    """Every knob of the service, read once from the environment."""
+
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", frozen=True)
+
+    port: int = Field(default=8080, ge=1, le=65535)
+    host: str = "127.0.0.1"
+    workers: int = Field(default=1, ge=1, le=32)
+    backend: Literal["embedded", "gcp"] = "embedded"
+    data_dir: Path = Path(".data")
+    content_dir: Path = Path(__file__).resolve().parent.parent / "content"
+    public_base_url: str = ""
+    google_cloud_project: str | None = None
+    content_api_key: SecretStr | None = None
+    signals_api_key: SecretStr | None = None
+    ingest_api_key: SecretStr | None = None
+    author_model: Literal["template", "gemini", "anthropic", "openai"] = "template"
+    image_model: Literal["procedural", "imagen"] = "procedural"
+    oauth_issuer: str | None = None
+    log_level: str = "INFO"
+    allowed_hosts: list[str] = Field(default_factory=list)
+    firestore_database: str = "(default)"
+
+    @field_validator("public_base_url")
+    @classmethod
+    def _strip_trailing_slash(cls, value: str) -> str:
+        # Issuer and resource URLs are compared as exact strings by OAuth clients.
+        return value.rstrip("/")
+
+    @field_validator("content_api_key", "signals_api_key", "ingest_api_key")
+    @classmethod
+    def _refuse_placeholder_keys(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None:
+            return None
+        raw = value.get_secret_value()
+        if raw == "":
+            return None
+        if raw.lower() in PLACEHOLDER_KEYS or len(raw) < 16:
+            raise ValueError("must be a real key of at least 16 characters, not a placeholder")
+        return value
+
+    @model_validator(mode="after")
+    def _require_project_for_gcp(self) -> Settings:
+        if self.backend == "gcp" and not self.google_cloud_project:
+            raise ValueError("BACKEND=gcp needs GOOGLE_CLOUD_PROJECT")
+        return self
+
+    @property
+    def base_url(self) -> str:
+        """The public origin, defaulting to the local listen address."""
+        return self.public_base_url or f"http://{self.host}:{self.port}"

@@ -1,0 +1,55 @@
+"""build_backends(settings): choose every adapter once, by configuration."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from api.config import AppConfig
+from backends.bundle import Backends
+from backends.content_files import load_catalog
+from backends.embedded.cdn import LoggingCdn
+from backends.embedded.keys import SqliteKeyStore
+from backends.embedded.mail import OutboxMailer
+from backends.embedded.sqlite import SqliteDatabase
+from backends.ports import SCOPES, KeyStore, Scope
+from frontdoor.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+
+def build_backends(settings: Settings) -> Backends:
+    """The ports for this process: embedded adapters, or Google Cloud ones when BACKEND=gcp."""
+    catalog = load_catalog(settings.content_dir)
+    data_dir = Path(settings.data_dir)
+    keys: KeyStore
+    if settings.backend == "gcp":
+        from backends.gcp.firestore import firestore_client  # noqa: PLC0415  # keep cloud clients out of embedded runs
+        from backends.gcp.keys import FirestoreKeyStore  # noqa: PLC0415
+
+        client = firestore_client(project=settings.google_cloud_project, database=settings.firestore_database)
+        keys = FirestoreKeyStore(client)
+    else:
+        db = SqliteDatabase(data_dir / "frontdoor.sqlite3")
+        keys = SqliteKeyStore(db)
+    return Backends(
+        catalog=catalog,
+        keys=keys,
+        cdn=LoggingCdn(),
+        mailer=OutboxMailer(data_dir / "outbox"),
+    )
+
+
+def app_config(settings: Settings) -> AppConfig:
+    """The HTTP app's view of the settings."""
+    bootstrap: dict[Scope, str] = {}
+    for scope in SCOPES:
+        secret = getattr(settings, f"{scope}_api_key")
+        if secret is not None:
+            bootstrap[scope] = secret.get_secret_value()
+    return AppConfig(
+        base_url=settings.base_url,
+        mode=settings.backend,
+        bootstrap_keys=bootstrap,
+        allowed_hosts=tuple(settings.allowed_hosts),
+    )

@@ -1,0 +1,148 @@
+"""Content API: SitePageInput and the ten PageBlock types, exactly as SPEC.md's tables.
+
+Structure and limits live here (pydantic reports every failure at once); the quality gate's
+rules that need judgement (hero position, ICP, URL safety, brand wording) live in gate/.
+URL fields are plain strings here so that the gate can name an unsafe one as `unsafe_url`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+
+Text = Annotated[str, Field(min_length=1)]
+
+
+class _Strict(BaseModel):
+    """Unknown fields are refused (`unknown_field`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class HeroBlock(_Strict):
+    type: Literal["hero"]
+    eyebrow: str | None = Field(default=None, max_length=120)
+    title: Text = Field(max_length=90)
+    sub: Text = Field(max_length=220, description="Must clearly state the target ICP")
+    bullets: list[Annotated[str, Field(max_length=100)]] | None = Field(default=None, max_length=5)
+    ctaLabel: str | None = Field(default=None, max_length=40)  # noqa: N815  # SPEC.md's field name
+    ctaHref: str | None = Field(default=None, description="Site path or absolute https URL")  # noqa: N815
+    imageUrl: str | None = Field(default=None, description="Absolute https URL")  # noqa: N815
+    imageAlt: str | None = None  # noqa: N815
+
+
+class LogosBlock(_Strict):
+    type: Literal["logos"]
+    title: str | None = None
+
+
+class StatItem(_Strict):
+    value: Text = Field(max_length=24)
+    label: Text = Field(max_length=80)
+
+
+class StatsBlock(_Strict):
+    type: Literal["stats"]
+    items: list[StatItem] = Field(min_length=1, max_length=4)
+
+
+class CardItem(_Strict):
+    title: Text = Field(max_length=80)
+    body: Text = Field(max_length=320)
+
+
+class FeaturesBlock(_Strict):
+    type: Literal["features"]
+    title: str | None = None
+    lede: str | None = None
+    items: list[CardItem] = Field(min_length=1, max_length=8)
+
+
+class StepsBlock(_Strict):
+    type: Literal["steps"]
+    title: str | None = None
+    lede: str | None = None
+    items: list[CardItem] = Field(min_length=1, max_length=8)
+
+
+class QuoteBlock(_Strict):
+    type: Literal["quote"]
+    quote: Text = Field(max_length=500)
+    who: str | None = None
+    company: str | None = None
+
+
+class RichtextBlock(_Strict):
+    type: Literal["richtext"]
+    title: str | None = None
+    markdown: Text = Field(max_length=4000)
+
+
+class FaqItem(_Strict):
+    q: Text
+    a: Text
+
+
+class FaqBlock(_Strict):
+    type: Literal["faq"]
+    title: str | None = None
+    items: list[FaqItem] = Field(min_length=1, max_length=12)
+
+
+class LeadformBlock(_Strict):
+    type: Literal["leadform"]
+    title: str | None = None
+    sub: str | None = None
+
+
+class CtaBlock(_Strict):
+    type: Literal["cta"]
+    title: Text = Field(max_length=120)
+    sub: str | None = None
+    ctaLabel: str | None = Field(default=None, max_length=40)  # noqa: N815  # SPEC.md's field name
+    ctaHref: str | None = None  # noqa: N815
+
+
+PageBlock = Annotated[
+    HeroBlock
+    | LogosBlock
+    | StatsBlock
+    | FeaturesBlock
+    | StepsBlock
+    | QuoteBlock
+    | RichtextBlock
+    | FaqBlock
+    | LeadformBlock
+    | CtaBlock,
+    Field(discriminator="type"),
+]
+
+BLOCK_TYPES: tuple[str, ...] = (
+    "hero",
+    "logos",
+    "stats",
+    "features",
+    "steps",
+    "quote",
+    "richtext",
+    "faq",
+    "leadform",
+    "cta",
+)
+
+
+class SitePageInput(_Strict):
+    """The body of POST /api/public/content/pages: content only; layout comes from the design system."""
+
+    slug: str = Field(max_length=80, pattern=SLUG_PATTERN, examples=["growth-audit"])
+    title: Text = Field(max_length=60)
+    description: str | None = Field(default=None, max_length=160)
+    og_image_url: str | None = Field(default=None, json_schema_extra={"format": "uri"})
+    cta_label: str | None = Field(default=None, max_length=40)
+    cta_href: str | None = Field(default=None, description="Site path or absolute https URL")
+    noindex: bool = False
+    is_published: bool = True
+    blocks: list[PageBlock] = Field(min_length=1, max_length=30)

@@ -1,0 +1,94 @@
+"""The error model shared by every surface: Issue, the problem body, and pydantic errors as issues."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import ErrorDetails
+
+
+class Issue(BaseModel):
+    """One field that failed: a dotted path with numeric indexes (`""` for the whole body)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    field: str = Field(examples=["blocks.0.sub"])
+    code: str = Field(examples=["icp_missing"])
+    message: str
+
+
+class Problem(BaseModel):
+    """Every error body: our members plus the RFC 9457 ones."""
+
+    ok: bool = False
+    error: str = Field(description="Stable machine-readable code", examples=["invalid_payload"])
+    message: str
+    issues: list[Issue] | None = None
+    type: str = Field(description="A page that explains the code")
+    title: str
+    status: int
+    detail: str
+    instance: str = Field(description="The request id")
+    retryable: bool | None = None
+
+
+class NotFoundBody(BaseModel):
+    """The public read 404 body, exactly as SPEC.md gives it."""
+
+    error: str = Field(examples=["not_found"])
+    slug: str
+
+
+_CODES = {
+    "missing": "missing",
+    "extra_forbidden": "unknown_field",
+    "string_too_long": "too_long",
+    "too_long": "too_many",
+    "too_short": "too_few",
+    "string_too_short": "too_short",
+    "string_pattern_mismatch": "invalid_format",
+    "union_tag_invalid": "unknown_block_type",
+    "union_tag_not_found": "missing",
+}
+
+
+def field_path(loc: Sequence[int | str]) -> str:
+    """A pydantic location as a dotted path; discriminated-union tags are dropped."""
+    parts: list[str] = []
+    for part in loc:
+        if isinstance(part, str) and part in _UNION_TAGS:
+            continue
+        parts.append(str(part))
+    return ".".join(parts)
+
+
+_UNION_TAGS = frozenset(
+    {"hero", "logos", "stats", "features", "steps", "quote", "richtext", "faq", "leadform", "cta"}
+)
+
+
+def issues_from_errors(errors: Iterable[ErrorDetails], *, prefix: str = "") -> list[Issue]:
+    """Pydantic's errors as our issues, each naming its field."""
+    issues: list[Issue] = []
+    for err in errors:
+        path = field_path(err["loc"])
+        if prefix:
+            path = f"{prefix}.{path}" if path else prefix
+        code = _CODES.get(err["type"], "invalid_type" if err["type"].endswith("_type") or err["type"].endswith("_parsing") else err["type"])
+        issues.append(Issue(field=path, code=code, message=_message(err)))
+    return issues
+
+
+def _message(err: ErrorDetails) -> str:
+    ctx: dict[str, Any] = dict(err.get("ctx") or {})
+    if err["type"] == "extra_forbidden":
+        return "unknown field"
+    if err["type"] == "missing":
+        return "required"
+    if "max_length" in ctx:
+        return f"at most {ctx['max_length']}" + (" characters" if err["type"].startswith("string") else " items")
+    if "min_length" in ctx:
+        return f"at least {ctx['min_length']}" + (" characters" if err["type"].startswith("string") else " items")
+    return str(err["msg"])

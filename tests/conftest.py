@@ -1,0 +1,68 @@
+"""Shared fixtures: a fresh app and backends per test on tmp_path; emulators once per session."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from api.app import create_app
+from backends.bundle import Backends
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config, build_backends
+from tests.emulators import ManagedProcess, start_firestore
+
+CONTENT_KEY = "test-content-key-0123456789"
+SIGNALS_KEY = "test-signals-key-0123456789"
+INGEST_KEY = "test-ingest-key-01234567890"
+PROJECT = "demo-frontdoor"
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(
+        data_dir=tmp_path / "data",
+        public_base_url="http://testserver",
+        content_api_key=CONTENT_KEY,  # type: ignore[arg-type]  # pydantic coerces str to SecretStr
+        signals_api_key=SIGNALS_KEY,  # type: ignore[arg-type]
+        ingest_api_key=INGEST_KEY,  # type: ignore[arg-type]
+    )
+
+
+@pytest.fixture
+def backends(settings: Settings) -> Iterator[Backends]:
+    built = build_backends(settings)
+    yield built
+    built.close()
+
+
+@pytest.fixture
+def app(settings: Settings, backends: Backends) -> Flask:
+    return create_app(app_config(settings), backends)
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def firestore_emulator() -> Iterator[ManagedProcess]:
+    """The Firestore emulator, started once; FIRESTORE_EMULATOR_HOST points at it."""
+    proc = start_firestore()
+    os.environ["FIRESTORE_EMULATOR_HOST"] = proc.host
+    os.environ.setdefault("GOOGLE_CLOUD_PROJECT", PROJECT)
+    yield proc
+    proc.stop()
+    os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
+
+
+@pytest.fixture
+def unique_prefix() -> str:
+    """A collection prefix of its own, so emulator tests share one database without cleanup."""
+    return f"t{uuid.uuid4().hex[:10]}_"
