@@ -1,4 +1,7 @@
-"""Partner-key authentication for the keyed surfaces: `x-api-key`, or `Authorization: Bearer` where allowed."""
+"""Partner-key authentication for the keyed surfaces.
+
+The key comes in `x-api-key`, or in `Authorization: Bearer` where a surface allows it.
+"""
 
 from __future__ import annotations
 

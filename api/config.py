@@ -1,4 +1,4 @@
-"""AppConfig: what the HTTP app needs to know about its deployment (built from Settings by frontdoor)."""
+"""AppConfig: what the HTTP app knows of its deployment (frontdoor builds it from Settings)."""
 
 from __future__ import annotations
 

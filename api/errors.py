@@ -1,4 +1,7 @@
-"""The one place that turns errors into response bodies: `{ok: false, error, message, issues}` plus RFC 9457."""
+"""The one place that turns errors into response bodies.
+
+Every body is `{ok: false, error, message, issues}` plus the RFC 9457 members.
+"""
 
 from __future__ import annotations
 
@@ -71,7 +74,9 @@ class ApiError(Exception):
         self.extra = extra or {}
 
 
-def invalid_payload(issues: Sequence[Issue], message: str = "The payload failed validation") -> ApiError:
+def invalid_payload(
+    issues: Sequence[Issue], message: str = "The payload failed validation"
+) -> ApiError:
     """422 invalid_payload naming each field."""
     return ApiError(422, "invalid_payload", message, issues=issues)
 
@@ -129,7 +134,9 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(Exception)
     def _unexpected(err: Exception) -> Response:
         logger.exception("unhandled error on %s %s", request.method, request.path)
-        return problem_response(ApiError(500, "internal", "Something went wrong on our side; it is logged."))
+        return problem_response(
+            ApiError(500, "internal", "Something went wrong on our side; it is logged.")
+        )
 
 
 def _http_message(status: int, err: HTTPException) -> str:

@@ -27,12 +27,19 @@ class CachedBody:
 
     @classmethod
     def of(cls, data: bytes, mimetype: str) -> CachedBody:
-        return cls(data=data, mimetype=mimetype, etag='"' + hashlib.sha256(data).hexdigest()[:32] + '"')
+        return cls(
+            data=data, mimetype=mimetype, etag='"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+        )
 
 
 def cached_response(body: CachedBody) -> Response:
     """200 with the body, or 304 when If-None-Match names its ETag."""
-    headers = {"ETag": body.etag, "Cache-Control": PUBLIC_CACHE_CONTROL, "Vary": "Accept-Encoding", **CORS_HEADERS}
+    headers = {
+        "ETag": body.etag,
+        "Cache-Control": PUBLIC_CACHE_CONTROL,
+        "Vary": "Accept-Encoding",
+        **CORS_HEADERS,
+    }
     if _matches(request.headers.get("If-None-Match"), body.etag):
         return Response(status=304, headers=headers)
     return Response(body.data, mimetype=body.mimetype, headers=headers)

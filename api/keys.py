@@ -33,11 +33,15 @@ def hash_key(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def issue_key(store: KeyStore, *, partner: str, scope: Scope, now: datetime) -> tuple[str, ApiKeyRecord]:
+def issue_key(
+    store: KeyStore, *, partner: str, scope: Scope, now: datetime
+) -> tuple[str, ApiKeyRecord]:
     """Create and store a new key; the raw key is returned once and never stored."""
     key_id = secrets.token_hex(6)
     raw = f"{PREFIX}_{scope}_{key_id}_{secrets.token_urlsafe(32)}"
-    record = ApiKeyRecord(key_id=key_id, partner=partner, scope=scope, secret_hash=hash_key(raw), created_at=now)
+    record = ApiKeyRecord(
+        key_id=key_id, partner=partner, scope=scope, secret_hash=hash_key(raw), created_at=now
+    )
     store.add_key(record)
     return raw, record
 
@@ -55,7 +59,7 @@ class KeyRing:
         self._bootstrap = {scope: hash_key(raw) for scope, raw in bootstrap.items()}
 
     def authenticate(self, raw: str | None, scope: Scope) -> Principal | None:
-        """The principal for a key of this scope, or None for missing, wrong, revoked or other-scope keys."""
+        """The principal for a key of this scope; None if missing, wrong, revoked or other-scope."""
         if not raw:
             return None
         presented = hash_key(raw)

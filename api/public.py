@@ -22,7 +22,9 @@ def create_public_blueprint(catalog: Catalog) -> Blueprint:
     """The six read endpoints, their bodies serialized once since content is fixed at start."""
     bp = Blueprint("public", __name__, url_prefix="/api/public/v1")
 
-    def body(model: CompanyBody | BlogBody | ResearchBody | CareersBody | ExperimentBody | RoleBody) -> CachedBody:
+    def body(
+        model: CompanyBody | BlogBody | ResearchBody | CareersBody | ExperimentBody | RoleBody,
+    ) -> CachedBody:
         return CachedBody.of(model.model_dump_json().encode(), JSON)
 
     company = body(CompanyBody(company=catalog.company))

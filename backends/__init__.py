@@ -1,1 +1,4 @@
-"""Ports (backends/ports.py) and their adapters: embedded/ on SQLite, threads and folders; gcp/ on Google Cloud."""
+"""Ports (backends/ports.py) and their adapters.
+
+embedded/ runs on SQLite, threads and folders; gcp/ on Google Cloud.
+"""

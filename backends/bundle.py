@@ -1,4 +1,4 @@
-"""Backends: the ports one process uses, chosen once by frontdoor.wiring and passed to every entry point."""
+"""Backends: the ports of one process, chosen once by frontdoor.wiring, passed to entry points."""
 
 from __future__ import annotations
 

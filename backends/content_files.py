@@ -1,4 +1,4 @@
-"""Load content/ into a Catalog; a bad file stops start-up with a message naming the file and field."""
+"""Load content/ into a Catalog; a bad file stops start-up with a message naming file and field."""
 
 from __future__ import annotations
 
@@ -43,7 +43,9 @@ def load_catalog(content_dir: Path) -> Catalog:
     _unique_slugs(content_dir / "research" / "experiments.json", [e.slug for e in experiments])
     _unique_slugs(content_dir / "careers" / "roles.json", [r.slug for r in roles])
     urls = company.urls
-    blog_base, research_base, careers_base = (str(u).rstrip("/") for u in (urls.blog, urls.research, urls.careers))
+    blog_base, research_base, careers_base = (
+        str(u).rstrip("/") for u in (urls.blog, urls.research, urls.careers)
+    )
     docs_dir = content_dir / "docs"
     return Catalog(
         company=company,
@@ -68,7 +70,9 @@ def load_catalog(content_dir: Path) -> Catalog:
         brand=brand,
         customers=customers,
         logos={c.slug: _svg(content_dir / c.logo) for c in customers},
-        docs={p.name: p.read_text(encoding="utf-8") for p in sorted(docs_dir.glob("*.md"))} if docs_dir.is_dir() else {},
+        docs={p.name: p.read_text(encoding="utf-8") for p in sorted(docs_dir.glob("*.md"))}
+        if docs_dir.is_dir()
+        else {},
     )
 
 
@@ -100,8 +104,10 @@ def _text(path: Path) -> str:
 def _svg(path: Path) -> str:
     text = _text(path)
     lowered = text.lower()
-    if "<svg" not in lowered or "<script" in lowered or "href=\"http" in lowered:
-        raise ContentError(path, "", "must be a self-contained SVG with no script or external reference")
+    if "<svg" not in lowered or "<script" in lowered or 'href="http' in lowered:
+        raise ContentError(
+            path, "", "must be a self-contained SVG with no script or external reference"
+        )
     return text
 
 

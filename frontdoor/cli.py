@@ -38,7 +38,7 @@ def _backends(ctx: click.Context) -> Backends:
 @cli.command()
 def serve() -> None:
     """Serve the whole service (same as `make run`)."""
-    from frontdoor.serve import main as serve_main  # noqa: PLC0415  # granian loads only for this command
+    from frontdoor.serve import main as serve_main  # granian loads only for this command
 
     serve_main()
 
@@ -60,7 +60,9 @@ def keys_issue(ctx: click.Context, partner: str, scope: str, quiet: bool) -> Non
     if quiet:
         click.echo(raw)
         return
-    click.echo(f"key id {record.key_id} for {partner} ({scope}); store it now, it is not shown again:")
+    click.echo(
+        f"key id {record.key_id} for {partner} ({scope}); store it now, it is not shown again:"
+    )
     click.echo(raw)
 
 

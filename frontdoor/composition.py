@@ -32,13 +32,16 @@ class LifespanBridge:
     def __init__(self, app: AsgiApp, *, timeout: float = 30.0) -> None:
         self._app = app
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="asgi-bridge", daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="asgi-bridge", daemon=True
+        )
         self._thread.start()
         self._inbox: asyncio.Queue[Message] | None = None
         self._outbox: asyncio.Queue[Message] | None = None
         self._task: asyncio.Future[None] | None = None
         asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout)
-        self.wsgi_app: WsgiApp = ASGIMiddleware(app, loop=self._loop)
+        # a2wsgi types environ as its own TypedDict; servers hand over a plain dict.
+        self.wsgi_app: WsgiApp = ASGIMiddleware(app, loop=self._loop)  # type: ignore[assignment]
 
     async def _start(self) -> None:
         self._inbox, self._outbox = asyncio.Queue(), asyncio.Queue()
@@ -50,7 +53,8 @@ class LifespanBridge:
             raise LifespanError(reply.get("message", "lifespan startup failed"))
 
     async def _stop(self) -> None:
-        assert self._inbox is not None and self._outbox is not None  # noqa: S101  # set by _start
+        assert self._inbox is not None  # noqa: S101  # set by _start, for mypy
+        assert self._outbox is not None  # noqa: S101  # set by _start, for mypy
         await self._inbox.put({"type": "lifespan.shutdown"})
         await self._outbox.get()
 
@@ -64,9 +68,16 @@ class LifespanBridge:
 
 
 class PathDispatcher:
-    """Sends exact paths and path prefixes to the ASGI side, everything else to Flask (paths unchanged)."""
+    """Sends exact paths and path prefixes to the ASGI side, the rest to Flask; paths unchanged."""
 
-    def __init__(self, wsgi_app: WsgiApp, asgi_side: WsgiApp, *, exact: Collection[str], prefixes: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        wsgi_app: WsgiApp,
+        asgi_side: WsgiApp,
+        *,
+        exact: Collection[str],
+        prefixes: tuple[str, ...],
+    ) -> None:
         self._wsgi = wsgi_app
         self._asgi = asgi_side
         self._exact = frozenset(exact)

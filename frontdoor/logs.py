@@ -1,4 +1,4 @@
-"""configure_logging(settings): one JSON object per record on stdout, in Cloud Logging's field names."""
+"""configure_logging(): one JSON object per record on stdout, in Cloud Logging's field names."""
 
 from __future__ import annotations
 
@@ -10,11 +10,14 @@ from typing import Any
 
 from api.request_context import request_id, trace_id
 
-_STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None)).keys()) | {"message", "asctime"}
+_STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None)).keys()) | {
+    "message",
+    "asctime",
+}
 
 
 class CloudJsonFormatter(logging.Formatter):
-    """Cloud Logging structured format: severity, message, time, trace, request id and `extra=` fields."""
+    """Cloud Logging's structured format: severity, message, time, trace, request id, extras."""
 
     def __init__(self, project: str | None) -> None:
         super().__init__()
@@ -33,9 +36,9 @@ class CloudJsonFormatter(logging.Formatter):
         trace = trace_id.get()
         if trace and self._project:
             entry["logging.googleapis.com/trace"] = f"projects/{self._project}/traces/{trace}"
-        for key, value in vars(record).items():
-            if key not in _STANDARD and not key.startswith("_"):
-                entry[key] = value
+        entry.update(
+            {k: v for k, v in vars(record).items() if k not in _STANDARD and not k.startswith("_")}
+        )
         if record.exc_info:
             entry["stack_trace"] = self.formatException(record.exc_info)
         return json.dumps(entry, default=str)

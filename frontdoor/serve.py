@@ -1,17 +1,19 @@
-"""The one served process: granian serves Flask as WSGI, with the ASGI side bridged in at its paths."""
+"""The one served process: granian serves Flask as WSGI, the ASGI side bridged in at its paths."""
 
 from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Mapping
 
 import click
+from pydantic import ValidationError
 
 from api.app import create_app
 from api.keys import issue_key
 from backends.bundle import Backends
 from backends.content_files import ContentError
-from backends.ports import SCOPES
+from backends.ports import SCOPES, Scope
 from frontdoor.asgi_probe import PATHS, create_probe_app
 from frontdoor.composition import LifespanBridge, PathDispatcher, WsgiApp
 from frontdoor.logs import configure_logging
@@ -31,28 +33,58 @@ def create_served_app(settings: Settings | None = None) -> WsgiApp:
     return PathDispatcher(flask_app.wsgi_app, bridge.wsgi_app, exact=PATHS, prefixes=())
 
 
-def announce_local_keys(settings: Settings, backends: Backends) -> None:
-    """Embedded mode: issue a key for each scope with no bootstrap key, and show it once."""
+def announce_local_keys(settings: Settings, backends: Backends) -> dict[Scope, str]:
+    """Embedded mode: issue a key for each scope with no bootstrap key, and show them once."""
     if settings.backend != "embedded":
-        return
+        return {}
     now = backends.clock()
+    issued: dict[Scope, str] = {}
     for scope in SCOPES:
-        if getattr(settings, f"{scope}_api_key") is not None:
-            continue
-        raw, record = issue_key(backends.keys, partner="local", scope=scope, now=now)
-        # Shown on the terminal only, never logged: it is the one time this secret exists in clear.
-        click.echo(f"{scope.upper()}_API_KEY={raw}", err=True)
-    click.echo("(keys above are new for this start; `frontdoor keys list` shows every key)", err=True)
+        if getattr(settings, f"{scope}_api_key") is None:
+            raw, _record = issue_key(backends.keys, partner="local", scope=scope, now=now)
+            issued[scope] = raw
+    if issued:
+        # On the terminal only, never through logging: the one time these secrets exist in clear.
+        click.echo(local_keys_block(issued), err=True)
+    return issued
+
+
+def local_keys_block(keys: Mapping[Scope, str]) -> str:
+    """The one block of text that shows the keys issued for this start."""
+    rule = "-" * 72
+    lines = [
+        rule,
+        "New partner keys for this start. They are shown once and stored only as hashes;",
+        "set these variables yourself to keep fixed keys (`frontdoor keys list` lists all).",
+        "",
+        *(f"  {scope.upper()}_API_KEY={raw}" for scope, raw in keys.items()),
+        rule,
+    ]
+    return "\n".join(lines)
+
+
+def settings_problems(err: ValidationError) -> str:
+    """Each refused setting by its variable name; never the value, which may be a secret."""
+    lines = []
+    for problem in err.errors():
+        name = ".".join(str(part) for part in problem["loc"]).upper() or "settings"
+        lines.append(f"  {name}: {problem['msg']}")
+    return "\n".join(lines)
 
 
 def main() -> None:
     """`make run`: validate settings and content, then serve with granian."""
-    from granian import Granian  # noqa: PLC0415  # only the served entry point needs the server
-    from granian.constants import Interfaces  # noqa: PLC0415
+    # Imported here: only the served entry point needs the server.
+    from granian import Granian
+    from granian.constants import Interfaces
 
     try:
         settings = Settings()
-        configure_logging(level=settings.log_level, project=settings.google_cloud_project)
+    except ValidationError as err:
+        click.echo(f"configuration error:\n{settings_problems(err)}", err=True)
+        sys.exit(2)
+    configure_logging(level=settings.log_level, project=settings.google_cloud_project)
+    try:
         backends = build_backends(settings)
     except ContentError as err:
         click.echo(f"content error: {err}", err=True)

@@ -24,10 +24,13 @@ def build_backends(settings: Settings) -> Backends:
     data_dir = Path(settings.data_dir)
     keys: KeyStore
     if settings.backend == "gcp":
-        from backends.gcp.firestore import firestore_client  # noqa: PLC0415  # keep cloud clients out of embedded runs
-        from backends.gcp.keys import FirestoreKeyStore  # noqa: PLC0415
+        # Imported here so that embedded runs never load the cloud clients.
+        from backends.gcp.firestore import firestore_client
+        from backends.gcp.keys import FirestoreKeyStore
 
-        client = firestore_client(project=settings.google_cloud_project, database=settings.firestore_database)
+        client = firestore_client(
+            project=settings.google_cloud_project, database=settings.firestore_database
+        )
         keys = FirestoreKeyStore(client)
     else:
         db = SqliteDatabase(data_dir / "frontdoor.sqlite3")

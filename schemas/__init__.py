@@ -1,1 +1,1 @@
-"""Pydantic models: the single source of truth for request and response shapes and the OpenAPI document."""
+"""Pydantic models: the one source of request and response shapes and of the OpenAPI document."""

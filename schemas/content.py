@@ -135,7 +135,7 @@ BLOCK_TYPES: tuple[str, ...] = (
 
 
 class SitePageInput(_Strict):
-    """The body of POST /api/public/content/pages: content only; layout comes from the design system."""
+    """The body of POST /api/public/content/pages: content only; the design system adds layout."""
 
     slug: str = Field(max_length=80, pattern=SLUG_PATTERN, examples=["growth-audit"])
     title: Text = Field(max_length=60)

@@ -1,4 +1,4 @@
-"""The error model shared by every surface: Issue, the problem body, and pydantic errors as issues."""
+"""The error model every surface shares: Issue, the problem body, pydantic errors as issues."""
 
 from __future__ import annotations
 
@@ -76,7 +76,12 @@ def issues_from_errors(errors: Iterable[ErrorDetails], *, prefix: str = "") -> l
         path = field_path(err["loc"])
         if prefix:
             path = f"{prefix}.{path}" if path else prefix
-        code = _CODES.get(err["type"], "invalid_type" if err["type"].endswith("_type") or err["type"].endswith("_parsing") else err["type"])
+        code = _CODES.get(
+            err["type"],
+            "invalid_type"
+            if err["type"].endswith("_type") or err["type"].endswith("_parsing")
+            else err["type"],
+        )
         issues.append(Issue(field=path, code=code, message=_message(err)))
     return issues
 
@@ -88,7 +93,11 @@ def _message(err: ErrorDetails) -> str:
     if err["type"] == "missing":
         return "required"
     if "max_length" in ctx:
-        return f"at most {ctx['max_length']}" + (" characters" if err["type"].startswith("string") else " items")
+        return f"at most {ctx['max_length']}" + (
+            " characters" if err["type"].startswith("string") else " items"
+        )
     if "min_length" in ctx:
-        return f"at least {ctx['min_length']}" + (" characters" if err["type"].startswith("string") else " items")
+        return f"at least {ctx['min_length']}" + (
+            " characters" if err["type"].startswith("string") else " items"
+        )
     return str(err["msg"])

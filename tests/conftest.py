@@ -28,9 +28,9 @@ def settings(tmp_path: Path) -> Settings:
     return Settings(
         data_dir=tmp_path / "data",
         public_base_url="http://testserver",
-        content_api_key=CONTENT_KEY,  # type: ignore[arg-type]  # pydantic coerces str to SecretStr
-        signals_api_key=SIGNALS_KEY,  # type: ignore[arg-type]
-        ingest_api_key=INGEST_KEY,  # type: ignore[arg-type]
+        content_api_key=CONTENT_KEY,
+        signals_api_key=SIGNALS_KEY,
+        ingest_api_key=INGEST_KEY,
     )
 
 

@@ -85,7 +85,9 @@ def start_process(
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"{name} exited with {proc.returncode}: {log_path.read_text()[-2000:]}")
+            raise RuntimeError(
+                f"{name} exited with {proc.returncode}: {log_path.read_text()[-2000:]}"
+            )
         if ready(host):
             return managed
         time.sleep(0.1)
@@ -98,8 +100,8 @@ def http_ok(path: str = "/") -> Callable[[str], bool]:
 
     def check(host: str) -> bool:
         try:
-            with urllib.request.urlopen(f"http://{host}{path}", timeout=1) as resp:  # noqa: S310  # loopback only
-                return 200 <= resp.status < 300
+            with urllib.request.urlopen(f"http://{host}{path}", timeout=1) as resp:  # loopback only
+                return bool(200 <= resp.status < 300)
         except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
             return False
 
@@ -120,21 +122,31 @@ def start_firestore() -> ManagedProcess:
     port = free_port()
     launcher = SDK_ROOT / "platform" / "cloud-firestore-emulator" / "cloud_firestore_emulator"
     return start_process(
-        "firestore", [str(launcher), "start", "--host=127.0.0.1", f"--port={port}"], port=port, ready=http_ok()
+        "firestore",
+        [str(launcher), "start", "--host=127.0.0.1", f"--port={port}"],
+        port=port,
+        ready=http_ok(),
     )
 
 
 def start_pubsub() -> ManagedProcess:
     port = free_port()
     launcher = SDK_ROOT / "platform" / "pubsub-emulator" / "bin" / "cloud-pubsub-emulator"
-    return start_process("pubsub", [str(launcher), "--host=127.0.0.1", f"--port={port}"], port=port, ready=http_ok())
+    return start_process(
+        "pubsub", [str(launcher), "--host=127.0.0.1", f"--port={port}"], port=port, ready=http_ok()
+    )
 
 
 def start_storage() -> ManagedProcess:
     port = free_port()
-    exe = shutil.which("gcp-storage-emulator") or str(REPO / ".venv" / "bin" / "gcp-storage-emulator")
+    exe = shutil.which("gcp-storage-emulator") or str(
+        REPO / ".venv" / "bin" / "gcp-storage-emulator"
+    )
     return start_process(
-        "storage", [exe, "start", "--host=127.0.0.1", f"--port={port}", "--in-memory"], port=port, ready=http_ok()
+        "storage",
+        [exe, "start", "--host=127.0.0.1", f"--port={port}", "--in-memory"],
+        port=port,
+        ready=http_ok(),
     )
 
 
@@ -143,7 +155,12 @@ def start_tasks(max_retries: int = 3) -> ManagedProcess:
     port = free_port()
     exe = REPO / ".venv-tasks" / "bin" / "gcloud-tasks-emulator"
     if not exe.exists():
-        raise RuntimeError("gcloud-tasks-emulator missing: run `make setup` (it creates .venv-tasks)")
+        raise RuntimeError(
+            "gcloud-tasks-emulator missing: run `make setup` (it creates .venv-tasks)"
+        )
     return start_process(
-        "tasks", [str(exe), "start", "-p", str(port), "-r", str(max_retries)], port=port, ready=tcp_open
+        "tasks",
+        [str(exe), "start", "-p", str(port), "-r", str(max_retries)],
+        port=port,
+        ready=tcp_open,
     )

@@ -45,7 +45,11 @@ class SqliteKeyStore:
             raise ConflictError(record.key_id) from err
 
     def get_key(self, key_id: str) -> ApiKeyRecord | None:
-        row = self._db.connection().execute("SELECT * FROM api_keys WHERE key_id = ?", (key_id,)).fetchone()
+        row = (
+            self._db.connection()
+            .execute("SELECT * FROM api_keys WHERE key_id = ?", (key_id,))
+            .fetchone()
+        )
         return _record(row) if row else None
 
     def revoke_key(self, key_id: str, *, now: datetime) -> ApiKeyRecord:
@@ -54,13 +58,19 @@ class SqliteKeyStore:
             if row is None:
                 raise NotFoundError(key_id)
             if row["revoked_at"] is None:
-                conn.execute("UPDATE api_keys SET revoked_at = ? WHERE key_id = ?", (now.isoformat(), key_id))
+                conn.execute(
+                    "UPDATE api_keys SET revoked_at = ? WHERE key_id = ?", (now.isoformat(), key_id)
+                )
         found = self.get_key(key_id)
         assert found is not None  # noqa: S101  # just read inside the transaction above
         return found
 
     def list_keys(self) -> list[ApiKeyRecord]:
-        rows = self._db.connection().execute("SELECT * FROM api_keys ORDER BY created_at, key_id").fetchall()
+        rows = (
+            self._db.connection()
+            .execute("SELECT * FROM api_keys ORDER BY created_at, key_id")
+            .fetchall()
+        )
         return [_record(row) for row in rows]
 
 

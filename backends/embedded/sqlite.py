@@ -24,7 +24,9 @@ class SqliteDatabase:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             # isolation_level=None: we issue BEGIN ourselves, so transactions are explicit.
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(
+                self.path, timeout=30, isolation_level=None, check_same_thread=False
+            )
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
@@ -43,7 +45,7 @@ class SqliteDatabase:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT, rolled back on any error, so a failed write changes nothing."""
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any error: a failed write changes nothing."""
         conn = self.connection()
         conn.execute("BEGIN IMMEDIATE")
         try:

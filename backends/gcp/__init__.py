@@ -1,1 +1,1 @@
-"""Google Cloud adapters: Firestore, Pub/Sub, Cloud Storage, Cloud Tasks, Cloud CDN, Secret Manager."""
+"""Google Cloud adapters: Firestore, Pub/Sub, Cloud Storage, Cloud Tasks, CDN, Secret Manager."""

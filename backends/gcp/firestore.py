@@ -1,4 +1,4 @@
-"""The Firestore client, built once by wiring; the emulator is picked up from FIRESTORE_EMULATOR_HOST."""
+"""The Firestore client, built once by wiring; FIRESTORE_EMULATOR_HOST points it at an emulator."""
 
 from __future__ import annotations
 

@@ -27,18 +27,17 @@ class FirestoreKeyStore:
             raise UnavailableError("firestore") from err
 
     def get_key(self, key_id: str) -> ApiKeyRecord | None:
-        snap = self._keys.document(key_id).get()
-        return _from_doc(snap.to_dict()) if snap.exists else None
+        doc = self._keys.document(key_id).get().to_dict()
+        return None if doc is None else _from_doc(doc)
 
     def revoke_key(self, key_id: str, *, now: datetime) -> ApiKeyRecord:
         ref = self._keys.document(key_id)
 
-        @firestore.transactional  # type: ignore[untyped-decorator]  # google-cloud-firestore ships no stubs
+        @firestore.transactional
         def revoke(transaction: firestore.Transaction) -> dict[str, Any]:
-            snap = ref.get(transaction=transaction)
-            if not snap.exists:
+            doc = ref.get(transaction=transaction).to_dict()
+            if doc is None:
                 raise NotFoundError(key_id)
-            doc: dict[str, Any] = snap.to_dict()
             if doc.get("revoked_at") is None:
                 doc["revoked_at"] = now
                 transaction.update(ref, {"revoked_at": now})
@@ -47,7 +46,9 @@ class FirestoreKeyStore:
         return _from_doc(revoke(self._client.transaction()))
 
     def list_keys(self) -> list[ApiKeyRecord]:
-        docs = [_from_doc(snap.to_dict()) for snap in self._keys.stream()]
+        docs = [
+            _from_doc(doc) for snap in self._keys.stream() if (doc := snap.to_dict()) is not None
+        ]
         return sorted(docs, key=lambda r: (r.created_at, r.key_id))
 
 

@@ -43,7 +43,18 @@ def test_research_lists_experiments_with_every_spec_field_as_a_string(client: Fl
     """SPEC Experiment: ten string fields."""
     experiments = client.get("/api/public/v1/research").get_json()["experiments"]
 
-    fields = ("slug", "title", "tag", "status", "excerpt", "author", "date", "readTime", "surface", "url")
+    fields = (
+        "slug",
+        "title",
+        "tag",
+        "status",
+        "excerpt",
+        "author",
+        "date",
+        "readTime",
+        "surface",
+        "url",
+    )
     assert len(experiments) >= 8
     for experiment in experiments:
         assert all(isinstance(experiment[f], str) for f in fields)
@@ -67,7 +78,11 @@ def test_careers_lists_roles_with_boolean_is_new(client: FlaskClient) -> None:
 
     assert len(roles) >= 5
     assert all(isinstance(role["isNew"], bool) for role in roles)
-    assert all(isinstance(role[f], str) for role in roles for f in ("slug", "code", "title", "tagline", "location", "type", "url"))
+    assert all(
+        isinstance(role[f], str)
+        for role in roles
+        for f in ("slug", "code", "title", "tagline", "location", "type", "url")
+    )
 
 
 @pytest.mark.spec("public.careers.detail")
@@ -91,7 +106,9 @@ def test_unknown_slug_answers_exactly_the_spec_404_body(client: FlaskClient, pat
 
 
 @pytest.mark.parametrize("path", READ_PATHS)
-def test_public_reads_are_cacheable_with_open_cors_and_a_strong_etag(client: FlaskClient, path: str) -> None:
+def test_public_reads_are_cacheable_with_open_cors_and_a_strong_etag(
+    client: FlaskClient, path: str
+) -> None:
     """DESIGN: ACAO *, public max-age=300 s-maxage=3600, strong ETag."""
     response = client.get(path)
 
@@ -101,7 +118,9 @@ def test_public_reads_are_cacheable_with_open_cors_and_a_strong_etag(client: Fla
 
 
 @pytest.mark.parametrize("path", READ_PATHS)
-def test_if_none_match_with_the_etag_answers_304_with_no_body(client: FlaskClient, path: str) -> None:
+def test_if_none_match_with_the_etag_answers_304_with_no_body(
+    client: FlaskClient, path: str
+) -> None:
     etag = client.get(path).headers["ETag"]
 
     response = client.get(path, headers={"If-None-Match": etag})
@@ -121,7 +140,8 @@ def test_head_answers_the_get_headers_without_a_body(client: FlaskClient) -> Non
 
 def test_options_preflight_answers_with_cors_headers(client: FlaskClient) -> None:
     response = client.options(
-        "/api/public/v1/company", headers={"Origin": "https://partner.example", "Access-Control-Request-Method": "GET"}
+        "/api/public/v1/company",
+        headers={"Origin": "https://partner.example", "Access-Control-Request-Method": "GET"},
     )
 
     assert response.status_code == 200

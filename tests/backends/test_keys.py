@@ -12,7 +12,7 @@ import pytest
 from api.keys import KeyRing, hash_key, issue_key
 from backends.embedded.keys import SqliteKeyStore
 from backends.embedded.sqlite import SqliteDatabase
-from backends.ports import ApiKeyRecord, ConflictError, KeyStore, NotFoundError
+from backends.ports import ApiKeyRecord, ConflictError, KeyStore, NotFoundError, Scope
 from tests.emulators import ManagedProcess
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -31,8 +31,12 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[KeyStore]:
     yield FirestoreKeyStore(firestore_client(project="demo-frontdoor"), prefix=prefix)
 
 
-def _record(key_id: str = "k1", *, scope: str = "content", created: datetime = NOW) -> ApiKeyRecord:
-    return ApiKeyRecord(key_id=key_id, partner="acme", scope=scope, secret_hash="h" * 64, created_at=created)  # type: ignore[arg-type]
+def _record(
+    key_id: str = "k1", *, scope: Scope = "content", created: datetime = NOW
+) -> ApiKeyRecord:
+    return ApiKeyRecord(
+        key_id=key_id, partner="acme", scope=scope, secret_hash="h" * 64, created_at=created
+    )
 
 
 def test_a_stored_key_reads_back_equal(store: KeyStore) -> None:
@@ -77,7 +81,9 @@ def test_keys_list_oldest_first(store: KeyStore) -> None:
     assert [r.key_id for r in store.list_keys()] == ["a", "b"]
 
 
-def test_an_issued_key_is_stored_only_as_its_hash_and_authenticates_for_its_scope(store: KeyStore) -> None:
+def test_an_issued_key_is_stored_only_as_its_hash_and_authenticates_for_its_scope(
+    store: KeyStore,
+) -> None:
     raw, record = issue_key(store, partner="acme", scope="signals", now=NOW)
     ring = KeyRing(store, {})
 
