@@ -6,19 +6,27 @@ Each section belongs to one capability; keep edits inside your section.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Literal, Protocol
+from datetime import datetime, timedelta
+from typing import Any, Literal, Protocol
 
 __all__ = [
     "ApiKeyRecord",
     "Cdn",
     "ConflictError",
+    "IdempotencyBegin",
+    "IdempotencyStore",
     "KeyStore",
     "Mailer",
     "NotFoundError",
+    "PageList",
+    "PageStatus",
+    "PageStore",
     "PortError",
     "Scope",
+    "StoredPage",
+    "StoredResponse",
     "UnavailableError",
 ]
 
@@ -98,6 +106,98 @@ class Mailer(Protocol):
 
 
 # --- pages, idempotency (issue 4) ------------------------------------------------------
+
+PageStatus = Literal["draft", "published", "unpublished"]
+PAGE_STATUSES: tuple[PageStatus, ...] = ("draft", "published", "unpublished")
+PageSource = Literal["api", "generate"]
+
+
+@dataclass(frozen=True)
+class StoredPage:
+    """A landing page as stored: its validated input as JSON plus what the service adds.
+
+    `page_input` is the SitePageInput as plain JSON (a dict), kept exactly as merged so that a
+    PATCH (JSON merge patch) applies over it. `version` starts at 1 and grows by one per write.
+    """
+
+    slug: str
+    version: int
+    status: PageStatus
+    source: PageSource
+    page_input: Mapping[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    published_at: datetime | None = None
+    hero_image_url: str | None = None
+    gate_passed: bool = True
+    gate_ruleset: str = ""
+
+
+@dataclass(frozen=True)
+class PageList:
+    """One page of a listing, newest first; `next_cursor` is None on the last page."""
+
+    pages: tuple[StoredPage, ...]
+    next_cursor: str | None = None
+
+
+class PageStore(Protocol):
+    """Landing pages by slug, with optimistic concurrency on `version`."""
+
+    def get_page(self, slug: str) -> StoredPage | None:
+        """The page with this slug, in any status."""
+
+    def list_pages(
+        self, *, status: PageStatus | None = None, cursor: str | None = None, limit: int = 50
+    ) -> PageList:
+        """Pages newest first (by `updated_at`, then slug). Raises: ValueError on a bad cursor."""
+
+    def save_page(self, page: StoredPage, *, expected_version: int) -> StoredPage:
+        """Create or replace atomically if the stored version is `expected_version` (0: absent).
+
+        Raises: ConflictError if another write got there first; nothing is changed then.
+        """
+
+
+IDEMPOTENCY_TTL = timedelta(hours=24)
+# A request that began but never completed (its process died) frees its key after this.
+IDEMPOTENCY_LEASE = timedelta(minutes=5)
+
+IdempotencyState = Literal["new", "in_flight", "replay", "mismatch"]
+
+
+@dataclass(frozen=True)
+class StoredResponse:
+    """The first response to an idempotent request, replayed for repeats."""
+
+    status: int
+    body: bytes
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class IdempotencyBegin:
+    """What `begin` found: go ahead (`new`), wait (`in_flight`), replay, or a different body."""
+
+    state: IdempotencyState
+    response: StoredResponse | None = None
+
+
+class IdempotencyStore(Protocol):
+    """Idempotency-Key records, scoped per partner key, kept IDEMPOTENCY_TTL from the first use."""
+
+    def begin(self, *, scope: str, key: str, fingerprint: str, now: datetime) -> IdempotencyBegin:
+        """Claim the key for this request fingerprint (atomically), or report what holds it."""
+
+    def complete(
+        self, *, scope: str, key: str, fingerprint: str, response: StoredResponse, now: datetime
+    ) -> None:
+        """Store the first response of a claimed key so repeats replay it."""
+
+    def release(self, *, scope: str, key: str, fingerprint: str) -> None:
+        """Give up a claim that produced no response to keep (a crash or a 5xx), so a retry runs."""
+
+
 # --- jobs, job queue, blobs, tasks (issue 5) -------------------------------------------
 # --- signals (issue 6) -----------------------------------------------------------------
 # --- oauth (issue 7) -------------------------------------------------------------------

@@ -7,6 +7,7 @@ URL fields are plain strings here so that the gate can name an unsafe one as `un
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -146,3 +147,56 @@ class SitePageInput(_Strict):
     noindex: bool = False
     is_published: bool = True
     blocks: list[PageBlock] = Field(min_length=1, max_length=30)
+
+
+# --- the stored record and the Content API's bodies ------------------------------------
+
+PageStatusName = Literal["draft", "published", "unpublished"]
+
+
+class GateResult(BaseModel):
+    """Which quality gate a stored page passed."""
+
+    passed: bool
+    ruleset: str = Field(description="The gate and brand-rules version applied", examples=["gate-1+brand-3f2a9c1d"])
+
+
+class PageRecord(BaseModel):
+    """A stored landing page: the input fields plus what the service adds."""
+
+    slug: str
+    title: str
+    description: str | None = None
+    og_image_url: str | None = None
+    cta_label: str | None = None
+    cta_href: str | None = None
+    noindex: bool = False
+    is_published: bool
+    blocks: list[PageBlock]
+    status: PageStatusName = Field(description="draft, published or unpublished")
+    url: str = Field(description="{base_url}/p/{slug}; answers only while published")
+    version: int = Field(ge=1, description="Grows by one per write; the strong ETag is derived from it")
+    source: Literal["api", "generate"]
+    hero_image_url: str | None = None
+    created_at: datetime
+    updated_at: datetime
+    published_at: datetime | None = Field(default=None, description="When it last went live")
+    gate: GateResult
+    preview_url: str | None = Field(
+        default=None, description="Drafts only: a signed link to this version, valid 7 days after the change"
+    )
+
+
+class PageBody(BaseModel):
+    """GET, POST, PATCH and DELETE of one page."""
+
+    ok: Literal[True] = True
+    page: PageRecord
+
+
+class PageListBody(BaseModel):
+    """GET /api/public/content/pages: newest first; pass `next_cursor` as `cursor` for more."""
+
+    ok: Literal[True] = True
+    pages: list[PageRecord]
+    next_cursor: str | None = None

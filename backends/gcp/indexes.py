@@ -1,0 +1,43 @@
+"""Firestore composite indexes and TTL policies the adapters' queries need, as data.
+
+Terraform (`google_firestore_index`, `google_firestore_field` ttl_config) is generated from these
+lists, so a query added to an adapter adds its index here. The emulator enforces none of them.
+Collection names are the unprefixed ones (tests add a prefix of their own).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Order = Literal["ASCENDING", "DESCENDING"]
+
+
+@dataclass(frozen=True)
+class CompositeIndex:
+    """One composite index: a collection and its (field, order) list, in query order."""
+
+    collection: str
+    fields: tuple[tuple[str, Order], ...]
+
+
+@dataclass(frozen=True)
+class TtlPolicy:
+    """Documents of `collection` are deleted by Firestore some time after `field` passes."""
+
+    collection: str
+    field: str
+
+
+FIRESTORE_INDEXES: list[CompositeIndex] = [
+    # pages: list newest first, optionally filtered by status (backends/gcp/pages.py)
+    CompositeIndex("pages", (("updated_at", "DESCENDING"), ("slug", "DESCENDING"))),
+    CompositeIndex(
+        "pages", (("status", "ASCENDING"), ("updated_at", "DESCENDING"), ("slug", "DESCENDING"))
+    ),
+]
+
+FIRESTORE_TTL_POLICIES: list[TtlPolicy] = [
+    # idempotency keys are kept 24 h; expired ones are ignored on read before TTL removes them
+    TtlPolicy("idempotency_keys", "expires_at"),
+]
