@@ -1,0 +1,133 @@
+"""FirestoreOAuthStore: the built-in authorization server's state in Firestore.
+
+Collections `{prefix}oauth_clients`, `oauth_pending`, `oauth_codes`, `oauth_tokens` and
+`oauth_hits`. Client ids can be URLs (Client ID Metadata Documents), so client documents
+are keyed by the sha256 of the id; codes and tokens are keyed by their stored hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, fields
+from datetime import datetime
+from typing import Any, TypeVar
+
+from google.api_core import exceptions as gexc
+from google.cloud import firestore
+
+from backends.ports import (
+    AuthorizationCodeRecord,
+    ConflictError,
+    NotFoundError,
+    OAuthClientRecord,
+    OAuthTokenRecord,
+    PendingAuthorization,
+    UnavailableError,
+)
+
+R = TypeVar("R")
+
+
+class FirestoreOAuthStore:
+    """OAuthStore on Firestore."""
+
+    def __init__(self, client: firestore.Client, *, prefix: str = "") -> None:
+        self._client = client
+        self._clients = client.collection(f"{prefix}oauth_clients")
+        self._pending = client.collection(f"{prefix}oauth_pending")
+        self._codes = client.collection(f"{prefix}oauth_codes")
+        self._tokens = client.collection(f"{prefix}oauth_tokens")
+        self._hits = client.collection(f"{prefix}oauth_hits")
+
+    def save_client(self, record: OAuthClientRecord) -> None:
+        self._clients.document(_key(record.client_id)).set(asdict(record))
+
+    def get_client(self, client_id: str) -> OAuthClientRecord | None:
+        snap = self._clients.document(_key(client_id)).get()
+        return _load(OAuthClientRecord, snap.to_dict()) if snap.exists else None
+
+    def save_pending(self, pending: PendingAuthorization) -> None:
+        self._pending.document(pending.tx_id).set(asdict(pending))
+
+    def get_pending(self, tx_id: str) -> PendingAuthorization | None:
+        snap = self._pending.document(tx_id).get()
+        return _load(PendingAuthorization, snap.to_dict()) if snap.exists else None
+
+    def delete_pending(self, tx_id: str) -> None:
+        self._pending.document(tx_id).delete()
+
+    def add_code(self, record: AuthorizationCodeRecord) -> None:
+        _create(self._codes.document(record.code_hash), asdict(record), record.code_hash)
+
+    def get_code(self, code_hash: str) -> AuthorizationCodeRecord | None:
+        snap = self._codes.document(code_hash).get()
+        return _load(AuthorizationCodeRecord, snap.to_dict()) if snap.exists else None
+
+    def use_code(self, code_hash: str, *, now: datetime) -> AuthorizationCodeRecord:
+        ref = self._codes.document(code_hash)
+
+        @firestore.transactional  # type: ignore[untyped-decorator]  # google-cloud-firestore ships no stubs
+        def use(transaction: firestore.Transaction) -> dict[str, Any]:
+            snap = ref.get(transaction=transaction)
+            if not snap.exists:
+                raise NotFoundError(code_hash)
+            doc: dict[str, Any] = snap.to_dict()
+            if doc.get("used_at") is not None:
+                raise ConflictError(code_hash)
+            transaction.update(ref, {"used_at": now})
+            return {**doc, "used_at": now}
+
+        return _load(AuthorizationCodeRecord, use(self._client.transaction()))
+
+    def add_token(self, record: OAuthTokenRecord) -> None:
+        _create(self._tokens.document(record.token_hash), asdict(record), record.token_hash)
+
+    def get_token(self, token_hash: str) -> OAuthTokenRecord | None:
+        snap = self._tokens.document(token_hash).get()
+        return _load(OAuthTokenRecord, snap.to_dict()) if snap.exists else None
+
+    def revoke_token(self, token_hash: str, *, now: datetime) -> None:
+        ref = self._tokens.document(token_hash)
+        snap = ref.get()
+        if snap.exists and snap.get("revoked_at") is None:
+            ref.update({"revoked_at": now})
+
+    def revoke_grant(self, grant_id: str, *, now: datetime) -> None:
+        query = self._tokens.where(filter=firestore.FieldFilter("grant_id", "==", grant_id))
+        batch = self._client.batch()
+        for snap in query.stream():
+            if snap.get("revoked_at") is None:
+                batch.update(snap.reference, {"revoked_at": now})
+        batch.commit()
+
+    def count_hit(self, bucket: str, *, window_start: datetime) -> int:
+        ref = self._hits.document(_key(f"{bucket}|{window_start.isoformat()}"))
+        ref.set(
+            {"bucket": bucket, "window_start": window_start, "hits": firestore.Increment(1)},
+            merge=True,
+        )
+        hits: int = ref.get().get("hits")
+        return hits
+
+
+def _key(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+def _create(ref: Any, doc: dict[str, Any], key: str) -> None:
+    try:
+        ref.create(doc)
+    except gexc.Conflict as err:
+        raise ConflictError(key) from err
+    except gexc.ServiceUnavailable as err:
+        raise UnavailableError("firestore") from err
+
+
+def _load(kind: type[R], doc: dict[str, Any]) -> R:
+    """Rebuild a port dataclass: Firestore arrays back to tuples."""
+    values = {
+        f.name: tuple(doc[f.name]) if isinstance(doc.get(f.name), list) else doc[f.name]
+        for f in fields(kind)  # type: ignore[arg-type]  # always one of the port's dataclasses
+        if f.name in doc
+    }
+    return kind(**values)
