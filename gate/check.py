@@ -1,0 +1,67 @@
+"""check_page: the whole quality gate over a raw JSON payload, every issue of it at once.
+
+It never raises: the schema runs first (its failures become issues), then every rule that can
+read the raw structure, so a payload with a bad field and off-brand copy reports both together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from pydantic import ValidationError
+
+from gate import rules
+from schemas.catalog import Brand
+from schemas.content import SitePageInput
+from schemas.errors import Issue, issues_from_errors
+
+GATE_VERSION = "gate-1"
+
+
+def check_page(payload: object, *, brand: Brand, brief: object | None = None) -> list[Issue]:
+    """Every schema and gate issue of one raw page; empty when the page may be stored.
+
+    With a `brief` (a generated page) the ICP is the brief's and claims must come from it.
+    """
+    issues = schema_issues(payload)
+    issues += rules.hero_first(payload)
+    issues += rules.hero_unique(payload)
+    issues += rules.icp_named(payload, brand=brand, brief=brief)
+    issues += rules.safe_urls(payload)
+    issues += rules.on_brand(payload, brand=brand)
+    if brief is not None:
+        issues += rules.supported_claims(payload, brief=brief)
+    return _unique(issues)
+
+
+def schema_issues(payload: object) -> list[Issue]:
+    """SitePageInput's failures (strict types: JSON `"true"` is not a boolean)."""
+    try:
+        SitePageInput.model_validate(payload, strict=True)
+    except ValidationError as err:
+        return issues_from_errors(err.errors())
+    return []
+
+
+def parse_page(payload: object) -> SitePageInput:
+    """The validated page of a payload check_page passed. Raises: ValidationError otherwise."""
+    return SitePageInput.model_validate(payload, strict=True)
+
+
+def ruleset(brand: Brand) -> str:
+    """The gate version and a digest of the brand rules, recorded on each stored page."""
+    digest = hashlib.sha256(
+        brand.model_dump_json(include={"banned_wording", "icp_vocabulary"}).encode()
+    )
+    return f"{GATE_VERSION}+brand-{digest.hexdigest()[:8]}"
+
+
+def _unique(issues: list[Issue]) -> list[Issue]:
+    seen: set[tuple[str, str, str]] = set()
+    kept = []
+    for issue in issues:
+        key = (issue.field, issue.code, issue.message)
+        if key not in seen:
+            seen.add(key)
+            kept.append(issue)
+    return kept

@@ -1,0 +1,191 @@
+"""The quality gate's rules: one pure function per rule, each from a raw page to its issues.
+
+Every rule reads the raw JSON defensively (any shape may arrive) and leaves structure and
+limits to the schema, so a rule never raises and never repeats a schema issue.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+
+from gate.claims import brief_facts, numbers, quotes, squash
+from gate.text import contains_phrase, fold, text_fields, tokens
+from gate.urls import image_problem, link_problem
+from schemas.catalog import Brand
+from schemas.errors import Issue
+
+_STOPWORDS = frozenset(
+    {"a", "an", "and", "at", "for", "in", "of", "on", "or", "the", "to", "who", "with"}
+)
+
+
+def _blocks(payload: object) -> list[tuple[int, Mapping[str, object]]]:
+    blocks = payload.get("blocks") if isinstance(payload, Mapping) else None
+    if not isinstance(blocks, list):
+        return []
+    return [(i, block) for i, block in enumerate(blocks) if isinstance(block, Mapping)]
+
+
+def _heroes(payload: object) -> list[tuple[int, Mapping[str, object]]]:
+    return [(i, block) for i, block in _blocks(payload) if block.get("type") == "hero"]
+
+
+def hero_first(payload: object) -> list[Issue]:
+    """The first block is a hero (`hero_not_first`)."""
+    blocks = payload.get("blocks") if isinstance(payload, Mapping) else None
+    if not isinstance(blocks, list) or not blocks:
+        return []
+    first = blocks[0]
+    if isinstance(first, Mapping) and first.get("type") == "hero":
+        return []
+    return [
+        Issue(
+            field="blocks.0",
+            code="hero_not_first",
+            message="the first block must be the page's hero",
+        )
+    ]
+
+
+def hero_unique(payload: object) -> list[Issue]:
+    """The page has only one hero (`hero_not_unique`)."""
+    return [
+        Issue(
+            field=f"blocks.{i}",
+            code="hero_not_unique",
+            message="a page has exactly one hero, the first block",
+        )
+        for i, _block in _heroes(payload)[1:]
+    ]
+
+
+def icp_named(payload: object, *, brand: Brand, brief: object | None = None) -> list[Issue]:
+    """The hero sub names who the page is for: the brief's ICP, else an ICP vocabulary term."""
+    heroes = _heroes(payload)
+    if not heroes:
+        return []
+    index, hero = heroes[0]
+    sub = hero.get("sub")
+    if not isinstance(sub, str) or not sub.strip():
+        return []
+    words = tokens(sub)
+    icp = _brief_icp(brief)
+    if icp is not None:
+        if _names_brief_icp(words, icp):
+            return []
+        message = f"the hero sub must say who the page is for: the brief's ICP ({icp!r})"
+    else:
+        if any(contains_phrase(words, tokens(term)) for term in brand.icp_vocabulary):
+            return []
+        examples = ", ".join(brand.icp_vocabulary[:4])
+        message = f"the hero sub must name who the page is for, e.g. {examples}"
+    return [Issue(field=f"blocks.{index}.sub", code="icp_missing", message=message)]
+
+
+def _brief_icp(brief: object | None) -> str | None:
+    if brief is None:
+        return None
+    dump = getattr(brief, "model_dump", None)
+    data = dump() if callable(dump) else brief
+    icp = data.get("icp") if isinstance(data, Mapping) else None
+    return icp if isinstance(icp, str) and icp.strip() else None
+
+
+def _names_brief_icp(words: list[str], icp: str) -> bool:
+    """The whole ICP phrase, or at least half of its content words."""
+    wanted = tokens(icp)
+    if contains_phrase(words, wanted):
+        return True
+    content = {w for w in wanted if w not in _STOPWORDS and len(w) > 1}
+    if not content:
+        return False
+    found = content & set(words)
+    return len(found) * 2 >= len(content)
+
+
+_LINKS = (("cta_href", "link"), ("og_image_url", "image"))
+_BLOCK_LINKS = {"hero": (("ctaHref", "link"), ("imageUrl", "image")), "cta": (("ctaHref", "link"),)}
+
+
+def safe_urls(payload: object) -> list[Issue]:
+    """Links are a site path or an https URL; images https only (`unsafe_url`)."""
+    found: list[tuple[str, str, str]] = []
+    if isinstance(payload, Mapping):
+        found += [
+            (name, kind, payload[name])
+            for name, kind in _LINKS
+            if isinstance(payload.get(name), str)
+        ]
+    for index, block in _blocks(payload):
+        for name, kind in _BLOCK_LINKS.get(str(block.get("type")), ()):
+            value = block.get(name)
+            if isinstance(value, str):
+                found.append((f"blocks.{index}.{name}", kind, value))
+    issues = []
+    for field, kind, url in found:
+        problem = link_problem(url) if kind == "link" else image_problem(url)
+        if problem is not None:
+            issues.append(Issue(field=field, code="unsafe_url", message=problem))
+    return issues
+
+
+def on_brand(payload: object, *, brand: Brand) -> list[Issue]:
+    """No banned wording in any text field (`off_brand`), whole-word and case-insensitive."""
+    pattern = _banned_pattern(tuple(b.phrase for b in brand.banned_wording))
+    advice = {fold(b.phrase): b for b in brand.banned_wording}
+    issues = []
+    for field, text in text_fields(payload):
+        for phrase in _distinct(pattern.finditer(fold(text))):
+            rule = advice.get(_canonical(phrase, advice))
+            suggest = f"; instead: {rule.suggest}" if rule and rule.suggest else ""
+            reason = f" ({rule.reason})" if rule else ""
+            issues.append(
+                Issue(field=field, code="off_brand", message=f"avoid {phrase!r}{reason}{suggest}")
+            )
+    return issues
+
+
+def _banned_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    # Longest first, so "guaranteed results" wins over "guaranteed" at the same place.
+    parts = [
+        r"[\s\-\u2010\u2011\u2013]+".join(re.escape(word) for word in re.split(r"[\s\-]+", fold(p)))
+        for p in sorted(phrases, key=len, reverse=True)
+    ]
+    return re.compile(r"(?<![a-z0-9])(?:" + "|".join(parts) + r")(?![a-z0-9])")
+
+
+def _distinct(matches: Iterator[re.Match[str]]) -> list[str]:
+    seen: list[str] = []
+    for match in matches:
+        if match.group(0) not in seen:
+            seen.append(match.group(0))
+    return seen
+
+
+def _canonical(found: str, advice: Mapping[str, object]) -> str:
+    key = " ".join(re.split(r"[\s\-\u2010\u2011\u2013]+", found))
+    return next((p for p in advice if " ".join(re.split(r"[\s\-]+", p)) == key), found)
+
+
+def supported_claims(payload: object, *, brief: object) -> list[Issue]:
+    """No number, percentage or quote the brief does not state (`unsupported_claim`)."""
+    facts = brief_facts(brief)
+    known = {norm for fact in facts for _raw, norm in numbers(fact)}
+    proof_text = " | ".join(squash(fact) for fact in facts)
+    issues = []
+    for field, text in text_fields(payload):
+        for raw, norm in numbers(text):
+            if norm not in known:
+                issues.append(_claim(field, f"the number {raw!r} is not in the brief's proof"))
+        spans = [text] if field.endswith(".quote") else list(quotes(text))
+        issues.extend(
+            _claim(field, f"the quote {span[:60]!r} is not in the brief's proof")
+            for span in spans
+            if squash(span) and squash(span) not in proof_text
+        )
+    return issues
+
+
+def _claim(field: str, message: str) -> Issue:
+    return Issue(field=field, code="unsupported_claim", message=message)
