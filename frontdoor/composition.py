@@ -39,7 +39,11 @@ class LifespanBridge:
         self._inbox: asyncio.Queue[Message] | None = None
         self._outbox: asyncio.Queue[Message] | None = None
         self._task: asyncio.Future[None] | None = None
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout)
+        try:
+            asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout)
+        except BaseException:
+            self._stop_loop(timeout)
+            raise
         # a2wsgi types environ as its own TypedDict; servers hand over a plain dict.
         self.wsgi_app: WsgiApp = ASGIMiddleware(app, loop=self._loop)  # type: ignore[assignment]
 
@@ -48,7 +52,13 @@ class LifespanBridge:
         scope = {"type": "lifespan", "asgi": {"version": "3.0", "spec_version": "2.0"}, "state": {}}
         self._task = asyncio.ensure_future(self._app(scope, self._inbox.get, self._outbox.put))
         await self._inbox.put({"type": "lifespan.startup"})
-        reply = await self._outbox.get()
+        replied = asyncio.ensure_future(self._outbox.get())
+        # An app that raises or returns instead of answering would otherwise leave us waiting.
+        await asyncio.wait({replied, self._task}, return_when=asyncio.FIRST_COMPLETED)
+        if not replied.done():
+            replied.cancel()
+            raise LifespanError("the ASGI app ended its lifespan before startup completed")
+        reply = replied.result()
         if reply["type"] != "lifespan.startup.complete":
             raise LifespanError(reply.get("message", "lifespan startup failed"))
 
@@ -62,9 +72,16 @@ class LifespanBridge:
         """Run the lifespan shutdown and stop the loop."""
         if not self._loop.is_running():
             return
-        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(timeout)
+        try:
+            asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(timeout)
+        finally:
+            self._stop_loop(timeout)
+
+    def _stop_loop(self, timeout: float) -> None:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout)
+        if not self._thread.is_alive():
+            self._loop.close()
 
 
 class PathDispatcher:

@@ -53,3 +53,13 @@ def configure_logging(*, level: str = "INFO", project: str | None = None) -> Non
     root.setLevel(level.upper())
     # granian and werkzeug log access lines of their own; ours carry the request id.
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
+
+
+def granian_log_config(project: str | None) -> dict[str, Any]:
+    """granian's `log_dictconfig`: its own lines in the same JSON format as ours."""
+    json_formatter = {"()": CloudJsonFormatter, "project": project}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"generic": json_formatter, "access": json_formatter},
+    }

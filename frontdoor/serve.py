@@ -16,7 +16,7 @@ from backends.content_files import ContentError
 from backends.ports import SCOPES, Scope
 from frontdoor.asgi_probe import PATHS, create_probe_app
 from frontdoor.composition import LifespanBridge, PathDispatcher, WsgiApp
-from frontdoor.logs import configure_logging
+from frontdoor.logs import configure_logging, granian_log_config
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 
@@ -99,6 +99,7 @@ def main() -> None:
         port=settings.port,
         workers=settings.workers,
         log_access=False,
+        log_dictconfig=granian_log_config(settings.google_cloud_project),
     ).serve()
 
 

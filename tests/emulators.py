@@ -40,6 +40,7 @@ class ManagedProcess:
     host: str
     log_path: Path
     extra: dict[str, str] = field(default_factory=dict)
+    stderr_path: Path | None = None
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -67,21 +68,29 @@ def start_process(
     env: dict[str, str] | None = None,
     timeout: float = 60.0,
     cwd: Path | None = None,
+    separate_stderr: bool = False,
 ) -> ManagedProcess:
-    """Start `cmd`, wait until `ready(host)`, or fail fast with the log if it exits."""
+    """Start `cmd`, wait until `ready(host)`, or fail fast with the log if it exits.
+
+    With `separate_stderr`, stderr goes to a log file of its own (`stderr_path`).
+    """
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     log_path = LOG_DIR / f"{name}-{port}.log"
-    with log_path.open("wb") as log:  # the child keeps its own descriptor
+    stderr_path = LOG_DIR / f"{name}-{port}.stderr.log" if separate_stderr else None
+    # The child keeps its own descriptors once started.
+    with log_path.open("wb") as log, (stderr_path or Path(os.devnull)).open("wb") as err:
         proc = subprocess.Popen(  # noqa: S603  # our own fixed commands
             cmd,
             stdout=log,
-            stderr=subprocess.STDOUT,
+            stderr=err if separate_stderr else subprocess.STDOUT,
             start_new_session=True,
             env={**os.environ, **(env or {})},
             cwd=cwd,
         )
     host = f"127.0.0.1:{port}"
-    managed = ManagedProcess(name=name, proc=proc, host=host, log_path=log_path)
+    managed = ManagedProcess(
+        name=name, proc=proc, host=host, log_path=log_path, stderr_path=stderr_path
+    )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -1,0 +1,302 @@
+"""The served process (notes/serving.md): granian serves Flask as WSGI, the ASGI side bridged in.
+
+These tests start `python -m frontdoor.serve` exactly as `make run` does and talk to it over a
+real socket; the composition's parts are also driven directly as WSGI callables.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Iterable, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+from werkzeug.test import Client
+
+from frontdoor.composition import Environ, LifespanBridge, LifespanError, PathDispatcher
+from frontdoor.settings import Settings
+from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
+from tests.emulators import REPO, ManagedProcess, free_port, http_ok, start_process
+
+FIXED_KEYS = {
+    "CONTENT_API_KEY": CONTENT_KEY,
+    "SIGNALS_API_KEY": SIGNALS_KEY,
+    "INGEST_API_KEY": INGEST_KEY,
+}
+
+
+def start_served(data_dir: Path, env: dict[str, str] | None = None) -> ManagedProcess:
+    """`python -m frontdoor.serve` on a free port, ready once /healthz answers."""
+    port = free_port()
+    return start_process(
+        "serve",
+        [sys.executable, "-m", "frontdoor.serve"],
+        port=port,
+        ready=http_ok("/healthz"),
+        env={"PORT": str(port), "HOST": "127.0.0.1", "DATA_DIR": str(data_dir), **(env or {})},
+        cwd=REPO,
+        separate_stderr=True,
+    )
+
+
+def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """GET over a real socket: status, lower-cased headers and body, errors included."""
+    req = urllib.request.Request(url, headers=headers or {})  # noqa: S310  # loopback only
+    try:
+        with urllib.request.urlopen(req, timeout=5) as resp:  # noqa: S310  # loopback only
+            return resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.read()
+    except urllib.error.HTTPError as err:
+        return err.code, {k.lower(): v for k, v in err.headers.items()}, err.read()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ManagedProcess]:
+    proc = start_served(tmp_path_factory.mktemp("served"), FIXED_KEYS)
+    yield proc
+    proc.stop()
+
+
+def test_the_served_process_answers_the_public_api_from_flask(served: ManagedProcess) -> None:
+    """SPEC Public read: GET /api/public/v1/company over a real socket, served by granian."""
+    status, headers, body = fetch(f"http://{served.host}/api/public/v1/company")
+
+    assert status == 200
+    assert headers["server"] == "granian"
+    assert headers["x-request-id"]
+    assert json.loads(body)["ok"] is True
+
+
+def test_the_mcp_path_answers_from_the_asgi_side_because_its_lifespan_started(
+    served: ManagedProcess,
+) -> None:
+    """notes/serving.md: the bridge runs no lifespan of its own, so LifespanBridge must."""
+    status, _headers, body = fetch(f"http://{served.host}/mcp")
+
+    assert status == 200
+    assert json.loads(body) == {"ok": True, "lifespan": "started", "served_by": "asgi"}
+
+
+def test_paths_below_mcp_stay_with_flask_and_answer_a_json_404(served: ManagedProcess) -> None:
+    """DESIGN: unknown routes answer 404 `not_found` as JSON."""
+    status, headers, body = fetch(f"http://{served.host}/mcp-not-here")
+
+    assert status == 404
+    assert headers["content-type"] == "application/problem+json"
+    assert json.loads(body)["error"] == "not_found"
+
+
+def test_every_line_the_served_process_writes_to_stdout_is_a_json_log_record(
+    served: ManagedProcess,
+) -> None:
+    """STYLE Logging: granian's own lines come out in the same Cloud Logging JSON as ours."""
+    fetch(f"http://{served.host}/api/public/v1/blog")
+
+    lines = [line for line in served.log_path.read_text().splitlines() if line.strip()]
+
+    assert lines
+    for line in lines:
+        record = json.loads(line)
+        assert {"severity", "message", "time"} <= record.keys()
+
+
+def test_embedded_start_prints_new_keys_once_on_stderr_and_never_logs_them(
+    tmp_path: Path,
+) -> None:
+    """DESIGN Configuration: missing keys are generated and printed once at start."""
+    proc = start_served(tmp_path / "data", dict.fromkeys(FIXED_KEYS, ""))
+    try:
+        status, _headers, _body = fetch(f"http://{proc.host}/api/public/v1/company")
+    finally:
+        proc.stop()
+    assert proc.stderr_path is not None
+    stderr = proc.stderr_path.read_text()
+    stdout = proc.log_path.read_text()
+
+    printed = dict(
+        line.strip().split("=", 1) for line in stderr.splitlines() if "_API_KEY=" in line
+    )
+    assert status == 200
+    assert sorted(printed) == sorted(FIXED_KEYS)
+    assert stderr.count("New partner keys for this start") == 1
+    for raw in printed.values():
+        assert raw.startswith("fdk_")
+        assert stderr.count(raw) == 1
+        assert raw not in stdout
+
+
+def test_fixed_keys_from_the_environment_print_no_key_block(served: ManagedProcess) -> None:
+    assert served.stderr_path is not None
+
+    stderr = served.stderr_path.read_text()
+
+    assert "_API_KEY=" not in stderr
+    assert "frontdoor serving on" in stderr
+
+
+def run_serve(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`python -m frontdoor.serve` expected to stop before serving."""
+    return subprocess.run(
+        [sys.executable, "-m", "frontdoor.serve"],
+        env={**FIXED_KEYS, "PATH": "/usr/bin:/bin", **env},
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_bad_content_file_stops_start_up_naming_the_file_and_field(tmp_path: Path) -> None:
+    """Issue 3: a bad content file stops start-up with a message naming the file and field."""
+    content = tmp_path / "content"
+    shutil.copytree(REPO / "content", content)
+    company_path = content / "company.json"
+    company = json.loads(company_path.read_text())
+    company["agents"][1]["name"] = ""
+    company_path.write_text(json.dumps(company))
+
+    result = run_serve({"CONTENT_DIR": str(content), "DATA_DIR": str(tmp_path / "data")})
+
+    assert result.returncode == 2
+    assert str(company_path) in result.stderr
+    assert "agents.1.name" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_placeholder_key_stops_start_up_naming_the_variable_but_not_the_value(
+    tmp_path: Path,
+) -> None:
+    """STYLE Config: validators refuse a placeholder key; the refusal never echoes a secret."""
+    result = run_serve({"SIGNALS_API_KEY": "sh0rt-s3cret", "DATA_DIR": str(tmp_path)})
+
+    assert result.returncode == 2
+    assert "SIGNALS_API_KEY" in result.stderr
+    assert "sh0rt-s3cret" not in result.stderr + result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_settings_refuse_the_gcp_backend_without_a_project(tmp_path: Path) -> None:
+    """STYLE Config: BACKEND=gcp without GOOGLE_CLOUD_PROJECT is refused."""
+    with pytest.raises(ValidationError, match="GOOGLE_CLOUD_PROJECT"):
+        Settings(backend="gcp", google_cloud_project=None, data_dir=tmp_path)
+
+
+@pytest.mark.parametrize("raw", ["changeme", "CHANGEME", "secret", "short-key"])
+def test_settings_refuse_placeholder_and_short_keys(raw: str) -> None:
+    with pytest.raises(ValidationError, match="content_api_key"):
+        Settings(content_api_key=raw)
+
+
+def test_settings_take_an_empty_key_as_no_key() -> None:
+    """An empty variable (as `KEY=` in a shell) means "generate one", not a refusal."""
+    assert Settings(content_api_key="").content_api_key is None
+
+
+def test_settings_accept_the_gcp_backend_with_a_project() -> None:
+    settings = Settings(backend="gcp", google_cloud_project="demo-frontdoor")
+
+    assert settings.backend == "gcp"
+
+
+# --- the composition's parts, as WSGI callables -------------------------------------------
+
+
+def lifespan_app(events: list[str], *, fail: bool = False) -> Starlette:
+    """A Starlette app that records its lifespan and answers /probe."""
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        events.append("startup")
+        if fail:
+            raise RuntimeError("database unreachable")
+        yield
+        events.append("shutdown")
+
+    async def probe(_request: Request) -> PlainTextResponse:
+        return PlainTextResponse(",".join(events))
+
+    return Starlette(routes=[Route("/probe", probe)], lifespan=lifespan)
+
+
+def test_the_lifespan_bridge_starts_the_app_before_serving_it() -> None:
+    events: list[str] = []
+    bridge = LifespanBridge(lifespan_app(events))
+    try:
+        response = Client(bridge.wsgi_app).get("/probe", buffered=True)
+    finally:
+        bridge.close()
+
+    assert response.status_code == 200
+    assert response.text == "startup"
+
+
+def test_closing_the_lifespan_bridge_runs_the_app_shutdown() -> None:
+    events: list[str] = []
+    bridge = LifespanBridge(lifespan_app(events))
+
+    bridge.close()
+    bridge.close()
+
+    assert events == ["startup", "shutdown"]
+
+
+def test_a_failed_lifespan_startup_raises_with_the_app_message() -> None:
+    with pytest.raises(LifespanError, match="database unreachable"):
+        LifespanBridge(lifespan_app([], fail=True), timeout=10)
+
+
+def test_an_asgi_app_without_lifespan_support_fails_at_once_instead_of_hanging() -> None:
+    async def no_lifespan(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            raise RuntimeError("lifespan is not supported")
+
+    with pytest.raises(LifespanError):
+        LifespanBridge(no_lifespan, timeout=10)
+
+
+def named_app(name: str) -> Any:
+    """A WSGI app that answers its own name and the path it saw."""
+
+    def app(environ: Environ, start_response: Any) -> Iterable[bytes]:
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [f"{name} {environ['PATH_INFO']}".encode()]
+
+    return app
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/mcp", "asgi /mcp"),
+        ("/mcp/", "flask /mcp/"),
+        ("/mcpx", "flask /mcpx"),
+        ("/.well-known/oauth-authorization-server", "asgi /.well-known/oauth-authorization-server"),
+        ("/.well-known/other", "flask /.well-known/other"),
+        ("/api/public/v1/company", "flask /api/public/v1/company"),
+    ],
+)
+def test_the_path_dispatcher_sends_exact_paths_and_prefixes_to_the_asgi_side_unchanged(
+    path: str, expected: str
+) -> None:
+    dispatcher = PathDispatcher(
+        named_app("flask"),
+        named_app("asgi"),
+        exact={"/mcp"},
+        prefixes=("/.well-known/oauth-",),
+    )
+
+    response = Client(dispatcher).get(path)
+
+    assert response.text == expected
