@@ -6,10 +6,14 @@ Each section belongs to one capability; keep edits inside your section.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal, Protocol
+
+from schemas.jobs import JobRecord
+from schemas.signal_rollups import AccountRollup, PersonRollup, Stage
+from schemas.signals import Event, NewEvent, Position
 
 __all__ = [
     "ApiKeyRecord",
@@ -199,7 +203,152 @@ class IdempotencyStore(Protocol):
 
 
 # --- jobs, job queue, blobs, tasks (issue 5) -------------------------------------------
+
+JobChange = Callable[[JobRecord], JobRecord]
+
+
+class JobStore(Protocol):
+    """Generation jobs, each updated only by read-modify-write in one transaction."""
+
+    def create_job(self, job: JobRecord) -> None:
+        """Store a new job. Raises: ConflictError if its id exists."""
+
+    def get_job(self, job_id: str) -> JobRecord | None:
+        """The job with this id, if any."""
+
+    def update_job(self, job_id: str, change: JobChange) -> JobRecord:
+        """Apply `change` to the stored job atomically and store what it returns.
+
+        `change` is pure and may run more than once (a retried transaction); it raises to
+        abort without writing. Raises: NotFoundError, and whatever `change` raises.
+        """
+
+
+class JobQueue(Protocol):
+    """Hands a job id to the generation workers (Pub/Sub, or in-process threads)."""
+
+    def publish_job(self, job_id: str) -> None:
+        """Enqueue one job. Raises: UnavailableError."""
+
+
+@dataclass(frozen=True)
+class Blob:
+    """A stored object: its bytes and how to serve them."""
+
+    data: bytes
+    content_type: str
+    cache_control: str
+
+
+class BlobStore(Protocol):
+    """Public files such as hero images; served at /assets/ or by Cloud Storage and CDN."""
+
+    def put_blob(self, name: str, blob: Blob) -> str:
+        """Store (or overwrite) `name`; its public URL. Raises: UnavailableError."""
+
+    def get_blob(self, name: str) -> Blob | None:
+        """The object called `name`, if stored."""
+
+
 # --- signals (issue 6) -----------------------------------------------------------------
+
+__all__ += [
+    "AccountQuery",
+    "SignalDeliveries",
+    "SignalQueue",
+    "SignalStore",
+    "StoreResult",
+    "StreamPage",
+    "StreamQuery",
+]
+
+
+@dataclass(frozen=True)
+class StreamQuery:
+    """One read of the stream, bounds on `recorded_at` already resolved by the caller.
+
+    `forward`: walk up from `after` and return the oldest `limit` events after it (newest
+    first); otherwise the newest `limit` events at or after `after` (a days window, or all).
+    """
+
+    after: Position | None = None
+    until: datetime | None = None  # exclusive
+    forward: bool = False
+    types: tuple[str, ...] = ()
+    domain: str | None = None
+    email: str | None = None
+    words: tuple[str, ...] = ()  # every word must match
+    limit: int = 100
+
+
+@dataclass(frozen=True)
+class StreamPage:
+    """Events newest first; `last` is where a poller continues (None: stay at `after`)."""
+
+    events: list[Event]
+    has_more: bool
+    last: Position | None = None
+
+
+@dataclass(frozen=True)
+class AccountQuery:
+    """The accounts list: recently active (by `last_recorded_at`) at or above a stage."""
+
+    active_since: datetime
+    stages: tuple[Stage, ...] = ()  # empty: any stage
+    limit: int = 50
+
+
+@dataclass(frozen=True)
+class StoreResult:
+    """The stored form of every event of a batch (recorded_at set) and which ones are new."""
+
+    events: list[Event]
+    new_ids: frozenset[str]
+
+
+class SignalStore(Protocol):
+    """Signal events once by id, the gapless stream over them, and their roll-ups."""
+
+    def store_events(self, events: Sequence[NewEvent]) -> StoreResult:
+        """Store each event once by id and fold it into its roll-ups in the same transaction.
+
+        Raises: UnavailableError when the backend cannot commit now (retry the whole batch).
+        """
+
+    def read_stream(self, query: StreamQuery) -> StreamPage:
+        """Settled events only, ordered by recorded_at then id."""
+
+    def get_account(self, domain: str) -> AccountRollup | None:
+        """One account's roll-up, if seen."""
+
+    def list_accounts(self, query: AccountQuery) -> tuple[list[AccountRollup], bool]:
+        """Accounts most recently active first, and whether more matched than `limit`."""
+
+    def get_person(self, email: str) -> PersonRollup | None:
+        """One person's roll-up, if seen."""
+
+    def erase_person(self, email: str) -> int:
+        """Remove a person's events and roll-up contributions; the number of events removed."""
+
+
+class SignalQueue(Protocol):
+    """Carries encoded IngestMessages from the API to the ingest worker (Pub/Sub in gcp)."""
+
+    def publish(self, data: bytes) -> None:
+        """Queue one message. Raises: UnavailableError."""
+
+
+class SignalDeliveries(Protocol):
+    """The seam to outbound webhooks: called by the ingest worker for each stored event.
+
+    Called again for the same event when a message is redelivered or a source re-sends an
+    id, so it must be idempotent per event id.
+    """
+
+    def enqueue_for_event(self, event: Event) -> None:
+        """Queue deliveries of this event to every matching endpoint."""
+
 # --- oauth (issue 7) -------------------------------------------------------------------
 
 OAuthTokenKind = Literal["access", "refresh"]
@@ -310,3 +459,138 @@ class OAuthStore(Protocol):
 
     def count_hit(self, bucket: str, *, window_start: datetime) -> int:
         """Count one hit in `bucket` for the window starting at `window_start`; the new total."""
+
+
+# --- tasks, webhooks (issue 6B) ----------------------------------------------------------
+
+__all__ += [
+    "Delivery",
+    "DeliveryOptions",
+    "DeliveryStatus",
+    "HttpTask",
+    "TaskQueue",
+    "WebhookEndpoint",
+    "WebhookSecret",
+    "WebhookStore",
+]
+
+
+@dataclass(frozen=True)
+class HttpTask:
+    """One outbound HTTP POST, run at `schedule_time` (or at once); `name` dedupes enqueues."""
+
+    name: str
+    url: str
+    body: bytes
+    headers: dict[str, str] = field(repr=False)
+    schedule_time: datetime | None = None
+
+
+class TaskQueue(Protocol):
+    """Outbound HTTP tasks, at least once: the queue retries a task until it answers 2xx."""
+
+    def enqueue(self, task: HttpTask) -> bool:
+        """Queue one task; False if a task of this name was queued before. Raises: UnavailableError."""
+
+
+@dataclass(frozen=True)
+class WebhookSecret:
+    """One `whsec_` signing secret.
+
+    Kept in clear because signing needs it: a secret at rest, protected by the store's access
+    control (Firestore IAM; the DATA_DIR database file in embedded mode), never logged or listed.
+    """
+
+    value: str = field(repr=False)
+    created_at: datetime
+    expires_at: datetime | None = None  # set when rotated out: the end of the overlap
+
+
+@dataclass(frozen=True)
+class WebhookEndpoint:
+    """A partner's webhook target; `secrets[0]` is current, any others are in rotation overlap."""
+
+    endpoint_id: str
+    partner: str
+    url: str
+    types: tuple[str, ...]  # event types to send; empty means every type
+    description: str
+    secrets: tuple[WebhookSecret, ...]
+    created_at: datetime
+    disabled_at: datetime | None = None
+    disabled_reason: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.disabled_at is None
+
+
+DeliveryStatus = Literal["pending", "succeeded", "failed"]
+DELIVERY_STATUSES: tuple[DeliveryStatus, ...] = ("pending", "succeeded", "failed")
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One event for one endpoint; its id is the `webhook-id`, the same on every attempt."""
+
+    delivery_id: str
+    endpoint_id: str
+    event_id: str
+    event_type: str
+    payload: str = field(repr=False)  # the JSON body, fixed so every attempt signs the same bytes
+    status: DeliveryStatus
+    created_at: datetime
+    attempts: int = 0
+    replays: int = 0
+    last_status_code: int | None = None
+    last_error: str | None = None
+    last_attempt_at: datetime | None = None
+    next_attempt_at: datetime | None = None
+
+
+class WebhookStore(Protocol):
+    """Webhook endpoints (with their signing secrets) and the deliveries made to them."""
+
+    def add_endpoint(self, endpoint: WebhookEndpoint) -> None:
+        """Store a new endpoint. Raises: ConflictError if its id exists."""
+
+    def get_endpoint(self, endpoint_id: str) -> WebhookEndpoint | None:
+        """The endpoint with this id, disabled or not."""
+
+    def list_endpoints(self, *, partner: str | None = None) -> list[WebhookEndpoint]:
+        """Every endpoint (of one partner, if given), oldest first."""
+
+    def delete_endpoint(self, endpoint_id: str) -> None:
+        """Remove an endpoint; its deliveries stay readable by id. Raises: NotFoundError."""
+
+    def set_secrets(self, endpoint_id: str, secrets: tuple[WebhookSecret, ...]) -> WebhookEndpoint:
+        """Replace the endpoint's secrets. Raises: NotFoundError."""
+
+    def disable_endpoint(self, endpoint_id: str, *, reason: str, now: datetime) -> WebhookEndpoint:
+        """Disable (idempotent: the first reason and time stay). Raises: NotFoundError."""
+
+    def add_delivery(self, delivery: Delivery) -> bool:
+        """Store a new delivery; False (and no change) if its id exists."""
+
+    def get_delivery(self, delivery_id: str) -> Delivery | None:
+        """The delivery with this id, if any."""
+
+    def update_delivery(self, delivery: Delivery, *, if_attempts: int, if_replays: int) -> None:
+        """Store `delivery` if the stored one still has these counts. Raises: ConflictError, NotFoundError."""
+
+    def list_deliveries(
+        self, endpoint_id: str, *, status: DeliveryStatus | None = None, limit: int = 100
+    ) -> list[Delivery]:
+        """One endpoint's deliveries, newest first, optionally of one status."""
+
+
+@dataclass(frozen=True)
+class DeliveryOptions:
+    """How delivery tasks reach this service and how deliveries behave (built by wiring)."""
+
+    attempt_base_url: str  # this service's origin as the task queue reaches it
+    internal_token: str = field(repr=False)  # the queue presents it on the internal attempt route
+    retry_delays: tuple[timedelta, ...]  # waits before attempts 2, 3, ...; jittered per delivery
+    allow_loopback: bool = False  # embedded mode: http to loopback receivers is allowed
+    rotation_overlap: timedelta = timedelta(hours=24)
+    timeout_seconds: float = 10.0

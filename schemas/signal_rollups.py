@@ -1,0 +1,258 @@
+"""Account and person roll-ups: their state, the stage rules and the per-event fold.
+
+Pure: `fold_event` applies one stored event to the two roll-ups it touches; adapters call it
+inside the transaction that stores the event, so roll-ups are never recomputed on read.
+Stages, lowest to highest: aware < engaged < evaluating < hand_raiser (DESIGN "Signals").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from schemas.signals import Event, EventType
+
+Stage = Literal["aware", "engaged", "evaluating", "hand_raiser"]
+STAGES: tuple[Stage, ...] = ("aware", "engaged", "evaluating", "hand_raiser")
+RANK: dict[str, int] = {stage: i for i, stage in enumerate(STAGES)}
+ENGAGED_PAGES = 3
+LIST_CAP = 20
+
+TYPE_STAGE: dict[EventType, Stage] = {
+    "email_open": "aware",
+    "article_read": "engaged",
+    "newsletter_signup": "engaged",
+    "email_click": "engaged",
+    "research_unlock": "evaluating",
+    "url_entered": "evaluating",
+    "wizard_progress": "evaluating",
+    "briefing_registration": "evaluating",
+    "book_call": "hand_raiser",
+    "slack_request": "hand_raiser",
+    "lead_form": "hand_raiser",
+}
+
+
+def higher(a: Stage, b: Stage) -> Stage:
+    """The higher of two stages."""
+    return a if RANK[a] >= RANK[b] else b
+
+
+def stages_at_or_above(stage: Stage) -> tuple[Stage, ...]:
+    """`stage=X` on the accounts list means X or higher."""
+    return STAGES[RANK[stage] :]
+
+
+@dataclass
+class PersonRollup:
+    """One person's touches so far."""
+
+    email: str
+    name: str | None
+    domain: str | None
+    stage: Stage
+    first_seen: datetime
+    last_seen: datetime
+    last_recorded_at: datetime
+    events: int = 0
+    pages: dict[str, int] = field(default_factory=dict)
+    sources: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class AccountRollup:
+    """One company domain's touches so far; `people` holds each person's email -> brief."""
+
+    domain: str
+    name: str | None
+    stage: Stage
+    first_seen: datetime
+    last_seen: datetime
+    last_recorded_at: datetime
+    events: int = 0
+    people: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pages: dict[str, int] = field(default_factory=dict)
+    sources: dict[str, int] = field(default_factory=dict)
+    anon_stage: Stage | None = None  # touches with no person count as one visitor
+    anon_pages: list[str] = field(default_factory=list)
+
+
+def fold_event(
+    account: AccountRollup | None, person: PersonRollup | None, event: Event
+) -> tuple[AccountRollup | None, PersonRollup | None]:
+    """Both roll-ups with one more event applied (created when absent, updated in place)."""
+    email, domain = event.person.email, event.account.domain
+    if email is not None:
+        person = _fold_person(person, event)
+    if domain is not None:
+        account = _new_account(event) if account is None else account
+        _touch(account, event)
+        account.name = event.account.name or account.name
+        if person is not None:
+            account.people[person.email] = {
+                "name": person.name,
+                "stage": person.stage,
+                "events": account.people.get(person.email, {}).get("events", 0) + 1,
+                "last_seen": max(person.last_seen, event.occurred_at).isoformat(),
+            }
+        else:
+            path = event.page.path
+            if path and path not in account.anon_pages and len(account.anon_pages) < ENGAGED_PAGES:
+                account.anon_pages.append(path)
+            stage = _event_stage(event, len(account.anon_pages))
+            account.anon_stage = (
+                stage if account.anon_stage is None else higher(account.anon_stage, stage)
+            )
+        account.stage = _account_stage(account)
+    return account, person
+
+
+def _fold_person(person: PersonRollup | None, event: Event) -> PersonRollup:
+    email = event.person.email
+    assert email is not None  # noqa: S101  # checked by the caller
+    if person is None:
+        person = PersonRollup(
+            email=email,
+            name=None,
+            domain=None,
+            stage="aware",
+            first_seen=event.occurred_at,
+            last_seen=event.occurred_at,
+            last_recorded_at=event.recorded_at,
+        )
+    _touch(person, event)
+    person.name = event.person.name or person.name
+    person.domain = event.account.domain or person.domain
+    person.stage = higher(person.stage, _event_stage(event, len(person.pages)))
+    return person
+
+
+def _new_account(event: Event) -> AccountRollup:
+    assert event.account.domain is not None  # noqa: S101  # checked by the caller
+    return AccountRollup(
+        domain=event.account.domain,
+        name=None,
+        stage="aware",
+        first_seen=event.occurred_at,
+        last_seen=event.occurred_at,
+        last_recorded_at=event.recorded_at,
+    )
+
+
+def _touch(rollup: PersonRollup | AccountRollup, event: Event) -> None:
+    rollup.events += 1
+    rollup.first_seen = min(rollup.first_seen, event.occurred_at)
+    rollup.last_seen = max(rollup.last_seen, event.occurred_at)
+    rollup.last_recorded_at = max(rollup.last_recorded_at, event.recorded_at)
+    if event.page.path:
+        rollup.pages[event.page.path] = rollup.pages.get(event.page.path, 0) + 1
+    rollup.sources[event.source] = rollup.sources.get(event.source, 0) + 1
+
+
+def _event_stage(event: Event, distinct_pages: int) -> Stage:
+    stage = TYPE_STAGE[event.type]
+    return higher(stage, "engaged") if distinct_pages >= ENGAGED_PAGES else stage
+
+
+def _account_stage(account: AccountRollup) -> Stage:
+    stage: Stage = account.anon_stage or "aware"
+    for brief in account.people.values():
+        stage = higher(stage, brief["stage"])
+    return stage
+
+
+# --- the summaries the API returns ------------------------------------------------------------
+
+
+class PersonBrief(BaseModel):
+    email: str
+    name: str | None
+    stage: Stage
+
+
+class AccountCounts(BaseModel):
+    people: int
+    pages: int
+    events: int
+
+
+class PersonCounts(BaseModel):
+    pages: int
+    events: int
+
+
+class AccountSummary(BaseModel):
+    """An account roll-up: people, pages (most touched first), sources and stage."""
+
+    domain: str = Field(examples=["acme.com"])
+    name: str | None
+    stage: Stage
+    people: list[PersonBrief]
+    pages: list[str]
+    sources: list[str]
+    counts: AccountCounts
+    first_seen: datetime
+    last_seen: datetime
+    last_recorded_at: datetime
+
+
+class PersonSummary(BaseModel):
+    """A person roll-up."""
+
+    email: str = Field(examples=["ada@acme.com"])
+    name: str | None
+    domain: str | None
+    stage: Stage
+    pages: list[str]
+    sources: list[str]
+    counts: PersonCounts
+    first_seen: datetime
+    last_seen: datetime
+    last_recorded_at: datetime
+
+
+def _ranked(counts: dict[str, int], cap: int | None) -> list[str]:
+    ordered = sorted(counts, key=lambda key: (-counts[key], key))
+    return ordered if cap is None else ordered[:cap]
+
+
+def account_summary(account: AccountRollup, *, cap: int | None = LIST_CAP) -> AccountSummary:
+    """The API view of an account; list views cap each list at 20, lookups pass cap=None."""
+    people = sorted(
+        account.people.items(), key=lambda kv: (-RANK[kv[1]["stage"]], -kv[1]["events"], kv[0])
+    )
+    if cap is not None:
+        people = people[:cap]
+    return AccountSummary(
+        domain=account.domain,
+        name=account.name,
+        stage=account.stage,
+        people=[PersonBrief(email=e, name=b["name"], stage=b["stage"]) for e, b in people],
+        pages=_ranked(account.pages, cap),
+        sources=_ranked(account.sources, cap),
+        counts=AccountCounts(
+            people=len(account.people), pages=len(account.pages), events=account.events
+        ),
+        first_seen=account.first_seen,
+        last_seen=account.last_seen,
+        last_recorded_at=account.last_recorded_at,
+    )
+
+
+def person_summary(person: PersonRollup, *, cap: int | None = LIST_CAP) -> PersonSummary:
+    """The API view of a person."""
+    return PersonSummary(
+        email=person.email,
+        name=person.name,
+        domain=person.domain,
+        stage=person.stage,
+        pages=_ranked(person.pages, cap),
+        sources=_ranked(person.sources, cap),
+        counts=PersonCounts(pages=len(person.pages), events=person.events),
+        first_seen=person.first_seen,
+        last_seen=person.last_seen,
+        last_recorded_at=person.last_recorded_at,
+    )

