@@ -1,0 +1,357 @@
+"""Landing page HTML from content blocks: the design system's templates, head metadata and CSP.
+
+Pure: the page, the site's fixed facts (company, customer logos, asset URLs) and flags go in;
+an HTML string and the Content-Security-Policy that fits it come out. No Flask, no I/O beyond
+the package's own templates, no clock.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from renderers.assets import SiteAssets, build_site_assets
+from renderers.richtext import render_markdown
+from schemas.catalog import Catalog, Customer
+from schemas.content import PageBlock, SitePageInput
+from schemas.public import Company
+
+__all__ = [
+    "COLLECT_PATH",
+    "HONEYPOT_FIELD",
+    "RenderedPage",
+    "Site",
+    "build_site",
+    "content_security_policy",
+    "render_not_found",
+    "render_page",
+    "safe_href",
+]
+
+COLLECT_PATH = "/api/public/v1/collect"
+HONEYPOT_FIELD = "fax_number"
+FORM_ANCHOR = "lead"
+_SAFE_PATH = re.compile(r"^/(?!/)[^\s\\<>\"'`]*$")
+_SAFE_HTTPS = re.compile(r"^https://[^\s/\\<>\"'`@]+(?:/[^\s\\<>\"'`]*)?$", re.IGNORECASE)
+_SAFE_FRAGMENT = re.compile(r"^#[A-Za-z][\w-]*$")
+
+
+@dataclass(frozen=True)
+class Site:
+    """What every page shares: the public origin, the company record, logos and assets."""
+
+    base_url: str
+    company: Company
+    customers: tuple[Customer, ...]
+    logos: Mapping[str, str]
+    assets: SiteAssets
+    theme_color: str
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    """A page's HTML and the Content-Security-Policy header to serve it with."""
+
+    html: str
+    content_security_policy: str
+
+
+@dataclass(frozen=True)
+class Link:
+    href: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Image:
+    src: str
+    alt: str
+
+
+@dataclass(frozen=True)
+class BlockView:
+    """One block with what its template needs beyond the content: ids, links, safe HTML."""
+
+    block: PageBlock
+    anchor: str
+    item_level: int = 3
+    cta: Link | None = None
+    image: Image | None = None
+    html: Markup | None = None
+    logos: tuple[Markup, ...] = ()
+    form_anchor: str = FORM_ANCHOR
+    submit_label: str = "Send request"
+
+
+def build_site(catalog: Catalog, *, base_url: str) -> Site:
+    """The shared facts of every page, built once per process."""
+    return Site(
+        base_url=base_url.rstrip("/"),
+        company=catalog.company,
+        customers=tuple(catalog.customers),
+        logos=dict(catalog.logos),
+        assets=build_site_assets(catalog.brand),
+        theme_color=catalog.brand.palette.get("paper", "#ffffff"),
+    )
+
+
+def render_page(
+    page: SitePageInput,
+    *,
+    site: Site,
+    hero_image_url: str | None = None,
+    preview: bool = False,
+    submitted: bool = False,
+) -> RenderedPage:
+    """The page's HTML; `preview` adds noindex and a draft banner; `submitted`, the thank-you."""
+    canonical = f"{site.base_url}/p/{page.slug}"
+    image = _absolute(
+        _image_src(page.og_image_url, site)
+        or _first_hero_image(page)
+        or _image_src(hero_image_url, site),
+        site,
+    )
+    fallback_cta = (
+        Link(href="#" + FORM_ANCHOR, label="Talk to a strategist")
+        if _has_leadform(page)
+        else Link(href=str(site.company.urls.book_call), label="Book a call")
+    )
+    header_cta = Link(
+        href=safe_href(page.cta_href) or fallback_cta.href,
+        label=page.cta_label or fallback_cta.label,
+    )
+    json_ld = page_json_ld(page, site=site, canonical=canonical, image=image)
+    head = {
+        "title": _document_title(page.title, site.company.name),
+        "og_title": page.title,
+        "description": page.description,
+        "noindex": page.noindex or preview,
+        "canonical": canonical,
+        "image": image,
+        "json_ld": Markup(json_ld),  # noqa: S704  # escaped for a <script> data block above
+        "theme_color": site.theme_color,
+    }
+    views = [
+        _view(block, n, page=page, hero_image_url=hero_image_url, site=site, fallback=header_cta)
+        for n, block in enumerate(page.blocks, start=1)
+    ]
+    html = (
+        _environment()
+        .get_template("page.html.j2")
+        .render(
+            site=site,
+            head=head,
+            blocks=views,
+            header_cta=header_cta,
+            preview=preview,
+            submitted=submitted,
+            slug=page.slug,
+            collect_url=COLLECT_PATH,
+            honeypot=HONEYPOT_FIELD,
+        )
+    )
+    return RenderedPage(html=html, content_security_policy=content_security_policy(json_ld))
+
+
+def render_not_found(*, site: Site) -> RenderedPage:
+    """The on-brand 404 page for /p/... paths that serve nothing."""
+    head = {
+        "title": _document_title("Page not found", site.company.name),
+        "og_title": "Page not found",
+        "description": None,
+        "noindex": True,
+        "canonical": None,
+        "image": None,
+        "json_ld": None,
+        "theme_color": site.theme_color,
+    }
+    header_cta = Link(href=str(site.company.urls.book_call), label="Book a call")
+    html = (
+        _environment()
+        .get_template("not_found.html.j2")
+        .render(site=site, head=head, header_cta=header_cta, preview=False)
+    )
+    return RenderedPage(html=html, content_security_policy=content_security_policy(None))
+
+
+def content_security_policy(json_ld: str | None) -> str:
+    """A strict policy: no script may run; the JSON-LD data block is allowed by its hash."""
+    script = "'none'"
+    if json_ld is not None:
+        digest = base64.b64encode(hashlib.sha256(json_ld.encode()).digest()).decode()
+        script = f"'sha256-{digest}'"
+    return (
+        "default-src 'none'; "
+        f"script-src {script}; "
+        "style-src 'self'; "
+        "img-src 'self' https: data:; "
+        "form-action 'self'; "
+        "base-uri 'none'; "
+        "frame-ancestors 'none'"
+    )
+
+
+def safe_href(value: str | None) -> str | None:
+    """The link if it is a site path, an in-page anchor or an absolute https URL; else None."""
+    if not value:
+        return None
+    if _SAFE_PATH.match(value) or _SAFE_HTTPS.match(value) or _SAFE_FRAGMENT.match(value):
+        return value
+    return None
+
+
+def page_json_ld(page: SitePageInput, *, site: Site, canonical: str, image: str | None) -> str:
+    """WebPage + Organization as JSON-LD, escaped so no text can close the <script> element."""
+    company = site.company
+    website = str(company.urls.website).rstrip("/")
+    organization: dict[str, Any] = {
+        "@type": "Organization",
+        "@id": f"{website}/#organization",
+        "name": company.name,
+        "legalName": company.legal_name,
+        "url": website,
+        "description": company.tagline,
+        "foundingDate": str(company.founded),
+        "email": company.urls.contact,
+        "logo": site.base_url + site.assets.favicon.href,
+    }
+    webpage: dict[str, Any] = {
+        "@type": "WebPage",
+        "@id": canonical,
+        "url": canonical,
+        "name": page.title,
+        "inLanguage": "en",
+        "publisher": {"@id": organization["@id"]},
+    }
+    if page.description:
+        webpage["description"] = page.description
+    if image:
+        webpage["primaryImageOfPage"] = {"@type": "ImageObject", "url": image}
+    text = json.dumps(
+        {"@context": "https://schema.org", "@graph": [webpage, organization]}, ensure_ascii=False
+    )
+    for char, escape in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(char, escape)
+    return text
+
+
+def _view(
+    block: PageBlock,
+    n: int,
+    *,
+    page: SitePageInput,
+    hero_image_url: str | None,
+    site: Site,
+    fallback: Link,
+) -> BlockView:
+    anchor = f"b{n}"
+    if block.type == "hero":
+        own = _image_src(block.imageUrl, site)
+        image = own or _image_src(hero_image_url, site)
+        # A generated hero visual is decorative; a partner's image carries the alt they gave.
+        alt = (block.imageAlt or "") if own else ""
+        return BlockView(
+            block=block,
+            anchor=anchor,
+            cta=_link(block.ctaHref, block.ctaLabel, fallback),
+            image=Image(src=image, alt=alt) if image else None,
+        )
+    if block.type in ("features", "steps"):
+        return BlockView(block=block, anchor=anchor, item_level=3 if block.title else 2)
+    if block.type == "richtext":
+        return BlockView(
+            block=block,
+            anchor=anchor,
+            html=Markup(  # noqa: S704  # nh3-sanitized in render_markdown
+                render_markdown(block.markdown, heading_base=2 if block.title else 1)
+            ),
+        )
+    if block.type == "logos":
+        return BlockView(block=block, anchor=anchor, logos=_logos(site, suffix=anchor))
+    if block.type == "cta":
+        return BlockView(
+            block=block, anchor=anchor, cta=_link(block.ctaHref, block.ctaLabel, fallback)
+        )
+    if block.type == "leadform":
+        first = next(i for i, b in enumerate(page.blocks, start=1) if b.type == "leadform")
+        return BlockView(
+            block=block,
+            anchor=anchor,
+            form_anchor=FORM_ANCHOR if first == n else f"{FORM_ANCHOR}-{n}",
+            submit_label=page.cta_label or "Send request",
+        )
+    return BlockView(block=block, anchor=anchor)
+
+
+def _link(href: str | None, label: str | None, fallback: Link) -> Link:
+    return Link(href=safe_href(href) or fallback.href, label=label or fallback.label)
+
+
+def _logos(site: Site, *, suffix: str) -> tuple[Markup, ...]:
+    # Logo SVGs are our own files from content/; ids get the block's suffix so two logo walls
+    # on one page never repeat an id.
+    return tuple(
+        Markup(  # noqa: S704  # our own SVG files from content/, not partner input
+            re.sub(r'(id="|aria-labelledby=")([\w-]+)"', rf'\1\2-{suffix}"', site.logos[c.slug])
+        )
+        for c in site.customers
+        if c.slug in site.logos
+    )
+
+
+def _image_src(url: str | None, site: Site) -> str | None:
+    """An https image, or one of our own (a site path or under the public origin, e.g. /assets/)."""
+    if not url:
+        return None
+    if _SAFE_HTTPS.match(url) or _SAFE_PATH.match(url):
+        return url
+    own = site.base_url + "/"
+    return url if url.startswith(own) and _SAFE_PATH.match(url[len(site.base_url) :]) else None
+
+
+def _absolute(url: str | None, site: Site) -> str | None:
+    return site.base_url + url if url and url.startswith("/") else url
+
+
+def _first_hero_image(page: SitePageInput) -> str | None:
+    hero = page.blocks[0]
+    return (
+        hero.imageUrl
+        if hero.type == "hero" and hero.imageUrl and _SAFE_HTTPS.match(hero.imageUrl)
+        else None
+    )
+
+
+def _has_leadform(page: SitePageInput) -> bool:
+    return any(block.type == "leadform" for block in page.blocks)
+
+
+def _document_title(title: str, company_name: str) -> str:
+    return title if company_name.lower() in title.lower() else f"{title} | {company_name}"
+
+
+@cache
+def _environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("renderers", "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=StrictUndefined,
+        keep_trailing_newline=False,
+    )

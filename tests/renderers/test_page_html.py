@@ -1,0 +1,241 @@
+"""renderers.page_html: the design system's HTML, head metadata and CSP, read as parsed HTML."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import json
+from functools import cache
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from backends.content_files import load_catalog
+from renderers.assets import brand_tokens
+from renderers.page_html import Site, build_site, render_not_found, render_page, safe_href
+from schemas.content import BLOCK_TYPES, SitePageInput
+from tests.e2e.sample_page import all_blocks_page
+
+CONTENT = Path(__file__).resolve().parents[2] / "content"
+BASE = "https://pages.example"
+
+
+class Tree(HTMLParser):
+    """Start tags with their attributes, in document order, and the text inside <script>s."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.scripts: list[str] = []
+        self._in_script = False
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._in_script = tag == "script"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script:
+            self.scripts.append(data)
+
+    def all(self, tag: str, **attrs: str) -> list[dict[str, str | None]]:
+        return [
+            a for t, a in self.tags if t == tag and all(a.get(k) == v for k, v in attrs.items())
+        ]
+
+    def meta(self, key: str) -> str | None:
+        for attrs in self.all("meta"):
+            if key in (attrs.get("name"), attrs.get("property")):
+                return attrs.get("content")
+        return None
+
+
+@cache
+def _site() -> Site:
+    return build_site(load_catalog(CONTENT), base_url=BASE)
+
+
+def _page(**changes: Any) -> SitePageInput:
+    return SitePageInput.model_validate(all_blocks_page() | changes)
+
+
+@pytest.mark.spec("pages.render")
+def test_every_block_type_renders_its_section() -> None:
+    """SPEC Content API: the ten block types all render on the design system."""
+    tree = Tree(render_page(_page(), site=_site()).html)
+
+    classes = {(a.get("class") or "").split()[-1] for a in tree.all("section")}
+
+    assert set(BLOCK_TYPES) <= classes
+
+
+@pytest.mark.spec("pages.render")
+def test_page_has_one_h1_and_heading_levels_never_skip() -> None:
+    """DESIGN pages: semantic HTML with one h1 (the hero title) and headings in order."""
+    blocks = [*all_blocks_page()["blocks"], {"type": "richtext", "markdown": "# Top\n\n#### Deep"}]
+
+    html = render_page(_page(blocks=blocks), site=_site()).html
+    levels = [
+        int(t[1]) for t, _ in Tree(html).tags if len(t) == 2 and t[0] == "h" and t[1].isdigit()
+    ]
+
+    assert levels.count(1) == 1
+    assert levels[0] == 1
+    assert all(b - a <= 1 for a, b in itertools.pairwise(levels))
+
+
+@pytest.mark.spec("pages.render")
+def test_head_carries_canonical_description_open_graph_and_twitter_tags() -> None:
+    """SPEC Content API: meta description, canonical URL, Open Graph and Twitter tags."""
+    page = _page(og_image_url="https://img.example/og.png")
+
+    tree = Tree(render_page(page, site=_site()).html)
+
+    assert tree.all("link", rel="canonical")[0]["href"] == f"{BASE}/p/pipeline-audit"
+    assert tree.meta("description") == page.description
+    assert tree.meta("og:url") == f"{BASE}/p/pipeline-audit"
+    assert tree.meta("og:image") == "https://img.example/og.png"
+    assert tree.meta("twitter:card") == "summary_large_image"
+    assert tree.meta("robots") is None
+
+
+@pytest.mark.spec("pages.render")
+def test_generated_hero_image_is_the_share_image_when_no_og_image_is_given() -> None:
+    """DESIGN pages: og:image falls back to the record's hero_image_url."""
+    tree = Tree(render_page(_page(), site=_site(), hero_image_url="/assets/heroes/a.png").html)
+
+    assert tree.meta("og:image") == f"{BASE}/assets/heroes/a.png"
+    assert tree.all("img", src="/assets/heroes/a.png")[0]["alt"] == ""
+
+
+@pytest.mark.spec("pages.render")
+@pytest.mark.parametrize(("noindex", "preview"), [(True, False), (False, True)])
+def test_noindex_pages_and_previews_tell_robots_not_to_index(noindex: bool, preview: bool) -> None:
+    """SPEC SitePageInput.noindex and DESIGN draft previews: a robots noindex meta tag."""
+    html = render_page(_page(noindex=noindex), site=_site(), preview=preview).html
+
+    assert Tree(html).meta("robots") == "noindex, nofollow"
+    assert ("Draft preview" in html) is preview
+
+
+@pytest.mark.spec("pages.render")
+def test_json_ld_cannot_close_its_script_element_and_its_hash_is_in_the_csp() -> None:
+    """DESIGN pages: JSON-LD safely escaped; the CSP allows it by hash and runs no other script."""
+    page = _page(title="</script><script>alert(1)</script>", description="a & b <!-- c")
+
+    rendered = render_page(page, site=_site())
+    tree = Tree(rendered.html)
+
+    assert len(tree.all("script")) == 1
+    data = json.loads(tree.scripts[0])
+    assert data["@graph"][0]["name"] == page.title
+    assert data["@graph"][1]["@type"] == "Organization"
+    digest = base64.b64encode(hashlib.sha256(tree.scripts[0].encode()).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in rendered.content_security_policy
+    assert "default-src 'none'" in rendered.content_security_policy
+
+
+@pytest.mark.spec("pages.render")
+def test_richtext_escapes_raw_html_and_drops_javascript_links() -> None:
+    """DESIGN: markdown may not carry raw HTML or javascript: links."""
+    markdown = (
+        '<img src=x onerror=alert(1)> [a](javascript:alert(1)) <a href="javascript:x">b</a>'
+        " [ok](/p/x)"
+    )
+    blocks = [all_blocks_page()["blocks"][0], {"type": "richtext", "markdown": markdown}]
+
+    tree = Tree(render_page(_page(blocks=blocks), site=_site()).html)
+
+    assert [a["href"] for a in tree.all("a") if a.get("href") == "/p/x"] == ["/p/x"]
+    assert not [a for a in tree.all("a") if "javascript" in (a.get("href") or "").lower()]
+    assert not [a for _, a in tree.tags if any(k.startswith("on") for k in a)]
+
+
+@pytest.mark.spec("pages.render")
+@pytest.mark.parametrize(
+    ("href", "safe"),
+    [
+        ("/p/other", True),
+        ("#lead", True),
+        ("https://kestrel.example/book", True),
+        ("javascript:alert(1)", False),
+        ("JavaScript:alert(1)", False),
+        (" https://x.example", False),
+        ("//evil.example", False),
+        ("http://kestrel.example", False),
+        ("data:text/html,x", False),
+        ("/\\evil.example", False),
+    ],
+)
+def test_links_render_only_for_site_paths_anchors_and_https(href: str, safe: bool) -> None:
+    """SPEC gate rule 4 held again at render time: unsafe link targets never reach the page."""
+    assert (safe_href(href) == href) is safe
+
+
+@pytest.mark.spec("pages.render")
+def test_lead_form_posts_to_collect_without_javascript() -> None:
+    """DESIGN ingest: the leadform posts to /api/public/v1/collect and works without JavaScript."""
+    tree = Tree(render_page(_page(), site=_site()).html)
+
+    form = tree.all("form")[0]
+    inputs = {a["name"]: a for a in tree.all("input")}
+    labels = {a["for"] for a in tree.all("label")}
+
+    assert (form["method"], form["action"]) == ("post", "/api/public/v1/collect")
+    assert inputs["email"]["type"] == "email"
+    assert "required" in inputs["email"]
+    assert inputs["email"]["autocomplete"] == "email"
+    assert inputs["page"]["value"] == "pipeline-audit"
+    assert inputs["type"]["value"] == "lead_form"
+    assert {inputs[n]["id"] for n in ("email", "name", "company")} <= labels
+    assert not tree.all("script", src="")
+
+
+@pytest.mark.spec("pages.render")
+def test_submitted_page_shows_the_thank_you_state_instead_of_the_form() -> None:
+    """DESIGN ingest: the form's redirect lands on a visible thank-you state."""
+    html = render_page(_page(), site=_site(), submitted=True).html
+
+    assert not Tree(html).all("form")
+    assert Tree(html).all("p", role="status")
+
+
+@pytest.mark.spec("pages.render")
+def test_logo_wall_inlines_every_customer_logo_with_unique_ids() -> None:
+    """Issue 4: the customer logos come from content/ and show in the logos block."""
+    blocks = [all_blocks_page()["blocks"][0], {"type": "logos"}, {"type": "logos"}]
+
+    tree = Tree(render_page(_page(blocks=blocks), site=_site()).html)
+
+    ids = [a["id"] for _, a in tree.tags if a.get("id")]
+    assert len(tree.all("svg", role="img")) == 2 * len(_site().customers)
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.spec("pages.render")
+def test_stylesheet_tokens_come_from_the_brand_palette_and_type_scale() -> None:
+    """Issue 4: one stylesheet built on the brand palette and type scale."""
+    brand = load_catalog(CONTENT).brand
+
+    tokens = brand_tokens(brand)
+
+    assert f"--c-accent: {brand.palette['accent']};" in tokens
+    assert f"--fs-h2: {brand.type_scale[2].size_rem:g}rem;" in tokens
+    assert _site().assets.stylesheet.data.startswith(tokens.encode())
+    assert _site().assets.stylesheet.href.startswith("/static/site.")
+
+
+@pytest.mark.spec("pages.not_found")
+def test_not_found_page_is_on_brand_and_noindexed() -> None:
+    """DESIGN: unknown, draft and unpublished /p/ paths answer an on-brand HTML 404."""
+    tree = Tree(render_not_found(site=_site()).html)
+
+    assert tree.meta("robots") == "noindex, nofollow"
+    assert len(tree.all("h1")) == 1
+    assert tree.all("link", rel="stylesheet")
