@@ -1,0 +1,1 @@
+"""Pure rendering: page HTML from blocks, hero images, markdown, sitemaps and text files."""
