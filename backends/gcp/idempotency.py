@@ -1,0 +1,124 @@
+"""FirestoreIdempotencyStore: Idempotency-Key records as documents `{prefix}idempotency_keys/{id}`.
+
+`expires_at` carries a TTL policy (backends/gcp/indexes.py); until Firestore removes an expired
+document, reads treat it as absent.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from google.api_core import exceptions as gexc
+from google.cloud import firestore
+
+from backends.embedded.idempotency import entry_id
+from backends.ports import (
+    IDEMPOTENCY_LEASE,
+    IDEMPOTENCY_TTL,
+    IdempotencyBegin,
+    StoredResponse,
+    UnavailableError,
+)
+
+_MAX_ATTEMPTS = 20
+_TRANSIENT = (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted)
+
+
+class FirestoreIdempotencyStore:
+    """IdempotencyStore on Firestore; `begin` reads and claims in one transaction."""
+
+    def __init__(self, client: firestore.Client, *, prefix: str = "") -> None:
+        self._client = client
+        self._entries = client.collection(f"{prefix}idempotency_keys")
+
+    def begin(self, *, scope: str, key: str, fingerprint: str, now: datetime) -> IdempotencyBegin:
+        ref = self._entries.document(entry_id(scope, key))
+
+        @firestore.transactional
+        def claim(transaction: firestore.Transaction) -> IdempotencyBegin:
+            snap = ref.get(transaction=transaction)
+            found = (
+                _found(snap.to_dict(), fingerprint=fingerprint, now=now) if snap.exists else None
+            )
+            if found is not None:
+                return found
+            doc = {
+                "fingerprint": fingerprint,
+                "state": "in_flight",
+                "started_at": now,
+                "expires_at": now + IDEMPOTENCY_TTL,
+            }
+            transaction.set(ref, doc)
+            return IdempotencyBegin(state="new")
+
+        began: IdempotencyBegin = self._run(claim)
+        return began
+
+    def complete(
+        self, *, scope: str, key: str, fingerprint: str, response: StoredResponse, now: datetime
+    ) -> None:
+        ref = self._entries.document(entry_id(scope, key))
+
+        @firestore.transactional
+        def store(transaction: firestore.Transaction) -> None:
+            snap = ref.get(transaction=transaction)
+            if snap.exists and snap.get("fingerprint") == fingerprint:
+                update = {
+                    "state": "done",
+                    "status": response.status,
+                    "headers": json.dumps(response.headers),
+                    "body": response.body,
+                }
+                transaction.update(ref, update)
+
+        self._run(store)
+
+    def release(self, *, scope: str, key: str, fingerprint: str) -> None:
+        ref = self._entries.document(entry_id(scope, key))
+
+        @firestore.transactional
+        def drop(transaction: firestore.Transaction) -> None:
+            snap = ref.get(transaction=transaction)
+            if (
+                snap.exists
+                and snap.get("fingerprint") == fingerprint
+                and snap.get("state") == "in_flight"
+            ):
+                transaction.delete(ref)
+
+        self._run(drop)
+
+    def _run(self, body: Any) -> Any:
+        try:
+            return body(self._client.transaction(max_attempts=_MAX_ATTEMPTS))
+        except _TRANSIENT as err:
+            raise UnavailableError("firestore") from err
+        except ValueError as err:
+            if "Failed to commit transaction" not in str(err):
+                raise
+            raise UnavailableError("firestore contention") from err
+
+
+def _found(
+    doc: dict[str, Any] | None, *, fingerprint: str, now: datetime
+) -> IdempotencyBegin | None:
+    data = doc or {}
+    if data["expires_at"] <= now:
+        return None
+    if data["fingerprint"] != fingerprint:
+        return IdempotencyBegin(state="mismatch")
+    if data["state"] == "in_flight":
+        return (
+            None
+            if data["started_at"] + IDEMPOTENCY_LEASE <= now
+            else IdempotencyBegin(state="in_flight")
+        )
+    headers = tuple((str(name), str(value)) for name, value in json.loads(data["headers"]))
+    return IdempotencyBegin(
+        state="replay",
+        response=StoredResponse(
+            status=int(data["status"]), body=bytes(data["body"]), headers=headers
+        ),
+    )

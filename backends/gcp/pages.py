@@ -1,0 +1,111 @@
+"""FirestorePageStore: landing pages as documents `{prefix}pages/{slug}`.
+
+The stored input is kept as JSON text: Firestore maps do not keep key order and refuse some
+shapes JSON allows, and the page is only ever read whole.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from google.api_core import exceptions as gexc
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_query import FieldFilter
+
+from backends.page_cursor import decode_cursor, encode_cursor
+from backends.ports import ConflictError, PageList, PageStatus, StoredPage, UnavailableError
+
+# The emulator locks pessimistically and aborts contended transactions (notes/gcp-emulators.md).
+_MAX_ATTEMPTS = 20
+_TRANSIENT = (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted)
+
+
+class FirestorePageStore:
+    """PageStore on Firestore; the version check and the write share one transaction."""
+
+    def __init__(self, client: firestore.Client, *, prefix: str = "") -> None:
+        self._client = client
+        self._pages = client.collection(f"{prefix}pages")
+
+    def get_page(self, slug: str) -> StoredPage | None:
+        try:
+            snap = self._pages.document(slug).get()
+        except _TRANSIENT as err:
+            raise UnavailableError("firestore") from err
+        return _from_doc(snap.to_dict()) if snap.exists else None
+
+    def list_pages(
+        self, *, status: PageStatus | None = None, cursor: str | None = None, limit: int = 50
+    ) -> PageList:
+        query: Any = self._pages
+        if status is not None:
+            query = query.where(filter=FieldFilter("status", "==", status))
+        query = query.order_by("updated_at", direction=firestore.Query.DESCENDING)
+        query = query.order_by("slug", direction=firestore.Query.DESCENDING)
+        if cursor is not None:
+            after, slug = decode_cursor(cursor)
+            query = query.start_after({"updated_at": after, "slug": slug})
+        try:
+            docs = [_from_doc(snap.to_dict()) for snap in query.limit(limit + 1).stream()]
+        except _TRANSIENT as err:
+            raise UnavailableError("firestore") from err
+        pages = tuple(docs[:limit])
+        more = len(docs) > limit
+        last = pages[-1] if pages else None
+        next_cursor = encode_cursor(last.updated_at, last.slug) if more and last else None
+        return PageList(pages=pages, next_cursor=next_cursor)
+
+    def save_page(self, page: StoredPage, *, expected_version: int) -> StoredPage:
+        ref = self._pages.document(page.slug)
+
+        @firestore.transactional
+        def write(transaction: firestore.Transaction) -> None:
+            snap = ref.get(transaction=transaction)
+            current = int(snap.get("version")) if snap.exists else 0
+            if current != expected_version:
+                raise ConflictError(f"{page.slug}: version {current}, expected {expected_version}")
+            transaction.set(ref, _to_doc(page))
+
+        try:
+            write(self._client.transaction(max_attempts=_MAX_ATTEMPTS))
+        except _TRANSIENT as err:
+            raise UnavailableError("firestore") from err
+        except ValueError as err:
+            if "Failed to commit transaction" not in str(err):
+                raise
+            raise UnavailableError("firestore contention") from err
+        return page
+
+
+def _to_doc(page: StoredPage) -> dict[str, Any]:
+    return {
+        "slug": page.slug,
+        "version": page.version,
+        "status": page.status,
+        "source": page.source,
+        "page_input": json.dumps(page.page_input, ensure_ascii=False),
+        "created_at": page.created_at,
+        "updated_at": page.updated_at,
+        "published_at": page.published_at,
+        "hero_image_url": page.hero_image_url,
+        "gate_passed": page.gate_passed,
+        "gate_ruleset": page.gate_ruleset,
+    }
+
+
+def _from_doc(doc: dict[str, Any] | None) -> StoredPage:
+    data = doc or {}
+    return StoredPage(
+        slug=data["slug"],
+        version=int(data["version"]),
+        status=data["status"],
+        source=data["source"],
+        page_input=json.loads(data["page_input"]),
+        created_at=data["created_at"],
+        updated_at=data["updated_at"],
+        published_at=data.get("published_at"),
+        hero_image_url=data.get("hero_image_url"),
+        gate_passed=bool(data.get("gate_passed", True)),
+        gate_ruleset=data.get("gate_ruleset", ""),
+    )

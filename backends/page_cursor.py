@@ -1,0 +1,27 @@
+"""The opaque list cursor both page stores share: the last row's (updated_at, slug)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from datetime import UTC, datetime
+
+
+def encode_cursor(updated_at: datetime, slug: str) -> str:
+    """A cursor that resumes after this row."""
+    raw = json.dumps([updated_at.astimezone(UTC).isoformat(), slug]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    """The row a cursor points after. Raises: ValueError for a cursor we did not issue."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        stamp, slug = json.loads(raw)
+        when = datetime.fromisoformat(stamp)
+    except (binascii.Error, ValueError, TypeError) as err:
+        raise ValueError("not a cursor this service issued") from err
+    if not isinstance(slug, str) or when.tzinfo is None:
+        raise ValueError("not a cursor this service issued")
+    return when, slug
