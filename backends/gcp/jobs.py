@@ -1,0 +1,69 @@
+"""FirestoreJobStore: generation jobs as documents `{prefix}generation_jobs/{job_id}`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.api_core import exceptions as gexc
+from google.cloud import firestore
+
+from backends.ports import ConflictError, JobChange, NotFoundError, UnavailableError
+from schemas.jobs import JobRecord
+
+# Concurrent transactions on one document are slow on the emulator (notes/gcp-emulators.md);
+# duplicate deliveries of one job are the only contention, so a few more attempts suffice.
+_MAX_ATTEMPTS = 15
+
+
+class FirestoreJobStore:
+    """JobStore on Firestore; updates are Firestore transactions."""
+
+    def __init__(self, client: firestore.Client, *, prefix: str = "") -> None:
+        self._client = client
+        self._jobs = client.collection(f"{prefix}generation_jobs")
+
+    def create_job(self, job: JobRecord) -> None:
+        try:
+            self._jobs.document(job.id).create(_to_doc(job))
+        except gexc.Conflict as err:
+            raise ConflictError(job.id) from err
+        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded) as err:
+            raise UnavailableError("firestore") from err
+
+    def get_job(self, job_id: str) -> JobRecord | None:
+        try:
+            snap = self._jobs.document(job_id).get()
+        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded) as err:
+            raise UnavailableError("firestore") from err
+        return _from_doc(snap.to_dict()) if snap.exists else None
+
+    def update_job(self, job_id: str, change: JobChange) -> JobRecord:
+        ref = self._jobs.document(job_id)
+
+        @firestore.transactional
+        def apply(transaction: firestore.Transaction) -> JobRecord:
+            snap = ref.get(transaction=transaction)
+            if not snap.exists:
+                raise NotFoundError(job_id)
+            updated = change(_from_doc(snap.to_dict()))
+            transaction.set(ref, _to_doc(updated))
+            return updated
+
+        try:
+            result: JobRecord = apply(self._client.transaction(max_attempts=_MAX_ATTEMPTS))
+        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted) as err:
+            raise UnavailableError("firestore") from err
+        except ValueError as err:
+            if "Failed to commit transaction" not in str(err):
+                raise
+            raise UnavailableError("firestore contention") from err
+        return result
+
+
+def _to_doc(job: JobRecord) -> dict[str, Any]:
+    # JSON mode keeps the record exactly as pydantic reads it back (datetimes as ISO text).
+    return job.model_dump(mode="json")
+
+
+def _from_doc(doc: dict[str, Any] | None) -> JobRecord:
+    return JobRecord.model_validate(doc or {})

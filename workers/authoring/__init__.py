@@ -1,0 +1,1 @@
+"""Authoring: the Author port, the built-in template writer and the model adapters."""

@@ -1,0 +1,41 @@
+"""The authoring port: one method from a brief (and the gate's feedback) to a page payload."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from schemas.catalog import Brand
+from schemas.errors import Issue
+from schemas.jobs import GenerationBrief
+from schemas.public import Company
+
+PagePayload = dict[str, Any]
+
+
+class ModelError(Exception):
+    """The authoring or image model failed: unreachable, refused, or answered malformed.
+
+    The job fails with `model_failed` (502, retryable): the partner may send the brief again.
+    """
+
+    def __init__(self, provider: str, reason: str) -> None:
+        super().__init__(f"{provider}: {reason}")
+        self.provider = provider
+        self.reason = reason
+
+
+class Author(Protocol):
+    """Writes one landing page payload (SitePageInput shape) for a brief."""
+
+    def write(
+        self,
+        brief: GenerationBrief,
+        *,
+        brand: Brand,
+        company: Company,
+        feedback: list[Issue] | None,
+    ) -> PagePayload:
+        """A page payload; `feedback` holds the gate's issues with the previous draft.
+
+        Raises: ModelError.
+        """

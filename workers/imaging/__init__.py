@@ -1,0 +1,1 @@
+"""Hero images: the HeroImager port, the procedural renderer and the Imagen adapter."""
