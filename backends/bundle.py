@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from backends.ports import Cdn, KeyStore, Mailer
+from backends.ports import Cdn, IdempotencyStore, KeyStore, Mailer, PageStore
 from schemas.catalog import Catalog
 
 
@@ -23,6 +23,8 @@ class Backends:
     keys: KeyStore
     cdn: Cdn
     mailer: Mailer
+    pages: PageStore
+    idempotency: IdempotencyStore
     clock: Callable[[], datetime] = utc_now
     closers: tuple[Callable[[], None], ...] = field(default=(), repr=False)
 

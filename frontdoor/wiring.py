@@ -9,10 +9,12 @@ from api.config import AppConfig
 from backends.bundle import Backends
 from backends.content_files import load_catalog
 from backends.embedded.cdn import LoggingCdn
+from backends.embedded.idempotency import SqliteIdempotencyStore
 from backends.embedded.keys import SqliteKeyStore
 from backends.embedded.mail import OutboxMailer
+from backends.embedded.pages import SqlitePageStore
 from backends.embedded.sqlite import SqliteDatabase
-from backends.ports import SCOPES, KeyStore, Scope
+from backends.ports import SCOPES, IdempotencyStore, KeyStore, PageStore, Scope
 from frontdoor.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -26,20 +28,28 @@ def build_backends(settings: Settings) -> Backends:
     if settings.backend == "gcp":
         # Imported here so that embedded runs never load the cloud clients.
         from backends.gcp.firestore import firestore_client
+        from backends.gcp.idempotency import FirestoreIdempotencyStore
         from backends.gcp.keys import FirestoreKeyStore
+        from backends.gcp.pages import FirestorePageStore
 
         client = firestore_client(
             project=settings.google_cloud_project, database=settings.firestore_database
         )
         keys = FirestoreKeyStore(client)
+        pages: PageStore = FirestorePageStore(client)
+        idempotency: IdempotencyStore = FirestoreIdempotencyStore(client)
     else:
         db = SqliteDatabase(data_dir / "frontdoor.sqlite3")
         keys = SqliteKeyStore(db)
+        pages = SqlitePageStore(db)
+        idempotency = SqliteIdempotencyStore(db)
     return Backends(
         catalog=catalog,
         keys=keys,
         cdn=LoggingCdn(),
         mailer=OutboxMailer(data_dir / "outbox"),
+        pages=pages,
+        idempotency=idempotency,
     )
 
 
