@@ -13,9 +13,11 @@ from api.config import AppConfig
 from api.errors import register_error_handlers
 from api.http_cache import CORS_HEADERS
 from api.keys import KeyRing
+from api.pages import create_pages_blueprint
 from api.public import create_public_blueprint
 from api.request_context import request_id, trace_id
 from backends.bundle import Backends
+from renderers.page_html import build_site
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +41,13 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.after_request(_finish_request)
     app.add_url_rule("/healthz", "healthz", _healthz)
     app.register_blueprint(create_public_blueprint(backends.catalog))
+    app.register_blueprint(
+        create_pages_blueprint(
+            site=build_site(backends.catalog, base_url=config.base_url),
+            pages=backends.pages,
+            clock=backends.clock,
+        )
+    )
     return app
 
 

@@ -1,0 +1,179 @@
+"""Published landing pages at /p/{slug}, the on-brand 404 for /p/..., and the design assets.
+
+Rendered HTML is kept per (slug, version, thank-you state) in a small LRU, so a page is
+rendered once per version; a change of the stored page changes its version and so its key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from flask import Blueprint, Response, request
+
+from api.previews import verify_preview_token
+from backends.ports import PageStore, StoredPage
+from renderers.page_html import RenderedPage, Site, render_not_found, render_page
+from schemas.content import SitePageInput
+
+logger = logging.getLogger(__name__)
+
+HTML = "text/html"
+PAGE_CACHE_CONTROL = "public, max-age=300, s-maxage=3600"
+NOT_FOUND_CACHE_CONTROL = "public, max-age=60, s-maxage=60"
+ASSET_CACHE_CONTROL = "public, max-age=31536000, immutable"
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+    "X-Frame-Options": "DENY",
+}
+
+
+@dataclass(frozen=True)
+class CachedPage:
+    """One rendered page: its bytes, strong ETag and CSP header."""
+
+    body: bytes
+    etag: str
+    csp: str
+
+    @classmethod
+    def of(cls, rendered: RenderedPage) -> CachedPage:
+        body = rendered.html.encode()
+        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        return cls(body=body, etag=etag, csp=rendered.content_security_policy)
+
+
+class PageCache:
+    """A bounded, thread-safe LRU of rendered pages keyed by (slug, version, submitted)."""
+
+    def __init__(self, capacity: int = 256) -> None:
+        self._capacity = capacity
+        self._items: OrderedDict[tuple[str, int, bool], CachedPage] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, int, bool]) -> CachedPage | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, int, bool], page: CachedPage) -> None:
+        with self._lock:
+            self._items[key] = page
+            self._items.move_to_end(key)
+            while len(self._items) > self._capacity:
+                self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def create_pages_blueprint(
+    *,
+    site: Site,
+    pages: PageStore,
+    clock: Callable[[], datetime],
+    preview_secret: bytes = b"",
+    cache_size: int = 256,
+) -> Blueprint:
+    """GET /p/{slug} for published pages (drafts with a valid preview token), and /static/."""
+    bp = Blueprint("pages", __name__)
+    cache = PageCache(cache_size)
+    not_found = CachedPage.of(render_not_found(site=site))
+    assets = site.assets.by_name()
+
+    def rendered(stored: StoredPage, *, submitted: bool, preview: bool) -> CachedPage:
+        key = (stored.slug, stored.version, submitted)
+        found = None if preview else cache.get(key)
+        if found is None:
+            page = SitePageInput.model_validate(stored.page_input)
+            found = CachedPage.of(
+                render_page(
+                    page,
+                    site=site,
+                    hero_image_url=stored.hero_image_url,
+                    preview=preview,
+                    submitted=submitted,
+                )
+            )
+            if not preview:
+                cache.put(key, found)
+        return found
+
+    @bp.get("/p/<slug>")
+    def show_page(slug: str) -> Response:
+        stored = pages.get_page(slug)
+        if stored is None:
+            return _not_found(not_found)
+        submitted = request.args.get("submitted") == "1"
+        token = request.args.get("preview")
+        if token is not None:
+            if not verify_preview_token(
+                token, slug=stored.slug, version=stored.version, now=clock(), secret=preview_secret
+            ):
+                return _not_found(not_found)
+            page = rendered(stored, submitted=submitted, preview=True)
+            return _html(page, cache_control="private, no-store", noindex=True)
+        if stored.status != "published":
+            return _not_found(not_found)
+        page = rendered(stored, submitted=submitted, preview=False)
+        noindex = bool(stored.page_input.get("noindex"))
+        return _html(page, cache_control=PAGE_CACHE_CONTROL, noindex=noindex)
+
+    @bp.get("/p")
+    @bp.get("/p/")
+    @bp.get("/p/<path:rest>")
+    def no_page(rest: str = "") -> Response:
+        return _not_found(not_found)
+
+    @bp.get("/static/<name>")
+    def asset(name: str) -> Response:
+        found = assets.get(name)
+        if found is None:
+            return _not_found(not_found)
+        headers = {"ETag": found.etag, "Cache-Control": ASSET_CACHE_CONTROL, **SECURITY_HEADERS}
+        if _etag_matches(request.headers.get("If-None-Match"), found.etag):
+            return Response(status=304, headers=headers)
+        return Response(found.data, mimetype=found.mimetype, headers=headers)
+
+    return bp
+
+
+def _html(page: CachedPage, *, cache_control: str, noindex: bool) -> Response:
+    headers = {
+        "ETag": page.etag,
+        "Cache-Control": cache_control,
+        "Content-Security-Policy": page.csp,
+        **SECURITY_HEADERS,
+    }
+    if noindex:
+        headers["X-Robots-Tag"] = "noindex"
+    if _etag_matches(request.headers.get("If-None-Match"), page.etag):
+        return Response(status=304, headers=headers)
+    return Response(page.body, mimetype=HTML, headers=headers)
+
+
+def _not_found(page: CachedPage) -> Response:
+    headers = {
+        "Cache-Control": NOT_FOUND_CACHE_CONTROL,
+        "Content-Security-Policy": page.csp,
+        "X-Robots-Tag": "noindex",
+        **SECURITY_HEADERS,
+    }
+    return Response(page.body, status=404, mimetype=HTML, headers=headers)
+
+
+def _etag_matches(header: str | None, etag: str) -> bool:
+    """If-None-Match uses the weak comparison (RFC 9110 13.1.2): W/"x" matches "x"."""
+    if not header:
+        return False
+    if header.strip() == "*":
+        return True
+    return etag in (tag.strip().removeprefix("W/") for tag in header.split(","))
