@@ -1,0 +1,211 @@
+"""GET /p/{slug}: published pages only, on-brand 404s, previews, caching headers and assets."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from api.pages import CachedPage, PageCache, create_pages_blueprint
+from api.previews import make_preview_token
+from backends.bundle import Backends
+from backends.ports import PageStatus, PageStore, StoredPage
+from renderers.page_html import build_site
+from tests.e2e.sample_page import all_blocks_page
+
+NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
+SECRET = b"preview-secret-for-tests-0123456789"
+
+
+def store_page(
+    pages: PageStore, slug: str, *, status: PageStatus = "published", **changes: Any
+) -> StoredPage:
+    """Write a page straight into the store, one version above what is there."""
+    current = pages.get_page(slug)
+    version = current.version if current else 0
+    page = StoredPage(
+        slug=slug,
+        version=version + 1,
+        status=status,
+        source="api",
+        page_input=all_blocks_page(slug) | changes,
+        created_at=NOW,
+        updated_at=NOW,
+        published_at=NOW if status == "published" else None,
+    )
+    return pages.save_page(page, expected_version=version)
+
+
+def preview_client(backends: Backends) -> FlaskClient:
+    """An app with only the pages blueprint, holding a preview secret and a fixed clock."""
+    app = Flask(__name__)
+    site = build_site(backends.catalog, base_url="http://testserver")
+    app.register_blueprint(
+        create_pages_blueprint(
+            site=site, pages=backends.pages, clock=lambda: NOW, preview_secret=SECRET
+        )
+    )
+    return app.test_client()
+
+
+@pytest.mark.spec("pages.serve")
+def test_published_page_is_served_as_html_with_strict_security_headers(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """SPEC: pages published through the content API are served at GET /p/{slug}."""
+    store_page(backends.pages, "audit")
+
+    response = client.get("/p/audit")
+
+    assert response.status_code == 200
+    assert response.mimetype == "text/html"
+    assert "<h1" in response.text
+    csp = response.headers["Content-Security-Policy"]
+    assert "default-src 'none'" in csp
+    assert "frame-ancestors 'none'" in csp
+    assert "'unsafe-inline'" not in csp
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert response.headers["Referrer-Policy"] == "strict-origin-when-cross-origin"
+    assert "s-maxage" in response.headers["Cache-Control"]
+    assert response.headers["Cache-Control"].startswith("public")
+
+
+@pytest.mark.spec("pages.serve")
+def test_repeat_request_with_the_etag_answers_304(client: FlaskClient, backends: Backends) -> None:
+    """DESIGN: strong ETag and If-None-Match -> 304."""
+    store_page(backends.pages, "audit")
+    etag = client.get("/p/audit").headers["ETag"]
+
+    response = client.get("/p/audit", headers={"If-None-Match": etag})
+
+    assert re.fullmatch(r'"[0-9a-f]{32}"', etag)
+    assert response.status_code == 304
+    assert response.data == b""
+
+
+@pytest.mark.spec("pages.serve")
+def test_a_new_version_is_served_at_once(client: FlaskClient, backends: Backends) -> None:
+    """DESIGN: rendered HTML is cached per (slug, version), so a write shows on the next GET."""
+    store_page(backends.pages, "audit")
+    first = client.get("/p/audit")
+
+    store_page(backends.pages, "audit", title="Pipeline audit, second edition")
+    second = client.get("/p/audit")
+
+    assert "second edition" in second.text
+    assert second.headers["ETag"] != first.headers["ETag"]
+
+
+@pytest.mark.spec("pages.serve")
+@pytest.mark.parametrize("status", ["draft", "unpublished"])
+def test_drafts_and_unpublished_pages_answer_an_on_brand_404(
+    client: FlaskClient, backends: Backends, status: PageStatus
+) -> None:
+    """DESIGN: only published pages are served; others answer 404 with HTML."""
+    store_page(backends.pages, "audit", status=status)
+
+    response = client.get("/p/audit")
+
+    assert response.status_code == 404
+    assert response.mimetype == "text/html"
+    assert "We could not find that page" in response.text
+    assert response.headers["X-Robots-Tag"] == "noindex"
+
+
+@pytest.mark.spec("pages.serve")
+@pytest.mark.parametrize("path", ["/p/never-written", "/p/a/b/c", "/p/", "/p"])
+def test_unknown_page_paths_answer_html_404(client: FlaskClient, path: str) -> None:
+    """DESIGN: unknown routes answer JSON 404, except under /p/, which answers HTML."""
+    response = client.get(path)
+
+    assert response.status_code == 404
+    assert response.mimetype == "text/html"
+
+
+@pytest.mark.spec("pages.preview")
+def test_valid_preview_token_shows_the_draft_with_noindex_and_a_banner(backends: Backends) -> None:
+    """DESIGN: a draft's preview_url renders it with noindex and a visible draft banner."""
+    stored = store_page(backends.pages, "audit", status="draft")
+    token = make_preview_token("audit", stored.version, NOW + timedelta(days=7), SECRET)
+
+    response = preview_client(backends).get(f"/p/audit?preview={token}")
+
+    assert response.status_code == 200
+    assert "Draft preview" in response.text
+    assert '<meta name="robots" content="noindex, nofollow">' in response.text
+    assert response.headers["Cache-Control"] == "private, no-store"
+
+
+@pytest.mark.spec("pages.preview")
+@pytest.mark.parametrize("which", ["forged", "expired", "old version"])
+def test_bad_preview_token_answers_404(backends: Backends, which: str) -> None:
+    """DESIGN: preview links are signed per version and expire."""
+    stored = store_page(backends.pages, "audit", status="draft")
+    expires, version = NOW + timedelta(days=1), stored.version
+    if which == "expired":
+        expires = NOW - timedelta(seconds=1)
+    if which == "old version":
+        version = stored.version - 1
+    token = make_preview_token("audit", version, expires, SECRET)
+    if which == "forged":
+        token = token[:-4] + "AAAA"
+
+    response = preview_client(backends).get(f"/p/audit?preview={token}")
+
+    assert response.status_code == 404
+
+
+@pytest.mark.spec("pages.serve")
+def test_submitted_query_shows_the_thank_you_state(client: FlaskClient, backends: Backends) -> None:
+    """DESIGN ingest: the lead form's redirect back to the page shows a thank-you state."""
+    store_page(backends.pages, "audit")
+
+    response = client.get("/p/audit?submitted=1")
+
+    assert "Thank you" in response.text
+    assert "<form" not in response.text
+
+
+@pytest.mark.spec("pages.serve")
+def test_noindex_page_also_sends_an_x_robots_tag(client: FlaskClient, backends: Backends) -> None:
+    """SPEC SitePageInput.noindex: crawlers are told not to index the page."""
+    store_page(backends.pages, "audit", noindex=True)
+
+    response = client.get("/p/audit")
+
+    assert response.headers["X-Robots-Tag"] == "noindex"
+
+
+@pytest.mark.spec("pages.assets")
+def test_stylesheet_is_served_at_its_hashed_url_for_a_year(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """Issue 4: the stylesheet has a content hash in its URL and a long cache lifetime."""
+    store_page(backends.pages, "audit")
+    href = re.search(r'<link rel="stylesheet" href="([^"]+)"', client.get("/p/audit").text)
+    assert href is not None
+
+    response = client.get(href.group(1))
+
+    assert response.status_code == 200
+    assert response.mimetype == "text/css"
+    assert "immutable" in response.headers["Cache-Control"]
+    assert b"--c-accent" in response.data
+    assert client.get("/static/site.0000.css").status_code == 404
+
+
+@pytest.mark.spec("pages.serve")
+def test_render_cache_stays_within_its_bound() -> None:
+    """DESIGN pages: the per-version page cache is a bounded LRU."""
+    cache = PageCache(capacity=2)
+    page = CachedPage(body=b"x", etag='"x"', csp="")
+    for n in range(5):
+        cache.put((f"s{n}", 1, False), page)
+
+    assert len(cache) == 2
+    assert cache.get(("s4", 1, False)) is page
+    assert cache.get(("s0", 1, False)) is None
