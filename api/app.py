@@ -10,6 +10,7 @@ import uuid
 from flask import Flask, Response, g, request
 
 from api.config import AppConfig
+from api.content import create_content_blueprint
 from api.errors import register_error_handlers
 from api.http_cache import CORS_HEADERS
 from api.keys import KeyRing
@@ -41,6 +42,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.after_request(_finish_request)
     app.add_url_rule("/healthz", "healthz", _healthz)
     app.register_blueprint(create_public_blueprint(backends.catalog))
+    app.register_blueprint(create_content_blueprint())
     app.register_blueprint(
         create_pages_blueprint(
             site=build_site(backends.catalog, base_url=config.base_url),

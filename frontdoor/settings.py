@@ -27,6 +27,8 @@ class Settings(BaseSettings):
     content_api_key: SecretStr | None = None
     signals_api_key: SecretStr | None = None
     ingest_api_key: SecretStr | None = None
+    # Signs draft preview links (/p/{slug}?preview=...); unset: kept in DATA_DIR (embedded).
+    preview_secret: SecretStr | None = None
     author_model: Literal["template", "gemini", "anthropic", "openai"] = "template"
     image_model: Literal["procedural", "imagen"] = "procedural"
     oauth_issuer: str | None = None

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
+import secrets
 from pathlib import Path
 
 from api.config import AppConfig
@@ -65,4 +68,27 @@ def app_config(settings: Settings) -> AppConfig:
         mode=settings.backend,
         bootstrap_keys=bootstrap,
         allowed_hosts=tuple(settings.allowed_hosts),
+        preview_secret=_preview_secret(settings),
     )
+
+
+def _preview_secret(settings: Settings) -> bytes:
+    """PREVIEW_SECRET; else one kept in DATA_DIR (embedded) or derived from the content key."""
+    if settings.preview_secret is not None:
+        return settings.preview_secret.get_secret_value().encode()
+    if settings.backend == "embedded":
+        path = Path(settings.data_dir) / "preview_secret"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return path.read_bytes().strip()
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_hex(32))
+        return path.read_bytes().strip()
+    if settings.content_api_key is not None:
+        # Every instance derives the same secret, so links work across Cloud Run instances.
+        key = settings.content_api_key.get_secret_value().encode()
+        return hashlib.sha256(b"frontdoor-preview\n" + key).digest()
+    logger.warning("PREVIEW_SECRET is unset: draft preview links last only as long as this process")
+    return secrets.token_bytes(32)

@@ -1,0 +1,96 @@
+"""Idempotency-Key on POST (IETF draft "The Idempotency-Key HTTP Header Field").
+
+The first request with a key runs and its response (any status below 500) is kept 24 hours,
+scoped to the partner key that sent it. A repeat with the same body gets that response again
+with `Idempotent-Replayed: true`; a repeat while the first still runs gets 409
+`idempotency_in_flight`; the same key with a different body gets 422 `idempotency_key_reused`.
+A 5xx or a crash keeps nothing, so the retry runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+
+from flask import Response, current_app, request
+
+from api.errors import ApiError, problem_response
+from api.keys import Principal
+from backends.bundle import Backends
+from backends.ports import StoredResponse
+
+HEADER = "Idempotency-Key"
+_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+_REPLAYED_HEADERS = ("Content-Type", "ETag", "Location", "Retry-After")
+
+
+def run_idempotent(principal: Principal, payload: object, run: Callable[[], Response]) -> Response:
+    """`run()` once per (partner key, Idempotency-Key); without the header it simply runs."""
+    key = request.headers.get(HEADER)
+    if key is None:
+        return run()
+    if not _KEY.match(key):
+        raise ApiError(
+            400, "invalid_idempotency_key", f"{HEADER} must be 1 to 255 visible ASCII characters"
+        )
+    backends: Backends = current_app.extensions["frontdoor"]
+    store = backends.idempotency
+    fingerprint = _fingerprint(payload)
+    began = store.begin(
+        scope=principal.key_id, key=key, fingerprint=fingerprint, now=backends.clock()
+    )
+    if began.state == "in_flight":
+        raise ApiError(
+            409,
+            "idempotency_in_flight",
+            f"A request with this {HEADER} is still running; retry shortly",
+            headers={"Retry-After": "1"},
+        )
+    if began.state == "mismatch":
+        raise ApiError(
+            422, "idempotency_key_reused", f"This {HEADER} was used with a different body"
+        )
+    if began.state == "replay" and began.response is not None:
+        return _replay(began.response)
+    try:
+        try:
+            response = run()
+        except ApiError as err:
+            response = problem_response(err)
+    except BaseException:
+        store.release(scope=principal.key_id, key=key, fingerprint=fingerprint)
+        raise
+    if response.status_code >= 500:
+        store.release(scope=principal.key_id, key=key, fingerprint=fingerprint)
+        return response
+    kept = StoredResponse(
+        status=response.status_code,
+        body=response.get_data(),
+        headers=tuple(
+            (name, response.headers[name]) for name in _REPLAYED_HEADERS if name in response.headers
+        ),
+    )
+    store.complete(
+        scope=principal.key_id,
+        key=key,
+        fingerprint=fingerprint,
+        response=kept,
+        now=backends.clock(),
+    )
+    return response
+
+
+def _fingerprint(payload: object) -> str:
+    """Method, path and the body as canonical JSON: key order and spacing do not matter."""
+    body = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(f"{request.method} {request.path}\n{body}".encode()).hexdigest()
+
+
+def _replay(stored: StoredResponse) -> Response:
+    response = Response(stored.body, status=stored.status)
+    for name, value in stored.headers:
+        response.headers[name] = value
+    response.headers["Idempotent-Replayed"] = "true"
+    return response
