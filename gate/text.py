@@ -16,20 +16,23 @@ _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
 def text_fields(payload: object) -> Iterator[tuple[str, str]]:
-    """(dotted path, text) for every string of copy in a raw page, whatever its shape."""
-    yield from _walk(payload, "")
+    """(dotted path, text) for every string of copy in a raw page, whatever its shape or depth."""
+    stack: list[tuple[str, object]] = [("", payload)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            yield path, value
+        elif isinstance(value, dict):
+            children = [
+                (k, v) for k, v in value.items() if isinstance(k, str) and k not in NON_TEXT_FIELDS
+            ]
+            stack.extend((_join(path, k), v) for k, v in reversed(children))
+        elif isinstance(value, list):
+            stack.extend((_join(path, str(i)), v) for i, v in reversed(list(enumerate(value))))
 
 
-def _walk(value: object, path: str) -> Iterator[tuple[str, str]]:
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(key, str) and key not in NON_TEXT_FIELDS:
-                yield from _walk(item, f"{path}.{key}" if path else key)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _walk(item, f"{path}.{index}" if path else str(index))
+def _join(path: str, part: str) -> str:
+    return f"{path}.{part}" if path else part
 
 
 def fold(text: str) -> str:
