@@ -1,0 +1,213 @@
+"""Webhook endpoints on the Signal API (signals key) and the internal delivery-attempt route.
+
+Partners register, list, rotate and delete endpoints and list and replay deliveries; each
+partner sees only its own endpoints. POST /internal/deliveries/{id}/attempt is what the task
+queue calls; it is authenticated by the shared internal token (DESIGN "Deliveries").
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+from pydantic import BaseModel, ValidationError
+
+from api.auth import require_key
+from api.errors import ApiError, invalid_payload
+from backends.ports import (
+    ConflictError,
+    Delivery,
+    DeliveryOptions,
+    NotFoundError,
+    TaskQueue,
+    WebhookEndpoint,
+    WebhookSecret,
+    WebhookStore,
+)
+from schemas.errors import Issue, issues_from_errors
+from schemas.webhooks import (
+    AttemptInput,
+    DeliveriesQuery,
+    DeliveryBody,
+    DeliveryListBody,
+    DeliveryView,
+    WebhookDeletedBody,
+    WebhookEndpointView,
+    WebhookInput,
+    WebhookListBody,
+    WebhookSecretBody,
+)
+from workers.deliveries import INTERNAL_TOKEN_HEADER, attempt_delivery, replay_delivery
+from workers.delivery_policy import rotate_secrets
+from workers.signing import new_secret
+from workers.target_guard import UnsafeTargetError, check_target, system_resolver
+
+HOOKS = "/api/public/v1/signals/webhooks"
+
+
+def create_webhooks_blueprint(
+    *,
+    webhooks: WebhookStore,
+    tasks: TaskQueue,
+    options: DeliveryOptions,
+    clock: Callable[[], datetime],
+) -> Blueprint:
+    """The six webhook operations of DESIGN "Deliveries" plus the internal attempt route."""
+    bp = Blueprint("webhooks", __name__)
+
+    def own_endpoint(endpoint_id: str) -> WebhookEndpoint:
+        partner = require_key("signals", allow_bearer=True).partner
+        found = webhooks.get_endpoint(endpoint_id)
+        if found is None or found.partner != partner:
+            raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}")
+        return found
+
+    @bp.post(HOOKS)
+    def create_webhook() -> tuple[Response, int]:
+        partner = require_key("signals", allow_bearer=True).partner
+        data = _parse(WebhookInput, request.get_json())
+        _check_url(data.url, options)
+        now = clock()
+        secret = new_secret()
+        endpoint = WebhookEndpoint(
+            endpoint_id=f"wh_{secrets.token_hex(6)}",
+            partner=partner,
+            url=data.url.strip(),
+            types=tuple(dict.fromkeys(data.types or ())),
+            description=data.description or "",
+            secrets=(WebhookSecret(value=secret, created_at=now),),
+            created_at=now,
+        )
+        webhooks.add_endpoint(endpoint)
+        return _json(WebhookSecretBody(endpoint=_endpoint_view(endpoint), secret=secret)), 201
+
+    @bp.get(HOOKS)
+    def list_webhooks() -> Response:
+        partner = require_key("signals", allow_bearer=True).partner
+        found = webhooks.list_endpoints(partner=partner)
+        return _json(WebhookListBody(endpoints=[_endpoint_view(e) for e in found]))
+
+    @bp.delete(f"{HOOKS}/<endpoint_id>")
+    def delete_webhook(endpoint_id: str) -> Response:
+        own_endpoint(endpoint_id)
+        try:
+            webhooks.delete_endpoint(endpoint_id)
+        except NotFoundError as err:
+            raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
+        return _json(WebhookDeletedBody(deleted=endpoint_id))
+
+    @bp.post(f"{HOOKS}/<endpoint_id>/rotate")
+    def rotate_webhook_secret(endpoint_id: str) -> Response:
+        endpoint = own_endpoint(endpoint_id)
+        now = clock()
+        secret = new_secret()
+        rotated = rotate_secrets(endpoint.secrets, new_value=secret, now=now, overlap=options.rotation_overlap)
+        updated = webhooks.set_secrets(endpoint_id, rotated)
+        overlap_ends = max((s.expires_at for s in rotated if s.expires_at is not None), default=None)
+        body = WebhookSecretBody(
+            endpoint=_endpoint_view(updated), secret=secret, previous_secret_expires_at=overlap_ends
+        )
+        return _json(body)
+
+    @bp.get(f"{HOOKS}/<endpoint_id>/deliveries")
+    def list_deliveries(endpoint_id: str) -> Response:
+        own_endpoint(endpoint_id)
+        try:
+            query = DeliveriesQuery.model_validate(request.args.to_dict())
+        except ValidationError as err:
+            issues = issues_from_errors(err.errors())
+            raise ApiError(400, "invalid_query", "A query parameter is malformed", issues=issues) from err
+        found = webhooks.list_deliveries(endpoint_id, status=query.status, limit=query.limit)
+        return _json(DeliveryListBody(deliveries=[_delivery_view(d) for d in found]))
+
+    @bp.post(f"{HOOKS}/deliveries/<delivery_id>/replay")
+    def replay(delivery_id: str) -> tuple[Response, int]:
+        partner = require_key("signals", allow_bearer=True).partner
+        delivery = webhooks.get_delivery(delivery_id)
+        endpoint = webhooks.get_endpoint(delivery.endpoint_id) if delivery else None
+        if delivery is None or endpoint is None or endpoint.partner != partner:
+            raise ApiError(404, "not_found", f"No delivery {delivery_id}")
+        if not endpoint.active:
+            raise ApiError(
+                409, "endpoint_disabled", "The endpoint is disabled (410 Gone); register it again"
+            )
+        try:
+            again = replay_delivery(delivery, webhooks=webhooks, tasks=tasks, options=options, now=clock())
+        except ConflictError as err:
+            raise ApiError(409, "conflict", "The delivery changed meanwhile; try again") from err
+        return _json(DeliveryBody(delivery=_delivery_view(again))), 202
+
+    @bp.post("/internal/deliveries/<delivery_id>/attempt")
+    def attempt(delivery_id: str) -> Response:
+        presented = request.headers.get(INTERNAL_TOKEN_HEADER, "")
+        if not options.internal_token or not hmac.compare_digest(presented, options.internal_token):
+            raise ApiError(401, "unauthorized", "Internal route")
+        task = _parse(AttemptInput, request.get_json())
+        if task.delivery_id != delivery_id:
+            raise invalid_payload([Issue(field="delivery_id", code="mismatch", message="not the path's id")])
+        done = attempt_delivery(
+            delivery_id,
+            attempt=task.attempt,
+            replays=task.replays,
+            webhooks=webhooks,
+            tasks=tasks,
+            options=options,
+            now=clock(),
+        )
+        return jsonify({"ok": True, "status": done.status if done else "skipped"})
+
+    return bp
+
+
+def _parse(model: type[BaseModel], data: Any) -> Any:
+    return model.model_validate(data)
+
+
+def _check_url(url: str, options: DeliveryOptions) -> None:
+    try:
+        check_target(
+            url,
+            allow_loopback=options.allow_loopback,
+            resolve=options.resolver or system_resolver,
+            unresolved_ok=True,
+        )
+    except UnsafeTargetError as err:
+        raise invalid_payload([Issue(field="url", code="unsafe_url", message=err.reason)]) from err
+
+
+def _json(body: BaseModel) -> Response:
+    return Response(body.model_dump_json(), mimetype="application/json")
+
+
+def _endpoint_view(e: WebhookEndpoint) -> WebhookEndpointView:
+    return WebhookEndpointView(
+        id=e.endpoint_id,
+        url=e.url,
+        types=list(e.types) or None,  # type: ignore[arg-type]  # stored types were validated on create
+        description=e.description or None,
+        enabled=e.active,
+        disabled_at=e.disabled_at,
+        disabled_reason=e.disabled_reason,
+        created_at=e.created_at,
+    )
+
+
+def _delivery_view(d: Delivery) -> DeliveryView:
+    return DeliveryView(
+        id=d.delivery_id,
+        endpoint_id=d.endpoint_id,
+        event_id=d.event_id,
+        event_type=d.event_type,  # type: ignore[arg-type]  # an EventType when stored
+        status=d.status,
+        attempts=d.attempts,
+        replays=d.replays,
+        last_status=d.last_status_code,
+        last_error=d.last_error,
+        last_attempt_at=d.last_attempt_at,
+        next_attempt_at=d.next_attempt_at,
+        created_at=d.created_at,
+    )

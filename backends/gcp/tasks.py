@@ -1,0 +1,74 @@
+"""CloudTasksTaskQueue: HTTP tasks on a Cloud Tasks queue (or the gcloud-tasks-emulator).
+
+The client has no emulator variable of its own: with CLOUD_TASKS_EMULATOR_HOST set (our
+convention, read by Settings) it is built on an insecure gRPC channel (notes/gcp-emulators.md).
+"""
+
+from __future__ import annotations
+
+import grpc
+from google.api_core import exceptions as gexc
+from google.cloud import tasks_v2
+from google.cloud.tasks_v2.services.cloud_tasks.transports import CloudTasksGrpcTransport
+from google.protobuf import timestamp_pb2
+
+from backends.ports import HttpTask, UnavailableError
+
+
+def cloud_tasks_client(*, emulator_host: str | None = None) -> tasks_v2.CloudTasksClient:
+    """A Cloud Tasks client; on an insecure channel when an emulator host is given."""
+    if emulator_host:
+        channel = grpc.insecure_channel(emulator_host)
+        return tasks_v2.CloudTasksClient(transport=CloudTasksGrpcTransport(channel=channel))
+    return tasks_v2.CloudTasksClient()
+
+
+def ensure_queue(client: tasks_v2.CloudTasksClient, *, project: str, location: str, queue: str) -> str:
+    """Create the queue if it is missing (emulated runs; Terraform owns it in the cloud); its path."""
+    path: str = client.queue_path(project, location, queue)
+    try:
+        client.create_queue(parent=f"projects/{project}/locations/{location}", queue=tasks_v2.Queue(name=path))
+    except gexc.AlreadyExists:
+        pass
+    return path
+
+
+class CloudTasksTaskQueue:
+    """TaskQueue on Cloud Tasks: one `create_task` with an http_request per task."""
+
+    def __init__(
+        self,
+        client: tasks_v2.CloudTasksClient,
+        *,
+        queue_path: str,
+        oidc_service_account: str | None = None,
+    ) -> None:
+        self._client = client
+        self._queue_path = queue_path
+        self._oidc_service_account = oidc_service_account
+
+    def enqueue(self, task: HttpTask) -> bool:
+        request = tasks_v2.HttpRequest(
+            http_method=tasks_v2.HttpMethod.POST,
+            url=task.url,
+            headers=dict(task.headers),
+            body=task.body,
+        )
+        if self._oidc_service_account:
+            request.oidc_token = tasks_v2.OidcToken(service_account_email=self._oidc_service_account)
+        cloud_task = tasks_v2.Task(name=f"{self._queue_path}/tasks/{task.name}", http_request=request)
+        if task.schedule_time is not None:
+            stamp = timestamp_pb2.Timestamp()
+            stamp.FromDatetime(task.schedule_time)
+            cloud_task.schedule_time = stamp
+        try:
+            self._client.create_task(parent=self._queue_path, task=cloud_task)
+        except gexc.AlreadyExists:
+            return False
+        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded) as err:
+            raise UnavailableError("cloud tasks") from err
+        return True
+
+    def close(self) -> None:
+        """Close the client's channel."""
+        self._client.transport.close()

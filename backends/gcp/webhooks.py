@@ -1,0 +1,207 @@
+"""FirestoreWebhookStore: endpoints as `{prefix}webhook_endpoints/{id}`, deliveries as
+`{prefix}webhook_deliveries/{id}`.
+
+Signing secrets are stored in clear in the endpoint document (signing needs them): a secret at
+rest, protected by Firestore's IAM, which only the service account may read.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from google.api_core import exceptions as gexc
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_query import FieldFilter
+
+from backends.ports import (
+    ConflictError,
+    Delivery,
+    DeliveryStatus,
+    NotFoundError,
+    UnavailableError,
+    WebhookEndpoint,
+    WebhookSecret,
+)
+
+# The composite indexes these queries need in production (the emulator never asks for them).
+FIRESTORE_INDEXES: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    (
+        "webhook_deliveries",
+        (("endpoint_id", "ASCENDING"), ("created_at", "DESCENDING"), ("delivery_id", "DESCENDING")),
+    ),
+    (
+        "webhook_deliveries",
+        (
+            ("endpoint_id", "ASCENDING"),
+            ("status", "ASCENDING"),
+            ("created_at", "DESCENDING"),
+            ("delivery_id", "DESCENDING"),
+        ),
+    ),
+)
+
+
+class FirestoreWebhookStore:
+    """WebhookStore on Firestore."""
+
+    def __init__(self, client: firestore.Client, *, prefix: str = "") -> None:
+        self._client = client
+        self._endpoints = client.collection(f"{prefix}webhook_endpoints")
+        self._deliveries = client.collection(f"{prefix}webhook_deliveries")
+
+    def add_endpoint(self, endpoint: WebhookEndpoint) -> None:
+        try:
+            self._endpoints.document(endpoint.endpoint_id).create(_endpoint_doc(endpoint))
+        except gexc.Conflict as err:
+            raise ConflictError(endpoint.endpoint_id) from err
+        except gexc.ServiceUnavailable as err:
+            raise UnavailableError("firestore") from err
+
+    def get_endpoint(self, endpoint_id: str) -> WebhookEndpoint | None:
+        snap = self._endpoints.document(endpoint_id).get()
+        return _endpoint(snap.to_dict()) if snap.exists else None
+
+    def list_endpoints(self, *, partner: str | None = None) -> list[WebhookEndpoint]:
+        query = self._endpoints
+        if partner is not None:
+            query = query.where(filter=FieldFilter("partner", "==", partner))
+        found = [_endpoint(snap.to_dict()) for snap in query.stream()]
+        return sorted(found, key=lambda e: (e.created_at, e.endpoint_id))
+
+    def delete_endpoint(self, endpoint_id: str) -> None:
+        ref = self._endpoints.document(endpoint_id)
+        try:
+            # An update precondition makes the delete fail on a missing document.
+            ref.delete(option=self._client.write_option(exists=True))
+        except gexc.NotFound as err:
+            raise NotFoundError(endpoint_id) from err
+
+    def set_secrets(self, endpoint_id: str, secrets: tuple[WebhookSecret, ...]) -> WebhookEndpoint:
+        ref = self._endpoints.document(endpoint_id)
+        try:
+            ref.update({"secrets": _secrets_doc(secrets)})
+        except gexc.NotFound as err:
+            raise NotFoundError(endpoint_id) from err
+        return self._must_get(endpoint_id)
+
+    def disable_endpoint(self, endpoint_id: str, *, reason: str, now: datetime) -> WebhookEndpoint:
+        ref = self._endpoints.document(endpoint_id)
+
+        @firestore.transactional  # type: ignore[untyped-decorator]  # google-cloud-firestore ships no stubs
+        def disable(transaction: firestore.Transaction) -> dict[str, Any]:
+            snap = ref.get(transaction=transaction)
+            if not snap.exists:
+                raise NotFoundError(endpoint_id)
+            doc: dict[str, Any] = snap.to_dict()
+            if doc.get("disabled_at") is None:
+                doc.update(disabled_at=now, disabled_reason=reason)
+                transaction.update(ref, {"disabled_at": now, "disabled_reason": reason})
+            return doc
+
+        return _endpoint(disable(self._client.transaction()))
+
+    def add_delivery(self, delivery: Delivery) -> bool:
+        try:
+            self._deliveries.document(delivery.delivery_id).create(_delivery_doc(delivery))
+        except gexc.Conflict:
+            return False
+        except gexc.ServiceUnavailable as err:
+            raise UnavailableError("firestore") from err
+        return True
+
+    def get_delivery(self, delivery_id: str) -> Delivery | None:
+        snap = self._deliveries.document(delivery_id).get()
+        return _delivery(snap.to_dict()) if snap.exists else None
+
+    def update_delivery(self, delivery: Delivery, *, if_attempts: int, if_replays: int) -> None:
+        ref = self._deliveries.document(delivery.delivery_id)
+
+        @firestore.transactional  # type: ignore[untyped-decorator]  # google-cloud-firestore ships no stubs
+        def update(transaction: firestore.Transaction) -> None:
+            snap = ref.get(transaction=transaction)
+            if not snap.exists:
+                raise NotFoundError(delivery.delivery_id)
+            doc = snap.to_dict()
+            if (doc["attempts"], doc["replays"]) != (if_attempts, if_replays):
+                raise ConflictError(delivery.delivery_id)
+            transaction.set(ref, _delivery_doc(delivery))
+
+        update(self._client.transaction())
+
+    def list_deliveries(
+        self, endpoint_id: str, *, status: DeliveryStatus | None = None, limit: int = 100
+    ) -> list[Delivery]:
+        query = self._deliveries.where(filter=FieldFilter("endpoint_id", "==", endpoint_id))
+        if status is not None:
+            query = query.where(filter=FieldFilter("status", "==", status))
+        query = query.order_by("created_at", direction=firestore.Query.DESCENDING).order_by(
+            "delivery_id", direction=firestore.Query.DESCENDING
+        )
+        return [_delivery(snap.to_dict()) for snap in query.limit(limit).stream()]
+
+    def _must_get(self, endpoint_id: str) -> WebhookEndpoint:
+        found = self.get_endpoint(endpoint_id)
+        if found is None:
+            raise NotFoundError(endpoint_id)
+        return found
+
+
+def _secrets_doc(secrets: tuple[WebhookSecret, ...]) -> list[dict[str, Any]]:
+    return [{"value": s.value, "created_at": s.created_at, "expires_at": s.expires_at} for s in secrets]
+
+
+def _endpoint_doc(e: WebhookEndpoint) -> dict[str, Any]:
+    return {
+        "endpoint_id": e.endpoint_id,
+        "partner": e.partner,
+        "url": e.url,
+        "types": list(e.types),
+        "description": e.description,
+        "secrets": _secrets_doc(e.secrets),
+        "created_at": e.created_at,
+        "disabled_at": e.disabled_at,
+        "disabled_reason": e.disabled_reason,
+    }
+
+
+def _endpoint(doc: dict[str, Any]) -> WebhookEndpoint:
+    return WebhookEndpoint(
+        endpoint_id=doc["endpoint_id"],
+        partner=doc["partner"],
+        url=doc["url"],
+        types=tuple(doc["types"]),
+        description=doc["description"],
+        secrets=tuple(
+            WebhookSecret(value=s["value"], created_at=s["created_at"], expires_at=s.get("expires_at"))
+            for s in doc["secrets"]
+        ),
+        created_at=doc["created_at"],
+        disabled_at=doc.get("disabled_at"),
+        disabled_reason=doc.get("disabled_reason"),
+    )
+
+
+_DELIVERY_FIELDS = (
+    "delivery_id",
+    "endpoint_id",
+    "event_id",
+    "event_type",
+    "payload",
+    "status",
+    "created_at",
+    "attempts",
+    "replays",
+    "last_status_code",
+    "last_error",
+    "last_attempt_at",
+    "next_attempt_at",
+)
+
+
+def _delivery_doc(d: Delivery) -> dict[str, Any]:
+    return {name: getattr(d, name) for name in _DELIVERY_FIELDS}
+
+
+def _delivery(doc: dict[str, Any]) -> Delivery:
+    return Delivery(**{name: doc.get(name) for name in _DELIVERY_FIELDS})

@@ -1,0 +1,113 @@
+"""The webhook-delivery ports for one process: store, task queue, the ingest seam and options.
+
+Called by frontdoor.wiring with the database (embedded) or Firestore client (gcp) it built.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from backends.embedded.sqlite import SqliteDatabase
+from backends.ports import DeliveryOptions, TaskQueue, WebhookStore
+from frontdoor.settings import Settings
+from workers.deliveries import WebhookDeliveries
+from workers.delivery_policy import RETRY_DELAYS
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DeliveryPorts:
+    """What build_backends adds to Backends for deliveries, and how to stop it."""
+
+    webhooks: WebhookStore
+    tasks: TaskQueue
+    deliveries: WebhookDeliveries
+    options: DeliveryOptions
+    closers: tuple[Callable[[], None], ...]
+
+
+def build_delivery_ports(
+    settings: Settings,
+    *,
+    clock: Callable[[], datetime],
+    db: SqliteDatabase | None = None,
+    firestore_client: Any = None,
+) -> DeliveryPorts:
+    """Embedded: SQLite and an in-process task queue (started here); gcp: Firestore and Cloud Tasks."""
+    options = delivery_options(settings)
+    webhooks: WebhookStore
+    tasks: TaskQueue
+    closers: list[Callable[[], None]] = []
+    if settings.backend == "gcp":
+        # Imported here so that embedded runs never load the cloud clients.
+        from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, ensure_queue
+        from backends.gcp.webhooks import FirestoreWebhookStore
+
+        webhooks = FirestoreWebhookStore(firestore_client)
+        client = cloud_tasks_client(emulator_host=settings.cloud_tasks_emulator_host)
+        project, location = settings.google_cloud_project or "", settings.cloud_tasks_location
+        if settings.cloud_tasks_emulator_host:
+            path = ensure_queue(client, project=project, location=location, queue=settings.cloud_tasks_queue)
+        else:
+            path = client.queue_path(project, location, settings.cloud_tasks_queue)
+        cloud = CloudTasksTaskQueue(
+            client, queue_path=path, oidc_service_account=settings.cloud_tasks_service_account
+        )
+        tasks = cloud
+        closers.append(cloud.close)
+    else:
+        from backends.embedded.tasks import InProcessTaskQueue
+        from backends.embedded.webhooks import SqliteWebhookStore
+
+        assert db is not None  # noqa: S101  # embedded wiring always passes its database
+        webhooks = SqliteWebhookStore(db)
+        inprocess = InProcessTaskQueue(retry_delays=options.retry_delays, clock=clock)
+        inprocess.start()
+        tasks = inprocess
+        closers.append(inprocess.close)
+    deliveries = WebhookDeliveries(webhooks=webhooks, tasks=tasks, options=options, clock=clock)
+    return DeliveryPorts(webhooks, tasks, deliveries, options, tuple(closers))
+
+
+def delivery_options(settings: Settings) -> DeliveryOptions:
+    """DeliveryOptions from the settings (DESIGN's retry schedule unless overridden)."""
+    delays = (
+        tuple(timedelta(seconds=s) for s in settings.webhook_retry_delays)
+        if settings.webhook_retry_delays is not None
+        else RETRY_DELAYS
+    )
+    allow_loopback = settings.webhook_allow_loopback
+    if allow_loopback is None:
+        allow_loopback = settings.backend == "embedded"
+    return DeliveryOptions(
+        attempt_base_url=(settings.internal_base_url or settings.base_url).rstrip("/"),
+        internal_token=_internal_token(settings),
+        retry_delays=delays,
+        allow_loopback=allow_loopback,
+    )
+
+
+def _internal_token(settings: Settings) -> str:
+    """INTERNAL_TOKEN; else one kept in DATA_DIR (embedded, shared by every worker process)."""
+    if settings.internal_token is not None:
+        return settings.internal_token.get_secret_value()
+    if settings.backend != "embedded":
+        logger.warning("INTERNAL_TOKEN is unset: the delivery attempt route refuses every call")
+        return ""
+    path = Path(settings.data_dir) / "internal_token"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as out:
+        out.write(secrets.token_urlsafe(32))
+    return path.read_text().strip()

@@ -1,0 +1,110 @@
+"""Webhook endpoints and deliveries on the Signal API: request bodies, views and response bodies.
+
+Views never carry a signing secret; only the create and rotate bodies do, once.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemas.signals import EventType
+
+DeliveryStatusName = Literal["pending", "succeeded", "failed"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class WebhookInput(_Strict):
+    """POST /signals/webhooks: where to send which event types."""
+
+    url: str = Field(
+        max_length=2000,
+        description="https, never a private, loopback, link-local, multicast or reserved address"
+        " (loopback http is allowed in embedded mode only)",
+        examples=["https://hooks.example.com/kestrel"],
+    )
+    types: list[EventType] | None = Field(
+        default=None, max_length=20, description="Event types to send; every type when absent"
+    )
+    description: str | None = Field(default=None, max_length=200)
+
+
+class WebhookEndpointView(_Strict):
+    """An endpoint as partners see it."""
+
+    id: str = Field(examples=["wh_0123456789ab"])
+    url: str
+    types: list[EventType] | None = Field(description="null: every type")
+    description: str | None = None
+    enabled: bool = Field(description="false once the receiver answered 410 Gone")
+    disabled_at: datetime | None = None
+    disabled_reason: str | None = None
+    created_at: datetime
+
+
+class WebhookSecretBody(_Strict):
+    """Create and rotate: the endpoint and its new secret, shown this once."""
+
+    ok: Literal[True] = True
+    endpoint: WebhookEndpointView
+    secret: str = Field(description="`whsec_...`, shown this once", examples=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"])
+    previous_secret_expires_at: datetime | None = Field(
+        default=None, description="Rotate: the old secret still signs until this time"
+    )
+
+
+class WebhookListBody(_Strict):
+    ok: Literal[True] = True
+    endpoints: list[WebhookEndpointView]
+
+
+class WebhookDeletedBody(_Strict):
+    ok: Literal[True] = True
+    deleted: str = Field(description="The endpoint id")
+
+
+class DeliveryView(_Strict):
+    """One event sent to one endpoint; `id` is the `webhook-id` header of every attempt."""
+
+    id: str = Field(examples=["msg_5f2b6a0c9d8e7f6a5b4c3d2e1f0a9b8c"])
+    endpoint_id: str
+    event_id: str
+    event_type: EventType
+    status: DeliveryStatusName
+    attempts: int = Field(description="Attempts in the current round (a replay starts a new one)")
+    replays: int
+    last_status: int | None = Field(default=None, description="The receiver's last HTTP status")
+    last_error: str | None = None
+    last_attempt_at: datetime | None = None
+    next_attempt_at: datetime | None = None
+    created_at: datetime
+
+
+class DeliveryListBody(_Strict):
+    ok: Literal[True] = True
+    deliveries: list[DeliveryView]
+
+
+class DeliveryBody(_Strict):
+    ok: Literal[True] = True
+    delivery: DeliveryView
+
+
+class DeliveriesQuery(_Strict):
+    """GET .../deliveries query."""
+
+    status: DeliveryStatusName | None = None
+    limit: int = Field(default=100, ge=1, le=500)
+
+
+class AttemptInput(_Strict):
+    """The internal attempt task's body (Cloud Tasks to POST /internal/deliveries/{id}/attempt)."""
+
+    delivery_id: str
+    attempt: int = Field(ge=1)
+    replays: int = Field(ge=0)

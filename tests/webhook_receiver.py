@@ -1,0 +1,89 @@
+"""A webhook receiver for tests: a real HTTP server on a free loopback port, in a thread.
+
+It records every request and answers with scripted statuses (then `default_status`).
+Waiting is a bounded wait on a condition, never a sleep.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request as the receiver saw it."""
+
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    at: float  # time.time() on arrival
+    status: int  # what the receiver answered
+
+
+class Receiver:
+    """Recorded requests and the statuses still to answer."""
+
+    def __init__(self, statuses: list[int], default_status: int) -> None:
+        self.statuses = list(statuses)
+        self.default_status = default_status
+        self.requests: list[Received] = []
+        self.url = ""
+        self._cond = threading.Condition()
+
+    def record(self, path: str, headers: dict[str, str], body: bytes) -> int:
+        with self._cond:
+            status = self.statuses.pop(0) if self.statuses else self.default_status
+            self.requests.append(Received(path, headers, body, time.time(), status))
+            self._cond.notify_all()
+            return status
+
+    def wait_for(self, count: int, *, timeout: float = 10.0) -> list[Received]:
+        """The first `count` requests, waiting up to `timeout` seconds for them."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: len(self.requests) >= count, timeout=timeout):
+                raise AssertionError(f"expected {count} requests, got {len(self.requests)}")
+            return list(self.requests)
+
+
+@contextmanager
+def running_receiver(statuses: list[int] | None = None, *, default_status: int = 200) -> Iterator[Receiver]:
+    """A receiver listening on 127.0.0.1 for the duration of the block."""
+    receiver = Receiver(statuses or [], default_status)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802  # the http.server naming
+            length = int(self.headers.get("Content-Length", "0"))
+            body = self.rfile.read(length)
+            status = receiver.record(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+            self.send_response(status)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002  # the base signature
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    receiver.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield receiver
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def wait_until(condition: Callable[[], bool], *, timeout: float = 10.0, interval: float = 0.05) -> None:
+    """Poll `condition` until true, for at most `timeout` seconds (a bounded poll)."""
+    event = threading.Event()
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        event.wait(interval)

@@ -1,0 +1,1 @@
+"""Handlers of queued work: generation, signal ingest and webhook deliveries."""

@@ -1,0 +1,236 @@
+"""Webhook deliveries: fan an event out to endpoints, run one attempt, replay.
+
+The shell around workers/delivery_policy.py. Every attempt is its own task on the TaskQueue
+that calls POST /internal/deliveries/{id}/attempt; the attempt signs afresh (Standard Webhooks
+timestamps expire after 5 minutes), POSTs with httpx, records the outcome and queues the next
+attempt as a new task. Tasks carry the attempt number, so a task run twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from backends.ports import (
+    ConflictError,
+    Delivery,
+    DeliveryOptions,
+    HttpTask,
+    TaskQueue,
+    WebhookEndpoint,
+    WebhookStore,
+)
+from workers.delivery_policy import (
+    AttemptResult,
+    classify,
+    delivery_id_for,
+    endpoint_wants,
+    next_delivery_state,
+    replayed,
+    signing_secrets,
+)
+from schemas.signals import Event
+from workers.signing import sign_headers
+from workers.target_guard import SafeTarget, UnsafeTargetError, check_target, system_resolver
+
+logger = logging.getLogger(__name__)
+
+ATTEMPT_PATH = "/internal/deliveries/{delivery_id}/attempt"
+INTERNAL_TOKEN_HEADER = "X-Frontdoor-Internal-Token"
+USER_AGENT = "frontdoor-webhooks/1"
+
+
+class WebhookDeliveries:
+    """The ingest worker's SignalDeliveries: each stored event to every matching endpoint."""
+
+    def __init__(
+        self,
+        *,
+        webhooks: WebhookStore,
+        tasks: TaskQueue,
+        options: DeliveryOptions,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._webhooks = webhooks
+        self._tasks = tasks
+        self._options = options
+        self._clock = clock
+
+    def enqueue_for_event(self, event: Event) -> None:
+        """Schedule the event's deliveries (idempotent per event id)."""
+        schedule_deliveries(
+            event.model_dump(mode="json"),
+            webhooks=self._webhooks,
+            tasks=self._tasks,
+            options=self._options,
+            now=self._clock(),
+        )
+
+
+def schedule_deliveries(
+    event: Mapping[str, Any],
+    *,
+    webhooks: WebhookStore,
+    tasks: TaskQueue,
+    options: DeliveryOptions,
+    now: datetime,
+) -> list[str]:
+    """Create one delivery per interested endpoint and queue its first attempt; their ids.
+
+    Idempotent: the delivery id comes from endpoint and event, and the task name dedupes.
+    """
+    event_id, event_type = str(event["id"]), str(event["type"])
+    payload = json.dumps(
+        {"type": f"signal.{event_type}", "timestamp": now.isoformat(), "data": dict(event)},
+        separators=(",", ":"),
+        default=str,
+    )
+    scheduled = []
+    for endpoint in webhooks.list_endpoints():
+        if not endpoint_wants(endpoint, event_type):
+            continue
+        delivery = Delivery(
+            delivery_id=delivery_id_for(endpoint_id=endpoint.endpoint_id, event_id=event_id),
+            endpoint_id=endpoint.endpoint_id,
+            event_id=event_id,
+            event_type=event_type,
+            payload=payload,
+            status="pending",
+            created_at=now,
+            next_attempt_at=now,
+        )
+        if not webhooks.add_delivery(delivery):
+            stored = webhooks.get_delivery(delivery.delivery_id)
+            if stored is None or stored.status != "pending" or stored.attempts > 0:
+                continue
+            delivery = stored
+        enqueue_attempt(delivery, tasks=tasks, options=options)
+        scheduled.append(delivery.delivery_id)
+    return scheduled
+
+
+def enqueue_attempt(delivery: Delivery, *, tasks: TaskQueue, options: DeliveryOptions) -> bool:
+    """Queue the delivery's next attempt for its `next_attempt_at`; False if already queued."""
+    attempt = delivery.attempts + 1
+    body = {"delivery_id": delivery.delivery_id, "attempt": attempt, "replays": delivery.replays}
+    return tasks.enqueue(
+        HttpTask(
+            name=f"{delivery.delivery_id}-{delivery.replays}-{attempt}",
+            url=options.attempt_base_url + ATTEMPT_PATH.format(delivery_id=delivery.delivery_id),
+            body=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", INTERNAL_TOKEN_HEADER: options.internal_token},
+            schedule_time=delivery.next_attempt_at,
+        )
+    )
+
+
+def attempt_delivery(
+    delivery_id: str,
+    *,
+    attempt: int,
+    replays: int,
+    webhooks: WebhookStore,
+    tasks: TaskQueue,
+    options: DeliveryOptions,
+    now: datetime,
+) -> Delivery | None:
+    """Run attempt number `attempt` of a delivery, record it and queue the next; the delivery.
+
+    A task for an attempt already made, or for a finished delivery, changes nothing (None).
+    Raises: UnavailableError (the task queue retries the task).
+    """
+    delivery = webhooks.get_delivery(delivery_id)
+    if delivery is None or delivery.replays != replays or delivery.status != "pending":
+        return None
+    if delivery.attempts + 1 != attempt:
+        if delivery.attempts == attempt:  # recorded, but the next task may not be queued yet
+            enqueue_attempt(delivery, tasks=tasks, options=options)
+        return None
+    endpoint = webhooks.get_endpoint(delivery.endpoint_id)
+    if endpoint is None or not endpoint.active:
+        reason = "endpoint_deleted" if endpoint is None else "endpoint_disabled"
+        result = AttemptResult(status_code=None, error=reason)
+        updated = next_delivery_state(delivery, result, now=now, delays=())
+    else:
+        result = send_delivery(delivery, endpoint, options=options, now=now)
+        updated = next_delivery_state(delivery, result, now=now, delays=options.retry_delays)
+    try:
+        webhooks.update_delivery(updated, if_attempts=delivery.attempts, if_replays=delivery.replays)
+    except ConflictError:
+        return None  # a concurrent run of the same task recorded it first
+    if endpoint is not None and classify(result) == "gone":
+        webhooks.disable_endpoint(endpoint.endpoint_id, reason="receiver answered 410 Gone", now=now)
+        logger.info("webhook endpoint %s disabled: 410 Gone", endpoint.endpoint_id)
+    if updated.status == "pending":
+        enqueue_attempt(updated, tasks=tasks, options=options)
+    logger.info(
+        "delivery %s attempt %d: %s",
+        delivery_id,
+        attempt,
+        updated.status,
+        extra={"delivery_id": delivery_id, "status_code": result.status_code},
+    )
+    return updated
+
+
+def replay_delivery(
+    delivery: Delivery, *, webhooks: WebhookStore, tasks: TaskQueue, options: DeliveryOptions, now: datetime
+) -> Delivery:
+    """Send a finished delivery again from its first attempt (same `webhook-id`).
+
+    A pending one is left as it is. Raises: ConflictError if it changed meanwhile.
+    """
+    if delivery.status == "pending":
+        return delivery
+    again = replayed(delivery, now=now)
+    webhooks.update_delivery(again, if_attempts=delivery.attempts, if_replays=delivery.replays)
+    enqueue_attempt(again, tasks=tasks, options=options)
+    return again
+
+
+def send_delivery(
+    delivery: Delivery, endpoint: WebhookEndpoint, *, options: DeliveryOptions, now: datetime
+) -> AttemptResult:
+    """POST the signed payload to the endpoint, pinned to the addresses the guard checked."""
+    try:
+        target = check_target(
+            endpoint.url, allow_loopback=options.allow_loopback, resolve=options.resolver or system_resolver
+        )
+    except UnsafeTargetError as err:
+        return AttemptResult(status_code=None, error=f"unsafe_url: {err.reason}")
+    headers = sign_headers(
+        msg_id=delivery.delivery_id,
+        body=delivery.payload,
+        secrets=signing_secrets(endpoint.secrets, now=now),
+        now=now,
+    )
+    headers.update({"Content-Type": "application/json", "User-Agent": USER_AGENT})
+    url, extensions = _pinned(target)
+    headers["Host"] = target.url.netloc
+    try:
+        with httpx.Client(timeout=options.timeout_seconds, follow_redirects=False, trust_env=False) as http:
+            response = http.post(url, content=delivery.payload.encode(), headers=headers, extensions=extensions)
+    except httpx.TimeoutException:
+        return AttemptResult(status_code=None, error="timeout")
+    except httpx.HTTPError as err:
+        return AttemptResult(status_code=None, error=f"connection failed: {type(err).__name__}")
+    code = response.status_code
+    return AttemptResult(status_code=code, error=None if 200 <= code < 300 else f"HTTP {code}")
+
+
+def _pinned(target: SafeTarget) -> tuple[str, dict[str, Any]]:
+    """The URL with the checked address in place of the name; TLS still verifies the name."""
+    address = target.addresses[0]
+    host = f"[{address}]" if ":" in address else address
+    path = target.url.path or "/"
+    query = f"?{target.url.query}" if target.url.query else ""
+    url = f"{target.url.scheme}://{host}:{target.port}{path}{query}"
+    extensions: dict[str, Any] = {}
+    if target.url.scheme == "https":
+        extensions["sni_hostname"] = target.host
+    return url, extensions
