@@ -48,6 +48,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
             site=build_site(backends.catalog, base_url=config.base_url),
             pages=backends.pages,
             clock=backends.clock,
+            preview_secret=config.preview_secret,
         )
     )
     return app
