@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import timedelta
 
 import pytest
 from flask import Flask
@@ -13,31 +12,12 @@ from flask.testing import FlaskClient
 from api.pages import CachedPage, PageCache, create_pages_blueprint
 from api.previews import make_preview_token
 from backends.bundle import Backends
-from backends.ports import PageStatus, PageStore, StoredPage
+from backends.ports import PageStatus
 from renderers.page_html import build_site
-from tests.e2e.sample_page import all_blocks_page
+from tests.e2e.sample_page import STORED_AT as NOW
+from tests.e2e.sample_page import store_page
 
-NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 SECRET = b"preview-secret-for-tests-0123456789"
-
-
-def store_page(
-    pages: PageStore, slug: str, *, status: PageStatus = "published", **changes: Any
-) -> StoredPage:
-    """Write a page straight into the store, one version above what is there."""
-    current = pages.get_page(slug)
-    version = current.version if current else 0
-    page = StoredPage(
-        slug=slug,
-        version=version + 1,
-        status=status,
-        source="api",
-        page_input=all_blocks_page(slug) | changes,
-        created_at=NOW,
-        updated_at=NOW,
-        published_at=NOW if status == "published" else None,
-    )
-    return pages.save_page(page, expected_version=version)
 
 
 def preview_client(backends: Backends) -> FlaskClient:
