@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, json
 
 from api.http_cache import CORS_HEADERS, CachedBody, cached_response
+from api.public_records import PublicRecords
 from schemas.catalog import Catalog
 from schemas.public import (
     BlogBody,
@@ -27,13 +28,17 @@ def create_public_blueprint(catalog: Catalog) -> Blueprint:
     ) -> CachedBody:
         return CachedBody.of(model.model_dump_json().encode(), JSON)
 
-    company = body(CompanyBody(company=catalog.company))
-    blog = body(BlogBody(posts=catalog.posts))
-    # Lists serialize by the declared item type, so details' bodies stay out of the index.
-    research = body(ResearchBody(experiments=list(catalog.experiments)))
-    careers = body(CareersBody(roles=list(catalog.roles)))
-    experiments = {e.slug: body(ExperimentBody(experiment=e)) for e in catalog.experiments}
-    roles = {r.slug: body(RoleBody(role=r)) for r in catalog.roles}
+    # One code path with the MCP tools: each body is a shared payload plus `ok`.
+    records = PublicRecords(catalog)
+    company = body(CompanyBody(**dict(records.company)))
+    blog = body(BlogBody(**dict(records.posts)))
+    research = body(ResearchBody(**dict(records.experiments)))
+    careers = body(CareersBody(**dict(records.roles)))
+    experiments = {
+        slug: body(ExperimentBody(**dict(found)))
+        for slug, found in records.experiment_by_slug.items()
+    }
+    roles = {slug: body(RoleBody(**dict(found))) for slug, found in records.role_by_slug.items()}
 
     @bp.get("/company")
     def get_company() -> Response:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Collection, Iterable, MutableMapping
+from collections.abc import Callable, Collection, Iterable, Iterator, MutableMapping
 from typing import Any
 
 from a2wsgi import ASGIMiddleware
@@ -103,5 +103,31 @@ class PathDispatcher:
     def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
         path: str = environ.get("PATH_INFO", "")
         if path in self._exact or (self._prefixes and path.startswith(self._prefixes)):
-            return self._asgi(environ, start_response)
+            return _Primed(self._asgi(environ, start_response))
         return self._wsgi(environ, start_response)
+
+
+class _Primed:
+    """A WSGI body advanced to its first chunk, so start_response has run before we return.
+
+    a2wsgi calls start_response from inside its body generator, but granian takes the status
+    and headers as soon as the app returns: unprimed, every bridged response left as a bare 200
+    with no headers (measured: /mcp's 401 and its WWW-Authenticate were lost).
+    """
+
+    def __init__(self, body: Iterable[bytes]) -> None:
+        self._body = body
+        self._iterator = iter(body)
+        self._first: list[bytes] = []
+        for chunk in self._iterator:
+            self._first.append(chunk)
+            break
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self._first
+        yield from self._iterator
+
+    def close(self) -> None:
+        close = getattr(self._body, "close", None)
+        if close is not None:
+            close()

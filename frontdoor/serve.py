@@ -11,12 +11,13 @@ from pydantic import ValidationError
 
 from api.app import create_app
 from api.keys import issue_key
+from api.mcp_app import create_mcp_asgi_app
 from backends.bundle import Backends
 from backends.content_files import ContentError
 from backends.ports import SCOPES, Scope
-from frontdoor.asgi_probe import PATHS, create_probe_app
 from frontdoor.composition import LifespanBridge, PathDispatcher, WsgiApp
 from frontdoor.logs import configure_logging, granian_log_config
+from frontdoor.mcp_wiring import build_oauth_store, mcp_config
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 
@@ -29,8 +30,15 @@ def create_served_app(settings: Settings | None = None) -> WsgiApp:
     configure_logging(level=settings.log_level, project=settings.google_cloud_project)
     backends = build_backends(settings)
     flask_app = create_app(app_config(settings), backends)
-    bridge = LifespanBridge(create_probe_app())
-    return PathDispatcher(flask_app.wsgi_app, bridge.wsgi_app, exact=PATHS, prefixes=())
+    asgi = create_mcp_asgi_app(
+        mcp_config(settings),
+        catalog=backends.catalog,
+        oauth_store=build_oauth_store(settings),
+        mailer=backends.mailer,
+        clock=backends.clock,
+    )
+    bridge = LifespanBridge(asgi.app)
+    return PathDispatcher(flask_app.wsgi_app, bridge.wsgi_app, exact=asgi.paths, prefixes=())
 
 
 def announce_local_keys(settings: Settings, backends: Backends) -> dict[Scope, str]:

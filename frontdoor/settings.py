@@ -32,6 +32,13 @@ class Settings(BaseSettings):
     author_model: Literal["template", "gemini", "anthropic", "openai"] = "template"
     image_model: Literal["procedural", "imagen"] = "procedural"
     oauth_issuer: str | None = None
+    # External IdP: its JWKS (discovered from the issuer when unset) and the `aud` of its tokens
+    # (default: the /mcp URL). Built-in AS: access token lifetime in seconds; http loopback
+    # Client ID Metadata Documents only for local runs and tests.
+    oauth_jwks_url: str | None = None
+    oauth_audience: str | None = None
+    oauth_access_token_ttl: int = Field(default=3600, ge=1, le=86400)
+    oauth_allow_http_cimd: bool = False
     log_level: str = "INFO"
     allowed_hosts: list[str] = Field(default_factory=list)
     firestore_database: str = "(default)"
@@ -53,6 +60,12 @@ class Settings(BaseSettings):
         if raw.lower() in PLACEHOLDER_KEYS or len(raw) < 16:
             raise ValueError("must be a real key of at least 16 characters, not a placeholder")
         return value
+
+    @model_validator(mode="after")
+    def _refuse_http_cimd_outside_embedded(self) -> Settings:
+        if self.oauth_allow_http_cimd and self.backend != "embedded":
+            raise ValueError("OAUTH_ALLOW_HTTP_CIMD is for embedded runs only")
+        return self
 
     @model_validator(mode="after")
     def _require_project_for_gcp(self) -> Settings:

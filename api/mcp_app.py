@@ -1,0 +1,354 @@
+"""The ASGI side of the served process: /mcp, its discovery documents and the OAuth routes.
+
+One Starlette app holds the SDK's authorization-server routes around our provider (built-in
+mode only), the sign-in pages, the protected-resource metadata at both well-known paths,
+and the MCP route, flattened so `/mcp` is an exact route (notes/mcp-sdk.md §1.3c). Small
+ASGI wrappers close the SDK's gaps: RFC 8414 metadata with `iss` support, `none` and CIMD;
+`resource` checked at /token; 401 `invalid_client` for an unknown client at /authorize; a
+rate limit on /register; `scope=` on the 403 insufficient_scope challenge; CORS on /mcp.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
+from mcp.server.auth.provider import ProviderTokenVerifier, TokenVerifier
+from mcp.server.auth.routes import build_metadata, cors_middleware, create_auth_routes
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.auth import ProtectedResourceMetadata
+from pydantic import AnyHttpUrl
+from starlette.applications import Starlette
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.jwt_verifier import JwtTokenVerifier
+from api.mcp_tools import create_mcp_server
+from api.oauth_provider import (
+    BuiltinOAuthProvider,
+    OAuthConfig,
+    run_io,
+    sha256_hex,
+    token_request_resource,
+)
+from api.oauth_signin import Brand, create_signin_routes
+from backends.ports import Mailer, OAuthStore
+from schemas.catalog import Catalog
+
+SCOPES = ("openid", "email", "profile")
+PRM_ROOT = "/.well-known/oauth-protected-resource"
+LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+MCP_ALLOW_HEADERS = [
+    "Authorization",
+    "Content-Type",
+    "Accept",
+    "Last-Event-ID",
+    "Mcp-Session-Id",
+    "MCP-Protocol-Version",
+    "Mcp-Method",
+    "Mcp-Name",
+]
+
+
+@dataclass(frozen=True)
+class McpConfig:
+    """What the ASGI side needs of the deployment (frontdoor builds it from Settings)."""
+
+    base_url: str
+    allowed_hosts: tuple[str, ...] = ()
+    local: bool = True
+    oauth: OAuthConfig | None = None
+    external_issuer: str | None = None
+    jwks_url: str | None = None
+    audience: str | None = None
+
+    @property
+    def resource(self) -> str:
+        return f"{self.base_url}/mcp"
+
+
+@dataclass(frozen=True)
+class McpAsgiApp:
+    """The Starlette app, the exact paths it serves, and the MCP server inside it."""
+
+    app: Starlette
+    paths: frozenset[str]
+    mcp: MCPServer
+
+
+def create_mcp_asgi_app(
+    config: McpConfig,
+    *,
+    catalog: Catalog,
+    oauth_store: OAuthStore,
+    mailer: Mailer,
+    clock: Callable[[], datetime],
+) -> McpAsgiApp:
+    """Built-in authorization server unless `external_issuer` is set; then JWTs from the IdP."""
+    routes: list[BaseRoute] = []
+    verifier: TokenVerifier
+    if config.external_issuer:
+        issuer = config.external_issuer
+        verifier = JwtTokenVerifier(
+            issuer=issuer,
+            resource=config.resource,
+            audience=config.audience,
+            jwks_url=config.jwks_url,
+        )
+    else:
+        oauth = config.oauth or OAuthConfig(issuer=config.base_url, resource=config.resource)
+        issuer = oauth.issuer
+        provider = BuiltinOAuthProvider(oauth_store, oauth, clock=clock)
+        verifier = ProviderTokenVerifier(provider)  # type: ignore[arg-type]  # our provider is structurally one
+        routes += _authorization_server_routes(provider)
+        brand = Brand(catalog.company.name, catalog.brand.palette, catalog.brand.font_stack)
+        routes += create_signin_routes(provider, mailer, brand)
+    auth = AuthSettings(
+        issuer_url=issuer,  # type: ignore[arg-type]  # a str keeps the issuer exact (no trailing slash)
+        resource_server_url=config.resource,  # type: ignore[arg-type]
+        required_scopes=list(SCOPES),
+        validate_token_resource=True,
+        service_documentation_url=f"{config.base_url}/developers",  # type: ignore[arg-type]
+    )
+    mcp = create_mcp_server(
+        catalog, token_verifier=verifier, auth=auth, website_url=config.base_url
+    )
+    mcp_app = mcp.streamable_http_app(
+        stateless_http=True, json_response=True, transport_security=_transport_security(config)
+    )
+    routes.append(_prm_root_route(config.resource, issuer, catalog.company.name))
+    for route in mcp_app.routes:
+        if isinstance(route, Route) and route.path == "/mcp":
+            route = Route("/mcp", endpoint=_mcp_cors(_ScopeChallenge(route.app)))
+        routes.append(route)
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        async with mcp.session_manager.run():
+            yield
+
+    app = Starlette(routes=routes, middleware=mcp_app.user_middleware, lifespan=lifespan)
+    paths = frozenset(r.path for r in routes if isinstance(r, Route))
+    return McpAsgiApp(app=app, paths=paths, mcp=mcp)
+
+
+def _authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRoute]:
+    oauth = provider.config
+    registration = ClientRegistrationOptions(
+        enabled=True, valid_scopes=list(oauth.scopes), default_scopes=list(oauth.scopes)
+    )
+    revocation = RevocationOptions(enabled=True)
+    sdk_routes = create_auth_routes(
+        provider,  # type: ignore[arg-type]  # structurally an OAuthAuthorizationServerProvider
+        issuer_url=AnyHttpUrl(oauth.issuer),  # only read for the metadata, replaced below
+        client_registration_options=registration,
+        revocation_options=revocation,
+    )
+    metadata = build_metadata(AnyHttpUrl(oauth.issuer), None, registration, revocation).model_dump(
+        mode="json", exclude_none=True
+    )
+    metadata.update(
+        issuer=oauth.issuer,
+        token_endpoint_auth_methods_supported=["none", "client_secret_post", "client_secret_basic"],
+        revocation_endpoint_auth_methods_supported=[
+            "none",
+            "client_secret_post",
+            "client_secret_basic",
+        ],
+        authorization_response_iss_parameter_supported=True,
+        client_id_metadata_document_supported=True,
+    )
+
+    async def metadata_endpoint(_request: Request) -> JSONResponse:
+        return JSONResponse(metadata, headers={"Cache-Control": "public, max-age=3600"})
+
+    wrapped: list[BaseRoute] = []
+    for route in sdk_routes:
+        methods = list(route.methods or ())
+        if route.path == "/.well-known/oauth-authorization-server":
+            route = Route(
+                route.path, cors_middleware(metadata_endpoint, ["GET", "OPTIONS"]), methods=methods
+            )
+        elif route.path == "/authorize":
+            route = Route(route.path, _UnknownClient(route.app, provider), methods=methods)
+        elif route.path == "/token":
+            route = Route(route.path, _TokenResource(route.app), methods=methods)
+        elif route.path == "/register":
+            route = Route(route.path, _RegistrationLimit(route.app, provider), methods=methods)
+        wrapped.append(route)
+    return wrapped
+
+
+def _prm_root_route(resource: str, issuer: str, name: str) -> Route:
+    metadata = ProtectedResourceMetadata(
+        resource=AnyHttpUrl(resource),
+        authorization_servers=[AnyHttpUrl(issuer)],
+        scopes_supported=list(SCOPES),
+        resource_name=f"{name} MCP tools",
+    )
+    handler = ProtectedResourceMetadataHandler(metadata)
+    return Route(
+        PRM_ROOT,
+        endpoint=cors_middleware(handler.handle, ["GET", "OPTIONS"]),
+        methods=["GET", "OPTIONS"],
+    )
+
+
+def _transport_security(config: McpConfig) -> TransportSecuritySettings:
+    """Hosts: the base URL's, the configured ones, and loopback in local runs (DNS rebinding)."""
+    base = urlsplit(config.base_url)
+    hosts: list[str] = [base.netloc]
+    origins: list[str] = [f"{base.scheme}://{base.netloc}"]
+    for host in config.allowed_hosts:
+        hosts.append(host)
+        origins.append(f"https://{host}")
+    hosts += [f"{h}:*" for h in list(hosts) if ":" not in h.rsplit("]", 1)[-1]]
+    if config.local:
+        hosts += LOOPBACK_HOSTS
+        origins += [f"http://{h}" for h in LOOPBACK_HOSTS]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
+def _mcp_cors(app: ASGIApp) -> ASGIApp:
+    return CORSMiddleware(
+        app,
+        allow_origins=["*"],
+        allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+        allow_headers=MCP_ALLOW_HEADERS,
+        expose_headers=["Mcp-Session-Id", "WWW-Authenticate", "MCP-Protocol-Version"],
+        max_age=86400,
+    )
+
+
+class _ScopeChallenge:
+    """Adds `scope="..."` to the SDK's 403 insufficient_scope challenge (MCP authorization spec)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.scope_param = f', scope="{" ".join(SCOPES)}"'.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_scope(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 403:
+                message = {
+                    **message,
+                    "headers": [
+                        (
+                            k,
+                            v + self.scope_param
+                            if k == b"www-authenticate" and b"insufficient_scope" in v
+                            else v,
+                        )
+                        for k, v in message["headers"]
+                    ],
+                }
+            await send(message)
+
+        await self.app(scope, receive, send_with_scope)
+
+
+class _UnknownClient:
+    """An unknown client_id at /authorize gets 401 invalid_client, so the client registers again."""
+
+    def __init__(self, app: ASGIApp, provider: BuiltinOAuthProvider) -> None:
+        self.app = app
+        self.provider = provider
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        client_id = (query.get("client_id") or [""])[0]
+        if (
+            scope.get("method") == "GET"
+            and client_id
+            and await self.provider.get_client(client_id) is None
+        ):
+            body = {
+                "error": "invalid_client",
+                "error_description": "unknown client_id; register again",
+            }
+            await JSONResponse(body, status_code=401, headers={"Cache-Control": "no-store"})(
+                scope, receive, send
+            )
+            return
+        await self.app(scope, receive, send)
+
+
+class _TokenResource:
+    """Reads `resource` from the /token form for the provider (the SDK handler drops it)."""
+
+    def __init__(self, app: ASGIApp, limit: int = 64 * 1024) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size, more = 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = message.get("more_body", False)
+            if size > self.limit:
+                await JSONResponse({"error": "invalid_request"}, status_code=413)(
+                    scope, receive, send
+                )
+                return
+        body = b"".join(chunks)
+        form = parse_qs(body.decode("latin-1"))
+        token = token_request_resource.set((form.get("resource") or [None])[0])
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        try:
+            await self.app(scope, replay, send)
+        finally:
+            token_request_resource.reset(token)
+
+
+class _RegistrationLimit:
+    """Registrations per client address per hour; DCR stays open and cheap below that."""
+
+    def __init__(self, app: ASGIApp, provider: BuiltinOAuthProvider) -> None:
+        self.app = app
+        self.provider = provider
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") == "POST":
+            now = self.provider.clock()
+            window = now.replace(minute=0, second=0, microsecond=0)
+            client: Any = scope.get("client") or ("unknown", 0)
+            bucket = f"register:{sha256_hex(str(client[0]))[:16]}"
+            hits = await run_io(self.provider.store.count_hit, bucket, window_start=window)
+            if hits > self.provider.config.registrations_per_hour:
+                retry = int((window + timedelta(hours=1) - now).total_seconds()) + 1
+                body = {
+                    "error": "rate_limited",
+                    "error_description": "too many registrations; retry later",
+                }
+                headers = {"Retry-After": str(retry), "Cache-Control": "no-store"}
+                await JSONResponse(body, status_code=429, headers=headers)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)

@@ -1,0 +1,336 @@
+"""The built-in authorization server's provider behind the SDK's OAuth handlers.
+
+All state sits in the OAuthStore port (codes and tokens only as sha256 hashes), so any
+process can answer any step. The SDK handlers validate requests; this provider adds what
+they leave to it: the RFC 8707 `resource` checked at /authorize and /token and bound into
+every token, single-use codes, rotating refresh tokens, revocation by grant, Client ID
+Metadata Documents and loopback redirect ports. Sign-in and consent live in api.oauth_signin.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from functools import partial
+from typing import TypeVar
+from urllib.parse import urlsplit
+
+import anyio.to_thread
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    AuthorizeError,
+    RefreshToken,
+    RegistrationError,
+    TokenError,
+)
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from pydantic import AnyUrl
+
+from api.oauth_clients import (
+    LOOPBACK_HOSTS,
+    MetadataDocumentError,
+    RegisteredClient,
+    fetch_metadata_document,
+    is_metadata_document_url,
+)
+from backends.ports import (
+    AuthorizationCodeRecord,
+    ConflictError,
+    NotFoundError,
+    OAuthClientRecord,
+    OAuthStore,
+    OAuthTokenRecord,
+    PendingAuthorization,
+)
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# The `resource` of the current /token request: the SDK's TokenHandler does not hand it to
+# the provider, so the route wrapper in api.mcp_app sets it here.
+token_request_resource: ContextVar[str | None] = ContextVar("token_request_resource", default=None)
+
+CIMD_CACHE = timedelta(minutes=10)
+
+
+@dataclass(frozen=True)
+class OAuthConfig:
+    """The built-in authorization server's knobs (frontdoor builds it from Settings)."""
+
+    issuer: str
+    resource: str
+    scopes: tuple[str, ...] = ("openid", "email", "profile")
+    access_token_ttl: timedelta = timedelta(hours=1)
+    refresh_token_ttl: timedelta = timedelta(days=30)
+    code_ttl: timedelta = timedelta(minutes=5)
+    signin_ttl: timedelta = timedelta(minutes=10)
+    code_attempts: int = 5
+    registrations_per_hour: int = 120
+    signins_per_hour: int = 10
+    allow_http_loopback_cimd: bool = False
+
+
+def sha256_hex(value: str) -> str:
+    """How codes, tokens and one-time secrets are stored."""
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+async def run_io(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+    """Run a blocking store call off the event loop."""
+    return await anyio.to_thread.run_sync(partial(fn, *args, **kwargs))
+
+
+class BuiltinOAuthProvider:
+    """OAuthAuthorizationServerProvider on an OAuthStore."""
+
+    def __init__(
+        self, store: OAuthStore, config: OAuthConfig, *, clock: Callable[[], datetime]
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.clock = clock
+
+    # --- clients ---------------------------------------------------------------------
+
+    async def get_client(self, client_id: str) -> RegisteredClient | None:
+        record = await run_io(self.store.get_client, client_id)
+        is_document = is_metadata_document_url(
+            client_id, allow_http_loopback=self.config.allow_http_loopback_cimd
+        )
+        if record is not None and not (
+            is_document and record.created_at < self.clock() - CIMD_CACHE
+        ):
+            return RegisteredClient.model_validate_json(record.information)
+        if not is_document:
+            return None
+        try:
+            client = await fetch_metadata_document(
+                client_id,
+                default_scope=" ".join(self.config.scopes),
+                allow_loopback=self.config.allow_http_loopback_cimd,
+            )
+        except MetadataDocumentError as err:
+            logger.info("client metadata document refused: %s", err)
+            return None
+        await self._save_client(client)
+        return client
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        for uri in client_info.redirect_uris or ():
+            parts = urlsplit(str(uri))
+            if parts.scheme != "https" and not (
+                parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS
+            ):
+                raise RegistrationError(
+                    "invalid_redirect_uri", "redirect URIs must be https or http loopback"
+                )
+        if "refresh_token" not in client_info.grant_types:
+            client_info.grant_types = [*client_info.grant_types, "refresh_token"]
+        await self._save_client(client_info)
+
+    async def _save_client(self, client: OAuthClientInformationFull) -> None:
+        record = OAuthClientRecord(
+            client_id=client.client_id,
+            information=client.model_dump_json(exclude_none=True),
+            created_at=self.clock(),
+        )
+        await run_io(self.store.save_client, record)
+
+    # --- authorization -----------------------------------------------------------------
+
+    async def authorize(
+        self, client: OAuthClientInformationFull, params: AuthorizationParams
+    ) -> str:
+        resource = params.resource or self.config.resource
+        if resource.rstrip("/") != self.config.resource:
+            raise AuthorizeError(
+                "invalid_target", f"this server issues tokens only for {self.config.resource}"
+            )
+        scopes = params.scopes or list(self.config.scopes)
+        request = params.model_copy(update={"resource": self.config.resource, "scopes": scopes})
+        pending = PendingAuthorization(
+            tx_id=secrets.token_urlsafe(24),
+            client_id=client.client_id,
+            request=request.model_dump_json(),
+            csrf_hash="",
+            expires_at=self.clock() + self.config.signin_ttl,
+        )
+        await run_io(self.store.save_pending, pending)
+        return f"{self.config.issuer}/oauth/signin?tx={pending.tx_id}"
+
+    def issue_code(
+        self, pending: PendingAuthorization, *, subject: str
+    ) -> tuple[str, AuthorizationParams]:
+        """Store a new authorization code for a consented request; the code and its request."""
+        params = AuthorizationParams.model_validate_json(pending.request)
+        code = secrets.token_urlsafe(32)
+        self.store.add_code(
+            AuthorizationCodeRecord(
+                code_hash=sha256_hex(code),
+                client_id=pending.client_id,
+                subject=subject,
+                scopes=tuple(params.scopes or self.config.scopes),
+                code_challenge=params.code_challenge,
+                redirect_uri=str(params.redirect_uri),
+                redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
+                resource=params.resource or self.config.resource,
+                expires_at=self.clock() + self.config.code_ttl,
+            )
+        )
+        return code, params
+
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: str
+    ) -> AuthorizationCode | None:
+        record = await run_io(self.store.get_code, sha256_hex(authorization_code))
+        if record is None or record.client_id != client.client_id:
+            return None
+        if record.used_at is not None:
+            # A replayed code: revoke whatever it already bought (RFC 6749 §4.1.2).
+            await run_io(self.store.revoke_grant, record.code_hash, now=self.clock())
+            return None
+        return AuthorizationCode(
+            code=authorization_code,
+            scopes=list(record.scopes),
+            expires_at=record.expires_at.timestamp(),
+            client_id=record.client_id,
+            code_challenge=record.code_challenge,
+            redirect_uri=AnyUrl(record.redirect_uri),
+            redirect_uri_provided_explicitly=record.redirect_uri_provided_explicitly,
+            resource=record.resource,
+            subject=record.subject,
+        )
+
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
+    ) -> OAuthToken:
+        self._check_token_resource(authorization_code.resource)
+        code_hash = sha256_hex(authorization_code.code)
+        try:
+            await run_io(self.store.use_code, code_hash, now=self.clock())
+        except (ConflictError, NotFoundError) as err:
+            raise TokenError("invalid_grant", "authorization code was already used") from err
+        return await self._issue_tokens(
+            client,
+            subject=authorization_code.subject or "",
+            scopes=authorization_code.scopes,
+            grant_id=code_hash,
+            parent_hash=None,
+        )
+
+    # --- tokens ------------------------------------------------------------------------
+
+    async def load_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: str
+    ) -> RefreshToken | None:
+        record = await run_io(self.store.get_token, sha256_hex(refresh_token))
+        if record is None or record.kind != "refresh" or record.client_id != client.client_id:
+            return None
+        if record.revoked_at is not None:
+            # A rotated-out refresh token came back: treat the grant as stolen.
+            await run_io(self.store.revoke_grant, record.grant_id, now=self.clock())
+            return None
+        if record.expires_at <= self.clock():
+            return None
+        return RefreshToken(
+            token=refresh_token,
+            client_id=record.client_id,
+            scopes=list(record.scopes),
+            expires_at=int(record.expires_at.timestamp()),
+            resource=record.resource,
+            subject=record.subject,
+        )
+
+    async def exchange_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
+    ) -> OAuthToken:
+        self._check_token_resource(refresh_token.resource)
+        token_hash = sha256_hex(refresh_token.token)
+        record = await run_io(self.store.get_token, token_hash)
+        if record is None or record.revoked_at is not None:
+            raise TokenError("invalid_grant", "refresh token is no longer valid")
+        if record.parent_hash is not None:
+            # The new token is in use: the one it replaced stops working now.
+            await run_io(self.store.revoke_token, record.parent_hash, now=self.clock())
+        return await self._issue_tokens(
+            client,
+            subject=record.subject,
+            scopes=scopes,
+            grant_id=record.grant_id,
+            parent_hash=token_hash,
+        )
+
+    async def load_access_token(self, token: str) -> AccessToken | None:
+        record = await run_io(self.store.get_token, sha256_hex(token))
+        if record is None or record.kind != "access" or record.revoked_at is not None:
+            return None
+        if record.expires_at <= self.clock():
+            return None
+        return AccessToken(
+            token=token,
+            client_id=record.client_id,
+            scopes=list(record.scopes),
+            expires_at=int(record.expires_at.timestamp()),
+            resource=record.resource,
+            subject=record.subject,
+            claims={"iss": self.config.issuer},
+        )
+
+    async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
+        record = await run_io(self.store.get_token, sha256_hex(token.token))
+        if record is not None:
+            await run_io(self.store.revoke_grant, record.grant_id, now=self.clock())
+
+    async def _issue_tokens(
+        self,
+        client: OAuthClientInformationFull,
+        *,
+        subject: str,
+        scopes: list[str],
+        grant_id: str,
+        parent_hash: str | None,
+    ) -> OAuthToken:
+        now = self.clock()
+        access = "fda_" + secrets.token_urlsafe(32)
+        base = OAuthTokenRecord(
+            token_hash=sha256_hex(access),
+            kind="access",
+            client_id=client.client_id,
+            subject=subject,
+            scopes=tuple(scopes),
+            resource=self.config.resource,
+            grant_id=grant_id,
+            expires_at=now + self.config.access_token_ttl,
+        )
+        await run_io(self.store.add_token, base)
+        refresh: str | None = None
+        if "refresh_token" in client.grant_types:
+            refresh = "fdr_" + secrets.token_urlsafe(32)
+            await run_io(
+                self.store.add_token,
+                replace(
+                    base,
+                    token_hash=sha256_hex(refresh),
+                    kind="refresh",
+                    expires_at=now + self.config.refresh_token_ttl,
+                    parent_hash=parent_hash,
+                ),
+            )
+        return OAuthToken(
+            access_token=access,
+            expires_in=int(self.config.access_token_ttl.total_seconds()),
+            scope=" ".join(scopes),
+            refresh_token=refresh,
+        )
+
+    def _check_token_resource(self, bound: str | None) -> None:
+        requested = token_request_resource.get()
+        if requested is not None and requested.rstrip("/") != (bound or self.config.resource):
+            raise TokenError("invalid_target", f"tokens here are only for {self.config.resource}")

@@ -1,0 +1,362 @@
+"""Sign-in and consent for the built-in authorization server: plain HTML forms, no JavaScript.
+
+/authorize (the SDK's handler) sends the person here with a pending authorization id:
+email → a six-digit one-time code sent through the Mailer → consent naming the client and
+its redirect host → back to the client's redirect_uri with `code`, `state` and `iss`. Every
+step reads and writes the OAuthStore, so any process can serve it. POSTs are CSRF-checked
+(a double-submit cookie whose hash sits on the pending authorization).
+"""
+
+from __future__ import annotations
+
+import hmac
+import html
+import logging
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
+
+from email_validator import EmailNotValidError, validate_email
+from mcp.server.auth.provider import AuthorizationParams, construct_redirect_uri
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from api.oauth_provider import BuiltinOAuthProvider, run_io, sha256_hex
+from backends.ports import Mailer, PendingAuthorization
+
+logger = logging.getLogger(__name__)
+
+SIGNIN_PATH, CODE_PATH, CONSENT_PATH = "/oauth/signin", "/oauth/code", "/oauth/consent"
+PATHS = frozenset({SIGNIN_PATH, CODE_PATH, CONSENT_PATH})
+COOKIE = "fd_signin"
+NO_STORE = {
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+DEFAULT_PALETTE = {
+    "paper": "#ffffff",
+    "ink": "#111111",
+    "surface": "#f5f5f5",
+    "line": "#dddddd",
+    "muted": "#666666",
+    "accent": "#aa3333",
+    "accent-ink": "#ffffff",
+    "danger": "#aa0000",
+}
+_CSS = """
+:root{{color-scheme:light}}
+body{{margin:0;background:{paper};color:{ink};font:1rem/1.5 {font}}}
+main{{max-width:28rem;margin:4rem auto;padding:2rem;background:{surface};
+  border:1px solid {line};border-radius:.75rem}}
+.brand{{font-weight:700;color:{accent};margin:0 0 1rem}}
+h1{{font-size:1.5rem;line-height:1.25;margin:.25rem 0 1rem}}
+label{{display:block;font-weight:600;margin:1rem 0 .25rem}}
+input{{width:100%;box-sizing:border-box;font:inherit;padding:.625rem .75rem;
+  border:1px solid {muted};border-radius:.5rem;background:#fff}}
+input:focus,button:focus{{outline:3px solid {accent};outline-offset:2px}}
+button{{font:inherit;font-weight:600;margin-top:1rem;padding:.625rem 1.25rem;
+  border-radius:.5rem;border:1px solid {accent};background:{accent};color:{accent-ink};
+  cursor:pointer}}
+button.secondary{{background:transparent;color:{ink};border-color:{muted}}}
+.actions{{display:flex;gap:.75rem}}
+.error{{color:{danger};font-weight:600;margin:.25rem 0}}
+.muted,.muted a{{color:{muted}}}
+"""
+SCOPE_TEXT = {
+    "openid": "Know that it is you (sign-in)",
+    "email": "See your email address",
+    "profile": "See your basic profile",
+}
+
+
+@dataclass(frozen=True)
+class Brand:
+    """What the pages need of the brand: the company name and a few palette colours."""
+
+    name: str
+    palette: Mapping[str, str]
+    font_stack: str
+
+
+def create_signin_routes(
+    provider: BuiltinOAuthProvider, mailer: Mailer, brand: Brand
+) -> list[Route]:
+    """The three steps as Starlette routes at their root paths."""
+    pages = _Pages(provider, mailer, brand)
+    return [
+        Route(SIGNIN_PATH, pages.signin, methods=["GET", "POST"]),
+        Route(CODE_PATH, pages.code, methods=["GET", "POST"]),
+        Route(CONSENT_PATH, pages.consent, methods=["GET", "POST"]),
+    ]
+
+
+class _Pages:
+    def __init__(self, provider: BuiltinOAuthProvider, mailer: Mailer, brand: Brand) -> None:
+        self.provider = provider
+        self.store = provider.store
+        self.config = provider.config
+        self.mailer = mailer
+        self.brand = brand
+
+    # --- step 1: email ---------------------------------------------------------------
+
+    async def signin(self, request: Request) -> Response:
+        found = await self._pending(request)
+        if isinstance(found, Response):
+            return found
+        pending, form = found
+        if request.method == "GET":
+            csrf = secrets.token_urlsafe(24)
+            await run_io(self.store.save_pending, replace(pending, csrf_hash=sha256_hex(csrf)))
+            response = self._email_form(pending, csrf, error=None)
+            secure = self.config.issuer.startswith("https://")
+            response.set_cookie(
+                COOKIE, csrf, httponly=True, samesite="lax", secure=secure, path="/oauth"
+            )
+            return response
+        csrf = str(form.get("csrf", ""))
+        try:
+            email = validate_email(
+                str(form.get("email", "")), check_deliverability=False
+            ).normalized
+        except EmailNotValidError:
+            return self._email_form(
+                pending, csrf, error="Enter an email address like name@example.com.", status=400
+            )
+        if not await self._within_limit(
+            f"signin:{sha256_hex(email.lower())}", self.config.signins_per_hour
+        ):
+            return self._message(
+                "Too many sign-in codes",
+                "Too many codes were sent to this address. Try again in an hour.",
+                429,
+            )
+        code = f"{secrets.randbelow(10**6):06d}"
+        pending = replace(
+            pending, email=email, otp_hash=sha256_hex(f"{pending.tx_id}:{code}"), otp_attempts=0
+        )
+        await run_io(self.store.save_pending, pending)
+        await run_io(
+            self.mailer.send,
+            to=email,
+            subject=f"Your {self.brand.name} sign-in code: {code}",
+            text=(
+                f"Your sign-in code is {code}\n\nIt works once, for the next "
+                f"{int(self.config.signin_ttl.total_seconds() // 60)} minutes. If you did not "
+                "try to connect an app, ignore this message."
+            ),
+        )
+        return RedirectResponse(
+            f"{CODE_PATH}?tx={pending.tx_id}", status_code=303, headers=NO_STORE
+        )
+
+    # --- step 2: one-time code -------------------------------------------------------
+
+    async def code(self, request: Request) -> Response:
+        found = await self._pending(request)
+        if isinstance(found, Response):
+            return found
+        pending, form = found
+        csrf = request.cookies.get(COOKIE, "")
+        if pending.email is None or pending.otp_hash is None:
+            return RedirectResponse(
+                f"{SIGNIN_PATH}?tx={pending.tx_id}", status_code=303, headers=NO_STORE
+            )
+        if request.method == "GET":
+            return self._code_form(pending, csrf, error=None)
+        if pending.otp_attempts >= self.config.code_attempts:
+            await run_io(self.store.delete_pending, pending.tx_id)
+            return self._message(
+                "Too many attempts",
+                "That code was entered wrongly too often. Go back to your app and connect again.",
+                429,
+            )
+        entered = "".join(ch for ch in str(form.get("code", "")) if ch.isdigit())
+        if not hmac.compare_digest(sha256_hex(f"{pending.tx_id}:{entered}"), pending.otp_hash):
+            pending = replace(pending, otp_attempts=pending.otp_attempts + 1)
+            await run_io(self.store.save_pending, pending)
+            left = self.config.code_attempts - pending.otp_attempts
+            return self._code_form(
+                pending, csrf, error=f"That code is not right. {left} attempt(s) left.", status=400
+            )
+        await run_io(
+            self.store.save_pending, replace(pending, subject=pending.email, otp_hash=None)
+        )
+        return RedirectResponse(
+            f"{CONSENT_PATH}?tx={pending.tx_id}", status_code=303, headers=NO_STORE
+        )
+
+    # --- step 3: consent -------------------------------------------------------------
+
+    async def consent(self, request: Request) -> Response:
+        found = await self._pending(request)
+        if isinstance(found, Response):
+            return found
+        pending, form = found
+        if pending.subject is None:
+            return RedirectResponse(
+                f"{SIGNIN_PATH}?tx={pending.tx_id}", status_code=303, headers=NO_STORE
+            )
+        params = AuthorizationParams.model_validate_json(pending.request)
+        client = await self.provider.get_client(pending.client_id)
+        if client is None:
+            return self._message(
+                "Unknown app",
+                "This app is no longer registered. Go back to it and connect again.",
+                400,
+            )
+        if request.method == "GET":
+            name = client.client_name or client.client_id
+            return self._consent_form(pending, request.cookies.get(COOKIE, ""), name, params)
+        await run_io(self.store.delete_pending, pending.tx_id)
+        if form.get("decision") != "allow":
+            target = construct_redirect_uri(
+                str(params.redirect_uri),
+                error="access_denied",
+                state=params.state,
+                iss=self.config.issuer,
+            )
+            return RedirectResponse(target, status_code=303, headers=NO_STORE)
+        code, params = await run_io(self.provider.issue_code, pending, subject=pending.subject)
+        logger.info("authorization granted", extra={"client_id": pending.client_id})
+        target = construct_redirect_uri(
+            str(params.redirect_uri), code=code, state=params.state, iss=self.config.issuer
+        )
+        return RedirectResponse(target, status_code=303, headers=NO_STORE)
+
+    # --- shared ----------------------------------------------------------------------
+
+    async def _pending(
+        self, request: Request
+    ) -> tuple[PendingAuthorization, Mapping[str, object]] | Response:
+        form: Mapping[str, object] = {}
+        if request.method == "POST":
+            form = await request.form()
+            tx_id = str(form.get("tx", ""))
+        else:
+            tx_id = request.query_params.get("tx", "")
+        pending = await run_io(self.store.get_pending, tx_id) if tx_id else None
+        if pending is None or pending.expires_at <= self.provider.clock():
+            return self._message(
+                "This sign-in has expired", "Go back to your app and connect again.", 400
+            )
+        if request.method == "POST":
+            sent, cookie = str(form.get("csrf", "")), request.cookies.get(COOKIE, "")
+            if not (
+                sent
+                and hmac.compare_digest(sent, cookie)
+                and hmac.compare_digest(sha256_hex(sent), pending.csrf_hash)
+            ):
+                return self._message(
+                    "Please try again",
+                    "This form was not sent from the sign-in page. Reload it and try again.",
+                    403,
+                )
+        return pending, form
+
+    async def _within_limit(self, bucket: str, limit: int) -> bool:
+        now = self.provider.clock()
+        window = now.replace(minute=0, second=0, microsecond=0)
+        hits = await run_io(self.store.count_hit, bucket, window_start=window)
+        return hits <= limit
+
+    def _email_form(
+        self, pending: PendingAuthorization, csrf: str, *, error: str | None, status: int = 200
+    ) -> HTMLResponse:
+        body = f"""
+<h1>Sign in to connect an app</h1>
+<p>We will email you a six-digit code. No password needed.</p>
+<form method="post" action="{SIGNIN_PATH}">
+  {_hidden(pending, csrf)}
+  <label for="email">Email address</label>
+  {_error(error, "email-error")}
+  <input id="email" name="email" type="email" autocomplete="email" required autofocus
+         {_described(error, "email-error")} value="{html.escape(pending.email or "")}">
+  <button type="submit">Email me a code</button>
+</form>"""
+        return self._page("Sign in", body, status)
+
+    def _code_form(
+        self, pending: PendingAuthorization, csrf: str, *, error: str | None, status: int = 200
+    ) -> HTMLResponse:
+        body = f"""
+<h1>Enter your code</h1>
+<p>We sent a six-digit code to <strong>{html.escape(pending.email or "")}</strong>.</p>
+<form method="post" action="{CODE_PATH}">
+  {_hidden(pending, csrf)}
+  <label for="code">Six-digit code</label>
+  {_error(error, "code-error")}
+  <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code"
+         pattern="[0-9]{{6}}" maxlength="6" required autofocus {_described(error, "code-error")}>
+  <button type="submit">Continue</button>
+</form>
+<p class="muted">
+  <a href="{SIGNIN_PATH}?tx={html.escape(pending.tx_id)}">Use another email address</a>
+</p>"""
+        return self._page("Enter your code", body, status)
+
+    def _consent_form(
+        self,
+        pending: PendingAuthorization,
+        csrf: str,
+        client_name: str,
+        params: AuthorizationParams,
+    ) -> HTMLResponse:
+        host = urlsplit(str(params.redirect_uri)).netloc
+        scopes = "".join(
+            f"<li>{html.escape(SCOPE_TEXT.get(s, s))}</li>" for s in params.scopes or ()
+        )
+        body = f"""
+<h1>Allow {html.escape(client_name)}?</h1>
+<p><strong>{html.escape(client_name)}</strong> wants to use the
+{html.escape(self.brand.name)} tools as <strong>{html.escape(pending.subject or "")}</strong>. After you decide, you go back to
+<strong>{html.escape(host)}</strong>.</p>
+<p>It will be able to:</p>
+<ul>{scopes}<li>Read the company's public records (read-only)</li></ul>
+<form method="post" action="{CONSENT_PATH}">
+  {_hidden(pending, csrf)}
+  <div class="actions">
+    <button type="submit" name="decision" value="allow">Allow</button>
+    <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+  </div>
+</form>"""
+        return self._page(f"Allow {client_name}?", body, 200)
+
+    def _message(self, title: str, text: str, status: int) -> HTMLResponse:
+        return self._page(title, f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>", status)
+
+    def _page(self, title: str, body: str, status: int) -> HTMLResponse:
+        css = _CSS.format_map({**DEFAULT_PALETTE, **self.brand.palette, "font": self.brand.font_stack})
+        document = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>{html.escape(title)} · {html.escape(self.brand.name)}</title>
+<style>{css}</style></head>
+<body><main><p class="brand">{html.escape(self.brand.name)}</p>{body}</main></body></html>"""
+        headers = {
+            **NO_STORE,
+            "Content-Security-Policy": CSP,
+        }
+        return HTMLResponse(document, status_code=status, headers=headers)
+
+
+def _hidden(pending: PendingAuthorization, csrf: str) -> str:
+    return (
+        f'<input type="hidden" name="tx" value="{html.escape(pending.tx_id)}">'
+        f'<input type="hidden" name="csrf" value="{html.escape(csrf)}">'
+    )
+
+
+def _error(error: str | None, element_id: str) -> str:
+    return (
+        f'<p class="error" id="{element_id}" role="alert">{html.escape(error)}</p>' if error else ""
+    )
+
+
+def _described(error: str | None, element_id: str) -> str:
+    return f'aria-describedby="{element_id}" aria-invalid="true"' if error else ""

@@ -1,0 +1,246 @@
+"""The served process on a free port, an OAuth-enabled official MCP client, and a headless browser.
+
+Each server is `python -m frontdoor.serve` under granian, exactly as `make run` starts it,
+with its own DATA_DIR so the embedded outbox holds only this server's sign-in codes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import parse_qs, urljoin, urlsplit
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.auth import OAuthClientProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
+)
+
+from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
+from tests.emulators import REPO, ManagedProcess, free_port, http_ok, start_process
+
+REDIRECT_URI = "http://127.0.0.1:33418/callback"
+EMAIL = "ada@example.com"
+
+
+@dataclass
+class Served:
+    """A running served process."""
+
+    proc: ManagedProcess
+    data_dir: Path
+
+    @property
+    def base(self) -> str:
+        return f"http://{self.proc.host}"
+
+    @property
+    def outbox(self) -> Path:
+        return self.data_dir / "outbox"
+
+
+def start_served(data_dir: Path, **env: str) -> Served:
+    """`python -m frontdoor.serve` on a free port, ready once /healthz answers."""
+    port = free_port()
+    proc = start_process(
+        "serve-mcp",
+        [sys.executable, "-m", "frontdoor.serve"],
+        port=port,
+        ready=http_ok("/healthz"),
+        env={
+            "PORT": str(port),
+            "HOST": "127.0.0.1",
+            "DATA_DIR": str(data_dir),
+            "LOG_LEVEL": "WARNING",
+            "CONTENT_API_KEY": CONTENT_KEY,
+            "SIGNALS_API_KEY": SIGNALS_KEY,
+            "INGEST_API_KEY": INGEST_KEY,
+            **{k.upper(): v for k, v in env.items()},
+        },
+        cwd=REPO,
+        separate_stderr=True,
+    )
+    return Served(proc=proc, data_dir=data_dir)
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """The built-in authorization server with default lifetimes; http CIMD allowed for tests."""
+    server = start_served(tmp_path_factory.mktemp("mcp"), oauth_allow_http_cimd="true")
+    yield server
+    server.proc.stop()
+
+
+class MemoryStorage:
+    """TokenStorage in memory."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client_info: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client_info
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client_info = client_info
+
+
+class _Forms(HTMLParser):
+    """The forms of a page: action, hidden and named inputs, and submit buttons."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: list[dict[str, object]] = []
+        self.inputs: list[dict[str, str | None]] = []
+        self.buttons: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if tag == "form":
+            self.forms.append(attributes)
+        elif tag == "input":
+            self.inputs.append(attributes)
+        elif tag == "button":
+            self.buttons.append(attributes)
+
+
+def parse_forms(html: str) -> _Forms:
+    parser = _Forms()
+    parser.feed(html)
+    return parser
+
+
+def read_code(outbox: Path, email: str, seen: set[str]) -> str:
+    """The six-digit code of the newest message to `email` not read before."""
+    for path in sorted(outbox.glob("*.json"), reverse=True):
+        message = json.loads(path.read_text(encoding="utf-8"))
+        if message["to"] == email and path.name not in seen:
+            seen.add(path.name)
+            match = re.search(r"\b(\d{6})\b", message["text"])
+            assert match, message
+            return match.group(1)
+    raise AssertionError(f"no sign-in code for {email} in {outbox}")
+
+
+@dataclass
+class HeadlessBrowser:
+    """Drives the sign-in, code and consent forms over HTTP, like a person without JavaScript."""
+
+    served: Served
+    email: str = EMAIL
+    decision: str = "allow"
+    authorize_urls: list[str] = field(default_factory=list)
+    pages: dict[str, str] = field(default_factory=dict)
+    _result: AuthorizationCodeResult | None = None
+    _seen: set[str] = field(default_factory=set)
+
+    async def redirect_handler(self, authorization_url: str) -> None:
+        self.authorize_urls.append(authorization_url)
+        self._result = await self.authorize(authorization_url)
+
+    async def callback_handler(self) -> AuthorizationCodeResult:
+        assert self._result is not None
+        return self._result
+
+    async def authorize(self, authorization_url: str) -> AuthorizationCodeResult:
+        """From the /authorize URL to the redirect back to the client."""
+        async with httpx2.AsyncClient(follow_redirects=False, timeout=10) as http:
+            response = await http.get(authorization_url)
+            assert response.status_code == 302, response.text
+            signin = urljoin(authorization_url, response.headers["location"])
+            page = await http.get(signin)
+            self.pages["signin"] = page.text
+            response = await self._submit(http, signin, page.text, {"email": self.email})
+            code_url = urljoin(signin, response.headers["location"])
+            page = await http.get(code_url)
+            self.pages["code"] = page.text
+            code = read_code(self.served.outbox, self.email, self._seen)
+            response = await self._submit(http, code_url, page.text, {"code": code})
+            consent_url = urljoin(code_url, response.headers["location"])
+            page = await http.get(consent_url)
+            self.pages["consent"] = page.text
+            response = await self._submit(http, consent_url, page.text, {"decision": self.decision})
+            target = response.headers["location"]
+        query = {k: v[0] for k, v in parse_qs(urlsplit(target).query).items()}
+        self.pages["redirect"] = target
+        return AuthorizationCodeResult(
+            code=query.get("code", ""), state=query.get("state"), iss=query.get("iss")
+        )
+
+    async def _submit(
+        self, http: httpx2.AsyncClient, page_url: str, html: str, fields: dict[str, str]
+    ) -> httpx2.Response:
+        forms = parse_forms(html)
+        assert len(forms.forms) == 1, html
+        data = {
+            str(i["name"]): str(i.get("value") or "")
+            for i in forms.inputs
+            if i.get("type") == "hidden"
+        }
+        data.update(fields)
+        action = urljoin(page_url, str(forms.forms[0]["action"]))
+        response = await http.post(action, data=data)
+        assert response.status_code == 303, response.text
+        return response
+
+
+def oauth_provider(
+    served: Served,
+    browser: HeadlessBrowser,
+    *,
+    storage: MemoryStorage | None = None,
+    client_metadata_url: str | None = None,
+    scope: str | None = None,
+) -> OAuthClientProvider:
+    """The SDK's OAuth client for /mcp: a public client with a loopback redirect."""
+    provider = OAuthClientProvider(
+        server_url=f"{served.base}/mcp",
+        client_metadata=OAuthClientMetadata(
+            client_name="frontdoor e2e",
+            redirect_uris=[REDIRECT_URI],  # type: ignore[list-item]  # pydantic coerces str to AnyUrl
+            grant_types=["authorization_code", "refresh_token"],
+            token_endpoint_auth_method="none",
+            scope=scope,
+        ),
+        storage=storage or MemoryStorage(),
+        redirect_handler=browser.redirect_handler,
+        callback_handler=browser.callback_handler,
+    )
+    if client_metadata_url is not None:
+        # The SDK client accepts only https CIMD URLs; the test's document server is
+        # loopback http, which the server accepts here through OAUTH_ALLOW_HTTP_CIMD.
+        provider.context.client_metadata_url = client_metadata_url
+    return provider
+
+
+@asynccontextmanager
+async def mcp_client(served: Served, auth: OAuthClientProvider) -> AsyncIterator[Client]:
+    """The official client over a real socket with OAuth."""
+    async with (
+        httpx2.AsyncClient(auth=auth, timeout=30) as http,
+        Client(streamable_http_client(f"{served.base}/mcp", http_client=http)) as client,
+    ):
+        yield client
