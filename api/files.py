@@ -1,0 +1,138 @@
+"""The machine-readable files: OpenAPI, llms.txt, AGENTS.md, API docs, sitemaps, robots, portal.
+
+Every body is rendered once when the app is created (content and models are fixed at start)
+and served with open CORS, Cache-Control and a strong ETag (304 on a match), like the public
+read API. Only the sitemaps may change at run time: pass `page_entries` to list published
+landing pages, and they are rendered per request (the ETag still follows the bytes).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+
+from flask import Blueprint, Response
+
+from api.errors import TITLES
+from api.http_cache import CachedBody, cached_response
+from renderers.api_reference import build_reference
+from renderers.developers import render_manifest, render_portal_html, render_portal_markdown
+from renderers.sitemap import SitemapEntry, render_image_sitemap, render_sitemap
+from renderers.text_files import (
+    DOC_FILES,
+    error_rows,
+    expand_doc,
+    render_llms_full,
+    render_llms_txt,
+    render_robots,
+)
+from schemas.catalog import Catalog
+from schemas.openapi import build_openapi
+from schemas.operation import ERROR_MEANINGS
+
+__all__ = ["SITEMAP_PATHS", "create_files_blueprint"]
+
+MARKDOWN = "text/markdown"
+TEXT = "text/plain"
+XML = "application/xml"
+# Public pages listed in the sitemaps before any landing page.
+SITEMAP_PATHS = (
+    "/developers",
+    "/developers.md",
+    "/llms.txt",
+    "/llms-full.txt",
+    "/AGENTS.md",
+    "/content-api.md",
+    "/signals-api.md",
+    "/signals-agent.md",
+)
+
+PageEntries = Callable[[], Iterable[SitemapEntry]]
+
+
+def create_files_blueprint(
+    catalog: Catalog,
+    base_url: str,
+    *,
+    auth_url: str | None = None,
+    page_entries: PageEntries | None = None,
+) -> Blueprint:
+    """Every file of SPEC's machine-readable table, rendered from content/ and the models."""
+    bp = Blueprint("files", __name__)
+    for path, body in render_files(catalog, base_url, auth_url=auth_url).items():
+        bp.add_url_rule(path, _endpoint(path), _static_view(body))
+    fixed = [SitemapEntry(loc=base_url + path) for path in SITEMAP_PATHS]
+
+    def entries() -> list[SitemapEntry]:
+        return fixed + (list(page_entries()) if page_entries else [])
+
+    sitemap = CachedBody.of(render_sitemap(entries()).encode(), XML)
+    images = CachedBody.of(render_image_sitemap(entries()).encode(), XML)
+
+    @bp.get("/sitemap.xml")
+    def get_sitemap() -> Response:
+        if page_entries is None:
+            return cached_response(sitemap)
+        return cached_response(CachedBody.of(render_sitemap(entries()).encode(), XML))
+
+    @bp.get("/sitemap-images.xml")
+    def get_image_sitemap() -> Response:
+        if page_entries is None:
+            return cached_response(images)
+        return cached_response(CachedBody.of(render_image_sitemap(entries()).encode(), XML))
+
+    return bp
+
+
+def render_files(catalog: Catalog, base_url: str, *, auth_url: str | None) -> dict[str, CachedBody]:
+    """Path -> prepared body for every fixed file."""
+    openapi = build_openapi(base_url=base_url, auth_url=auth_url, catalog=catalog)
+    reference = build_reference(openapi)
+    errors = error_rows(ERROR_MEANINGS, TITLES)
+    docs: dict[str, str] = {}
+    for path, source in DOC_FILES.items():
+        if source not in catalog.docs:
+            raise ValueError(f"content/docs/{source} is missing: it is the source of {path}")
+        docs[path] = expand_doc(
+            catalog.docs[source], base_url=base_url, reference=reference, errors=errors
+        )
+    api_docs = [docs["/content-api.md"], docs["/signals-api.md"], docs["/signals-agent.md"]]
+    openapi_json = CachedBody.of(
+        json.dumps(openapi, ensure_ascii=False).encode(), "application/json"
+    )
+    texts = {
+        "/llms.txt": (render_llms_txt(catalog, reference, base_url=base_url), TEXT),
+        "/llms-full.txt": (
+            render_llms_full(catalog, reference, api_docs, base_url=base_url),
+            TEXT,
+        ),
+        "/robots.txt": (render_robots(base_url), TEXT),
+        "/developers": (
+            render_portal_html(
+                reference, company=catalog.company, brand=catalog.brand, errors=errors
+            ),
+            "text/html",
+        ),
+        "/developers.md": (
+            render_portal_markdown(reference, company=catalog.company, errors=errors),
+            MARKDOWN,
+        ),
+        "/developers.json": (
+            render_manifest(reference, company=catalog.company, auth_url=auth_url or base_url),
+            "application/json",
+        ),
+        **{path: (text, MARKDOWN) for path, text in docs.items()},
+    }
+    bodies = {path: CachedBody.of(text.encode(), media) for path, (text, media) in texts.items()}
+    return {"/openapi.json": openapi_json, "/api/openapi.json": openapi_json, **bodies}
+
+
+def _endpoint(path: str) -> str:
+    return "file_" + path.strip("/").replace("/", "_").replace(".", "_").replace("-", "_")
+
+
+def _static_view(body: CachedBody) -> Callable[[], Response]:
+    def view() -> Response:
+        return cached_response(body)
+
+    return view

@@ -1,0 +1,279 @@
+"""The OpenAPI 3.1 document of every SPEC.md endpoint, generated from the pydantic models.
+
+`OPERATIONS` is the table: one `Operation` per method and path, naming its models by import.
+This module holds the public, tool-server, page and file rows; the Content and Signal rows sit
+in `schemas.operations_content` and `schemas.operations_signals`. Models still being written
+have a `...Doc` stand-in in `schemas.openapi_placeholders`: swap it for the real one in its row.
+`build_openapi` assembles the document (`schemas.operation.assemble_document`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schemas.catalog import Catalog
+from schemas.errors import NotFoundBody
+from schemas.openapi_placeholders import (
+    AuthServerMetadataDoc,
+    JsonRpcDoc,
+    ProtectedResourceDoc,
+)
+from schemas.operation import (
+    ETAG,
+    IF_NONE_MATCH,
+    NOT_MODIFIED,
+    SLUG,
+    Operation,
+    Param,
+    Reply,
+    assemble_document,
+)
+from schemas.operations_content import CONTENT_OPERATIONS
+from schemas.operations_signals import SIGNAL_OPERATIONS, WEBHOOK_OPERATIONS
+from schemas.public import (
+    BlogBody,
+    CareersBody,
+    CompanyBody,
+    ExperimentBody,
+    ResearchBody,
+    RoleBody,
+)
+
+__all__ = ["OPERATIONS", "TAGS", "build_openapi"]
+
+VERSION = "1.0.0"
+V1 = "/api/public/v1"
+
+TAGS: tuple[dict[str, str], ...] = (
+    {"name": "Public", "description": "Read-only company, blog, research and careers; no key."},
+    {"name": "Content", "description": "Landing pages through the brand gate; content key."},
+    {"name": "Signals", "description": "Every touch of a person or account; signals key."},
+    {"name": "Ingest", "description": "Events into the signal stream; ingest key or none."},
+    {"name": "Webhooks", "description": "Push delivery of signal events; signals key."},
+    {"name": "Tools", "description": "MCP tool server and its OAuth 2.1 discovery."},
+    {"name": "Pages", "description": "Published landing pages as HTML."},
+    {"name": "Files", "description": "Machine-readable files; no key, open CORS, cacheable."},
+)
+
+
+def _public(op_id: str, path: str, summary: str, body: Any) -> Operation:
+    replies = [Reply(200, "OK", body, headers=ETAG), NOT_MODIFIED]
+    params: tuple[Param, ...] = (IF_NONE_MATCH,)
+    if "{slug}" in path:
+        replies.append(Reply(404, "Unknown slug: exactly `{error, slug}`", NotFoundBody))
+        params = (SLUG, IF_NONE_MATCH)
+    return Operation("get", path, op_id, "Public", summary, "none", tuple(replies), params=params)
+
+
+def _file(op_id: str, path: str, summary: str, media: str) -> Operation:
+    schema = {"type": "object"} if media == "application/json" else {"type": "string"}
+    ok = Reply(200, "OK", media_type=media, schema=schema, headers=ETAG)
+    return Operation(
+        "get", path, op_id, "Files", summary, "none", (ok, NOT_MODIFIED), params=(IF_NONE_MATCH,)
+    )
+
+
+PUBLIC_OPERATIONS: tuple[Operation, ...] = (
+    _public(
+        "getCompany", f"{V1}/company", "Company overview: agents, pricing, founders", CompanyBody
+    ),
+    _public("listBlogPosts", f"{V1}/blog", "Blog post index", BlogBody),
+    _public("listExperiments", f"{V1}/research", "Research experiment index", ResearchBody),
+    _public(
+        "getExperiment",
+        f"{V1}/research/{{slug}}",
+        "One experiment with its write-up",
+        ExperimentBody,
+    ),
+    _public("listCareers", f"{V1}/careers", "Open role index", CareersBody),
+    _public("getCareer", f"{V1}/careers/{{slug}}", "One open role with its description", RoleBody),
+)
+
+MCP_REPLY = Reply(200, "The JSON-RPC response (JSON or an SSE stream)", JsonRpcDoc)
+MCP_UNAUTHORIZED = Reply(401, "No or bad token; `WWW-Authenticate` names the resource metadata")
+TOOL_OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        "post",
+        "/mcp",
+        "mcpPost",
+        "Tools",
+        "Send a JSON-RPC message to the tool server",
+        "oauth",
+        (MCP_REPLY, MCP_UNAUTHORIZED),
+        description=(
+            "MCP streamable HTTP. Tools: get_company_info, list_experiments, get_experiment, "
+            "list_blog_posts, list_careers, get_career."
+        ),
+        request=JsonRpcDoc,
+        request_example={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    ),
+    Operation(
+        "get",
+        "/mcp",
+        "mcpStream",
+        "Tools",
+        "Open the server-to-client event stream",
+        "oauth",
+        (
+            Reply(200, "An SSE stream", media_type="text/event-stream", schema={"type": "string"}),
+            MCP_UNAUTHORIZED,
+        ),
+    ),
+    Operation(
+        "delete",
+        "/mcp",
+        "mcpEndSession",
+        "Tools",
+        "End an MCP session",
+        "oauth",
+        (Reply(200, "Session ended"), MCP_UNAUTHORIZED),
+    ),
+    Operation(
+        "get",
+        "/.well-known/oauth-authorization-server",
+        "getAuthorizationServerMetadata",
+        "Tools",
+        "RFC 8414 authorization server metadata",
+        "none",
+        (Reply(200, "Issuer, endpoints, scopes, PKCE methods", AuthServerMetadataDoc),),
+    ),
+    Operation(
+        "get",
+        "/.well-known/oauth-protected-resource",
+        "getProtectedResourceMetadata",
+        "Tools",
+        "RFC 9728 metadata describing /mcp",
+        "none",
+        (Reply(200, "The resource and its authorization servers", ProtectedResourceDoc),),
+    ),
+    Operation(
+        "get",
+        "/p/{slug}",
+        "getLandingPage",
+        "Pages",
+        "A published landing page",
+        "none",
+        (
+            Reply(200, "The page", media_type="text/html", schema={"type": "string"}, headers=ETAG),
+            Reply(
+                404,
+                "No published page with this slug",
+                media_type="text/html",
+                schema={"type": "string"},
+            ),
+        ),
+        params=(SLUG,),
+    ),
+)
+
+MARKDOWN = "text/markdown"
+FILE_OPERATIONS: tuple[Operation, ...] = (
+    _file("getOpenApi", "/openapi.json", "This OpenAPI 3.1 document", "application/json"),
+    _file(
+        "getOpenApiAlias",
+        "/api/openapi.json",
+        "This OpenAPI 3.1 document (alias)",
+        "application/json",
+    ),
+    _file("getLlmsTxt", "/llms.txt", "Site overview and navigation for LLMs", "text/plain"),
+    _file("getLlmsFullTxt", "/llms-full.txt", "Extended documentation in one file", "text/plain"),
+    _file("getAgentsMd", "/AGENTS.md", "Conventions for coding agents", MARKDOWN),
+    _file("getContentApiMd", "/content-api.md", "Content API reference", MARKDOWN),
+    _file("getSignalsApiMd", "/signals-api.md", "Signal API reference", MARKDOWN),
+    _file(
+        "getSignalsAgentMd",
+        "/signals-agent.md",
+        "Operating manual for agents on the signal API",
+        MARKDOWN,
+    ),
+    _file("getSitemap", "/sitemap.xml", "Sitemap of public pages", "application/xml"),
+    _file(
+        "getImageSitemap", "/sitemap-images.xml", "Sitemap with image entries", "application/xml"
+    ),
+    _file("getRobotsTxt", "/robots.txt", "Crawl rules", "text/plain"),
+    _file(
+        "getDeveloperPortal", "/developers", "Developer portal with the API reference", "text/html"
+    ),
+    _file(
+        "getDeveloperManifest", "/developers.json", "Developer portal manifest", "application/json"
+    ),
+    _file("getDeveloperPortalMd", "/developers.md", "Developer portal as Markdown", MARKDOWN),
+)
+
+OPERATIONS: tuple[Operation, ...] = (
+    *PUBLIC_OPERATIONS,
+    *CONTENT_OPERATIONS,
+    *SIGNAL_OPERATIONS,
+    *WEBHOOK_OPERATIONS,
+    *TOOL_OPERATIONS,
+    *FILE_OPERATIONS,
+)
+
+
+def security_schemes(auth_url: str) -> dict[str, Any]:
+    """The four auth modes of SPEC "Authentication" as OpenAPI security schemes."""
+    key = {"type": "apiKey", "in": "header", "name": "x-api-key"}
+    scopes = {"openid": "Sign-in", "email": "The user's email", "profile": "Basic profile"}
+    return {
+        "contentKey": {**key, "description": "Content API key (CONTENT_API_KEY)"},
+        "signalsKey": {**key, "description": "Signal API key (SIGNALS_API_KEY)"},
+        "signalsBearer": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "The signals key as a bearer token",
+        },
+        "ingestKey": {**key, "description": "Ingest key (INGEST_API_KEY)"},
+        "oauth2": {
+            "type": "oauth2",
+            "description": "OAuth 2.1 authorization code with PKCE (S256 required) and Dynamic "
+            "Client Registration; tokens are bound to the /mcp resource (RFC 8707).",
+            "flows": {
+                "authorizationCode": {
+                    "authorizationUrl": f"{auth_url}/authorize",
+                    "tokenUrl": f"{auth_url}/token",
+                    "refreshUrl": f"{auth_url}/token",
+                    "scopes": scopes,
+                }
+            },
+        },
+    }
+
+
+def build_openapi(
+    *, base_url: str, auth_url: str | None = None, catalog: Catalog | None = None
+) -> dict[str, Any]:
+    """The whole document for this deployment; with a catalog, slug examples are real slugs."""
+    info = {
+        "title": "Kestrel Growth public API"
+        if catalog is None
+        else f"{catalog.company.name} public API",
+        "version": VERSION,
+        "summary": "Public read, Content, Signal and tool-server APIs",
+        "description": (
+            "Public read needs no key; the Content and Signal APIs take a partner key in "
+            "`x-api-key`; the tool server at /mcp takes OAuth 2.1. Errors are "
+            "`application/problem+json` with `ok: false`, a stable `error` code and `issues[]` "
+            "naming each failed field."
+        ),
+    }
+    document = assemble_document(
+        OPERATIONS,
+        info=info,
+        servers=[{"url": base_url, "description": "This deployment"}],
+        tags=TAGS,
+        security_schemes=security_schemes(auth_url or base_url),
+    )
+    if catalog is not None:
+        _real_examples(document, catalog)
+    return document
+
+
+def _real_examples(document: dict[str, Any], catalog: Catalog) -> None:
+    examples = {
+        f"{V1}/research/{{slug}}": catalog.experiments[0].slug if catalog.experiments else None,
+        f"{V1}/careers/{{slug}}": catalog.roles[0].slug if catalog.roles else None,
+    }
+    for path, slug in examples.items():
+        for param in document["paths"][path]["get"]["parameters"]:
+            if param["name"] == "slug" and slug:
+                param["example"] = slug

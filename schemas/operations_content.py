@@ -1,0 +1,143 @@
+"""The Content API's rows of the OpenAPI table: SPEC "Content API", DESIGN "Pages", "Generation"."""
+
+from __future__ import annotations
+
+from schemas.content import PageBody, PageListBody, SitePageInput
+from schemas.jobs import GeneratedPage, GenerationBrief, JobAccepted, JobBody
+from schemas.openapi_placeholders import PageListQueryDoc, PagePatchDoc
+from schemas.operation import (
+    ETAG,
+    IDEMPOTENCY,
+    IF_MATCH,
+    JOB_ID,
+    KEYED,
+    PREFER,
+    SLUG,
+    Operation,
+    Reply,
+)
+
+__all__ = ["CONTENT_OPERATIONS"]
+
+PAGES = "/api/public/content/pages"
+
+PAGE_EXAMPLE = {
+    "slug": "pipeline-audit",
+    "title": "A pipeline audit in two weeks",
+    "description": "Where your pipeline leaks, written up by a senior strategist.",
+    "blocks": [
+        {
+            "type": "hero",
+            "title": "Find where your pipeline leaks",
+            "sub": "For heads of growth at Series A to C B2B SaaS companies.",
+            "ctaLabel": "Book a call",
+            "ctaHref": "/book",
+        },
+        {"type": "faq", "items": [{"q": "How long does it take?", "a": "Two weeks."}]},
+        {"type": "cta", "title": "Start with one call", "ctaLabel": "Book", "ctaHref": "/book"},
+    ],
+}
+BRIEF_EXAMPLE = {
+    "slug": "revops-audit",
+    "topic": "A two-week audit of the revenue funnel",
+    "icp": "revops leads at Series B SaaS companies",
+    "goal": "Book a scoping call",
+    "publish": False,
+}
+
+CONTENT_OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        "post",
+        PAGES,
+        "createPage",
+        "Content",
+        "Create or replace a page by slug",
+        "content",
+        (Reply(201, "Stored; published unless `is_published` is false", PageBody, headers=ETAG),),
+        description="Passes the schema and the brand gate, then publishes at /p/{slug}.",
+        request=SitePageInput,
+        request_example=PAGE_EXAMPLE,
+        params=(IDEMPOTENCY,),
+        errors=(*KEYED, 409, 413, 415, 422),
+    ),
+    Operation(
+        "get",
+        PAGES,
+        "listPages",
+        "Content",
+        "List pages, newest first",
+        "content",
+        (Reply(200, "A page of records and the next cursor", PageListBody),),
+        query=PageListQueryDoc,
+        errors=(400, *KEYED),
+    ),
+    Operation(
+        "post",
+        f"{PAGES}/generate",
+        "generatePage",
+        "Content",
+        "Write a page from a brief",
+        "content",
+        (
+            Reply(201, "Authored, gated and stored", GeneratedPage, headers=ETAG),
+            Reply(
+                202,
+                "Still running (or `Prefer: respond-async`): poll Location",
+                JobAccepted,
+                headers=("Location",),
+            ),
+        ),
+        description="The writer retries once with the gate's failures; a second failure is 422.",
+        request=GenerationBrief,
+        request_example=BRIEF_EXAMPLE,
+        params=(IDEMPOTENCY, PREFER),
+        errors=(*KEYED, 409, 413, 415, 422, 502),
+    ),
+    Operation(
+        "get",
+        f"{PAGES}/{{slug}}",
+        "getPage",
+        "Content",
+        "Read one page record",
+        "content",
+        (Reply(200, "The stored record", PageBody, headers=ETAG),),
+        params=(SLUG,),
+        errors=(*KEYED, 404),
+    ),
+    Operation(
+        "patch",
+        f"{PAGES}/{{slug}}",
+        "updatePage",
+        "Content",
+        "Edit a page (JSON merge patch)",
+        "content",
+        (Reply(200, "Updated", PageBody, headers=ETAG),),
+        description="RFC 7396 merge over the stored input; the merged page must pass the gate.",
+        request=PagePatchDoc,
+        request_media=("application/merge-patch+json", "application/json"),
+        params=(SLUG, IF_MATCH),
+        errors=(*KEYED, 404, 412, 413, 415, 422),
+    ),
+    Operation(
+        "delete",
+        f"{PAGES}/{{slug}}",
+        "unpublishPage",
+        "Content",
+        "Unpublish a page (soft delete)",
+        "content",
+        (Reply(200, "Unpublished; the record stays readable", PageBody, headers=ETAG),),
+        params=(SLUG, IF_MATCH),
+        errors=(*KEYED, 404, 412),
+    ),
+    Operation(
+        "get",
+        "/api/public/content/jobs/{id}",
+        "getJob",
+        "Content",
+        "Poll a generation job",
+        "content",
+        (Reply(200, "queued, running, succeeded (with the page) or failed", JobBody),),
+        params=(JOB_ID,),
+        errors=(*KEYED, 404),
+    ),
+)

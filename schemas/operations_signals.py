@@ -1,0 +1,215 @@
+"""The Signal API's rows of the OpenAPI table: stream, roll-ups, ingest and webhooks.
+
+SPEC "Signal API" and DESIGN "Signals", "Ingest", "Deliveries".
+"""
+
+from __future__ import annotations
+
+from schemas.openapi_placeholders import (
+    AccountBodyDoc,
+    AccountListDoc,
+    AccountsQueryDoc,
+    CollectDoc,
+    CollectedDoc,
+    DeliveriesQueryDoc,
+    DeliveryBodyDoc,
+    DeliveryListDoc,
+    ErasureDoc,
+    IngestBatchDoc,
+    IngestResultDoc,
+    OkDoc,
+    PersonBodyDoc,
+    SignalsQueryDoc,
+    SignalStreamDoc,
+    WebhookInputDoc,
+    WebhookListDoc,
+    WebhookSecretDoc,
+)
+from schemas.operation import DELIVERY_ID, DOMAIN, EMAIL, HOOK_ID, KEYED, Operation, Reply
+
+__all__ = ["SIGNAL_OPERATIONS", "WEBHOOK_OPERATIONS"]
+
+V1 = "/api/public/v1"
+SIGNALS = f"{V1}/signals"
+HOOKS = f"{SIGNALS}/webhooks"
+FORM = "application/x-www-form-urlencoded"
+
+SIGNAL_OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        "get",
+        SIGNALS,
+        "listSignals",
+        "Signals",
+        "Newest-first event stream",
+        "signals",
+        (Reply(200, "Events and `next_since` for the next poll", SignalStreamDoc),),
+        description="Poll with `since=<next_since>`: no gap, no duplicate.",
+        query=SignalsQueryDoc,
+        errors=(400, *KEYED),
+    ),
+    Operation(
+        "get",
+        f"{SIGNALS}/accounts",
+        "listAccounts",
+        "Signals",
+        "Events rolled up per company domain",
+        "signals",
+        (Reply(200, "Account summaries", AccountListDoc),),
+        query=AccountsQueryDoc,
+        errors=(400, *KEYED),
+    ),
+    Operation(
+        "get",
+        f"{SIGNALS}/accounts/{{domain}}",
+        "getAccount",
+        "Signals",
+        "One account and its timeline",
+        "signals",
+        (Reply(200, "The account, or `seen: false` when unknown", AccountBodyDoc),),
+        params=(DOMAIN,),
+        errors=(400, *KEYED),
+    ),
+    Operation(
+        "get",
+        f"{SIGNALS}/people/{{email}}",
+        "getPerson",
+        "Signals",
+        "One person and their timeline",
+        "signals",
+        (Reply(200, "The person, or `seen: false` when unknown", PersonBodyDoc),),
+        params=(EMAIL,),
+        errors=(400, *KEYED),
+    ),
+    Operation(
+        "delete",
+        f"{SIGNALS}/people/{{email}}",
+        "erasePerson",
+        "Ingest",
+        "Erase a person's events",
+        "ingest",
+        (
+            Reply(
+                200, "Events and roll-ups of this person removed; the erasure is logged", ErasureDoc
+            ),
+        ),
+        params=(EMAIL,),
+        errors=(400, *KEYED),
+    ),
+    Operation(
+        "post",
+        f"{SIGNALS}/events",
+        "ingestEvents",
+        "Ingest",
+        "Send up to 500 events",
+        "ingest",
+        (Reply(202, "At least one event accepted", IngestResultDoc),),
+        description="Each event's id is `<source>:<row_id>`; a repeat is stored once.",
+        request=IngestBatchDoc,
+        request_example={
+            "events": [
+                {
+                    "source": "crm",
+                    "row_id": "42",
+                    "type": "book_call",
+                    "occurred_at": "2026-11-20T10:00:00Z",
+                    "person": {"email": "ada@acme.com", "name": "Ada"},
+                    "account": {"domain": "acme.com", "name": "Acme"},
+                }
+            ]
+        },
+        errors=(*KEYED, 413, 415, 422),
+    ),
+    Operation(
+        "post",
+        f"{V1}/collect",
+        "collect",
+        "Ingest",
+        "The site's own form posts and beacons",
+        "none",
+        (
+            Reply(202, "Recorded (beacon)", CollectedDoc),
+            Reply(303, "Recorded (form post): back to the page's thank-you state"),
+        ),
+        description="Origin-checked and rate-limited; forms work without JavaScript.",
+        request=CollectDoc,
+        request_media=(FORM, "application/json"),
+        errors=(400, 403, 413, 415, 422, 429),
+    ),
+)
+
+WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        "post",
+        HOOKS,
+        "createWebhook",
+        "Webhooks",
+        "Register a webhook endpoint",
+        "signals",
+        (Reply(201, "The endpoint and its `whsec_` secret, shown this once", WebhookSecretDoc),),
+        description="Deliveries are signed per Standard Webhooks and retried for about three days.",
+        request=WebhookInputDoc,
+        request_example={"url": "https://hooks.example.com/kestrel", "types": ["book_call"]},
+        errors=(*KEYED, 415, 422),
+    ),
+    Operation(
+        "get",
+        HOOKS,
+        "listWebhooks",
+        "Webhooks",
+        "List webhook endpoints",
+        "signals",
+        (Reply(200, "Endpoints, without secrets", WebhookListDoc),),
+        errors=KEYED,
+    ),
+    Operation(
+        "delete",
+        f"{HOOKS}/{{id}}",
+        "deleteWebhook",
+        "Webhooks",
+        "Remove a webhook endpoint",
+        "signals",
+        (Reply(200, "Removed", OkDoc),),
+        params=(HOOK_ID,),
+        errors=(*KEYED, 404),
+    ),
+    Operation(
+        "post",
+        f"{HOOKS}/{{id}}/rotate",
+        "rotateWebhookSecret",
+        "Webhooks",
+        "Rotate the signing secret",
+        "signals",
+        (
+            Reply(
+                200,
+                "The new secret, shown this once; the old one overlaps for 24 hours",
+                WebhookSecretDoc,
+            ),
+        ),
+        params=(HOOK_ID,),
+        errors=(*KEYED, 404),
+    ),
+    Operation(
+        "get",
+        f"{HOOKS}/{{id}}/deliveries",
+        "listDeliveries",
+        "Webhooks",
+        "List an endpoint's deliveries",
+        "signals",
+        (Reply(200, "Deliveries, newest first", DeliveryListDoc),),
+        params=(HOOK_ID,),
+        query=DeliveriesQueryDoc,
+        errors=(400, *KEYED, 404),
+    ),
+    Operation(
+        "post",
+        f"{HOOKS}/deliveries/{{delivery_id}}/replay",
+        "replayDelivery",
+        "Webhooks",
+        "Send a delivery again",
+        "signals",
+        (Reply(202, "Queued for delivery", DeliveryBodyDoc),),
+        params=(DELIVERY_ID,),
+        errors=(*KEYED, 404),
+    ),
+)
