@@ -153,6 +153,7 @@ class JobRecord(BaseModel):
     page_stored: bool = False
     error: JobError | None = None
     issues: list[Issue] = Field(default_factory=list)
+    callback_secret: str | None = Field(default=None, repr=False)
     lease_owner: str | None = None
     lease_until: datetime | None = None
     created_at: datetime

@@ -7,7 +7,7 @@ content (slug and a digest), so a retried upload writes the same bytes to the sa
 from __future__ import annotations
 
 from google.api_core import exceptions as gexc
-from google.cloud import storage  # type: ignore[attr-defined]  # the package ships no stubs
+from google.cloud import storage  # type: ignore[attr-defined,unused-ignore]  # no stubs; mypy sees it only sometimes
 
 from backends.ports import Blob, UnavailableError
 

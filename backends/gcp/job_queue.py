@@ -5,16 +5,11 @@ from __future__ import annotations
 import json
 
 from google.api_core import exceptions as gexc
-from google.cloud import pubsub_v1  # type: ignore[attr-defined]  # the package ships no stubs
+from google.cloud import pubsub_v1  # type: ignore[attr-defined,unused-ignore]  # no stubs; mypy sees it only sometimes
 
 from backends.ports import UnavailableError
 
 PUBLISH_TIMEOUT_SECONDS = 30.0
-
-
-def encode_job_message(job_id: str) -> bytes:
-    """The message body the generation worker decodes."""
-    return json.dumps({"job_id": job_id}, separators=(",", ":")).encode()
 
 
 class PubSubJobQueue:
@@ -25,10 +20,9 @@ class PubSubJobQueue:
         self._topic_path = publisher.topic_path(project, topic)
 
     def publish_job(self, job_id: str) -> None:
+        body = json.dumps({"job_id": job_id}, separators=(",", ":")).encode()
         try:
-            future = self._publisher.publish(
-                self._topic_path, encode_job_message(job_id), kind="generation"
-            )
+            future = self._publisher.publish(self._topic_path, body, kind="generation")
             future.result(timeout=PUBLISH_TIMEOUT_SECONDS)
         except (gexc.GoogleAPICallError, TimeoutError) as err:
             raise UnavailableError("pubsub") from err

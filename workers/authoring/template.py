@@ -182,9 +182,7 @@ class _Page:
             key=lambda a: -len(words & set(re.findall(r"[a-z]{4,}", a.does.lower()))),
         )
         items = [
-            {"title": clip(f"{a.name} for {self.brief.icp}", 80), "body": body}
-            for a in agents[:4]
-            if (body := self.safe(a.does, 320))
+            {"title": a.name, "body": body} for a in agents[:4] if (body := self.safe(a.does, 320))
         ]
         if not items:
             return None
@@ -220,7 +218,9 @@ class _Page:
         for fact in self.brief.proof:
             match = _QUOTE.match(fact)
             if match:
-                who, _, company = match.group("who").partition(",")
+                who, _, company = match.group("who").rpartition(",")
+                if not who:
+                    who, company = company, ""
                 block: dict[str, Any] = {
                     "type": "quote",
                     "quote": match.group("quote").strip(),
@@ -240,7 +240,7 @@ class _Page:
             },
             {"q": "Who checks the work?", "a": self.safe(model.summary, 600) or self.tone[1]},
             {
-                "q": f"What happens when I choose {self.cta_label().lower()}?",
+                "q": "What happens after I get in touch?",
                 "a": "A strategist reads your request and answers with times to talk "
                 "and what to bring.",
             },
@@ -260,11 +260,20 @@ class _Page:
         lead = self.safe(self.brief.goal, 120)
         return {
             "type": "cta",
-            "title": title or lead or clip(f"Talk to a strategist about {self.brief.topic}", 120),
+            "title": title
+            or lead
+            or clip(f"Talk to a strategist about {_lower_first(self.brief.topic)}", 120),
             "sub": self.tone[1],
             "ctaLabel": self.cta_label(),
             "ctaHref": self.cta_href(),
         }
+
+
+def _lower_first(text: str) -> str:
+    """`text` with a lower-case first letter, unless it starts an acronym (RevOps, SaaS, B2B)."""
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
+        return text[0].lower() + text[1:]
+    return text
 
 
 def _kind_of(name: str) -> str:

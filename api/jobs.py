@@ -1,0 +1,172 @@
+"""Generation jobs: POST /api/public/content/pages/generate and GET /api/public/content/jobs/{id}.
+
+POST validates the brief, records a job, publishes it to the job queue and waits a bounded
+time for a worker to finish it: 201 with the page, 422 with the issues of the last draft, 502
+`model_failed` (retryable); 202 with `Location` on `Prefer: respond-async` or when the wait
+runs out. Idempotency-Key works as on POST pages: a repeat gets the first answer and never
+starts a second job.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+from pydantic import ValidationError
+
+from api.auth import require_key
+from api.config import AppConfig
+from api.errors import ApiError, invalid_payload
+from api.idempotency import run_idempotent
+from api.keys import Principal
+from api.page_changes import page_record
+from backends.bundle import Backends
+from backends.ports import UnavailableError
+from schemas.errors import issues_from_errors
+from schemas.jobs import GenerationBrief, JobRecord, JobView
+from workers.job_callbacks import job_url
+from workers.signing import new_secret
+
+GENERATE_PATH = "/api/public/content/pages/generate"
+JOBS_PATH = "/api/public/content/jobs"
+MAX_BODY_BYTES = 256 * 1024
+_FIRST_POLL, _MAX_POLL = 0.005, 0.1
+
+
+def create_jobs_blueprint() -> Blueprint:
+    """POST generate and GET jobs/{id}, with the content key."""
+    bp = Blueprint("jobs", __name__)
+
+    @bp.post(GENERATE_PATH)
+    def generate() -> Response:
+        principal = require_key("content")
+        payload = _json_body()
+        return run_idempotent(principal, payload, lambda: _generate(principal, payload))
+
+    @bp.get(f"{JOBS_PATH}/<job_id>")
+    def get_job(job_id: str) -> Response:
+        principal = require_key("content")
+        job = _backends().jobs.get_job(job_id) if len(job_id) <= 64 else None
+        if job is None or job.partner != principal.partner:
+            raise ApiError(404, "not_found", f"No job {job_id!r}")
+        page = _page_json(job) if job.status == "succeeded" else None
+        return _json({"ok": True, "job": _view(job), "page": page}, 200)
+
+    return bp
+
+
+def _generate(principal: Principal, payload: object) -> Response:
+    config: AppConfig = current_app.extensions["frontdoor.config"]
+    try:
+        brief = GenerationBrief.model_validate(
+            payload, context={"allow_loopback_http": config.mode == "embedded"}
+        )
+    except ValidationError as err:
+        raise invalid_payload(issues_from_errors(err.errors()), "The brief is invalid") from err
+    backends = _backends()
+    now = backends.clock()
+    job = JobRecord(
+        id=uuid.uuid4().hex,
+        partner=principal.partner,
+        brief=brief,
+        callback_secret=new_secret() if brief.callback_url else None,
+        created_at=now,
+        updated_at=now,
+    )
+    backends.jobs.create_job(job)
+    try:
+        backends.job_queue.publish_job(job.id)
+    except UnavailableError as err:
+        raise ApiError(503, "unavailable", "The job queue is unavailable; retry") from err
+    wait = 0.0 if _prefers_async() else config.generate_wait_seconds
+    return _answer(_wait_for(job, seconds=wait), created=True)
+
+
+def _answer(job: JobRecord, *, created: bool) -> Response:
+    view = _view(job, with_secret=created)
+    if job.status == "succeeded":
+        page = _page_json(job)
+        if page is not None:
+            response = _json({"ok": True, "page": page, "job": view}, 201)
+            response.headers["Location"] = f"/api/public/content/pages/{job.page_slug}"
+            return response
+    if job.status == "failed" and job.error is not None:
+        extra: dict[str, Any] = {"job": view}
+        if job.error.code == "invalid_payload":
+            raise ApiError(
+                422,
+                "invalid_payload",
+                "The generated page failed the quality gate twice",
+                issues=job.issues,
+                extra=extra,
+            )
+        if job.error.code == "model_failed":
+            extra["retryable"] = True
+            raise ApiError(502, "model_failed", "The authoring model failed; retry", extra=extra)
+        extra["retryable"] = True
+        raise ApiError(503, "unavailable", "The job could not be completed; retry", extra=extra)
+    response = _json({"ok": True, "job": view}, 202)
+    response.headers["Location"] = f"{JOBS_PATH}/{job.id}"
+    response.headers["Retry-After"] = "2"
+    return response
+
+
+def _wait_for(job: JobRecord, *, seconds: float) -> JobRecord:
+    """The job once finished, or as it stands when `seconds` have passed."""
+    jobs = _backends().jobs
+    deadline = time.monotonic() + seconds
+    pause = _FIRST_POLL
+    while time.monotonic() < deadline:
+        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        found = jobs.get_job(job.id)
+        if found is not None:
+            job = found
+        if job.finished:
+            break
+        pause = min(pause * 1.5, _MAX_POLL)
+    return job
+
+
+def _prefers_async() -> bool:
+    prefer = ",".join(request.headers.getlist("Prefer")).lower()
+    return any(part.strip().split(";")[0] == "respond-async" for part in prefer.split(","))
+
+
+def _page_json(job: JobRecord) -> dict[str, Any] | None:
+    stored = _backends().pages.get_page(job.page_slug or job.brief.slug)
+    if stored is None:
+        return None
+    config: AppConfig = current_app.extensions["frontdoor.config"]
+    record = page_record(stored, base_url=config.base_url, preview_secret=config.preview_secret)
+    page: dict[str, Any] = record.model_dump(mode="json")
+    return page
+
+
+def _view(job: JobRecord, *, with_secret: bool = False) -> dict[str, Any]:
+    config: AppConfig = current_app.extensions["frontdoor.config"]
+    view = JobView.of(job, url=job_url(config.base_url, job.id)).model_dump(mode="json")
+    if with_secret and job.callback_secret:
+        view["callback_secret"] = job.callback_secret
+    return view
+
+
+def _json_body() -> object:
+    if request.mimetype != "application/json":
+        raise ApiError(415, "unsupported_media_type", "Send the brief as application/json")
+    request.max_content_length = MAX_BODY_BYTES
+    try:
+        return json.loads(request.get_data(cache=True))
+    except (ValueError, RecursionError) as err:
+        raise ApiError(400, "invalid_json", "The request body is not valid JSON") from err
+
+
+def _json(body: dict[str, Any], status: int) -> Response:
+    return Response(json.dumps(body), status=status, mimetype="application/json")
+
+
+def _backends() -> Backends:
+    backends: Backends = current_app.extensions["frontdoor"]
+    return backends

@@ -1,0 +1,190 @@
+"""Wiring for generation (issue 5): the job, queue and blob adapters, the author and imager
+chosen by settings, and the ports one generation run gets.
+
+Model clients are built here, once per process, and only for the model that is configured.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from backends.bundle import Backends
+from backends.embedded.blobs import LocalBlobStore
+from backends.embedded.job_queue import InProcessJobQueue
+from backends.embedded.jobs import SqliteJobStore
+from backends.embedded.sqlite import SqliteDatabase
+from backends.ports import BlobStore, JobQueue, JobStore
+from frontdoor.settings import Settings
+from gate.check import check_page, ruleset
+from schemas.jobs import GenerationBrief
+from workers.authoring.base import Author
+from workers.authoring.template import TemplateWriter
+from workers.generation import handle_generation
+from workers.imaging.base import HeroImager
+from workers.imaging.procedural import ProceduralImager
+from workers.job_callbacks import callback_notifier
+from workers.pipeline import GenerationPorts
+
+logger = logging.getLogger(__name__)
+
+ASSETS_PREFIX = "/assets"
+
+
+@dataclass(frozen=True)
+class GenerationBackends:
+    """The three generation ports of Backends."""
+
+    jobs: JobStore
+    job_queue: JobQueue
+    blobs: BlobStore
+
+
+def embedded_generation(settings: Settings, db: SqliteDatabase) -> GenerationBackends:
+    """SQLite jobs, in-process worker threads (started by start_embedded_workers), local blobs."""
+    return GenerationBackends(
+        jobs=SqliteJobStore(db),
+        job_queue=InProcessJobQueue(threads=settings.generation_threads),
+        blobs=LocalBlobStore(
+            Path(settings.data_dir) / "assets", base_url=settings.base_url + ASSETS_PREFIX
+        ),
+    )
+
+
+def gcp_generation(settings: Settings, firestore_client: Any) -> GenerationBackends:
+    """Firestore jobs, Pub/Sub publishing, Cloud Storage blobs."""
+    from google.cloud import pubsub_v1, storage  # type: ignore[attr-defined,unused-ignore]  # no stubs
+
+    from backends.gcp.blobs import GcsBlobStore
+    from backends.gcp.job_queue import PubSubJobQueue
+    from backends.gcp.jobs import FirestoreJobStore
+
+    project = settings.google_cloud_project or ""
+    bucket = settings.blobs_bucket or f"{project}-assets"
+    return GenerationBackends(
+        jobs=FirestoreJobStore(firestore_client),
+        job_queue=PubSubJobQueue(
+            pubsub_v1.PublisherClient(), project=project, topic=settings.generation_topic
+        ),
+        blobs=GcsBlobStore(
+            storage.Client(project=project),
+            bucket_name=bucket,
+            public_base_url=settings.blobs_public_base_url,
+        ),
+    )
+
+
+def start_embedded_workers(settings: Settings, backends: Backends) -> None:
+    """Start the in-process generation workers on the finished Backends."""
+    queue = backends.job_queue
+    if not isinstance(queue, InProcessJobQueue):
+        return
+    ports = generation_ports(settings, backends)
+    worker = worker_id()
+    lease = timedelta(seconds=settings.job_lease_seconds)
+    queue.start(
+        lambda job_id: handle_generation(_message(job_id), ports=ports, worker=worker, lease=lease)
+    )
+
+
+def _message(job_id: str) -> bytes:
+    return ('{"job_id":"' + job_id + '"}').encode()
+
+
+def worker_id() -> str:
+    """This process's name on a job lease: host, pid and a random part."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
+    """What the pipeline needs, from Backends and the configured models."""
+    brand = backends.catalog.brand
+
+    def gate(payload: dict[str, Any], brief: GenerationBrief) -> list[Any]:
+        return check_page(payload, brand=brand, brief=brief)
+
+    return GenerationPorts(
+        jobs=backends.jobs,
+        pages=backends.pages,
+        blobs=backends.blobs,
+        author=build_author(settings),
+        imager=build_imager(settings),
+        brand=brand,
+        company=backends.catalog.company,
+        gate=gate,
+        ruleset=ruleset(brand),
+        clock=backends.clock,
+        notify=callback_notifier(
+            tasks=backends.tasks, base_url=settings.base_url, clock=backends.clock
+        ),
+    )
+
+
+def build_author(settings: Settings) -> Author:
+    """The configured writer: the template, or a model adapter with its client."""
+    key = settings.author_api_key.get_secret_value() if settings.author_api_key else None
+    timeout = settings.author_timeout_seconds
+    if settings.author_model == "openai":
+        import openai
+
+        from workers.authoring.openai_chat import OpenAIChatAuthor
+
+        client = openai.OpenAI(
+            base_url=settings.author_base_url,
+            api_key=key or "unset",
+            timeout=timeout,
+            max_retries=0,
+        )
+        return OpenAIChatAuthor(client, model=settings.author_model_name or "gpt-4.1-mini")
+    if settings.author_model == "anthropic":
+        import anthropic
+
+        from workers.authoring.anthropic_messages import AnthropicAuthor
+
+        aclient = anthropic.Anthropic(
+            base_url=settings.author_base_url, api_key=key, timeout=timeout, max_retries=0
+        )
+        return AnthropicAuthor(aclient, model=settings.author_model_name or "claude-sonnet-4-5")
+    if settings.author_model == "gemini":
+        from workers.authoring.gemini_vertex import GeminiAuthor
+
+        return GeminiAuthor(
+            _genai_client(settings, settings.author_base_url),
+            model=settings.author_model_name or "gemini-2.5-flash",
+        )
+    return TemplateWriter()
+
+
+def build_imager(settings: Settings) -> HeroImager:
+    """The configured hero imager: procedural, or Imagen on Vertex AI."""
+    if settings.image_model == "imagen":
+        from workers.imaging.imagen import ImagenImager
+
+        return ImagenImager(
+            _genai_client(settings, settings.image_base_url), model=settings.image_model_name
+        )
+    return ProceduralImager()
+
+
+def _genai_client(settings: Settings, base_url: str | None) -> Any:
+    from google import genai
+    from google.genai import types
+
+    options = types.HttpOptions(
+        base_url=base_url, timeout=int(settings.author_timeout_seconds * 1000)
+    )
+    key = settings.author_api_key.get_secret_value() if settings.author_api_key else None
+    if key:  # Vertex AI express mode
+        return genai.Client(vertexai=True, api_key=key, http_options=options)
+    return genai.Client(
+        vertexai=True,
+        project=settings.google_cloud_project,
+        location=settings.vertex_location,
+        http_options=options,
+    )

@@ -1,0 +1,176 @@
+"""run_generation: author, hero image, gate, the gate's one retry, store; each step once.
+
+Every finished step is recorded in the job store before the next starts (workers/steps.py),
+so a redelivered job resumes where the last delivery stopped, and the writer budget is
+claimed in the store before each writer call. Ports come in as arguments; nothing is built.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from api.page_changes import replaced
+from backends.ports import Blob, BlobStore, ConflictError, JobStore, PageStore
+from schemas.catalog import Brand
+from schemas.content import SitePageInput
+from schemas.errors import Issue
+from schemas.jobs import MAX_WRITER_CALLS, GenerationBrief, JobError, JobRecord
+from schemas.public import Company
+from workers import steps
+from workers.authoring.base import Author, ModelError
+from workers.imaging.base import HeroImager, ImageModelError, hero_files
+from workers.imaging.procedural import ProceduralImager
+
+logger = logging.getLogger(__name__)
+
+HERO_CACHE_CONTROL = "public, max-age=31536000, immutable"
+Gate = Callable[[dict[str, Any], GenerationBrief], list[Issue]]
+Notify = Callable[[JobRecord], None]
+
+
+@dataclass(frozen=True)
+class GenerationPorts:
+    """What one generation run reads and writes."""
+
+    jobs: JobStore
+    pages: PageStore
+    blobs: BlobStore
+    author: Author
+    imager: HeroImager
+    brand: Brand
+    company: Company
+    gate: Gate
+    ruleset: str
+    clock: Callable[[], datetime]
+    notify: Notify | None = None
+
+
+def run_generation(
+    job_id: str, *, ports: GenerationPorts, worker: str, lease: timedelta
+) -> JobRecord:
+    """Run (or resume) one job to `succeeded` or `failed`.
+
+    Raises: JobFinishedError (a duplicate), JobBusyError (another worker has it),
+    LeaseLostError, and port errors such as UnavailableError (deliver again).
+    """
+    job = _update(ports, job_id, steps.start_attempt, worker=worker, lease=lease)
+    logger.info("job %s attempt %d started", job_id, job.attempts, extra={"job_id": job_id})
+    feedback: list[Issue] | None = None
+    for attempt in range(1, MAX_WRITER_CALLS + 1):  # the gate's one retry
+        if len(job.drafts) < attempt:
+            written = _write_draft(job, ports=ports, worker=worker, feedback=feedback)
+            if written.finished:
+                return _notify(ports, written)
+            job = written
+        if attempt == 1:
+            job = _ensure_hero(job, ports=ports, worker=worker)
+        draft = job.drafts[attempt - 1]
+        if draft.issues is None:
+            issues = ports.gate(draft.payload, job.brief)
+            job = _update(ports, job_id, steps.record_gate, issues, worker=worker)
+            draft = job.drafts[attempt - 1]
+        logger.info(
+            "job %s draft %d gate %s", job_id, attempt, "passed" if draft.passed else "failed"
+        )
+        if draft.passed:
+            job = _ensure_stored(job, ports=ports, worker=worker)
+            return _notify(ports, _update(ports, job_id, steps.succeed, worker=worker))
+        feedback = draft.issues
+    error = JobError(code="invalid_payload", message="The page failed the quality gate twice")
+    failed = _update(
+        ports, job_id, steps.fail, error=error, issues=list(feedback or []), worker=worker
+    )
+    return _notify(ports, failed)
+
+
+def _write_draft(
+    job: JobRecord, *, ports: GenerationPorts, worker: str, feedback: list[Issue] | None
+) -> JobRecord:
+    """Claim a writer call in the store, then call the writer and keep its page."""
+    try:
+        job = _update(ports, job.id, steps.claim_writer_call, worker=worker)
+    except steps.WriterBudgetSpentError:
+        # Earlier deliveries died mid-call and spent the budget.
+        return _fail_spent(job, ports=ports, worker=worker)
+    logger.info("job %s writer call %d", job.id, job.writer_calls, extra={"job_id": job.id})
+    try:
+        payload = ports.author.write(
+            job.brief, brand=ports.brand, company=ports.company, feedback=feedback
+        )
+    except ModelError as err:
+        logger.warning("job %s: model failed: %s", job.id, err.reason, extra={"job_id": job.id})
+        error = JobError(code="model_failed", message=str(err), retryable=True)
+        return _update(ports, job.id, steps.fail, error=error, issues=[], worker=worker)
+    return _update(ports, job.id, steps.record_draft, payload, worker=worker)
+
+
+def _fail_spent(job: JobRecord, *, ports: GenerationPorts, worker: str) -> JobRecord:
+    last = job.drafts[-1] if job.drafts else None
+    if last is not None and last.issues:
+        error = JobError(code="invalid_payload", message="The page failed the quality gate")
+        issues = list(last.issues)
+    else:
+        error = JobError(code="model_failed", message="The writer did not answer", retryable=True)
+        issues = []
+    return _update(ports, job.id, steps.fail, error=error, issues=issues, worker=worker)
+
+
+def _ensure_hero(job: JobRecord, *, ports: GenerationPorts, worker: str) -> JobRecord:
+    if not job.brief.generate_image or job.hero_image_url is not None:
+        return job
+    palette = dict(ports.brand.palette)
+    try:
+        picture = ports.imager.render(slug=job.brief.slug, topic=job.brief.topic, palette=palette)
+    except ImageModelError as err:
+        logger.warning("job %s: image model failed (%s); drawing instead", job.id, err)
+        picture = ProceduralImager().render(
+            slug=job.brief.slug, topic=job.brief.topic, palette=palette
+        )
+    urls = [
+        ports.blobs.put_blob(
+            f.name, Blob(data=f.data, content_type=f.content_type, cache_control=HERO_CACHE_CONTROL)
+        )
+        for f in hero_files(picture, slug=job.brief.slug)
+    ]
+    return _update(ports, job.id, steps.record_image, urls[0], worker=worker)
+
+
+def _ensure_stored(job: JobRecord, *, ports: GenerationPorts, worker: str) -> JobRecord:
+    if job.page_stored:
+        return job
+    page = SitePageInput.model_validate(job.drafts[-1].payload)
+    for _ in range(5):  # a concurrent write to the same slug: read again and retry
+        existing = ports.pages.get_page(job.brief.slug)
+        stored = replaced(
+            existing,
+            page,
+            source="generate",
+            ruleset=ports.ruleset,
+            now=ports.clock(),
+            hero_image_url=job.hero_image_url,
+        )
+        try:
+            ports.pages.save_page(stored, expected_version=existing.version if existing else 0)
+            break
+        except ConflictError:
+            continue
+    else:
+        raise ConflictError(job.brief.slug)
+    logger.info("job %s stored page %s", job.id, job.brief.slug, extra={"job_id": job.id})
+    return _update(ports, job.id, steps.record_stored, worker=worker)
+
+
+def _update(ports: GenerationPorts, job_id: str, step: Any, *args: Any, **kwargs: Any) -> JobRecord:
+    """Apply one pure step to the stored job, atomically, with the current time."""
+    now = ports.clock()
+    return ports.jobs.update_job(job_id, lambda job: step(job, *args, now=now, **kwargs))
+
+
+def _notify(ports: GenerationPorts, job: JobRecord) -> JobRecord:
+    if ports.notify is not None and job.finished:
+        ports.notify(job)
+    return job

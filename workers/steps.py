@@ -1,0 +1,131 @@
+"""The pure steps of a generation job: each takes the stored job and returns the next one.
+
+They run inside JobStore.update_job, so each is one atomic read-modify-write; they raise to
+refuse a move (a finished job, another worker's live lease, a spent writer budget). No I/O,
+no clock: `now` is passed in.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from schemas.errors import Issue
+from schemas.jobs import MAX_WRITER_CALLS, JobDraft, JobError, JobRecord
+
+
+class StepRefusedError(Exception):
+    """A step that may not run on the job as stored."""
+
+
+class JobFinishedError(StepRefusedError):
+    """The job already succeeded or failed: a duplicate delivery, acked with no work."""
+
+
+class JobBusyError(StepRefusedError):
+    """Another worker holds a live lease on the job: deliver again later."""
+
+
+class LeaseLostError(StepRefusedError):
+    """This worker's lease ran out and another took the job over: stop without writing."""
+
+
+class WriterBudgetSpentError(StepRefusedError):
+    """The writer was already called MAX_WRITER_CALLS times for this job."""
+
+
+def start_attempt(job: JobRecord, *, worker: str, now: datetime, lease: timedelta) -> JobRecord:
+    """Take the job's lease for this delivery and count the attempt."""
+    if job.finished:
+        raise JobFinishedError(job.id)
+    held = job.lease_owner not in (None, worker)
+    if held and job.lease_until is not None and job.lease_until > now:
+        raise JobBusyError(job.id)
+    return job.model_copy(
+        update={
+            "status": "running",
+            "attempts": job.attempts + 1,
+            "lease_owner": worker,
+            "lease_until": now + lease,
+            "updated_at": now,
+        }
+    )
+
+
+def claim_writer_call(job: JobRecord, *, worker: str, now: datetime) -> JobRecord:
+    """Count one writer call before it is made; refuse a third."""
+    _own(job, worker)
+    if job.writer_calls >= MAX_WRITER_CALLS:
+        raise WriterBudgetSpentError(job.id)
+    return job.model_copy(update={"writer_calls": job.writer_calls + 1, "updated_at": now})
+
+
+def record_draft(
+    job: JobRecord, payload: dict[str, Any], *, worker: str, now: datetime
+) -> JobRecord:
+    """Keep the writer's page (slug and publish flag set from the brief), not yet gated."""
+    _own(job, worker)
+    fixed = {**payload, "slug": job.brief.slug, "is_published": job.brief.publish}
+    drafts = [*job.drafts, JobDraft(payload=fixed)]
+    return job.model_copy(update={"drafts": drafts, "updated_at": now})
+
+
+def record_gate(job: JobRecord, issues: list[Issue], *, worker: str, now: datetime) -> JobRecord:
+    """Keep the gate's verdict on the latest draft."""
+    _own(job, worker)
+    last = job.drafts[-1].model_copy(update={"issues": issues})
+    return job.model_copy(update={"drafts": [*job.drafts[:-1], last], "updated_at": now})
+
+
+def record_image(job: JobRecord, url: str, *, worker: str, now: datetime) -> JobRecord:
+    """Keep the hero image's URL."""
+    _own(job, worker)
+    return job.model_copy(update={"hero_image_url": url, "updated_at": now})
+
+
+def record_stored(job: JobRecord, *, worker: str, now: datetime) -> JobRecord:
+    """Note that the page is written, so a redelivery skips the write."""
+    _own(job, worker)
+    return job.model_copy(
+        update={"page_stored": True, "page_slug": job.brief.slug, "updated_at": now}
+    )
+
+
+def succeed(job: JobRecord, *, worker: str, now: datetime) -> JobRecord:
+    """The page is stored: the job is done."""
+    _own(job, worker)
+    return _finish(job, now=now, status="succeeded", error=None, issues=[])
+
+
+def fail(
+    job: JobRecord, *, error: JobError, issues: list[Issue], now: datetime, worker: str | None
+) -> JobRecord:
+    """The job ends without a page; `worker` None is the dead-letter handler (no lease)."""
+    if job.finished:
+        raise JobFinishedError(job.id)
+    if worker is not None:
+        _own(job, worker)
+    return _finish(job, now=now, status="failed", error=error, issues=issues)
+
+
+def _finish(
+    job: JobRecord, *, now: datetime, status: str, error: JobError | None, issues: list[Issue]
+) -> JobRecord:
+    return job.model_copy(
+        update={
+            "status": status,
+            "error": error,
+            "issues": issues,
+            "lease_owner": None,
+            "lease_until": None,
+            "updated_at": now,
+            "finished_at": now,
+        }
+    )
+
+
+def _own(job: JobRecord, worker: str) -> None:
+    if job.finished:
+        raise JobFinishedError(job.id)
+    if job.lease_owner != worker:
+        raise LeaseLostError(job.id)
