@@ -7,6 +7,7 @@ Stages, lowest to highest: aware < engaged < evaluating < hand_raiser (DESIGN "S
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -108,6 +109,18 @@ def fold_event(
             )
         account.stage = _account_stage(account)
     return account, person
+
+
+def rebuild_account(events: Iterable[Event]) -> AccountRollup | None:
+    """An account folded afresh from its events in stream order (erasure only)."""
+    account: AccountRollup | None = None
+    people: dict[str, PersonRollup] = {}
+    for event in events:
+        email = event.person.email
+        account, person = fold_event(account, people.get(email) if email else None, event)
+        if person is not None:
+            people[person.email] = person
+    return account
 
 
 def _fold_person(person: PersonRollup | None, event: Event) -> PersonRollup:

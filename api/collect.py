@@ -1,0 +1,177 @@
+"""POST /api/public/v1/collect: the site's own form posts and beacons, no key.
+
+Origin-checked (Origin or Referer must be this service's host, else 403) and rate-limited per
+client (the IP only as a salted hash, never logged raw; 429 with Retry-After). A form post
+(the landing pages' lead form, no JavaScript needed) answers 303 to `/p/{slug}?submitted=1`;
+a JSON beacon answers 202. Event ids are `site:<hash of the submission and its day>` (or the
+beacon's own `id`), so a repeated delivery is stored once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import secrets
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import Blueprint, Response, current_app, json, request
+
+from api.config import AppConfig
+from api.errors import ApiError
+from api.signals import publish
+from backends.bundle import Backends
+from schemas.errors import Issue
+from schemas.signal_bodies import CollectBody
+from schemas.signals import normalize_event, row_id_for
+from workers.ingest import encode_ingest_message
+
+logger = logging.getLogger(__name__)
+
+FORM_TYPES = frozenset({"lead_form", "newsletter_signup", "briefing_registration", "book_call"})
+BEACON_TYPES = FORM_TYPES | {"url_entered", "article_read", "research_unlock", "wizard_progress"}
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_BEACON_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+MAX_BEACON_BYTES = 16 * 1024
+
+
+@dataclass
+class RateLimiter:
+    """Fixed-window counts per client hash, in this process's memory."""
+
+    limit: int = 20
+    window: timedelta = timedelta(minutes=1)
+    _hits: dict[str, tuple[datetime, int]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def retry_after(self, client: str, *, now: datetime) -> int | None:
+        """Count one hit; the seconds to wait if the client is over its limit."""
+        with self._lock:
+            if len(self._hits) > 10_000:
+                self._hits = {k: v for k, v in self._hits.items() if v[0] + self.window > now}
+            start, count = self._hits.get(client, (now, 0))
+            if start + self.window <= now:
+                start, count = now, 0
+            self._hits[client] = (start, count + 1)
+            if count + 1 > self.limit:
+                return max(1, int((start + self.window - now).total_seconds() + 0.999))
+            return None
+
+
+def create_collect_blueprint(config: AppConfig, *, limiter: RateLimiter | None = None) -> Blueprint:
+    """The collect route for this deployment's origin."""
+    bp = Blueprint("collect", __name__, url_prefix="/api/public/v1")
+    own_host = urlsplit(config.base_url).netloc.lower()
+    rate = limiter or RateLimiter()
+    salt = secrets.token_bytes(16)  # per process: client hashes can't be reversed by lookup
+
+    @bp.post("/collect")
+    def collect() -> Response:
+        backends: Backends = current_app.extensions["frontdoor"]
+        now = backends.clock()
+        if _origin_host() != own_host:
+            raise ApiError(403, "forbidden", "Collect accepts posts from this site only")
+        client = hashlib.sha256(salt + _client_ip(config).encode()).hexdigest()[:16]
+        wait = rate.retry_after(client, now=now)
+        if wait is not None:
+            logger.info("collect rate-limited", extra={"client_hash": client})
+            raise ApiError(
+                429, "rate_limited", "Too many submissions", headers={"Retry-After": str(wait)}
+            )
+        if request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            return _form(backends, config, now)
+        if request.mimetype in ("application/json", "text/plain"):
+            return _beacon(backends, now)
+        raise ApiError(415, "unsupported_media_type", "Send a form post or a JSON beacon")
+
+    return bp
+
+
+def _origin_host() -> str:
+    source = request.headers.get("Origin") or request.headers.get("Referer") or ""
+    return urlsplit(source).netloc.lower() if source != "null" else ""
+
+
+def _client_ip(config: AppConfig) -> str:
+    if config.mode == "gcp":
+        # Cloud Run appends the caller's address last; earlier entries are the client's own claim.
+        forwarded = [p.strip() for p in request.headers.get("X-Forwarded-For", "").split(",")]
+        if forwarded[-1]:
+            return forwarded[-1]
+    return request.remote_addr or ""
+
+
+def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
+    form = request.form
+    slug = form.get("page", "").strip()
+    if not _SLUG.match(slug) or len(slug) > 80:
+        raise ApiError(422, "invalid_payload", "The form names no page")
+    if form.get("website"):
+        logger.info("collect honeypot filled; dropped", extra={"slug": slug})
+        return _see_other(f"/p/{slug}?submitted=1")
+    kind = form.get("type", "lead_form")
+    email, name, company = (form.get(k, "").strip() for k in ("email", "name", "company"))
+    path = f"/p/{slug}"
+    raw = {
+        "source": "site",
+        "row_id": row_id_for(kind, email.lower(), slug, name, company, now.date().isoformat()),
+        "type": kind,
+        "occurred_at": now.isoformat(),
+        "person": {"email": email or None, "name": name or None},
+        "account": {"name": company or None},
+        "page": {"url": f"{config.base_url}{path}", "path": path},
+    }
+    event = normalize_event(raw, now=now)
+    if kind not in FORM_TYPES or not email or isinstance(event, list):
+        return _see_other(f"{path}?error=invalid_email#leadform")
+    publish(backends, encode_ingest_message([event]))
+    logger.info("collect %s on %s", kind, slug, extra={"event_id": event.id})
+    return _see_other(f"{path}?submitted=1")
+
+
+def _beacon(backends: Backends, now: datetime) -> Response:
+    data = request.get_data()
+    if len(data) > MAX_BEACON_BYTES:
+        raise ApiError(413, "payload_too_large", "A beacon is at most 16 KiB")
+    try:
+        body = json.loads(data)
+    except ValueError as err:
+        raise ApiError(400, "invalid_json", "The request body is not valid JSON") from err
+    if not isinstance(body, dict):
+        raise ApiError(422, "invalid_payload", "Send a JSON object")
+    beacon_id = body.pop("id", None)
+    if beacon_id is not None and not (isinstance(beacon_id, str) and _BEACON_ID.match(beacon_id)):
+        raise _invalid("id", "invalid_format", "8-64 letters, digits, - or _")
+    if body.get("type") not in BEACON_TYPES:
+        raise _invalid("type", "invalid_type", "one of " + ", ".join(sorted(BEACON_TYPES)))
+    canonical = json.dumps(body, sort_keys=True)
+    row_id = beacon_id or row_id_for(canonical, now.date().isoformat())
+    raw: dict[str, Any] = {
+        "occurred_at": now.isoformat(),
+        **body,
+        "source": "site",
+        "row_id": row_id,
+    }
+    event = normalize_event(raw, now=now)
+    if isinstance(event, list):
+        raise ApiError(422, "invalid_payload", "The beacon failed validation", issues=event)
+    publish(backends, encode_ingest_message([event]))
+    return current_app.response_class(
+        CollectBody(id=event.id, recorded=True).model_dump_json(),
+        status=202,
+        mimetype="application/json",
+    )
+
+
+def _invalid(field_name: str, code: str, message: str) -> ApiError:
+    issue = Issue(field=field_name, code=code, message=message)
+    return ApiError(422, "invalid_payload", "The beacon failed validation", issues=[issue])
+
+
+def _see_other(location: str) -> Response:
+    """303 back to the page: the browser shows the thank-you (or error) state, no script needed."""
+    return Response(status=303, headers={"Location": location, "Cache-Control": "no-store"})

@@ -1,0 +1,129 @@
+"""Query parameters of the Signal API read endpoints, parsed into port queries or 400 issues."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TypeVar
+
+from api.errors import ApiError
+from backends.ports import AccountQuery, StreamQuery
+from schemas.errors import Issue
+from schemas.signal_rollups import STAGES, Stage, stages_at_or_above
+from schemas.signals import (
+    EVENT_TYPES,
+    Position,
+    normalize_domain,
+    normalize_email,
+    parse_since,
+    split_words,
+)
+
+DEFAULT_DAYS = 7
+MAX_DAYS = 365
+STREAM_PARAMS = frozenset({"since", "until", "days", "type", "domain", "email", "q", "limit"})
+ACCOUNT_PARAMS = frozenset({"since", "days", "stage", "limit"})
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ParsedStream:
+    """The port query and the position to answer with when no event comes back."""
+
+    query: StreamQuery
+    start: Position
+
+
+class _Issues:
+    def __init__(self, args: Mapping[str, str], allowed: frozenset[str]) -> None:
+        self.args = args
+        self.issues = [
+            Issue(field=name, code="unknown_parameter", message="not a parameter of this endpoint")
+            for name in sorted(set(args) - allowed)
+        ]
+
+    def take(self, name: str, parse: Callable[[str], T | None], message: str) -> T | None:
+        raw = self.args.get(name)
+        if raw is None:
+            return None
+        value = parse(raw)
+        if value is None:
+            self.issues.append(Issue(field=name, code="invalid_format", message=message))
+        return value
+
+    def number(self, name: str, default: int, low: int, high: int) -> int:
+        raw = self.args.get(name)
+        if raw is None:
+            return default
+        if not raw.isdigit() or not low <= int(raw) <= high:
+            self.issues.append(
+                Issue(field=name, code="out_of_range", message=f"a whole number {low}-{high}")
+            )
+            return default
+        return int(raw)
+
+    def check(self) -> None:
+        if self.issues:
+            raise ApiError(400, "invalid_query", "A query parameter is invalid", issues=self.issues)
+
+
+def _types(raw: str) -> tuple[str, ...] | None:
+    names = tuple(dict.fromkeys(t.strip() for t in raw.split(",") if t.strip()))
+    return names if names and all(n in EVENT_TYPES for n in names) else None
+
+
+def _until(raw: str) -> datetime | None:
+    position = parse_since(raw)
+    return position.recorded_at if position else None
+
+
+def _stage(raw: str) -> Stage | None:
+    return next((s for s in STAGES if s == raw), None)
+
+
+def parse_stream_query(args: Mapping[str, str], *, now: datetime) -> ParsedStream:
+    """GET /signals parameters. Raises: ApiError 400 `invalid_query` naming each bad one."""
+    p = _Issues(args, STREAM_PARAMS)
+    since = p.take("since", parse_since, "an ISO-8601 time or a next_since cursor")
+    until = p.take("until", _until, "an ISO-8601 time")
+    days = p.number("days", DEFAULT_DAYS, 1, MAX_DAYS)
+    types = p.take("type", _types, "event types, comma-separated: " + ", ".join(EVENT_TYPES))
+    domain = p.take("domain", normalize_domain, "a domain such as acme.com")
+    email = p.take("email", normalize_email, "an email address")
+    q = p.take("q", lambda raw: raw if len(raw) <= 200 else None, "at most 200 characters")
+    limit = p.number("limit", 100, 1, 1000)
+    p.check()
+    window = Position(recorded_at=now - timedelta(days=days))
+    after = since or window
+    if since is not None and "days" in args and window.recorded_at > since.recorded_at:
+        after = window  # an explicit days narrows an older since
+    query = StreamQuery(
+        after=after,
+        until=until,
+        forward=since is not None,
+        types=types or (),
+        domain=domain,
+        email=email,
+        words=tuple(dict.fromkeys(split_words(q or ""))),
+        limit=limit,
+    )
+    return ParsedStream(query=query, start=after)
+
+
+def parse_account_query(args: Mapping[str, str], *, now: datetime) -> AccountQuery:
+    """GET /signals/accounts parameters. Raises: ApiError 400 `invalid_query`."""
+    p = _Issues(args, ACCOUNT_PARAMS)
+    since = p.take("since", parse_since, "an ISO-8601 time or a next_since cursor")
+    days = p.number("days", DEFAULT_DAYS, 1, MAX_DAYS)
+    stage: Stage | None = p.take("stage", _stage, "one of " + ", ".join(STAGES))
+    limit = p.number("limit", 50, 1, 500)
+    p.check()
+    active_since = since.recorded_at if since else now - timedelta(days=days)
+    if since is not None and "days" in args:
+        active_since = max(active_since, now - timedelta(days=days))
+    return AccountQuery(
+        active_since=active_since,
+        stages=stages_at_or_above(stage) if stage else (),
+        limit=limit,
+    )

@@ -1,0 +1,202 @@
+"""Signal API under /api/public/v1/signals: the stream, roll-ups, lookups, batch ingest, erasure.
+
+Reads take the signals key (`x-api-key` or `Authorization: Bearer`); ingest and erasure take
+the ingest key. Ingest validates and publishes to the queue; the ingest worker stores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from typing import Any
+
+from flask import Blueprint, Response, current_app, json, request
+
+from api.auth import require_key
+from api.errors import ApiError
+from api.signal_query import parse_account_query, parse_stream_query
+from backends.bundle import Backends
+from backends.ports import StreamQuery, UnavailableError
+from schemas.errors import Issue
+from schemas.signal_bodies import (
+    AccountBody,
+    AccountsBody,
+    EraseBody,
+    IngestBody,
+    PersonBody,
+    Refused,
+    StreamBody,
+)
+from schemas.signal_rollups import account_summary, person_summary
+from schemas.signals import (
+    MAX_BATCH,
+    NewEvent,
+    encode_cursor,
+    normalize_domain,
+    normalize_email,
+    normalize_event,
+)
+from workers.ingest import encode_ingest_message
+
+logger = logging.getLogger(__name__)
+TIMELINE_LIMIT = 1000
+PEOPLE_LIMIT = 100
+
+
+def _backends() -> Backends:
+    backends: Backends = current_app.extensions["frontdoor"]
+    return backends
+
+
+def _json(model: Any, status: int = 200) -> Response:
+    return current_app.response_class(
+        model.model_dump_json(), status=status, mimetype="application/json"
+    )
+
+
+def email_hash(email: str) -> str:
+    """How logs name a person: never the address."""
+    return hashlib.sha256(email.encode()).hexdigest()[:16]
+
+
+def create_signals_blueprint() -> Blueprint:
+    """The Signal API routes."""
+    bp = Blueprint("signals", __name__, url_prefix="/api/public/v1/signals")
+
+    @bp.get("")
+    def read_stream() -> Response:
+        require_key("signals", allow_bearer=True)
+        backends = _backends()
+        parsed = parse_stream_query(request.args, now=backends.clock())
+        page = backends.signals.read_stream(parsed.query)
+        cursor = encode_cursor(page.last or parsed.start)
+        return _json(StreamBody(events=page.events, next_since=cursor, has_more=page.has_more))
+
+    @bp.get("/accounts")
+    def list_accounts() -> Response:
+        require_key("signals", allow_bearer=True)
+        backends = _backends()
+        query = parse_account_query(request.args, now=backends.clock())
+        accounts, has_more = backends.signals.list_accounts(query)
+        summaries = [account_summary(a) for a in accounts]
+        return _json(AccountsBody(accounts=summaries, has_more=has_more))
+
+    @bp.get("/accounts/<raw_domain>")
+    def get_account(raw_domain: str) -> Response:
+        require_key("signals", allow_bearer=True)
+        domain = normalize_domain(raw_domain)
+        if domain is None:
+            raise ApiError(400, "invalid_domain", "Give a domain such as acme.com")
+        signals = _backends().signals
+        account = signals.get_account(domain)
+        if account is None:
+            return _json(AccountBody(seen=False, domain=domain))
+        people = [signals.get_person(email) for email in list(account.people)[:PEOPLE_LIMIT]]
+        timeline = signals.read_stream(StreamQuery(domain=domain, limit=TIMELINE_LIMIT))
+        body = AccountBody(
+            seen=True,
+            domain=domain,
+            account=account_summary(account, cap=None),
+            people=[person_summary(p, cap=None) for p in people if p is not None],
+            timeline=timeline.events,
+            timeline_truncated=timeline.has_more,
+        )
+        return _json(body)
+
+    @bp.get("/people/<raw_email>")
+    def get_person(raw_email: str) -> Response:
+        require_key("signals", allow_bearer=True)
+        email = _email(raw_email)
+        signals = _backends().signals
+        person = signals.get_person(email)
+        if person is None:
+            return _json(PersonBody(seen=False, email=email))
+        timeline = signals.read_stream(StreamQuery(email=email, limit=TIMELINE_LIMIT))
+        body = PersonBody(
+            seen=True,
+            email=email,
+            person=person_summary(person, cap=None),
+            timeline=timeline.events,
+            timeline_truncated=timeline.has_more,
+        )
+        return _json(body)
+
+    @bp.delete("/people/<raw_email>")
+    def erase_person(raw_email: str) -> Response:
+        principal = require_key("ingest", allow_bearer=True)
+        email = _email(raw_email)
+        removed = _backends().signals.erase_person(email)
+        logger.info(
+            "erased person %s: %d events removed",
+            email_hash(email),
+            removed,
+            extra={"person_hash": email_hash(email), "key_id": principal.key_id},
+        )
+        return _json(EraseBody(erased=True, events_removed=removed))
+
+    @bp.post("/events")
+    def ingest_events() -> Response:
+        require_key("ingest", allow_bearer=True)
+        backends = _backends()
+        raw_events = _batch(request.get_data())
+        now = backends.clock()
+        accepted: list[NewEvent] = []
+        refused: list[Refused] = []
+        for index, raw in enumerate(raw_events):
+            result = normalize_event(raw, now=now)
+            if isinstance(result, list):
+                refused.append(Refused(index=index, id=_raw_id(raw), issues=result))
+            else:
+                accepted.append(result)
+        if not accepted:
+            issues = [
+                Issue(
+                    field=f"events.{r.index}.{i.field}".rstrip("."), code=i.code, message=i.message
+                )
+                for r in refused
+                for i in r.issues
+            ] or [Issue(field="events", code="too_few", message="at least 1 event")]
+            raise ApiError(422, "invalid_payload", "No event was accepted", issues=issues)
+        publish(backends, encode_ingest_message(accepted))
+        ids = list(dict.fromkeys(e.id for e in accepted))
+        return _json(IngestBody(accepted=ids, refused=refused), status=202)
+
+    return bp
+
+
+def publish(backends: Backends, data: bytes) -> None:
+    """Hand a message to the ingest queue. Raises: ApiError 503 when the queue is down."""
+    try:
+        backends.signal_queue.publish(data)
+    except UnavailableError as err:
+        logger.warning("signal queue unavailable: %s", err)
+        raise ApiError(
+            503, "unavailable", "Could not queue the events; retry", headers={"Retry-After": "5"}
+        ) from err
+
+
+def _email(raw: str) -> str:
+    email = normalize_email(raw)
+    if email is None:
+        raise ApiError(400, "invalid_email", "Give an email address such as ada@acme.com")
+    return email
+
+
+def _batch(data: bytes) -> list[Any]:
+    try:
+        body = json.loads(data)
+    except ValueError as err:
+        raise ApiError(400, "invalid_json", "The request body is not valid JSON") from err
+    events = body.get("events") if isinstance(body, dict) else None
+    if not isinstance(events, list):
+        issue = Issue(field="events", code="missing", message="an array of events")
+        raise ApiError(422, "invalid_payload", 'Send {"events": [...]}', issues=[issue])
+    if len(events) > MAX_BATCH:
+        raise ApiError(413, "payload_too_large", f"At most {MAX_BATCH} events per request")
+    return events
+
+
+def _raw_id(raw: Any) -> str | None:
+    if isinstance(raw, dict) and isinstance(raw.get("source"), str) and raw.get("row_id"):
+        return f"{raw['source']}:{raw['row_id']}"
+    return None

@@ -1,0 +1,82 @@
+"""Response bodies of the Signal API and of collect (the OpenAPI document is built from these)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from schemas.errors import Issue
+from schemas.signal_rollups import AccountSummary, PersonSummary
+from schemas.signals import Event
+
+
+class StreamBody(BaseModel):
+    """GET /signals: events newest first; poll again with `since=next_since`."""
+
+    ok: bool = True
+    events: list[Event]
+    next_since: str = Field(description="Opaque cursor: pass it back as `since`")
+    has_more: bool = Field(description="More events follow; poll again at once with next_since")
+
+
+class AccountsBody(BaseModel):
+    """GET /signals/accounts: most recently active first; lists capped at 20."""
+
+    ok: bool = True
+    accounts: list[AccountSummary]
+    has_more: bool
+
+
+class AccountBody(BaseModel):
+    """GET /signals/accounts/{domain}: summary, people and timeline; `seen: false` if unknown."""
+
+    ok: bool = True
+    seen: bool
+    domain: str
+    account: AccountSummary | None = None
+    people: list[PersonSummary] = Field(default_factory=list)
+    timeline: list[Event] = Field(default_factory=list)
+    timeline_truncated: bool = False
+
+
+class PersonBody(BaseModel):
+    """GET /signals/people/{email}: summary and timeline; `seen: false` if unknown."""
+
+    ok: bool = True
+    seen: bool
+    email: str
+    person: PersonSummary | None = None
+    timeline: list[Event] = Field(default_factory=list)
+    timeline_truncated: bool = False
+
+
+class Refused(BaseModel):
+    """One event of a batch that was not accepted, with the fields that failed."""
+
+    index: int
+    id: str | None
+    issues: list[Issue]
+
+
+class IngestBody(BaseModel):
+    """POST /signals/events: 202 when at least one event was accepted."""
+
+    ok: bool = True
+    accepted: list[str]
+    refused: list[Refused]
+
+
+class EraseBody(BaseModel):
+    """DELETE /signals/people/{email}."""
+
+    ok: bool = True
+    erased: bool
+    events_removed: int
+
+
+class CollectBody(BaseModel):
+    """POST /collect (beacon): 202."""
+
+    ok: bool = True
+    id: str
+    recorded: bool = Field(description="False when the submission was dropped (honeypot)")
+
