@@ -9,6 +9,7 @@ import uuid
 
 from flask import Flask, Response, g, request
 
+from api.collect import create_collect_blueprint
 from api.config import AppConfig
 from api.assets import create_assets_blueprint
 from api.content import create_content_blueprint
@@ -20,6 +21,7 @@ from api.keys import KeyRing
 from api.pages import create_pages_blueprint
 from api.public import create_public_blueprint
 from api.request_context import request_id, trace_id
+from api.signals import create_signals_blueprint
 from api.webhooks import create_webhooks_blueprint
 from backends.bundle import Backends
 from renderers.page_html import build_site
@@ -47,6 +49,8 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.add_url_rule("/healthz", "healthz", _healthz)
     app.register_blueprint(create_public_blueprint(backends.catalog))
     app.register_blueprint(create_files_blueprint(backends.catalog, config.base_url))
+    app.register_blueprint(create_signals_blueprint())
+    app.register_blueprint(create_collect_blueprint(config))
     app.register_blueprint(create_content_blueprint())
     app.register_blueprint(create_jobs_blueprint())
     app.register_blueprint(create_assets_blueprint(blobs=backends.blobs))
