@@ -6,7 +6,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from backends.ports import Cdn, IdempotencyStore, KeyStore, Mailer, PageStore
+from backends.ports import (
+    BlobStore,
+    Cdn,
+    IdempotencyStore,
+    JobQueue,
+    JobStore,
+    KeyStore,
+    Mailer,
+    PageStore,
+    SignalDeliveries,
+    SignalQueue,
+    SignalStore,
+)
+from backends.ports import DeliveryOptions, TaskQueue, WebhookStore
 from schemas.catalog import Catalog
 
 
@@ -25,6 +38,15 @@ class Backends:
     mailer: Mailer
     pages: PageStore
     idempotency: IdempotencyStore
+    signals: SignalStore
+    signal_queue: SignalQueue
+    webhooks: WebhookStore
+    tasks: TaskQueue
+    deliveries: SignalDeliveries
+    delivery_options: DeliveryOptions
+    jobs: JobStore
+    job_queue: JobQueue
+    blobs: BlobStore
     clock: Callable[[], datetime] = utc_now
     closers: tuple[Callable[[], None], ...] = field(default=(), repr=False)
 

@@ -42,6 +42,37 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     allowed_hosts: list[str] = Field(default_factory=list)
     firestore_database: str = "(default)"
+    signals_topic: str = "signal-events"  # Pub/Sub topic the ingest worker is pushed from
+    # Webhook deliveries (issue 6B). Cloud Tasks queue; the emulator host is our own convention
+    # (the client has no variable for it). INTERNAL_BASE_URL is where the queue reaches this
+    # service (default: the public URL); INTERNAL_TOKEN authenticates it (unset: kept in
+    # DATA_DIR in embedded mode; required in gcp mode). Loopback webhook targets: None means
+    # embedded mode only. Retry delays in seconds override DESIGN's schedule (tests).
+    cloud_tasks_emulator_host: str | None = None
+    cloud_tasks_location: str = "us-central1"
+    cloud_tasks_queue: str = "deliveries"
+    cloud_tasks_service_account: str | None = None
+    internal_base_url: str = ""
+    internal_token: SecretStr | None = None
+    webhook_allow_loopback: bool | None = None
+    webhook_retry_delays: list[float] | None = None
+    # Generation (issue 5). AUTHOR_BASE_URL points a model adapter at another server (an
+    # OpenAI-compatible one, a proxy, or a test's wire server); AUTHOR_MODEL_NAME names the
+    # provider's model. VERTEX_LOCATION is Gemini's and Imagen's region. POST generate waits
+    # GENERATE_WAIT_SECONDS before answering 202; a worker holds a job for JOB_LEASE_SECONDS.
+    author_base_url: str | None = None
+    author_api_key: SecretStr | None = None
+    author_model_name: str | None = None
+    author_timeout_seconds: float = Field(default=60.0, gt=0, le=600)
+    image_model_name: str = "imagen-4.0-generate-001"
+    image_base_url: str | None = None
+    vertex_location: str = "us-central1"
+    generate_wait_seconds: float = Field(default=25.0, ge=0, le=120)
+    job_lease_seconds: float = Field(default=300.0, gt=0, le=3600)
+    generation_topic: str = "generation-jobs"
+    generation_threads: int = Field(default=2, ge=1, le=16)
+    blobs_bucket: str | None = None  # gcp mode: the hero image bucket
+    blobs_public_base_url: str = ""  # gcp mode: the CDN origin of that bucket (else GCS URLs)
 
     @field_validator("public_base_url")
     @classmethod
@@ -65,6 +96,12 @@ class Settings(BaseSettings):
     def _refuse_http_cimd_outside_embedded(self) -> Settings:
         if self.oauth_allow_http_cimd and self.backend != "embedded":
             raise ValueError("OAUTH_ALLOW_HTTP_CIMD is for embedded runs only")
+        return self
+
+    @model_validator(mode="after")
+    def _refuse_loopback_webhooks_in_the_cloud(self) -> Settings:
+        if self.webhook_allow_loopback and self.backend == "gcp" and not self.cloud_tasks_emulator_host:
+            raise ValueError("WEBHOOK_ALLOW_LOOPBACK is for embedded and emulated runs only")
         return self
 
     @model_validator(mode="after")

@@ -6,19 +6,39 @@ import hashlib
 import logging
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 
 from api.config import AppConfig
-from backends.bundle import Backends
+from backends.bundle import Backends, utc_now
 from backends.content_files import load_catalog
 from backends.embedded.cdn import LoggingCdn
 from backends.embedded.idempotency import SqliteIdempotencyStore
 from backends.embedded.keys import SqliteKeyStore
 from backends.embedded.mail import OutboxMailer
 from backends.embedded.pages import SqlitePageStore
+from backends.embedded.queues import InProcessQueue
+from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
-from backends.ports import SCOPES, IdempotencyStore, KeyStore, PageStore, Scope
+from backends.ports import (
+    SCOPES,
+    IdempotencyStore,
+    KeyStore,
+    PageStore,
+    Scope,
+    SignalDeliveries,
+    SignalQueue,
+    SignalStore,
+)
+from frontdoor.delivery_wiring import build_delivery_ports
+from frontdoor.generation import (
+    GenerationBackends,
+    embedded_generation,
+    gcp_generation,
+    start_embedded_workers,
+)
 from frontdoor.settings import Settings
+from workers.ingest import handle_ingest_message
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +48,7 @@ def build_backends(settings: Settings) -> Backends:
     catalog = load_catalog(settings.content_dir)
     data_dir = Path(settings.data_dir)
     keys: KeyStore
+    closers: list[Callable[[], None]] = []
     if settings.backend == "gcp":
         # Imported here so that embedded runs never load the cloud clients.
         from backends.gcp.firestore import firestore_client
@@ -39,21 +60,63 @@ def build_backends(settings: Settings) -> Backends:
             project=settings.google_cloud_project, database=settings.firestore_database
         )
         keys = FirestoreKeyStore(client)
+        generation = gcp_generation(settings, client)
         pages: PageStore = FirestorePageStore(client)
         idempotency: IdempotencyStore = FirestoreIdempotencyStore(client)
+        from backends.gcp.pubsub import PubSubPublisher
+        from backends.gcp.signals import FirestoreSignalStore
+
+        signals: SignalStore = FirestoreSignalStore(client)
+        signal_queue: SignalQueue = PubSubPublisher(
+            project=settings.google_cloud_project or "", topic=settings.signals_topic
+        )
+        delivery = build_delivery_ports(settings, clock=utc_now, firestore_client=client)
+        closers.extend(delivery.closers)
     else:
         db = SqliteDatabase(data_dir / "frontdoor.sqlite3")
+        generation = embedded_generation(settings, db)
         keys = SqliteKeyStore(db)
         pages = SqlitePageStore(db)
         idempotency = SqliteIdempotencyStore(db)
-    return Backends(
+        signals = SqliteSignalStore(db)
+        delivery = build_delivery_ports(settings, clock=utc_now, db=db)
+        closers.extend(delivery.closers)  # stopped after the ingest queue that feeds it
+        # Embedded stand-in for the Pub/Sub push to the ingest worker.
+        ingest: InProcessQueue[bytes] = InProcessQueue(
+            lambda data: _ingest(data, signals, delivery.deliveries), threads=2, name="ingest"
+        )
+        signal_queue = ingest
+        closers.append(ingest.close)
+    backends = Backends(
         catalog=catalog,
         keys=keys,
         cdn=LoggingCdn(),
         mailer=OutboxMailer(data_dir / "outbox"),
         pages=pages,
         idempotency=idempotency,
+        signals=signals,
+        signal_queue=signal_queue,
+        webhooks=delivery.webhooks,
+        tasks=delivery.tasks,
+        deliveries=delivery.deliveries,
+        delivery_options=delivery.options,
+        jobs=generation.jobs,
+        job_queue=generation.job_queue,
+        blobs=generation.blobs,
+        closers=(*closers, _close_job_queue(generation)),
     )
+    start_embedded_workers(settings, backends)  # no-op unless the job queue is in-process
+    return backends
+
+
+def _close_job_queue(generation: GenerationBackends) -> Callable[[], None]:
+    close: Callable[[], None] = getattr(generation.job_queue, "close", lambda: None)
+    return close
+
+
+def _ingest(data: bytes, signals: SignalStore, deliveries: SignalDeliveries) -> None:
+    """The embedded ingest worker's handler: store, then queue webhook deliveries (issue 6B)."""
+    handle_ingest_message(data, signals=signals, deliveries=deliveries)
 
 
 def app_config(settings: Settings) -> AppConfig:
@@ -69,6 +132,7 @@ def app_config(settings: Settings) -> AppConfig:
         bootstrap_keys=bootstrap,
         allowed_hosts=tuple(settings.allowed_hosts),
         preview_secret=_preview_secret(settings),
+        generate_wait_seconds=settings.generate_wait_seconds,
     )
 
 
