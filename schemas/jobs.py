@@ -40,6 +40,7 @@ __all__ = [
 PAGE_SLUG_MAX = 80
 ICP_MAX_WORDS = 12
 MAX_WRITER_CALLS = 2
+STORED = {"stored": True}
 _LOOPBACK = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(/|$)")
 
 ProofItem = Annotated[str, Field(min_length=1, max_length=300)]
@@ -107,6 +108,8 @@ class GenerationBrief(BaseModel):
             return url
         if context.get("allow_loopback_http") and _LOOPBACK.match(url):
             return url
+        if context.get("stored"):  # checked when the job was created; read back as it was
+            return url
         raise PydanticCustomError("unsafe_url", "must be an absolute https URL")
 
 
@@ -163,6 +166,13 @@ class JobRecord(BaseModel):
     @property
     def finished(self) -> bool:
         return self.status in ("succeeded", "failed")
+
+    @classmethod
+    def read_stored(cls, data: str | dict[str, Any]) -> JobRecord:
+        """A job as a store kept it (its brief was checked once, when it was created)."""
+        if isinstance(data, str):
+            return cls.model_validate_json(data, context=STORED)
+        return cls.model_validate(data, context=STORED)
 
 
 class JobView(BaseModel):

@@ -39,7 +39,7 @@ class SqliteJobStore:
             .execute("SELECT doc FROM generation_jobs WHERE job_id = ?", (job_id,))
             .fetchone()
         )
-        return JobRecord.model_validate_json(row["doc"]) if row else None
+        return JobRecord.read_stored(row["doc"]) if row else None
 
     def update_job(self, job_id: str, change: JobChange) -> JobRecord:
         with self._db.transaction() as conn:
@@ -48,7 +48,7 @@ class SqliteJobStore:
             ).fetchone()
             if row is None:
                 raise NotFoundError(job_id)
-            updated = change(JobRecord.model_validate_json(row["doc"]))
+            updated = change(JobRecord.read_stored(row["doc"]))
             conn.execute(
                 "UPDATE generation_jobs SET doc = ? WHERE job_id = ?",
                 (updated.model_dump_json(), job_id),

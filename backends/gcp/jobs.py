@@ -66,4 +66,4 @@ def _to_doc(job: JobRecord) -> dict[str, Any]:
 
 
 def _from_doc(doc: dict[str, Any] | None) -> JobRecord:
-    return JobRecord.model_validate(doc or {})
+    return JobRecord.read_stored(doc or {})

@@ -1,0 +1,335 @@
+"""SPEC "Generation brief" and POST /api/public/content/pages/generate, DESIGN "Generation"."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+from standardwebhooks.webhooks import Webhook
+
+from api.app import create_app
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config, build_backends
+from tests.conftest import CONTENT_KEY
+from tests.webhook_receiver import running_receiver
+from tests.wire import providers
+from tests.wire.server import WireServer
+
+KEY = {"x-api-key": CONTENT_KEY}
+GENERATE = "/api/public/content/pages/generate"
+PROOF = [
+    "Cut cost per opportunity by 32% across 14 clients in 2025",
+    "Booked 41 qualified meetings in the first 90 days for a Series B payroll company",
+    "\u201cWe found three leaks in our funnel in the first week.\u201d \u2014 Dana Ortiz, Acme",
+]
+
+
+def brief(**changes: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "slug": "revops-audit",
+        "topic": "A pipeline audit for revenue teams",
+        "icp": "RevOps leads at Series B SaaS companies",
+        "goal": "Book an audit call with teams whose funnel reporting disagrees with the CRM",
+        "offer": "A two-week review of tracking and funnel conversion. You keep the written plan.",
+    }
+    return {**base, **changes}
+
+
+def wait_until(check: Callable[[], bool], *, timeout: float = 10.0) -> None:
+    """Poll `check` until it holds, for at most `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.02)
+
+
+def wire_client(tmp_path: Path, wire: WireServer, **extra: Any) -> Iterator[FlaskClient]:
+    settings = Settings(
+        data_dir=tmp_path / "wire-data",
+        public_base_url="http://testserver",
+        content_api_key=CONTENT_KEY,
+        author_model="openai",
+        author_base_url=f"{wire.url}/v1",
+        author_api_key="wire-test-key-0123456789",
+        **extra,
+    )
+    built = build_backends(settings)
+    yield create_app(app_config(settings), built).test_client()
+    built.close()
+
+
+@pytest.fixture
+def wire() -> Iterator[WireServer]:
+    server = WireServer(providers.openai_page()).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def wired(tmp_path: Path, wire: WireServer) -> Iterator[FlaskClient]:
+    yield from wire_client(tmp_path, wire)
+
+
+@pytest.mark.spec("content.generate")
+def test_a_valid_brief_answers_201_with_a_draft_that_p_does_not_serve(client: FlaskClient) -> None:
+    """SPEC States: generate without `publish` gives a reviewable draft, not a live page."""
+    response = client.post(GENERATE, json=brief(), headers=KEY)
+
+    body = response.get_json()
+    assert response.status_code == 201
+    assert body["ok"] is True
+    assert body["page"]["status"] == "draft"
+    assert body["page"]["source"] == "generate"
+    assert body["page"]["preview_url"]
+    assert body["job"]["status"] == "succeeded"
+    assert body["job"]["writer_calls"] == 1
+    assert "RevOps leads at Series B SaaS companies" in body["page"]["blocks"][0]["sub"]
+    assert client.get("/p/revops-audit").status_code == 404
+
+
+@pytest.mark.spec("content.generate")
+def test_a_brief_with_publish_true_is_served_at_p(client: FlaskClient) -> None:
+    """SPEC States: `publish: true` and a passed gate give a published page."""
+    response = client.post(GENERATE, json=brief(publish=True), headers=KEY)
+
+    assert response.status_code == 201
+    assert response.get_json()["page"]["status"] == "published"
+    page = client.get("/p/revops-audit")
+    assert page.status_code == 200
+    assert b"RevOps leads at Series B SaaS companies" in page.data
+
+
+@pytest.mark.spec("content.generate")
+def test_a_brief_without_proof_yields_no_stats_or_quote_blocks(client: FlaskClient) -> None:
+    """SPEC brief `proof`: with no proof, no stats or quote blocks are produced."""
+    response = client.post(
+        GENERATE, json=brief(sections=["results", "testimonial", "faq"]), headers=KEY
+    )
+
+    types = [block["type"] for block in response.get_json()["page"]["blocks"]]
+    assert response.status_code == 201
+    assert "stats" not in types
+    assert "quote" not in types
+
+
+@pytest.mark.spec("content.generate")
+def test_every_number_and_percentage_on_a_generated_page_appears_in_the_proof(
+    client: FlaskClient,
+) -> None:
+    """SPEC brief `proof`: the only facts the writer may state."""
+    response = client.post(GENERATE, json=brief(proof=PROOF), headers=KEY)
+
+    page = response.get_json()["page"]
+    copy = " ".join(_strings(page["blocks"]) + [page["title"], page.get("description") or ""])
+    numbers = set(re.findall(r"\d[\d,.]*%?", copy))
+    proof_text = " ".join(PROOF)
+    assert response.status_code == 201
+    assert {b["type"] for b in page["blocks"]} >= {"stats", "quote"}
+    assert numbers, "the proof's numbers should be shown"
+    assert all(number.rstrip(".,") in proof_text for number in numbers)
+
+
+@pytest.mark.spec("content.generate")
+def test_an_invalid_brief_answers_422_naming_each_field(client: FlaskClient) -> None:
+    """SPEC brief limits, DESIGN: slug over 80, icp over 12 words, https callbacks."""
+    bad = brief(
+        slug="a" * 81,
+        icp="heads of growth and revenue operations at venture backed business software firms today",
+        proof=["fact"] * 9,
+        callback_url="ftp://example.com/hook",
+        sections=["x"] * 11,
+        colour="red",
+    )
+    del bad["topic"]
+
+    response = client.post(GENERATE, json=bad, headers=KEY)
+
+    body = response.get_json()
+    found = {(issue["field"], issue["code"]) for issue in body["issues"]}
+    assert response.status_code == 422
+    assert body["error"] == "invalid_payload"
+    assert found == {
+        ("slug", "too_long"),
+        ("icp", "too_long"),
+        ("proof", "too_many"),
+        ("sections", "too_many"),
+        ("callback_url", "unsafe_url"),
+        ("topic", "missing"),
+        ("colour", "unknown_field"),
+    }
+
+
+@pytest.mark.spec("content.generate")
+def test_a_brief_slug_over_80_is_refused_before_any_model_call(
+    wired: FlaskClient, wire: WireServer
+) -> None:
+    """DESIGN Generation: a brief slug over 80 is refused at once."""
+    response = wired.post(GENERATE, json=brief(slug="b" * 100), headers=KEY)
+
+    assert response.status_code == 422
+    assert response.get_json()["issues"][0]["field"] == "slug"
+    assert wire.calls == 0
+
+
+@pytest.mark.spec("content.generate")
+def test_generate_without_the_content_key_answers_401(client: FlaskClient) -> None:
+    """SPEC Content API: `x-api-key` required."""
+    response = client.post(GENERATE, json=brief())
+
+    assert response.status_code == 401
+    assert response.get_json()["error"] == "unauthorized"
+
+
+@pytest.mark.spec("content.jobs")
+def test_prefer_respond_async_answers_202_and_the_job_reaches_succeeded(
+    client: FlaskClient,
+) -> None:
+    """DESIGN Generation: 202 with Location; GET there shows the job's states."""
+    response = client.post(GENERATE, json=brief(), headers={**KEY, "Prefer": "respond-async"})
+
+    location = response.headers["Location"]
+    assert response.status_code == 202
+    assert response.get_json()["job"]["status"] in ("queued", "running", "succeeded")
+    assert location == f"/api/public/content/jobs/{response.get_json()['job']['id']}"
+    wait_until(lambda: client.get(location, headers=KEY).get_json()["job"]["status"] == "succeeded")
+    done = client.get(location, headers=KEY).get_json()
+    assert done["page"]["slug"] == "revops-audit"
+    assert done["job"]["page_slug"] == "revops-audit"
+
+
+@pytest.mark.spec("content.jobs")
+def test_an_unknown_job_answers_404(client: FlaskClient) -> None:
+    """GET /api/public/content/jobs/{id}: 404 not_found for an id nobody created."""
+    response = client.get("/api/public/content/jobs/nope", headers=KEY)
+
+    assert response.status_code == 404
+    assert response.get_json()["error"] == "not_found"
+
+
+@pytest.mark.spec("content.generate")
+def test_the_same_idempotency_key_returns_the_same_job_and_page_with_one_writer_call(
+    wired: FlaskClient, wire: WireServer
+) -> None:
+    """DESIGN: one Idempotency-Key never calls the model twice."""
+    headers = {**KEY, "Idempotency-Key": "brief-42"}
+
+    first = wired.post(GENERATE, json=brief(), headers=headers)
+    second = wired.post(GENERATE, json=brief(), headers=headers)
+
+    assert first.status_code == second.status_code == 201
+    assert second.headers["Idempotent-Replayed"] == "true"
+    assert second.get_json()["job"]["id"] == first.get_json()["job"]["id"]
+    assert second.get_json()["page"] == first.get_json()["page"]
+    assert wire.calls == 1
+
+
+@pytest.mark.spec("content.generate")
+def test_a_writer_that_fails_the_gate_twice_answers_422_with_the_issues(
+    wired: FlaskClient, wire: WireServer
+) -> None:
+    """SPEC Generation flow: one retry with the failures fed back; a second failure is 422."""
+    wire.default = providers.openai_page(providers.off_icp_page)
+
+    response = wired.post(GENERATE, json=brief(), headers=KEY)
+
+    body = response.get_json()
+    assert response.status_code == 422
+    assert body["error"] == "invalid_payload"
+    assert ("blocks.0.sub", "icp_missing") in {(i["field"], i["code"]) for i in body["issues"]}
+    assert body["job"]["writer_calls"] == 2
+    assert wire.calls == 2
+    assert "icp_missing" in str(wire.requests[1].body)
+
+
+@pytest.mark.spec("content.generate")
+def test_a_writer_that_fails_once_is_retried_with_the_issues_and_gives_201(
+    wired: FlaskClient, wire: WireServer
+) -> None:
+    """SPEC Generation flow: the retry sees the gate's issues and can pass."""
+    wire.answer_next(providers.openai_page(providers.off_icp_page))
+
+    response = wired.post(GENERATE, json=brief(), headers=KEY)
+
+    assert response.status_code == 201
+    assert response.get_json()["job"]["writer_calls"] == 2
+
+
+@pytest.mark.spec("content.generate")
+@pytest.mark.parametrize(
+    "answer", [providers.openai_malformed, providers.openai_refusal, providers.openai_server_error]
+)
+def test_a_writer_that_errors_answers_502_model_failed_retryable(
+    wired: FlaskClient, wire: WireServer, answer: Any
+) -> None:
+    """SPEC Errors: 502 when the authoring model failed; DESIGN: `retryable: true`."""
+    wire.default = answer
+
+    response = wired.post(GENERATE, json=brief(), headers=KEY)
+
+    body = response.get_json()
+    assert response.status_code == 502
+    assert body["error"] == "model_failed"
+    assert body["retryable"] is True
+    assert body["job"]["status"] == "failed"
+
+
+@pytest.mark.spec("content.generate")
+def test_the_hero_image_is_served_at_assets_with_a_long_cache(client: FlaskClient) -> None:
+    """DESIGN: hero images in the blob store, served at /assets/ in embedded mode."""
+    page = client.post(GENERATE, json=brief(), headers=KEY).get_json()["page"]
+
+    path = page["hero_image_url"].removeprefix("http://testserver")
+    image = client.get(path)
+    png = client.get(path.replace(".webp", ".png").replace("1200x630", "600x315"))
+    assert image.status_code == 200
+    assert image.mimetype == "image/webp"
+    assert "immutable" in image.headers["Cache-Control"]
+    assert png.mimetype == "image/png"
+    assert client.get("/assets/../data/frontdoor.sqlite3").status_code == 404
+
+
+@pytest.mark.spec("content.generate")
+def test_a_brief_with_generate_image_false_has_no_hero_image(client: FlaskClient) -> None:
+    """SPEC brief `generate_image`: false renders no hero visual."""
+    page = client.post(GENERATE, json=brief(generate_image=False), headers=KEY).get_json()["page"]
+
+    assert page["hero_image_url"] is None
+
+
+@pytest.mark.spec("content.generate")
+def test_a_finished_job_is_posted_to_its_callback_url_signed(client: FlaskClient) -> None:
+    """DESIGN: the finished job is POSTed to `callback_url`, signed per Standard Webhooks."""
+    with running_receiver() as receiver:
+        response = client.post(
+            GENERATE, json=brief(callback_url=f"{receiver.url}/hook"), headers=KEY
+        )
+        secret = response.get_json()["job"]["callback_secret"]
+
+        received = receiver.wait_for(1)[0]
+
+    payload = Webhook(secret).verify(received.body, received.headers)
+    assert response.status_code == 201
+    assert received.headers["webhook-id"] == f"job_{response.get_json()['job']['id']}"
+    assert payload["type"] == "page.generated"
+    assert payload["data"]["job"]["status"] == "succeeded"
+
+
+def _strings(node: Any) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [
+            s
+            for key, value in node.items()
+            if key not in ("ctaHref", "type")
+            for s in _strings(value)
+        ]
+    if isinstance(node, list):
+        return [s for item in node for s in _strings(item)]
+    return []
