@@ -126,7 +126,7 @@ def test_every_number_and_percentage_on_a_generated_page_appears_in_the_proof(
     response = client.post(GENERATE, json=brief(proof=PROOF), headers=KEY)
 
     page = response.get_json()["page"]
-    copy = " ".join(_strings(page["blocks"]) + [page["title"], page.get("description") or ""])
+    copy = " ".join([*_strings(page["blocks"]), page["title"], page.get("description") or ""])
     numbers = set(re.findall(r"\d[\d,.]*%?", copy))
     proof_text = " ".join(PROOF)
     assert response.status_code == 201
@@ -140,7 +140,7 @@ def test_an_invalid_brief_answers_422_naming_each_field(client: FlaskClient) -> 
     """SPEC brief limits, DESIGN: slug over 80, icp over 12 words, https callbacks."""
     bad = brief(
         slug="a" * 81,
-        icp="heads of growth and revenue operations at venture backed business software firms today",
+        icp="heads of growth and revenue operations at venture backed software firms in europe",
         proof=["fact"] * 9,
         callback_url="ftp://example.com/hook",
         sections=["x"] * 11,
