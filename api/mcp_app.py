@@ -182,7 +182,9 @@ def _authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRou
         elif route.path == "/authorize":
             route = Route(route.path, _UnknownClient(route.app, provider), methods=methods)
         elif route.path == "/token":
-            route = Route(route.path, _TokenResource(route.app), methods=methods)
+            route = Route(route.path, _FormRequest(route.app), methods=methods)
+        elif route.path == "/revoke":
+            route = Route(route.path, _FormRequest(route.app, revoke=True), methods=methods)
         elif route.path == "/register":
             route = Route(route.path, _RegistrationLimit(route.app, provider), methods=methods)
         wrapped.append(route)
@@ -285,11 +287,17 @@ class _UnknownClient:
         await self.app(scope, receive, send)
 
 
-class _TokenResource:
-    """Reads `resource` from the /token form for the provider (the SDK handler drops it)."""
+class _FormRequest:
+    """Buffers a POSTed form, lets `prepare` read or amend it, then replays it to the handler.
 
-    def __init__(self, app: ASGIApp, limit: int = 64 * 1024) -> None:
+    /token: the SDK handler drops `resource`, so it is handed to the provider here.
+    /revoke: the SDK requires a `client_secret` field even from public clients (RFC 7009
+    sends none), so an absent one is added empty.
+    """
+
+    def __init__(self, app: ASGIApp, *, revoke: bool = False, limit: int = 64 * 1024) -> None:
         self.app = app
+        self.revoke = revoke
         self.limit = limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -306,12 +314,13 @@ class _TokenResource:
             size += len(chunks[-1])
             more = message.get("more_body", False)
             if size > self.limit:
-                await JSONResponse({"error": "invalid_request"}, status_code=413)(
-                    scope, receive, send
-                )
+                response = JSONResponse({"error": "invalid_request"}, status_code=413)
+                await response(scope, receive, send)
                 return
         body = b"".join(chunks)
         form = parse_qs(body.decode("latin-1"))
+        if self.revoke and "client_secret" not in form:
+            body += b"&client_secret=" if body else b"client_secret="
         token = token_request_resource.set((form.get("resource") or [None])[0])
         replayed = False
 

@@ -6,15 +6,20 @@ with its own DATA_DIR so the embedded outbox holds only this server's sign-in co
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
+import secrets
+import threading
 import sys
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, urljoin, urlsplit
+from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import httpx2
 import pytest
@@ -244,3 +249,144 @@ async def mcp_client(served: Served, auth: OAuthClientProvider) -> AsyncIterator
         Client(streamable_http_client(f"{served.base}/mcp", http_client=http)) as client,
     ):
         yield client
+
+
+# --- raw OAuth steps, for the refusal tests ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pkce:
+    verifier: str
+    challenge: str
+
+
+def new_pkce() -> Pkce:
+    verifier = secrets.token_urlsafe(48)
+    digest = hashlib.sha256(verifier.encode()).digest()
+    return Pkce(verifier, base64.urlsafe_b64encode(digest).decode().rstrip("="))
+
+
+def register(served: Served, redirect_uri: str = REDIRECT_URI) -> str:
+    """DCR for a public client; its client_id."""
+    response = httpx2.post(
+        f"{served.base}/register",
+        json={
+            "client_name": "refusal tests",
+            "redirect_uris": [redirect_uri],
+            "token_endpoint_auth_method": "none",
+            "grant_types": ["authorization_code", "refresh_token"],
+        },
+    )
+    assert response.status_code == 201, response.text
+    client_id: str = response.json()["client_id"]
+    return client_id
+
+
+def authorize_url(served: Served, client_id: str, pkce: Pkce, **overrides: str) -> str:
+    params = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": REDIRECT_URI,
+        "state": "state-1",
+        "code_challenge": pkce.challenge,
+        "code_challenge_method": "S256",
+        "scope": "openid email profile",
+        "resource": f"{served.base}/mcp",
+        **overrides,
+    }
+    return f"{served.base}/authorize?{urlencode(params)}"
+
+
+async def obtain_code(served: Served, client_id: str, pkce: Pkce, **overrides: str) -> str:
+    """A code through the real sign-in pages."""
+    result = await HeadlessBrowser(served).authorize(
+        authorize_url(served, client_id, pkce, **overrides)
+    )
+    return result.code
+
+
+def exchange(
+    served: Served, client_id: str, code: str, verifier: str, **extra: str
+) -> httpx2.Response:
+    return httpx2.post(
+        f"{served.base}/token",
+        data={
+            "grant_type": "authorization_code",
+            "client_id": client_id,
+            "code": code,
+            "code_verifier": verifier,
+            "redirect_uri": REDIRECT_URI,
+            "resource": f"{served.base}/mcp",
+            **extra,
+        },
+    )
+
+
+def refresh(served: Served, client_id: str, refresh_token: str) -> httpx2.Response:
+    return httpx2.post(
+        f"{served.base}/token",
+        data={
+            "grant_type": "refresh_token",
+            "client_id": client_id,
+            "refresh_token": refresh_token,
+            "resource": f"{served.base}/mcp",
+        },
+    )
+
+
+async def access_token(served: Served, **overrides: str) -> dict[str, str]:
+    """A fresh token response for a newly registered client, plus its client_id."""
+    client_id = register(served)
+    pkce = new_pkce()
+    code = await obtain_code(served, client_id, pkce, **overrides)
+    response = exchange(served, client_id, code, pkce.verifier)
+    assert response.status_code == 200, response.text
+    return {**response.json(), "client_id": client_id}
+
+
+def call_tool_raw(served: Served, token: str | None, *, host: str | None = None) -> httpx2.Response:
+    """One stateless tools/call POST, as the bench and a plain HTTP agent send it."""
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": "2025-11-25",
+    }
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    if host is not None:
+        headers["Host"] = host
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "get_company_info", "arguments": {}},
+    }
+    return httpx2.post(f"{served.base}/mcp", json=body, headers=headers)
+
+
+@contextmanager
+def json_documents(documents: dict[str, object]) -> Iterator[str]:
+    """A loopback HTTP server answering GET path -> JSON document; yields its base URL."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            document = documents.get(self.path)
+            body = json.dumps(document).encode()
+            self.send_response(200 if document is not None else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002  # stdlib signature
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
