@@ -37,13 +37,12 @@ class GcsBlobStore:
             obj = self._bucket.get_blob(name)
             if obj is None:
                 return None
+            # Read the metadata first: a download refreshes it from the response headers.
+            content_type = obj.content_type or "application/octet-stream"
+            cache_control = obj.cache_control or ""
             data = obj.download_as_bytes()
         except gexc.NotFound:
             return None
         except (gexc.ServiceUnavailable, gexc.TooManyRequests) as err:
             raise UnavailableError("cloud storage") from err
-        return Blob(
-            data=data,
-            content_type=obj.content_type or "application/octet-stream",
-            cache_control=obj.cache_control or "",
-        )
+        return Blob(data=data, content_type=content_type, cache_control=cache_control)

@@ -1,0 +1,170 @@
+"""Contract suite for JobStore and JobQueue: SQLite and threads, Firestore and Pub/Sub emulators."""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from backends.embedded.job_queue import InProcessJobQueue
+from backends.embedded.jobs import SqliteJobStore
+from backends.embedded.sqlite import SqliteDatabase
+from backends.ports import ConflictError, JobStore, NotFoundError
+from schemas.jobs import GenerationBrief, JobRecord
+from workers import steps
+
+NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+PROJECT = "demo-frontdoor"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.emulator)])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[JobStore]:
+    if request.param == "sqlite":
+        yield SqliteJobStore(SqliteDatabase(tmp_path / "jobs.sqlite3"))
+        return
+    request.getfixturevalue("firestore_emulator")
+    from backends.gcp.firestore import firestore_client
+    from backends.gcp.jobs import FirestoreJobStore
+
+    prefix = f"t{uuid.uuid4().hex[:10]}_"
+    yield FirestoreJobStore(firestore_client(project=PROJECT), prefix=prefix)
+
+
+def _job(job_id: str = "job-1", **brief: object) -> JobRecord:
+    fields = {"slug": "audit", "topic": "An audit", "icp": "RevOps leads", **brief}
+    return JobRecord(
+        id=job_id,
+        partner="acme",
+        brief=GenerationBrief.model_validate(fields, context={"allow_loopback_http": True}),
+        created_at=NOW,
+        updated_at=NOW,
+    )
+
+
+def test_a_created_job_reads_back_equal(store: JobStore) -> None:
+    """JobStore.create_job / get_job keep the record exactly."""
+    job = _job(proof=["Cut CAC by 32%"], callback_url="http://127.0.0.1:9/hook")
+
+    store.create_job(job)
+
+    assert store.get_job("job-1") == job
+
+
+def test_an_unknown_job_reads_as_none(store: JobStore) -> None:
+    assert store.get_job("missing") is None
+
+
+def test_creating_the_same_job_id_twice_conflicts(store: JobStore) -> None:
+    store.create_job(_job())
+
+    with pytest.raises(ConflictError):
+        store.create_job(_job())
+
+
+def test_update_applies_the_change_and_returns_the_stored_job(store: JobStore) -> None:
+    """update_job is a read-modify-write: what it returns is what a later read sees."""
+    store.create_job(_job())
+    lease = timedelta(seconds=30)
+
+    updated = store.update_job(
+        "job-1", lambda j: steps.start_attempt(j, worker="w1", now=NOW, lease=lease)
+    )
+
+    assert updated.status == "running"
+    assert store.get_job("job-1") == updated
+
+
+def test_a_change_that_raises_writes_nothing(store: JobStore) -> None:
+    """A refused step (another worker's live lease) leaves the stored job as it was."""
+    store.create_job(_job())
+    lease = timedelta(seconds=30)
+    held = store.update_job(
+        "job-1", lambda j: steps.start_attempt(j, worker="w1", now=NOW, lease=lease)
+    )
+
+    with pytest.raises(steps.JobBusyError):
+        store.update_job(
+            "job-1", lambda j: steps.start_attempt(j, worker="w2", now=NOW, lease=lease)
+        )
+
+    assert store.get_job("job-1") == held
+
+
+def test_updating_an_unknown_job_raises_not_found(store: JobStore) -> None:
+    with pytest.raises(NotFoundError):
+        store.update_job("missing", lambda j: j)
+
+
+def test_concurrent_writer_claims_never_exceed_two(store: JobStore) -> None:
+    """DESIGN: the writer is called at most twice per job, however often the job is delivered."""
+    store.create_job(_job())
+    store.update_job(
+        "job-1",
+        lambda j: steps.start_attempt(j, worker="w", now=NOW, lease=timedelta(seconds=60)),
+    )
+    granted: list[int] = []
+
+    def claim() -> None:
+        try:
+            job = store.update_job(
+                "job-1", lambda j: steps.claim_writer_call(j, worker="w", now=NOW)
+            )
+            granted.append(job.writer_calls)
+        except steps.WriterBudgetSpentError:
+            pass
+
+    threads = [threading.Thread(target=claim) for _ in range(2)] + [threading.Thread(target=claim)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert sorted(granted) == [1, 2]
+    assert store.get_job("job-1").writer_calls == 2  # type: ignore[union-attr]
+
+
+# --- JobQueue ---------------------------------------------------------------------------
+
+Subscribe = Callable[[], list[str]]
+
+
+@pytest.fixture(params=["in-process", pytest.param("pubsub", marks=pytest.mark.emulator)])
+def queue_and_received(request: pytest.FixtureRequest) -> Iterator[tuple[object, Subscribe]]:
+    if request.param == "in-process":
+        got: list[str] = []
+        queue = InProcessJobQueue(threads=1)
+        queue.start(got.append)
+        yield queue, lambda: (queue.drain(), list(got))[1]
+        queue.close()
+        return
+    request.getfixturevalue("pubsub_emulator")
+    from google.cloud import pubsub_v1
+
+    from backends.gcp.job_queue import PubSubJobQueue
+
+    topic, sub = f"jobs-{uuid.uuid4().hex[:8]}", f"sub-{uuid.uuid4().hex[:8]}"
+    publisher, subscriber = pubsub_v1.PublisherClient(), pubsub_v1.SubscriberClient()
+    publisher.create_topic(name=publisher.topic_path(PROJECT, topic))
+    sub_path = subscriber.subscription_path(PROJECT, sub)
+    subscriber.create_subscription(name=sub_path, topic=publisher.topic_path(PROJECT, topic))
+
+    def pull() -> list[str]:
+        answer = subscriber.pull(subscription=sub_path, max_messages=10, timeout=10)
+        return [json.loads(m.message.data)["job_id"] for m in answer.received_messages]
+
+    yield PubSubJobQueue(publisher, project=PROJECT, topic=topic), pull
+    subscriber.close()
+
+
+def test_a_published_job_reaches_the_workers(queue_and_received: tuple[object, Subscribe]) -> None:
+    """JobQueue.publish_job hands the job id to whoever works the queue."""
+    queue, received = queue_and_received
+
+    queue.publish_job("job-7")  # type: ignore[attr-defined]
+
+    assert received() == ["job-7"]
