@@ -15,7 +15,7 @@ from api.app import create_app
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
-from tests.emulators import ManagedProcess, start_firestore
+from tests.emulators import ManagedProcess, start_firestore, start_pubsub, start_storage
 
 CONTENT_KEY = "test-content-key-0123456789"
 SIGNALS_KEY = "test-signals-key-0123456789"
@@ -66,3 +66,25 @@ def firestore_emulator() -> Iterator[ManagedProcess]:
 def unique_prefix() -> str:
     """A collection prefix of its own, so emulator tests share one database without cleanup."""
     return f"t{uuid.uuid4().hex[:10]}_"
+
+
+@pytest.fixture(scope="session")
+def pubsub_emulator() -> Iterator[ManagedProcess]:
+    """The Pub/Sub emulator, started once; PUBSUB_EMULATOR_HOST points at it."""
+    proc = start_pubsub()
+    os.environ["PUBSUB_EMULATOR_HOST"] = proc.host
+    os.environ.setdefault("GOOGLE_CLOUD_PROJECT", PROJECT)
+    yield proc
+    proc.stop()
+    os.environ.pop("PUBSUB_EMULATOR_HOST", None)
+
+
+@pytest.fixture(scope="session")
+def storage_emulator() -> Iterator[ManagedProcess]:
+    """gcp-storage-emulator in memory, started once; STORAGE_EMULATOR_HOST points at it."""
+    proc = start_storage()
+    os.environ["STORAGE_EMULATOR_HOST"] = f"http://{proc.host}"
+    os.environ.setdefault("GOOGLE_CLOUD_PROJECT", PROJECT)
+    yield proc
+    proc.stop()
+    os.environ.pop("STORAGE_EMULATOR_HOST", None)
