@@ -18,7 +18,7 @@ from flask import Blueprint, Response, request
 
 from api.previews import verify_preview_token
 from backends.ports import PageStore, StoredPage
-from renderers.page_html import RenderedPage, Site, render_not_found, render_page
+from renderers.page_html import FormState, RenderedPage, Site, render_not_found, render_page
 from schemas.content import SitePageInput
 
 logger = logging.getLogger(__name__)
@@ -50,21 +50,21 @@ class CachedPage:
 
 
 class PageCache:
-    """A bounded, thread-safe LRU of rendered pages keyed by (slug, version, submitted)."""
+    """A bounded, thread-safe LRU of rendered pages keyed by (slug, version, form state)."""
 
     def __init__(self, capacity: int = 256) -> None:
         self._capacity = capacity
-        self._items: OrderedDict[tuple[str, int, bool], CachedPage] = OrderedDict()
+        self._items: OrderedDict[tuple[str, int, str], CachedPage] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[str, int, bool]) -> CachedPage | None:
+    def get(self, key: tuple[str, int, str]) -> CachedPage | None:
         with self._lock:
             found = self._items.get(key)
             if found is not None:
                 self._items.move_to_end(key)
             return found
 
-    def put(self, key: tuple[str, int, bool], page: CachedPage) -> None:
+    def put(self, key: tuple[str, int, str], page: CachedPage) -> None:
         with self._lock:
             self._items[key] = page
             self._items.move_to_end(key)
@@ -89,8 +89,8 @@ def create_pages_blueprint(
     not_found = CachedPage.of(render_not_found(site=site))
     assets = site.assets.by_name()
 
-    def rendered(stored: StoredPage, *, submitted: bool, preview: bool) -> CachedPage:
-        key = (stored.slug, stored.version, submitted)
+    def rendered(stored: StoredPage, *, form_state: FormState, preview: bool) -> CachedPage:
+        key = (stored.slug, stored.version, form_state)
         found = None if preview else cache.get(key)
         if found is None:
             page = SitePageInput.model_validate(stored.page_input)
@@ -100,7 +100,7 @@ def create_pages_blueprint(
                     site=site,
                     hero_image_url=stored.hero_image_url,
                     preview=preview,
-                    submitted=submitted,
+                    form_state=form_state,
                 )
             )
             if not preview:
@@ -112,18 +112,18 @@ def create_pages_blueprint(
         stored = pages.get_page(slug)
         if stored is None:
             return _not_found(not_found)
-        submitted = request.args.get("submitted") == "1"
+        form_state = _form_state()
         token = request.args.get("preview")
         if token is not None:
             if not verify_preview_token(
                 token, slug=stored.slug, version=stored.version, now=clock(), secret=preview_secret
             ):
                 return _not_found(not_found)
-            page = rendered(stored, submitted=submitted, preview=True)
+            page = rendered(stored, form_state=form_state, preview=True)
             return _html(page, cache_control="private, no-store", noindex=True)
         if stored.status != "published":
             return _not_found(not_found)
-        page = rendered(stored, submitted=submitted, preview=False)
+        page = rendered(stored, form_state=form_state, preview=False)
         noindex = bool(stored.page_input.get("noindex"))
         return _html(page, cache_control=PAGE_CACHE_CONTROL, noindex=noindex)
 
@@ -144,6 +144,15 @@ def create_pages_blueprint(
         return Response(found.data, mimetype=found.mimetype, headers=headers)
 
     return bp
+
+
+def _form_state() -> FormState:
+    """The lead form's state after the collect endpoint's 303 back to the page."""
+    if request.args.get("submitted") == "1":
+        return "submitted"
+    if request.args.get("error") == "invalid_email":
+        return "invalid_email"
+    return "open"
 
 
 def _html(page: CachedPage, *, cache_control: str, noindex: bool) -> Response:

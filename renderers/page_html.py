@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
@@ -27,7 +27,9 @@ from schemas.public import Company
 
 __all__ = [
     "COLLECT_PATH",
+    "FORM_STATES",
     "HONEYPOT_FIELD",
+    "FormState",
     "RenderedPage",
     "Site",
     "build_site",
@@ -38,8 +40,12 @@ __all__ = [
 ]
 
 COLLECT_PATH = "/api/public/v1/collect"
-HONEYPOT_FIELD = "fax_number"
-FORM_ANCHOR = "lead"
+# The collect endpoint (api/collect.py) drops a post whose honeypot field is filled, and
+# redirects to `?submitted=1`, or `?error=invalid_email#leadform` for a bad address.
+HONEYPOT_FIELD = "website"
+FORM_ANCHOR = "leadform"
+FormState = Literal["open", "submitted", "invalid_email"]
+FORM_STATES: tuple[FormState, ...] = ("open", "submitted", "invalid_email")
 _SAFE_PATH = re.compile(r"^/(?!/)[^\s\\<>\"'`]*$")
 _SAFE_HTTPS = re.compile(r"^https://[^\s/\\<>\"'`@]+(?:/[^\s\\<>\"'`]*)?$", re.IGNORECASE)
 _SAFE_FRAGMENT = re.compile(r"^#[A-Za-z][\w-]*$")
@@ -110,9 +116,9 @@ def render_page(
     site: Site,
     hero_image_url: str | None = None,
     preview: bool = False,
-    submitted: bool = False,
+    form_state: FormState = "open",
 ) -> RenderedPage:
-    """The page's HTML; `preview` adds noindex and a draft banner; `submitted`, the thank-you."""
+    """The page's HTML; `preview` adds noindex and a draft banner; `form_state`, the form's."""
     canonical = f"{site.base_url}/p/{page.slug}"
     image = _absolute(
         _image_src(page.og_image_url, site)
@@ -153,7 +159,7 @@ def render_page(
             blocks=views,
             header_cta=header_cta,
             preview=preview,
-            submitted=submitted,
+            form_state=form_state,
             slug=page.slug,
             collect_url=COLLECT_PATH,
             honeypot=HONEYPOT_FIELD,

@@ -16,6 +16,7 @@ from schemas.catalog import Catalog
 
 __all__ = [
     "DOC_FILES",
+    "DocDirectiveError",
     "error_rows",
     "expand_doc",
     "markdown_table",
@@ -34,6 +35,10 @@ DOC_FILES: dict[str, str] = {
 _DIRECTIVE = re.compile(r"<!--\s*(fields|operations|errors|files)\s*:?\s*([\w-]*)\s*-->")
 _CODE = re.compile(r"`([a-z_]+)`")
 _HEADING = re.compile(r"^(#{1,6}) ")
+
+
+class DocDirectiveError(ValueError):
+    """A doc directive names a schema or tag the OpenAPI document does not have."""
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
@@ -71,6 +76,9 @@ def expand_doc(
 
     def expand(match: re.Match[str]) -> str:
         kind, arg = match.group(1), match.group(2)
+        if (kind == "fields" and arg not in schemas) or (kind == "operations" and arg not in tags):
+            # A renamed model or tag must fail at start-up, not leave a stale doc behind.
+            raise DocDirectiveError(f"{match.group(0)} names nothing in the OpenAPI document")
         if kind == "fields":
             rows = [
                 (f"`{n}`", t, "yes" if r else "no", notes) for n, t, r, notes in schemas[arg].fields

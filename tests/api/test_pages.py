@@ -184,8 +184,8 @@ def test_render_cache_stays_within_its_bound() -> None:
     cache = PageCache(capacity=2)
     page = CachedPage(body=b"x", etag='"x"', csp="")
     for n in range(5):
-        cache.put((f"s{n}", 1, False), page)
+        cache.put((f"s{n}", 1, "open"), page)
 
     assert len(cache) == 2
-    assert cache.get(("s4", 1, False)) is page
-    assert cache.get(("s0", 1, False)) is None
+    assert cache.get(("s4", 1, "open")) is page
+    assert cache.get(("s0", 1, "open")) is None

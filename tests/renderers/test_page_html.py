@@ -70,7 +70,7 @@ def test_every_block_type_renders_its_section() -> None:
     """SPEC Content API: the ten block types all render on the design system."""
     tree = Tree(render_page(_page(), site=_site()).html)
 
-    classes = {(a.get("class") or "").split()[-1] for a in tree.all("section")}
+    classes = {(a.get("class") or "").split()[1] for a in tree.all("section")}
 
     assert set(BLOCK_TYPES) <= classes
 
@@ -200,7 +200,7 @@ def test_lead_form_posts_to_collect_without_javascript() -> None:
 @pytest.mark.spec("pages.render")
 def test_submitted_page_shows_the_thank_you_state_instead_of_the_form() -> None:
     """DESIGN ingest: the form's redirect lands on a visible thank-you state."""
-    html = render_page(_page(), site=_site(), submitted=True).html
+    html = render_page(_page(), site=_site(), form_state="submitted").html
 
     assert not Tree(html).all("form")
     assert Tree(html).all("p", role="status")
@@ -239,3 +239,14 @@ def test_not_found_page_is_on_brand_and_noindexed() -> None:
     assert tree.meta("robots") == "noindex, nofollow"
     assert len(tree.all("h1")) == 1
     assert tree.all("link", rel="stylesheet")
+
+
+@pytest.mark.spec("pages.render")
+def test_rejected_email_is_shown_next_to_its_field() -> None:
+    """DESIGN ingest: collect's `?error=invalid_email` redirect shows the error on the field."""
+    tree = Tree(render_page(_page(), site=_site(), form_state="invalid_email").html)
+
+    email = next(a for a in tree.all("input") if a.get("name") == "email")
+
+    assert email["aria-invalid"] == "true"
+    assert tree.all("p", id=email["aria-describedby"] or "")

@@ -1,0 +1,67 @@
+"""The lead form with JavaScript switched off: it posts to collect and lands on the thank-you."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+import pytest
+from playwright.sync_api import Browser
+
+from tests.e2e.conftest import LiveServer
+from tests.e2e.sample_page import store_page
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.spec("pages.leadform")
+def test_lead_form_submits_without_javascript_and_shows_the_thank_you(
+    browser: Browser, live_server: LiveServer, slug: str
+) -> None:
+    """DESIGN ingest: the leadform posts to /collect without JavaScript; a 303 shows thanks."""
+    store_page(live_server.backends.pages, slug)
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/p/{slug}")
+
+    page.get_by_role("textbox", name="Work email").fill("ana@northbook.example")
+    page.get_by_role("textbox", name="Name").fill("Ana Costa")
+    page.get_by_role("textbox", name="Company").fill("Northbook")
+    with page.expect_request(lambda r: r.method == "POST") as posted:
+        page.get_by_role("button", name="Book the audit").last.click()
+    page.wait_for_url(f"**/p/{slug}?submitted=1")
+
+    request = posted.value
+    fields = parse_qs(request.post_data or "")
+    assert request.url == f"{live_server.url}/api/public/v1/collect"
+    assert request.headers["content-type"] == "application/x-www-form-urlencoded"
+    assert fields == {
+        "type": ["lead_form"],
+        "page": [slug],
+        "email": ["ana@northbook.example"],
+        "name": ["Ana Costa"],
+        "company": ["Northbook"],
+    }
+    assert page.get_by_role("status").first.is_visible()
+    assert "Thank you" in page.get_by_role("status").first.inner_text()
+    assert page.locator("form").count() == 0
+    context.close()
+
+
+@pytest.mark.spec("pages.leadform")
+def test_browser_refuses_to_send_the_form_without_an_email(
+    browser: Browser, live_server: LiveServer, slug: str
+) -> None:
+    """Issue 4: the email field is required, so the browser itself keeps an empty form back."""
+    store_page(live_server.backends.pages, slug)
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/p/{slug}")
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+
+    page.get_by_role("button", name="Book the audit").last.click()
+
+    assert page.locator("input[name=email]:invalid").count() == 1
+    assert posts == []
+    assert page.url == f"{live_server.url}/p/{slug}"
+    context.close()

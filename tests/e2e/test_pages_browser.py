@@ -1,0 +1,138 @@
+"""/p/{slug} in a real chromium: every block renders, screenshots, axe, no horizontal scroll."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, Route
+
+from schemas.content import BLOCK_TYPES
+from tests.e2e.conftest import LiveServer
+from tests.e2e.sample_page import all_blocks_page, store_page
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).with_name("vendor") / "axe.min.js"
+HERO_IMAGE = "https://images.example/hero.png"
+# A 1x1 PNG: the hero image's https host is served by the test, never by the network.
+PIXEL = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c63f8ffff3f0005fe02fea7d6a4b60000000049454e44ae426082"
+)
+WIDTHS = {"desktop": 1280, "phone": 390}
+
+
+def with_image(slug: str) -> dict[str, Any]:
+    return all_blocks_page(slug, image_url=HERO_IMAGE)
+
+
+def serve_hero(route: Route) -> None:
+    route.fulfill(status=200, content_type="image/png", body=PIXEL)
+
+
+def open_page(browser: Browser, url: str, *, width: int, **options: Any) -> tuple[Page, list[str]]:
+    """A fresh page at `width`, with console errors collected, loaded from `url`."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, **options)
+    context.route("https://images.example/**", serve_hero)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    response = page.goto(url)
+    assert response is not None
+    assert response.status in (200, 404)
+    return page, errors
+
+
+def axe_violations(page: Page) -> list[dict[str, Any]]:
+    """axe-core's violations for the loaded page (the context bypasses CSP to inject it)."""
+    page.add_script_tag(path=str(AXE))
+    result: dict[str, Any] = page.evaluate("() => axe.run(document)")
+    return [
+        {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]]}
+        for v in result["violations"]
+    ]
+
+
+@pytest.mark.spec("pages.render")
+@pytest.mark.parametrize("device", sorted(WIDTHS))
+def test_every_block_type_renders_without_horizontal_scroll(
+    browser: Browser, live_server: LiveServer, slug: str, screenshots: Path, device: str
+) -> None:
+    """Issue 4: every block type renders, responsive at 1280 and 390 px, with no console error."""
+    store_page(live_server.backends.pages, slug, page_input=with_image(slug))
+    width = WIDTHS[device]
+
+    page, errors = open_page(browser, f"{live_server.url}/p/{slug}", width=width)
+    page.screenshot(path=str(screenshots / f"page-all-blocks-{width}.png"), full_page=True)
+
+    for block_type in BLOCK_TYPES:
+        assert page.locator(f"main section.{block_type}").first.is_visible(), block_type
+    assert page.locator("h1").count() == 1
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    assert page.locator(".hero-media img").evaluate("img => img.naturalWidth") == 1
+    assert page.locator("script:not([type='application/ld+json'])").count() == 0
+    assert errors == []
+    page.context.close()
+
+
+@pytest.mark.spec("pages.render")
+def test_narrowest_phone_has_no_horizontal_scroll(
+    browser: Browser, live_server: LiveServer, slug: str
+) -> None:
+    """Issue 4: responsive from 360 px phones."""
+    store_page(live_server.backends.pages, slug)
+
+    page, errors = open_page(browser, f"{live_server.url}/p/{slug}", width=360)
+
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 360
+    assert errors == []
+    page.context.close()
+
+
+@pytest.mark.spec("pages.accessibility")
+@pytest.mark.parametrize(
+    ("state", "suffix"),
+    [("page", ""), ("thank-you", "?submitted=1"), ("not-found", "-missing")],
+)
+@pytest.mark.parametrize("device", sorted(WIDTHS))
+def test_axe_reports_no_violation(
+    browser: Browser,
+    live_server: LiveServer,
+    slug: str,
+    screenshots: Path,
+    state: str,
+    suffix: str,
+    device: str,
+) -> None:
+    """Issue 4: axe-core (vendored) finds no accessibility violation on pages, states and 404."""
+    store_page(live_server.backends.pages, slug, page_input=with_image(slug))
+    width = WIDTHS[device]
+    url = f"{live_server.url}/p/{slug}{suffix}"
+
+    page, _ = open_page(browser, url, width=width, bypass_csp=True)
+    if state != "page":
+        page.screenshot(path=str(screenshots / f"page-{state}-{width}.png"), full_page=True)
+
+    assert axe_violations(page) == []
+    page.context.close()
+
+
+@pytest.mark.spec("pages.accessibility")
+def test_keyboard_user_can_skip_to_content_and_sees_the_focus(
+    browser: Browser, live_server: LiveServer, slug: str
+) -> None:
+    """Issue 4: skip link first in tab order, visible focus styles."""
+    store_page(live_server.backends.pages, slug)
+    page, _ = open_page(browser, f"{live_server.url}/p/{slug}", width=1280)
+
+    page.keyboard.press("Tab")
+    skip = page.locator(".skip-link")
+    outline = page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle")
+
+    assert skip.evaluate("a => a === document.activeElement")
+    assert skip.is_visible()
+    assert outline == "solid"
+    page.context.close()
