@@ -1,0 +1,102 @@
+"""The functions-framework targets: Pub/Sub push deliveries to the workers.
+
+Each target wires its backends once, lazily on the first event, then hands the decoded
+message to its worker. A worker that raises makes functions-framework answer 500, so Pub/Sub
+delivers again; a worker that returns acks. Deploy with `--signature-type=cloudevent`.
+
+  functions-framework --source=frontdoor/functions.py --target=generate_page
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import threading
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any, TypeVar
+
+import functions_framework
+from cloudevents.http import CloudEvent
+
+from backends.bundle import Backends
+from frontdoor.generation import generation_ports, worker_id
+from frontdoor.logs import configure_logging
+from frontdoor.settings import Settings
+from frontdoor.wiring import build_backends
+from workers.generation import handle_dead_letter, handle_generation
+from workers.pipeline import GenerationPorts
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+_lock = threading.Lock()
+_built: dict[str, Any] = {}
+
+
+def _once(name: str, build: Callable[[], T]) -> T:
+    with _lock:
+        if name not in _built:
+            _built[name] = build()
+        found: T = _built[name]
+        return found
+
+
+def _settings() -> Settings:
+    def build() -> Settings:
+        settings = Settings()
+        configure_logging(level=settings.log_level, project=settings.google_cloud_project)
+        return settings
+
+    return _once("settings", build)
+
+
+def _backends() -> Backends:
+    return _once("backends", lambda: build_backends(_settings()))
+
+
+def _generation() -> tuple[GenerationPorts, str]:
+    return _once("generation", lambda: (generation_ports(_settings(), _backends()), worker_id()))
+
+
+def pubsub_message(cloud_event: CloudEvent) -> tuple[bytes | None, int | None]:
+    """The message body and Pub/Sub's deliveryAttempt (absent on the emulator)."""
+    data = cloud_event.data if isinstance(cloud_event.data, dict) else {}
+    message = data.get("message") if isinstance(data.get("message"), dict) else {}
+    attempt = data.get("deliveryAttempt") or (message or {}).get("deliveryAttempt")
+    try:
+        body = base64.b64decode((message or {}).get("data") or "", validate=True)
+    except (binascii.Error, TypeError, ValueError):
+        return None, None
+    return body or None, int(attempt) if isinstance(attempt, int | str) and str(
+        attempt
+    ).isdigit() else None
+
+
+@functions_framework.cloud_event
+def generate_page(cloud_event: CloudEvent) -> None:
+    """Generation worker: one job per message; raises to have it delivered again."""
+    body, attempt = pubsub_message(cloud_event)
+    if body is None:
+        logger.error("generation push without a message body acked")
+        return
+    ports, worker = _generation()
+    handle_generation(
+        body,
+        ports=ports,
+        worker=worker,
+        lease=timedelta(seconds=_settings().job_lease_seconds),
+        delivery_attempt=attempt,
+    )
+
+
+@functions_framework.cloud_event
+def generation_dead_letter(cloud_event: CloudEvent) -> None:
+    """Dead-letter subscription of the generation topic: the job is marked failed."""
+    body, _ = pubsub_message(cloud_event)
+    if body is None:
+        logger.error("dead-letter push without a message body acked")
+        return
+    ports, _worker = _generation()
+    handle_dead_letter(body, ports=ports)
