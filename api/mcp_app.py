@@ -126,11 +126,14 @@ def create_mcp_asgi_app(
     mcp_app = mcp.streamable_http_app(
         stateless_http=True, json_response=True, transport_security=_transport_security(config)
     )
-    routes.append(_prm_root_route(config.resource, issuer, catalog.company.name))
+    prm = _prm_endpoint(config.resource, issuer, catalog.company.name)
     for route in mcp_app.routes:
         if isinstance(route, Route) and route.path == "/mcp":
             route = Route("/mcp", endpoint=_mcp_cors(_ScopeChallenge(route.app)))
+        elif isinstance(route, Route) and route.path.startswith(PRM_ROOT):
+            route = Route(route.path, endpoint=prm, methods=["GET", "OPTIONS"])
         routes.append(route)
+    routes.append(Route(PRM_ROOT, endpoint=prm, methods=["GET", "OPTIONS"]))
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -191,19 +194,19 @@ def _authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRou
     return wrapped
 
 
-def _prm_root_route(resource: str, issuer: str, name: str) -> Route:
-    metadata = ProtectedResourceMetadata(
-        resource=AnyHttpUrl(resource),
-        authorization_servers=[AnyHttpUrl(issuer)],
-        scopes_supported=list(SCOPES),
-        resource_name=f"{name} MCP tools",
+def _prm_endpoint(resource: str, issuer: str, name: str) -> ASGIApp:
+    """RFC 9728 metadata, the same at both well-known paths; built from strings so that
+    `authorization_servers` keeps the issuer exact (no trailing slash)."""
+    metadata = ProtectedResourceMetadata.model_validate(
+        {
+            "resource": resource,
+            "authorization_servers": [issuer],
+            "scopes_supported": list(SCOPES),
+            "resource_name": f"{name} MCP tools",
+        }
     )
     handler = ProtectedResourceMetadataHandler(metadata)
-    return Route(
-        PRM_ROOT,
-        endpoint=cors_middleware(handler.handle, ["GET", "OPTIONS"]),
-        methods=["GET", "OPTIONS"],
-    )
+    return cors_middleware(handler.handle, ["GET", "OPTIONS"])
 
 
 def _transport_security(config: McpConfig) -> TransportSecuritySettings:

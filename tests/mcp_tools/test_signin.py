@@ -1,0 +1,197 @@
+"""The built-in authorization server's forms and limits, in-process through the ASGI app."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from api.mcp_app import McpConfig, create_mcp_asgi_app
+from api.oauth_provider import OAuthConfig
+from backends.content_files import load_catalog
+from backends.embedded.mail import OutboxMailer
+from backends.embedded.oauth import SqliteOAuthStore
+from backends.embedded.sqlite import SqliteDatabase
+from frontdoor.settings import Settings
+from tests.mcp_tools.conftest import (
+    EMAIL,
+    REDIRECT_URI,
+    new_pkce,
+    parse_forms,
+    read_code,
+)
+
+pytestmark = [pytest.mark.anyio, pytest.mark.spec("mcp.oauth.signin")]
+BASE = "http://localhost"
+LIMITS = OAuthConfig(
+    issuer=BASE,
+    resource=f"{BASE}/mcp",
+    registrations_per_hour=3,
+    signins_per_hour=2,
+    code_attempts=3,
+)
+
+
+@pytest.fixture
+def outbox(tmp_path: Path) -> Path:
+    return tmp_path / "outbox"
+
+
+@pytest.fixture
+def http(tmp_path: Path, outbox: Path) -> Iterator[httpx2.AsyncClient]:
+    store = SqliteOAuthStore(SqliteDatabase(tmp_path / "oauth.sqlite3"))
+    asgi = create_mcp_asgi_app(
+        McpConfig(base_url=BASE, oauth=LIMITS),
+        catalog=load_catalog(Settings().content_dir),
+        oauth_store=store,
+        mailer=OutboxMailer(outbox),
+        clock=lambda: datetime.now(UTC),
+    )
+    yield httpx2.AsyncClient(transport=httpx2.ASGITransport(app=asgi.app), base_url=BASE)
+
+
+async def register(http: httpx2.AsyncClient) -> httpx2.Response:
+    return await http.post(
+        "/register",
+        json={"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none"},
+    )
+
+
+async def start_signin(http: httpx2.AsyncClient) -> tuple[str, dict[str, str]]:
+    """Register, hit /authorize and open the sign-in page: its URL and hidden fields."""
+    client_id = (await register(http)).json()["client_id"]
+    pkce = new_pkce()
+    response = await http.get(
+        "/authorize",
+        params={
+            "response_type": "code",
+            "client_id": client_id,
+            "redirect_uri": REDIRECT_URI,
+            "code_challenge": pkce.challenge,
+            "code_challenge_method": "S256",
+            "state": "s",
+        },
+    )
+    page = await http.get(response.headers["location"])
+    forms = parse_forms(page.text)
+    hidden = {str(i["name"]): str(i["value"]) for i in forms.inputs if i.get("type") == "hidden"}
+    return response.headers["location"], hidden
+
+
+async def test_the_sign_in_page_is_a_plain_accessible_form(http: httpx2.AsyncClient) -> None:
+    """DESIGN MCP: input[name=email][type=email] in a form that works without JavaScript."""
+    _url, _hidden = await start_signin(http)
+    page = await http.get(_url)
+
+    forms = parse_forms(page.text)
+    email = next(i for i in forms.inputs if i.get("name") == "email")
+    assert page.headers["cache-control"] == "no-store"
+    assert "<script" not in page.text
+    assert forms.forms[0]["method"] == "post"
+    assert (email["type"], email["id"], email["autocomplete"]) == ("email", "email", "email")
+    assert '<label for="email">' in page.text
+    assert '<html lang="en">' in page.text
+
+
+async def test_a_form_post_without_the_sign_in_cookie_is_refused(
+    http: httpx2.AsyncClient,
+) -> None:
+    """CSRF: the hidden token must match the cookie set by the sign-in page."""
+    _url, hidden = await start_signin(http)
+    http.cookies.clear()
+
+    response = await http.post("/oauth/signin", data={**hidden, "email": EMAIL})
+
+    assert response.status_code == 403
+
+
+async def test_the_code_form_allows_a_limited_number_of_wrong_codes(
+    http: httpx2.AsyncClient, outbox: Path
+) -> None:
+    """Rate limit on code attempts: after the last wrong code the sign-in is over."""
+    _url, hidden = await start_signin(http)
+    sent = await http.post("/oauth/signin", data={**hidden, "email": EMAIL})
+    page = await http.get(sent.headers["location"])
+    code_input = next(i for i in parse_forms(page.text).inputs if i.get("name") == "code")
+    right = read_code(outbox, EMAIL, set())
+    wrong = f"{(int(right) + 1) % 10**6:06d}"
+
+    statuses = [
+        (await http.post("/oauth/code", data={**hidden, "code": wrong})).status_code
+        for _ in range(LIMITS.code_attempts)
+    ]
+    after = await http.post("/oauth/code", data={**hidden, "code": right})
+
+    assert code_input["autocomplete"] == "one-time-code"
+    assert statuses == [400] * LIMITS.code_attempts
+    assert after.status_code == 429
+
+
+async def test_sign_in_codes_to_one_address_are_rate_limited(
+    http: httpx2.AsyncClient,
+) -> None:
+    """Rate limit on sign-in: a few codes per address per hour."""
+    statuses = []
+    for _ in range(LIMITS.signins_per_hour + 1):
+        _url, hidden = await start_signin(http)
+        statuses.append(
+            (await http.post("/oauth/signin", data={**hidden, "email": EMAIL})).status_code
+        )
+
+    assert statuses == [303] * LIMITS.signins_per_hour + [429]
+
+
+async def test_registrations_are_rate_limited_per_address(http: httpx2.AsyncClient) -> None:
+    """Rate limit on DCR: 429 with Retry-After past the hourly allowance."""
+    responses = [await register(http) for _ in range(LIMITS.registrations_per_hour + 1)]
+
+    assert [r.status_code for r in responses] == [201] * LIMITS.registrations_per_hour + [429]
+    assert int(responses[-1].headers["retry-after"]) > 0
+
+
+async def test_the_metadata_advertises_iss_public_clients_and_metadata_documents(
+    http: httpx2.AsyncClient,
+) -> None:
+    """RFC 8414 metadata: iss parameter, `none` auth, CIMD, PKCE S256, exact issuer."""
+    metadata = (await http.get("/.well-known/oauth-authorization-server")).json()
+
+    assert metadata["issuer"] == BASE
+    assert metadata["authorization_response_iss_parameter_supported"] is True
+    assert metadata["client_id_metadata_document_supported"] is True
+    assert "none" in metadata["token_endpoint_auth_methods_supported"]
+    assert metadata["code_challenge_methods_supported"] == ["S256"]
+    assert metadata["registration_endpoint"] == f"{BASE}/register"
+    assert metadata["revocation_endpoint"] == f"{BASE}/revoke"
+
+
+async def test_a_registered_client_always_gets_the_refresh_token_grant(
+    http: httpx2.AsyncClient,
+) -> None:
+    """DESIGN MCP: DCR clients get the refresh_token grant."""
+    response = await http.post(
+        "/register",
+        json={
+            "redirect_uris": [REDIRECT_URI],
+            "token_endpoint_auth_method": "none",
+            "grant_types": ["authorization_code"],
+        },
+    )
+
+    assert response.status_code == 201
+    assert "refresh_token" in response.json()["grant_types"]
+
+
+async def test_a_registration_with_a_plain_http_redirect_is_refused(
+    http: httpx2.AsyncClient,
+) -> None:
+    """Redirect URIs must be https or loopback http."""
+    response = await http.post(
+        "/register",
+        json={"redirect_uris": ["http://evil.example/cb"], "token_endpoint_auth_method": "none"},
+    )
+
+    assert (response.status_code, response.json()["error"]) == (400, "invalid_redirect_uri")
