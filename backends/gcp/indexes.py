@@ -35,6 +35,34 @@ FIRESTORE_INDEXES: list[CompositeIndex] = [
     CompositeIndex(
         "pages", (("status", "ASCENDING"), ("updated_at", "DESCENDING"), ("slug", "DESCENDING"))
     ),
+    # signals: the stream and timelines, at most one equality filter pushed down, both
+    # directions (backends/gcp/signal_stream.py); the accounts list by stage
+    CompositeIndex("signal_events", (("recorded_at", "ASCENDING"), ("id", "ASCENDING"))),
+    CompositeIndex("signal_events", (("recorded_at", "DESCENDING"), ("id", "DESCENDING"))),
+    CompositeIndex(
+        "signal_events", (("type", "ASCENDING"), ("recorded_at", "ASCENDING"), ("id", "ASCENDING"))
+    ),
+    CompositeIndex(
+        "signal_events",
+        (("type", "ASCENDING"), ("recorded_at", "DESCENDING"), ("id", "DESCENDING")),
+    ),
+    CompositeIndex(
+        "signal_events",
+        (("account.domain", "ASCENDING"), ("recorded_at", "ASCENDING"), ("id", "ASCENDING")),
+    ),
+    CompositeIndex(
+        "signal_events",
+        (("account.domain", "ASCENDING"), ("recorded_at", "DESCENDING"), ("id", "DESCENDING")),
+    ),
+    CompositeIndex(
+        "signal_events",
+        (("person.email", "ASCENDING"), ("recorded_at", "ASCENDING"), ("id", "ASCENDING")),
+    ),
+    CompositeIndex(
+        "signal_events",
+        (("person.email", "ASCENDING"), ("recorded_at", "DESCENDING"), ("id", "DESCENDING")),
+    ),
+    CompositeIndex("signal_accounts", (("stage", "ASCENDING"), ("last_recorded_at", "DESCENDING"))),
 ]
 
 FIRESTORE_TTL_POLICIES: list[TtlPolicy] = [
