@@ -11,7 +11,7 @@ import hmac
 import secrets
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ValidationError
@@ -47,6 +47,7 @@ from workers.signing import new_secret
 from workers.target_guard import UnsafeTargetError, check_target, system_resolver
 
 HOOKS = "/api/public/v1/signals/webhooks"
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 def create_webhooks_blueprint(
@@ -105,9 +106,13 @@ def create_webhooks_blueprint(
         endpoint = own_endpoint(endpoint_id)
         now = clock()
         secret = new_secret()
-        rotated = rotate_secrets(endpoint.secrets, new_value=secret, now=now, overlap=options.rotation_overlap)
+        rotated = rotate_secrets(
+            endpoint.secrets, new_value=secret, now=now, overlap=options.rotation_overlap
+        )
         updated = webhooks.set_secrets(endpoint_id, rotated)
-        overlap_ends = max((s.expires_at for s in rotated if s.expires_at is not None), default=None)
+        overlap_ends = max(
+            (s.expires_at for s in rotated if s.expires_at is not None), default=None
+        )
         body = WebhookSecretBody(
             endpoint=_endpoint_view(updated), secret=secret, previous_secret_expires_at=overlap_ends
         )
@@ -120,7 +125,9 @@ def create_webhooks_blueprint(
             query = DeliveriesQuery.model_validate(request.args.to_dict())
         except ValidationError as err:
             issues = issues_from_errors(err.errors())
-            raise ApiError(400, "invalid_query", "A query parameter is malformed", issues=issues) from err
+            raise ApiError(
+                400, "invalid_query", "A query parameter is malformed", issues=issues
+            ) from err
         found = webhooks.list_deliveries(endpoint_id, status=query.status, limit=query.limit)
         return _json(DeliveryListBody(deliveries=[_delivery_view(d) for d in found]))
 
@@ -136,7 +143,9 @@ def create_webhooks_blueprint(
                 409, "endpoint_disabled", "The endpoint is disabled (410 Gone); register it again"
             )
         try:
-            again = replay_delivery(delivery, webhooks=webhooks, tasks=tasks, options=options, now=clock())
+            again = replay_delivery(
+                delivery, webhooks=webhooks, tasks=tasks, options=options, now=clock()
+            )
         except ConflictError as err:
             raise ApiError(409, "conflict", "The delivery changed meanwhile; try again") from err
         return _json(DeliveryBody(delivery=_delivery_view(again))), 202
@@ -148,7 +157,9 @@ def create_webhooks_blueprint(
             raise ApiError(401, "unauthorized", "Internal route")
         task = _parse(AttemptInput, request.get_json())
         if task.delivery_id != delivery_id:
-            raise invalid_payload([Issue(field="delivery_id", code="mismatch", message="not the path's id")])
+            raise invalid_payload(
+                [Issue(field="delivery_id", code="mismatch", message="not the path's id")]
+            )
         done = attempt_delivery(
             delivery_id,
             attempt=task.attempt,
@@ -163,7 +174,7 @@ def create_webhooks_blueprint(
     return bp
 
 
-def _parse(model: type[BaseModel], data: Any) -> Any:
+def _parse(model: type[ModelT], data: Any) -> ModelT:
     return model.model_validate(data)
 
 
@@ -187,7 +198,7 @@ def _endpoint_view(e: WebhookEndpoint) -> WebhookEndpointView:
     return WebhookEndpointView(
         id=e.endpoint_id,
         url=e.url,
-        types=list(e.types) or None,  # type: ignore[arg-type]  # stored types were validated on create
+        types=list(e.types) or None,
         description=e.description or None,
         enabled=e.active,
         disabled_at=e.disabled_at,
@@ -201,7 +212,7 @@ def _delivery_view(d: Delivery) -> DeliveryView:
         id=d.delivery_id,
         endpoint_id=d.endpoint_id,
         event_id=d.event_id,
-        event_type=d.event_type,  # type: ignore[arg-type]  # an EventType when stored
+        event_type=d.event_type,
         status=d.status,
         attempts=d.attempts,
         replays=d.replays,

@@ -41,7 +41,7 @@ def build_delivery_ports(
     db: SqliteDatabase | None = None,
     firestore_client: Any = None,
 ) -> DeliveryPorts:
-    """Embedded: SQLite and an in-process task queue (started here); gcp: Firestore and Cloud Tasks."""
+    """Embedded: SQLite and an in-process task queue (started here); gcp: Firestore, Cloud Tasks."""
     options = delivery_options(settings)
     webhooks: WebhookStore
     tasks: TaskQueue
@@ -55,7 +55,9 @@ def build_delivery_ports(
         client = cloud_tasks_client(emulator_host=settings.cloud_tasks_emulator_host)
         project, location = settings.google_cloud_project or "", settings.cloud_tasks_location
         if settings.cloud_tasks_emulator_host:
-            path = ensure_queue(client, project=project, location=location, queue=settings.cloud_tasks_queue)
+            path = ensure_queue(
+                client, project=project, location=location, queue=settings.cloud_tasks_queue
+            )
         else:
             path = client.queue_path(project, location, settings.cloud_tasks_queue)
         cloud = CloudTasksTaskQueue(

@@ -52,7 +52,10 @@ class WebhookSecretBody(_Strict):
 
     ok: Literal[True] = True
     endpoint: WebhookEndpointView
-    secret: str = Field(description="`whsec_...`, shown this once", examples=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"])
+    secret: str = Field(
+        description="`whsec_...`, shown this once",
+        examples=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
+    )
     previous_secret_expires_at: datetime | None = Field(
         default=None, description="Rotate: the old secret still signs until this time"
     )

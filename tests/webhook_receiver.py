@@ -51,20 +51,24 @@ class Receiver:
 
 
 @contextmanager
-def running_receiver(statuses: list[int] | None = None, *, default_status: int = 200) -> Iterator[Receiver]:
+def running_receiver(
+    statuses: list[int] | None = None, *, default_status: int = 200
+) -> Iterator[Receiver]:
     """A receiver listening on 127.0.0.1 for the duration of the block."""
     receiver = Receiver(statuses or [], default_status)
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802  # the http.server naming
+        def do_POST(self) -> None:  # the http.server naming
             length = int(self.headers.get("Content-Length", "0"))
             body = self.rfile.read(length)
-            status = receiver.record(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+            status = receiver.record(
+                self.path, {k.lower(): v for k, v in self.headers.items()}, body
+            )
             self.send_response(status)
             self.send_header("Content-Length", "0")
             self.end_headers()
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002  # the base signature
+        def log_message(self, format: str, *args: object) -> None:  # the base signature
             return
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -79,7 +83,9 @@ def running_receiver(statuses: list[int] | None = None, *, default_status: int =
         thread.join(timeout=5)
 
 
-def wait_until(condition: Callable[[], bool], *, timeout: float = 10.0, interval: float = 0.05) -> None:
+def wait_until(
+    condition: Callable[[], bool], *, timeout: float = 10.0, interval: float = 0.05
+) -> None:
     """Poll `condition` until true, for at most `timeout` seconds (a bounded poll)."""
     event = threading.Event()
     deadline = time.monotonic() + timeout

@@ -25,6 +25,7 @@ from backends.ports import (
     WebhookEndpoint,
     WebhookStore,
 )
+from schemas.signals import Event
 from workers.delivery_policy import (
     AttemptResult,
     classify,
@@ -34,14 +35,13 @@ from workers.delivery_policy import (
     replayed,
     signing_secrets,
 )
-from schemas.signals import Event
 from workers.signing import sign_headers
 from workers.target_guard import SafeTarget, UnsafeTargetError, check_target, system_resolver
 
 logger = logging.getLogger(__name__)
 
 ATTEMPT_PATH = "/internal/deliveries/{delivery_id}/attempt"
-INTERNAL_TOKEN_HEADER = "X-Frontdoor-Internal-Token"
+INTERNAL_TOKEN_HEADER = "X-Frontdoor-Internal-Token"  # noqa: S105  # a header name
 USER_AGENT = "frontdoor-webhooks/1"
 
 
@@ -123,7 +123,10 @@ def enqueue_attempt(delivery: Delivery, *, tasks: TaskQueue, options: DeliveryOp
             name=f"{delivery.delivery_id}-{delivery.replays}-{attempt}",
             url=options.attempt_base_url + ATTEMPT_PATH.format(delivery_id=delivery.delivery_id),
             body=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json", INTERNAL_TOKEN_HEADER: options.internal_token},
+            headers={
+                "Content-Type": "application/json",
+                INTERNAL_TOKEN_HEADER: options.internal_token,
+            },
             schedule_time=delivery.next_attempt_at,
         )
     )
@@ -160,11 +163,15 @@ def attempt_delivery(
         result = send_delivery(delivery, endpoint, options=options, now=now)
         updated = next_delivery_state(delivery, result, now=now, delays=options.retry_delays)
     try:
-        webhooks.update_delivery(updated, if_attempts=delivery.attempts, if_replays=delivery.replays)
+        webhooks.update_delivery(
+            updated, if_attempts=delivery.attempts, if_replays=delivery.replays
+        )
     except ConflictError:
         return None  # a concurrent run of the same task recorded it first
     if endpoint is not None and classify(result) == "gone":
-        webhooks.disable_endpoint(endpoint.endpoint_id, reason="receiver answered 410 Gone", now=now)
+        webhooks.disable_endpoint(
+            endpoint.endpoint_id, reason="receiver answered 410 Gone", now=now
+        )
         logger.info("webhook endpoint %s disabled: 410 Gone", endpoint.endpoint_id)
     if updated.status == "pending":
         enqueue_attempt(updated, tasks=tasks, options=options)
@@ -179,7 +186,12 @@ def attempt_delivery(
 
 
 def replay_delivery(
-    delivery: Delivery, *, webhooks: WebhookStore, tasks: TaskQueue, options: DeliveryOptions, now: datetime
+    delivery: Delivery,
+    *,
+    webhooks: WebhookStore,
+    tasks: TaskQueue,
+    options: DeliveryOptions,
+    now: datetime,
 ) -> Delivery:
     """Send a finished delivery again from its first attempt (same `webhook-id`).
 
@@ -199,7 +211,9 @@ def send_delivery(
     """POST the signed payload to the endpoint, pinned to the addresses the guard checked."""
     try:
         target = check_target(
-            endpoint.url, allow_loopback=options.allow_loopback, resolve=options.resolver or system_resolver
+            endpoint.url,
+            allow_loopback=options.allow_loopback,
+            resolve=options.resolver or system_resolver,
         )
     except UnsafeTargetError as err:
         return AttemptResult(status_code=None, error=f"unsafe_url: {err.reason}")
@@ -213,8 +227,12 @@ def send_delivery(
     url, extensions = _pinned(target)
     headers["Host"] = target.url.netloc
     try:
-        with httpx.Client(timeout=options.timeout_seconds, follow_redirects=False, trust_env=False) as http:
-            response = http.post(url, content=delivery.payload.encode(), headers=headers, extensions=extensions)
+        with httpx.Client(
+            timeout=options.timeout_seconds, follow_redirects=False, trust_env=False
+        ) as http:
+            response = http.post(
+                url, content=delivery.payload.encode(), headers=headers, extensions=extensions
+            )
     except httpx.TimeoutException:
         return AttemptResult(status_code=None, error="timeout")
     except httpx.HTTPError as err:

@@ -127,7 +127,9 @@ def next_delivery_state(
         return dataclasses.replace(recorded, status="succeeded", last_error=None)
     if outcome == "gone":
         return dataclasses.replace(recorded, status="failed", last_error=result.error or "gone")
-    wait = retry_delay(delivery.delivery_id, attempts_made=attempts, replays=delivery.replays, delays=delays)
+    wait = retry_delay(
+        delivery.delivery_id, attempts_made=attempts, replays=delivery.replays, delays=delays
+    )
     if wait is None:
         return dataclasses.replace(recorded, status="failed")
     return dataclasses.replace(recorded, status="pending", next_attempt_at=now + wait)

@@ -1,4 +1,4 @@
-"""Standard Webhooks signing (webhook-id, webhook-timestamp, webhook-signature) and `whsec_` secrets.
+"""Standard Webhooks signing (webhook-id, -timestamp, -signature) and `whsec_` secrets.
 
 Shared by signal deliveries and job callbacks. Pure apart from drawing random secrets;
 the timestamp is the `now` passed in.
@@ -15,7 +15,7 @@ from standardwebhooks.webhooks import Webhook
 
 __all__ = ["SECRET_PREFIX", "new_secret", "sign_headers"]
 
-SECRET_PREFIX = "whsec_"
+SECRET_PREFIX = "whsec_"  # noqa: S105  # the scheme's prefix, not a secret
 
 
 def new_secret() -> str:
@@ -23,7 +23,9 @@ def new_secret() -> str:
     return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
-def sign_headers(*, msg_id: str, body: str, secrets: Sequence[str], now: datetime) -> dict[str, str]:
+def sign_headers(
+    *, msg_id: str, body: str, secrets: Sequence[str], now: datetime
+) -> dict[str, str]:
     """The three Standard Webhooks headers; one `v1,` signature per secret (rotation overlap).
 
     Raises: ValueError when no secret is given.

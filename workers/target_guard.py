@@ -58,7 +58,9 @@ def check_target(
     host = (parts.hostname or "").rstrip(".").lower()
     literal = _ip_literal(host)
     loopback_name = host in _LOOPBACK_NAMES or host.endswith(".localhost")
-    may_be_loopback = allow_loopback and (loopback_name or (literal is not None and _is_loopback(literal)))
+    may_be_loopback = allow_loopback and (
+        loopback_name or (literal is not None and _is_loopback(literal))
+    )
     if parts.scheme != "https" and not (parts.scheme == "http" and may_be_loopback):
         raise UnsafeTargetError("the URL must use https")
     port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -76,7 +78,9 @@ def check_target(
         if not addresses and not unresolved_ok:
             raise UnsafeTargetError("the host does not resolve")
     for address in addresses:
-        _check_address(ipaddress.ip_address(address.split("%", 1)[0]), allow_loopback=allow_loopback)
+        _check_address(
+            ipaddress.ip_address(address.split("%", 1)[0]), allow_loopback=allow_loopback
+        )
     return SafeTarget(url=parts, host=host, port=port, addresses=tuple(addresses))
 
 
@@ -94,7 +98,7 @@ def _parse(url: str) -> SplitResult:
 
 
 def _ip_literal(host: str) -> IpAddress | None:
-    """An IP written in any form a resolver accepts (dotted, decimal, hex, octal, short), or None."""
+    """An IP in any form a resolver accepts (dotted, decimal, hex, octal, short), or None."""
     try:
         return ipaddress.ip_address(host)
     except ValueError:
@@ -107,7 +111,10 @@ def _ip_literal(host: str) -> IpAddress | None:
 
 
 def _is_loopback(ip: IpAddress) -> bool:
-    return ip.is_loopback or (isinstance(ip, ipaddress.IPv6Address) and bool(ip.ipv4_mapped and ip.ipv4_mapped.is_loopback))
+    return ip.is_loopback or (
+        isinstance(ip, ipaddress.IPv6Address)
+        and bool(ip.ipv4_mapped and ip.ipv4_mapped.is_loopback)
+    )
 
 
 def _embedded_ipv4(ip: IpAddress) -> ipaddress.IPv4Address | None:
@@ -126,7 +133,7 @@ def _check_address(ip: IpAddress, *, allow_loopback: bool) -> None:
     inner = _embedded_ipv4(ip)
     if inner is not None:
         _check_address(inner, allow_loopback=allow_loopback)
-        if ip.ipv4_mapped is not None:
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
             return
     if ip.is_loopback:
         if allow_loopback:

@@ -56,7 +56,8 @@ class InProcessTaskQueue:
         self._cond = threading.Condition()
         self._stopping = False
         self._threads = [
-            threading.Thread(target=self._run, name=f"tasks-{i}", daemon=True) for i in range(threads)
+            threading.Thread(target=self._run, name=f"tasks-{i}", daemon=True)
+            for i in range(threads)
         ]
         self._started = False
 
@@ -111,11 +112,15 @@ class InProcessTaskQueue:
             if self._dispatch(entry):
                 continue
             if entry.retries >= len(self._delays):
-                logger.error("task %s dropped after %d attempts", entry.task.name, entry.retries + 1)
+                logger.error(
+                    "task %s dropped after %d attempts", entry.task.name, entry.retries + 1
+                )
                 continue
             due = self._clock() + self._delays[entry.retries]
             with self._cond:
-                heapq.heappush(self._heap, _Entry(due, next(self._seq), entry.task, entry.retries + 1))
+                heapq.heappush(
+                    self._heap, _Entry(due, next(self._seq), entry.task, entry.retries + 1)
+                )
                 self._cond.notify()
 
     def _dispatch(self, entry: _Entry) -> bool:

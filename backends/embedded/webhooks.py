@@ -97,14 +97,17 @@ class SqliteWebhookStore:
             rows = conn.execute("SELECT * FROM webhook_endpoints ORDER BY created_at, endpoint_id")
         else:
             rows = conn.execute(
-                "SELECT * FROM webhook_endpoints WHERE partner = ? ORDER BY created_at, endpoint_id",
+                "SELECT * FROM webhook_endpoints WHERE partner = ?"
+                " ORDER BY created_at, endpoint_id",
                 (partner,),
             )
         return [_endpoint(row) for row in rows.fetchall()]
 
     def delete_endpoint(self, endpoint_id: str) -> None:
         with self._db.transaction() as conn:
-            cur = conn.execute("DELETE FROM webhook_endpoints WHERE endpoint_id = ?", (endpoint_id,))
+            cur = conn.execute(
+                "DELETE FROM webhook_endpoints WHERE endpoint_id = ?", (endpoint_id,)
+            )
             if cur.rowcount == 0:
                 raise NotFoundError(endpoint_id)
 
@@ -127,7 +130,8 @@ class SqliteWebhookStore:
                 raise NotFoundError(endpoint_id)
             if row["disabled_at"] is None:
                 conn.execute(
-                    "UPDATE webhook_endpoints SET disabled_at = ?, disabled_reason = ? WHERE endpoint_id = ?",
+                    "UPDATE webhook_endpoints SET disabled_at = ?, disabled_reason = ?"
+                    " WHERE endpoint_id = ?",
                     (now.isoformat(), reason, endpoint_id),
                 )
         return self._must_get(endpoint_id)
@@ -194,7 +198,14 @@ def _dt(value: str | None) -> datetime | None:
 
 def _secrets_json(secrets: tuple[WebhookSecret, ...]) -> str:
     return json.dumps(
-        [{"value": s.value, "created_at": s.created_at.isoformat(), "expires_at": _iso(s.expires_at)} for s in secrets]
+        [
+            {
+                "value": s.value,
+                "created_at": s.created_at.isoformat(),
+                "expires_at": _iso(s.expires_at),
+            }
+            for s in secrets
+        ]
     )
 
 

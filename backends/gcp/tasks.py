@@ -6,7 +6,9 @@ convention, read by Settings) it is built on an insecure gRPC channel (notes/gcp
 
 from __future__ import annotations
 
-import grpc
+import contextlib
+
+import grpc  # type: ignore[import-untyped]  # grpcio ships no stubs
 from google.api_core import exceptions as gexc
 from google.cloud import tasks_v2
 from google.cloud.tasks_v2.services.cloud_tasks.transports import CloudTasksGrpcTransport
@@ -23,13 +25,15 @@ def cloud_tasks_client(*, emulator_host: str | None = None) -> tasks_v2.CloudTas
     return tasks_v2.CloudTasksClient()
 
 
-def ensure_queue(client: tasks_v2.CloudTasksClient, *, project: str, location: str, queue: str) -> str:
-    """Create the queue if it is missing (emulated runs; Terraform owns it in the cloud); its path."""
+def ensure_queue(
+    client: tasks_v2.CloudTasksClient, *, project: str, location: str, queue: str
+) -> str:
+    """Create the queue if missing (emulated runs; Terraform owns it in the cloud); its path."""
     path: str = client.queue_path(project, location, queue)
-    try:
-        client.create_queue(parent=f"projects/{project}/locations/{location}", queue=tasks_v2.Queue(name=path))
-    except gexc.AlreadyExists:
-        pass
+    with contextlib.suppress(gexc.AlreadyExists):
+        client.create_queue(
+            parent=f"projects/{project}/locations/{location}", queue=tasks_v2.Queue(name=path)
+        )
     return path
 
 
@@ -55,8 +59,12 @@ class CloudTasksTaskQueue:
             body=task.body,
         )
         if self._oidc_service_account:
-            request.oidc_token = tasks_v2.OidcToken(service_account_email=self._oidc_service_account)
-        cloud_task = tasks_v2.Task(name=f"{self._queue_path}/tasks/{task.name}", http_request=request)
+            request.oidc_token = tasks_v2.OidcToken(
+                service_account_email=self._oidc_service_account
+            )
+        cloud_task = tasks_v2.Task(
+            name=f"{self._queue_path}/tasks/{task.name}", http_request=request
+        )
         if task.schedule_time is not None:
             stamp = timestamp_pb2.Timestamp()
             stamp.FromDatetime(task.schedule_time)
@@ -71,4 +79,4 @@ class CloudTasksTaskQueue:
 
     def close(self) -> None:
         """Close the client's channel."""
-        self._client.transport.close()
+        self._client.transport.close()  # type: ignore[no-untyped-call]  # untyped in the client

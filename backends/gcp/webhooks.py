@@ -60,13 +60,13 @@ class FirestoreWebhookStore:
 
     def get_endpoint(self, endpoint_id: str) -> WebhookEndpoint | None:
         snap = self._endpoints.document(endpoint_id).get()
-        return _endpoint(snap.to_dict()) if snap.exists else None
+        return _endpoint(_doc(snap)) if snap.exists else None
 
     def list_endpoints(self, *, partner: str | None = None) -> list[WebhookEndpoint]:
-        query = self._endpoints
+        query: Any = self._endpoints
         if partner is not None:
             query = query.where(filter=FieldFilter("partner", "==", partner))
-        found = [_endpoint(snap.to_dict()) for snap in query.stream()]
+        found = [_endpoint(_doc(snap)) for snap in query.stream()]
         return sorted(found, key=lambda e: (e.created_at, e.endpoint_id))
 
     def delete_endpoint(self, endpoint_id: str) -> None:
@@ -88,12 +88,12 @@ class FirestoreWebhookStore:
     def disable_endpoint(self, endpoint_id: str, *, reason: str, now: datetime) -> WebhookEndpoint:
         ref = self._endpoints.document(endpoint_id)
 
-        @firestore.transactional  # type: ignore[untyped-decorator]  # google-cloud-firestore ships no stubs
+        @firestore.transactional
         def disable(transaction: firestore.Transaction) -> dict[str, Any]:
             snap = ref.get(transaction=transaction)
             if not snap.exists:
                 raise NotFoundError(endpoint_id)
-            doc: dict[str, Any] = snap.to_dict()
+            doc = _doc(snap)
             if doc.get("disabled_at") is None:
                 doc.update(disabled_at=now, disabled_reason=reason)
                 transaction.update(ref, {"disabled_at": now, "disabled_reason": reason})
@@ -112,17 +112,17 @@ class FirestoreWebhookStore:
 
     def get_delivery(self, delivery_id: str) -> Delivery | None:
         snap = self._deliveries.document(delivery_id).get()
-        return _delivery(snap.to_dict()) if snap.exists else None
+        return _delivery(_doc(snap)) if snap.exists else None
 
     def update_delivery(self, delivery: Delivery, *, if_attempts: int, if_replays: int) -> None:
         ref = self._deliveries.document(delivery.delivery_id)
 
-        @firestore.transactional  # type: ignore[untyped-decorator]  # google-cloud-firestore ships no stubs
+        @firestore.transactional
         def update(transaction: firestore.Transaction) -> None:
             snap = ref.get(transaction=transaction)
             if not snap.exists:
                 raise NotFoundError(delivery.delivery_id)
-            doc = snap.to_dict()
+            doc = _doc(snap)
             if (doc["attempts"], doc["replays"]) != (if_attempts, if_replays):
                 raise ConflictError(delivery.delivery_id)
             transaction.set(ref, _delivery_doc(delivery))
@@ -132,13 +132,13 @@ class FirestoreWebhookStore:
     def list_deliveries(
         self, endpoint_id: str, *, status: DeliveryStatus | None = None, limit: int = 100
     ) -> list[Delivery]:
-        query = self._deliveries.where(filter=FieldFilter("endpoint_id", "==", endpoint_id))
+        query: Any = self._deliveries.where(filter=FieldFilter("endpoint_id", "==", endpoint_id))
         if status is not None:
             query = query.where(filter=FieldFilter("status", "==", status))
         query = query.order_by("created_at", direction=firestore.Query.DESCENDING).order_by(
             "delivery_id", direction=firestore.Query.DESCENDING
         )
-        return [_delivery(snap.to_dict()) for snap in query.limit(limit).stream()]
+        return [_delivery(_doc(snap)) for snap in query.limit(limit).stream()]
 
     def _must_get(self, endpoint_id: str) -> WebhookEndpoint:
         found = self.get_endpoint(endpoint_id)
@@ -147,8 +147,15 @@ class FirestoreWebhookStore:
         return found
 
 
+def _doc(snap: Any) -> dict[str, Any]:
+    found: dict[str, Any] = snap.to_dict() or {}
+    return found
+
+
 def _secrets_doc(secrets: tuple[WebhookSecret, ...]) -> list[dict[str, Any]]:
-    return [{"value": s.value, "created_at": s.created_at, "expires_at": s.expires_at} for s in secrets]
+    return [
+        {"value": s.value, "created_at": s.created_at, "expires_at": s.expires_at} for s in secrets
+    ]
 
 
 def _endpoint_doc(e: WebhookEndpoint) -> dict[str, Any]:
@@ -173,7 +180,9 @@ def _endpoint(doc: dict[str, Any]) -> WebhookEndpoint:
         types=tuple(doc["types"]),
         description=doc["description"],
         secrets=tuple(
-            WebhookSecret(value=s["value"], created_at=s["created_at"], expires_at=s.get("expires_at"))
+            WebhookSecret(
+                value=s["value"], created_at=s["created_at"], expires_at=s.get("expires_at")
+            )
             for s in doc["secrets"]
         ),
         created_at=doc["created_at"],
@@ -204,4 +213,5 @@ def _delivery_doc(d: Delivery) -> dict[str, Any]:
 
 
 def _delivery(doc: dict[str, Any]) -> Delivery:
-    return Delivery(**{name: doc.get(name) for name in _DELIVERY_FIELDS})
+    values: dict[str, Any] = {name: doc.get(name) for name in _DELIVERY_FIELDS}
+    return Delivery(**values)

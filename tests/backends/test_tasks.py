@@ -35,7 +35,9 @@ def queue(request: pytest.FixtureRequest) -> Iterator[TaskQueue]:
     from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, ensure_queue
 
     client = cloud_tasks_client(emulator_host=emulator.host)
-    path = ensure_queue(client, project="demo-frontdoor", location="us-central1", queue=f"q{uuid.uuid4().hex[:12]}")
+    path = ensure_queue(
+        client, project="demo-frontdoor", location="us-central1", queue=f"q{uuid.uuid4().hex[:12]}"
+    )
     cloud = CloudTasksTaskQueue(client, queue_path=path)
     yield cloud
     cloud.close()
@@ -51,7 +53,9 @@ def _task(url: str, *, name: str | None = None, at: datetime | None = None) -> H
     )
 
 
-def test_an_enqueued_task_is_posted_with_its_body_and_headers(queue: TaskQueue, receiver: Receiver) -> None:
+def test_an_enqueued_task_is_posted_with_its_body_and_headers(
+    queue: TaskQueue, receiver: Receiver
+) -> None:
     """DESIGN Deliveries: outbound deliveries ride the task queue as HTTP POSTs."""
     accepted = queue.enqueue(_task(f"{receiver.url}/hook"))
 
@@ -63,7 +67,9 @@ def test_an_enqueued_task_is_posted_with_its_body_and_headers(queue: TaskQueue, 
     assert got.headers["content-type"] == "application/json"
 
 
-def test_a_scheduled_task_is_not_posted_before_its_time(queue: TaskQueue, receiver: Receiver) -> None:
+def test_a_scheduled_task_is_not_posted_before_its_time(
+    queue: TaskQueue, receiver: Receiver
+) -> None:
     """DESIGN Deliveries: retries wait for their scheduled time."""
     at = datetime.now(UTC) + timedelta(seconds=1.5)
 
@@ -73,10 +79,15 @@ def test_a_scheduled_task_is_not_posted_before_its_time(queue: TaskQueue, receiv
     assert got.at >= at.timestamp() - 0.05
 
 
-def test_enqueueing_a_task_name_twice_queues_it_once(request: pytest.FixtureRequest, queue: TaskQueue, receiver: Receiver) -> None:
+def test_enqueueing_a_task_name_twice_queues_it_once(
+    request: pytest.FixtureRequest, queue: TaskQueue, receiver: Receiver
+) -> None:
     """DESIGN Deliveries: a task name dedupes, so a redelivered ingest message sends once."""
     if "cloudtasks" in request.node.callspec.id:
-        pytest.skip("gcloud-tasks-emulator has no task-name dedup (notes/gcp-emulators.md §4); production answers ALREADY_EXISTS")
+        pytest.skip(
+            "gcloud-tasks-emulator has no task-name dedup (notes/gcp-emulators.md §4);"
+            " production answers ALREADY_EXISTS"
+        )
     first = queue.enqueue(_task(receiver.url, name="same-name"))
     second = queue.enqueue(_task(receiver.url, name="same-name"))
     queue.enqueue(_task(receiver.url, name="sentinel"))
@@ -107,7 +118,9 @@ def test_the_in_process_queue_drops_a_task_after_its_last_retry() -> None:
     queue.start()
     with running_receiver(default_status=500) as receiver:
         queue.enqueue(_task(receiver.url, name="always-fails"))
-        queue.enqueue(_task(receiver.url, name="later", at=datetime.now(UTC) + timedelta(seconds=1)))
+        queue.enqueue(
+            _task(receiver.url, name="later", at=datetime.now(UTC) + timedelta(seconds=1))
+        )
 
         got = receiver.wait_for(4)
 

@@ -1,0 +1,253 @@
+"""Webhook endpoints over HTTP: register, list, rotate, delete, deliveries, replay, SSRF guard."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from api.app import create_app
+from api.keys import issue_key
+from backends.bundle import Backends
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config, build_backends
+from tests.conftest import CONTENT_KEY, SIGNALS_KEY
+
+pytestmark = pytest.mark.spec("signals.webhooks")
+
+HOOKS = "/api/public/v1/signals/webhooks"
+KEY = {"x-api-key": SIGNALS_KEY}
+HOSTS = {"hooks.example.com": ["93.184.215.14"], "rebound.example.com": ["10.0.0.7"]}
+
+
+def _resolve(host: str, port: int) -> list[str]:
+    if host not in HOSTS:
+        raise OSError("unknown host")  # no DNS in tests: unknown names do not resolve
+    return HOSTS[host]
+
+
+@pytest.fixture
+def strict(settings: Settings) -> Iterator[tuple[FlaskClient, Backends]]:
+    """A production-like guard (no loopback) with a fixed hosts table instead of DNS."""
+    built = build_backends(settings.model_copy(update={"webhook_allow_loopback": False}))
+    options = dataclasses.replace(built.delivery_options, resolver=_resolve, allow_loopback=False)
+    backends = dataclasses.replace(built, delivery_options=options)
+    yield create_app(app_config(settings), backends).test_client(), backends
+    built.close()
+
+
+@pytest.fixture
+def api(strict: tuple[FlaskClient, Backends]) -> FlaskClient:
+    return strict[0]
+
+
+def _register(api: FlaskClient, **body: Any) -> Any:
+    response = api.post(HOOKS, json={"url": "https://hooks.example.com/in", **body}, headers=KEY)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def test_registering_answers_201_with_the_endpoint_and_its_secret_once(api: FlaskClient) -> None:
+    """DESIGN Deliveries: POST answers 201 with the endpoint and its secret (shown once)."""
+    response = api.post(
+        HOOKS,
+        json={"url": "https://hooks.example.com/in", "types": ["book_call"], "description": "CRM"},
+        headers=KEY,
+    )
+
+    body = response.get_json()
+    assert response.status_code == 201
+    assert response.headers["Cache-Control"] == "no-store"
+    assert body["ok"] is True
+    assert body["secret"].startswith("whsec_")
+    assert body["endpoint"]["id"].startswith("wh_")
+    assert {k: body["endpoint"][k] for k in ("url", "types", "description", "enabled")} == {
+        "url": "https://hooks.example.com/in",
+        "types": ["book_call"],
+        "description": "CRM",
+        "enabled": True,
+    }
+
+
+def test_the_list_shows_endpoints_but_never_a_secret(api: FlaskClient) -> None:
+    """DESIGN Deliveries: GET lists; secrets are shown only once."""
+    created = _register(api)
+
+    response = api.get(HOOKS, headers={"Authorization": f"Bearer {SIGNALS_KEY}"})
+
+    assert response.status_code == 200
+    assert [e["id"] for e in response.get_json()["endpoints"]] == [created["endpoint"]["id"]]
+    assert created["secret"] not in response.get_data(as_text=True)
+    assert "whsec_" not in response.get_data(as_text=True)
+
+
+def test_webhook_routes_need_the_signals_key(api: FlaskClient) -> None:
+    """DESIGN Configuration: a key of one scope is refused (401) on another surface."""
+    assert api.get(HOOKS).status_code == 401
+    assert api.get(HOOKS, headers={"x-api-key": CONTENT_KEY}).get_json()["error"] == "unauthorized"
+    assert (
+        api.post(
+            HOOKS, json={"url": "https://hooks.example.com"}, headers={"x-api-key": CONTENT_KEY}
+        ).status_code
+        == 401
+    )
+
+
+def test_partners_see_and_change_only_their_own_endpoints(
+    strict: tuple[FlaskClient, Backends],
+) -> None:
+    """DESIGN Deliveries: endpoints belong to the partner whose key registered them."""
+    api, backends = strict
+    created = _register(api)
+    other_key, _ = issue_key(backends.keys, partner="other", scope="signals", now=backends.clock())
+    other = {"x-api-key": other_key}
+    hook_id = created["endpoint"]["id"]
+
+    assert api.get(HOOKS, headers=other).get_json()["endpoints"] == []
+    assert api.delete(f"{HOOKS}/{hook_id}", headers=other).status_code == 404
+    assert api.post(f"{HOOKS}/{hook_id}/rotate", headers=other).status_code == 404
+    assert api.get(f"{HOOKS}/{hook_id}/deliveries", headers=other).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "code"),
+    [
+        ({}, "url", "missing"),
+        ({"url": "https://hooks.example.com", "colour": "red"}, "colour", "unknown_field"),
+        ({"url": "https://hooks.example.com", "types": ["nope"]}, "types.0", "literal_error"),
+        ({"url": "https://hooks.example.com", "description": "x" * 201}, "description", "too_long"),
+        ({"url": 42}, "url", "invalid_type"),
+    ],
+)
+def test_invalid_bodies_answer_422_naming_the_field(
+    api: FlaskClient, body: dict[str, Any], field: str, code: str
+) -> None:
+    """DESIGN Contract decisions: 422 invalid_payload with issues[] naming each field."""
+    response = api.post(HOOKS, json=body, headers=KEY)
+
+    assert response.status_code == 422
+    assert response.get_json()["error"] == "invalid_payload"
+    assert (
+        response.get_json()["issues"][0]["field"],
+        response.get_json()["issues"][0]["code"],
+    ) == (
+        field,
+        code,
+    )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/hook",
+        "https://10.0.0.1/hook",
+        "https://169.254.169.254/latest/meta-data",
+        "https://[::1]/hook",
+        "https://localhost/hook",
+        "https://2130706433/hook",
+        "https://0x7f000001/hook",
+        "https://0177.0.0.1/hook",
+        "https://127.1/hook",
+        "https://rebound.example.com/hook",
+        "http://hooks.example.com/hook",
+        "https://user:pw@hooks.example.com/hook",
+        "not a url",
+    ],
+)
+def test_unsafe_targets_are_refused_with_unsafe_url(api: FlaskClient, url: str) -> None:
+    """DESIGN Deliveries: https only, never private or loopback addresses in production (SSRF)."""
+    response = api.post(HOOKS, json={"url": url}, headers=KEY)
+
+    assert response.status_code == 422
+    assert response.get_json()["issues"] == [
+        {
+            "field": "url",
+            "code": "unsafe_url",
+            "message": response.get_json()["issues"][0]["message"],
+        }
+    ]
+
+
+def test_embedded_mode_allows_a_loopback_http_receiver(client: FlaskClient) -> None:
+    """DESIGN Deliveries: loopback allowed only in embedded mode."""
+    response = client.post(HOOKS, json={"url": "http://127.0.0.1:9999/hook"}, headers=KEY)
+
+    assert response.status_code == 201
+
+
+def test_rotating_shows_a_new_secret_once_and_keeps_the_old_one_for_24_hours(
+    strict: tuple[FlaskClient, Backends],
+) -> None:
+    """DESIGN Deliveries: secrets are rotatable with overlap."""
+    api, backends = strict
+    created = _register(api)
+    hook_id = created["endpoint"]["id"]
+
+    response = api.post(f"{HOOKS}/{hook_id}/rotate", headers=KEY)
+
+    body = response.get_json()
+    stored = backends.webhooks.get_endpoint(hook_id)
+    assert response.status_code == 200
+    assert body["secret"].startswith("whsec_")
+    assert body["secret"] != created["secret"]
+    assert body["endpoint"]["id"] == hook_id
+    assert stored is not None
+    assert [s.value for s in stored.secrets] == [body["secret"], created["secret"]]
+    assert stored.secrets[1].expires_at == stored.secrets[0].created_at + timedelta(hours=24)
+    assert body["previous_secret_expires_at"] is not None
+
+
+def test_deleting_removes_the_endpoint(api: FlaskClient) -> None:
+    """DESIGN Deliveries: DELETE .../{id}."""
+    hook_id = _register(api)["endpoint"]["id"]
+
+    response = api.delete(f"{HOOKS}/{hook_id}", headers=KEY)
+
+    assert (response.status_code, response.get_json()) == (200, {"ok": True, "deleted": hook_id})
+    assert api.get(HOOKS, headers=KEY).get_json()["endpoints"] == []
+    assert api.delete(f"{HOOKS}/{hook_id}", headers=KEY).get_json()["error"] == "not_found"
+
+
+def test_a_new_endpoint_has_no_deliveries_and_a_bad_status_filter_is_400(api: FlaskClient) -> None:
+    """DESIGN Deliveries: GET .../{id}/deliveries?status=failed; bad queries are invalid_query."""
+    hook_id = _register(api)["endpoint"]["id"]
+
+    listed = api.get(f"{HOOKS}/{hook_id}/deliveries?status=failed", headers=KEY)
+    bad = api.get(f"{HOOKS}/{hook_id}/deliveries?status=lost", headers=KEY)
+
+    assert (listed.status_code, listed.get_json()) == (200, {"ok": True, "deliveries": []})
+    assert bad.status_code == 400
+    assert (bad.get_json()["error"], bad.get_json()["issues"][0]["field"]) == (
+        "invalid_query",
+        "status",
+    )
+
+
+def test_unknown_endpoints_and_deliveries_are_404(api: FlaskClient) -> None:
+    """DESIGN Contract decisions: 404 not_found."""
+    assert api.get(f"{HOOKS}/wh_missing/deliveries", headers=KEY).status_code == 404
+    assert api.post(f"{HOOKS}/wh_missing/rotate", headers=KEY).status_code == 404
+    assert (
+        api.post(f"{HOOKS}/deliveries/msg_missing/replay", headers=KEY).get_json()["error"]
+        == "not_found"
+    )
+
+
+def test_the_internal_attempt_route_refuses_calls_without_the_internal_token(
+    api: FlaskClient,
+) -> None:
+    """DESIGN Deliveries: only the task queue may run delivery attempts."""
+    body = {"delivery_id": "msg_1", "attempt": 1, "replays": 0}
+
+    missing = api.post("/internal/deliveries/msg_1/attempt", json=body)
+    wrong = api.post(
+        "/internal/deliveries/msg_1/attempt",
+        json=body,
+        headers={"X-Frontdoor-Internal-Token": "nope"},
+    )
+
+    assert (missing.status_code, wrong.status_code) == (401, 401)

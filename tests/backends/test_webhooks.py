@@ -1,0 +1,185 @@
+"""Contract suite for WebhookStore: the same behaviour on SQLite and on the Firestore emulator."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from backends.embedded.sqlite import SqliteDatabase
+from backends.embedded.webhooks import SqliteWebhookStore
+from backends.ports import (
+    ConflictError,
+    Delivery,
+    NotFoundError,
+    WebhookEndpoint,
+    WebhookSecret,
+    WebhookStore,
+)
+
+pytestmark = pytest.mark.spec("signals.webhooks")
+
+NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.emulator)])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[WebhookStore]:
+    if request.param == "sqlite":
+        yield SqliteWebhookStore(SqliteDatabase(tmp_path / "hooks.sqlite3"))
+        return
+    request.getfixturevalue("firestore_emulator")
+    from backends.gcp.firestore import firestore_client
+    from backends.gcp.webhooks import FirestoreWebhookStore
+
+    prefix = f"t{uuid.uuid4().hex[:10]}_"
+    yield FirestoreWebhookStore(firestore_client(project="demo-frontdoor"), prefix=prefix)
+
+
+def _endpoint(
+    endpoint_id: str = "wh_1", *, partner: str = "acme", created: datetime = NOW
+) -> WebhookEndpoint:
+    return WebhookEndpoint(
+        endpoint_id=endpoint_id,
+        partner=partner,
+        url="https://hooks.example.com/in",
+        types=("book_call", "lead_form"),
+        description="CRM",
+        secrets=(WebhookSecret(value="whsec_current", created_at=created),),
+        created_at=created,
+    )
+
+
+def _delivery(
+    delivery_id: str = "msg_1",
+    *,
+    endpoint_id: str = "wh_1",
+    status: str = "pending",
+    created: datetime = NOW,
+) -> Delivery:
+    return Delivery(
+        delivery_id=delivery_id,
+        endpoint_id=endpoint_id,
+        event_id=f"site:{delivery_id}",
+        event_type="book_call",
+        payload='{"type":"signal.book_call"}',
+        status=status,  # type: ignore[arg-type]
+        created_at=created,
+        next_attempt_at=created,
+    )
+
+
+def test_a_stored_endpoint_reads_back_equal_with_its_secret(store: WebhookStore) -> None:
+    """DESIGN Deliveries: per-endpoint secrets are kept so deliveries can be signed."""
+    store.add_endpoint(_endpoint())
+
+    assert store.get_endpoint("wh_1") == _endpoint()
+    assert store.get_endpoint("missing") is None
+
+
+def test_adding_an_endpoint_id_twice_conflicts(store: WebhookStore) -> None:
+    """Ids are unique."""
+    store.add_endpoint(_endpoint())
+
+    with pytest.raises(ConflictError):
+        store.add_endpoint(_endpoint())
+
+
+def test_endpoints_list_oldest_first_and_per_partner(store: WebhookStore) -> None:
+    """DESIGN Deliveries: GET lists a partner's endpoints."""
+    store.add_endpoint(_endpoint("wh_b", created=NOW + timedelta(minutes=1)))
+    store.add_endpoint(_endpoint("wh_a"))
+    store.add_endpoint(_endpoint("wh_c", partner="other", created=NOW + timedelta(minutes=2)))
+
+    assert [e.endpoint_id for e in store.list_endpoints(partner="acme")] == ["wh_a", "wh_b"]
+    assert [e.endpoint_id for e in store.list_endpoints()] == ["wh_a", "wh_b", "wh_c"]
+
+
+def test_deleting_removes_the_endpoint_and_an_unknown_one_is_not_found(store: WebhookStore) -> None:
+    """DESIGN Deliveries: DELETE .../{id}."""
+    store.add_endpoint(_endpoint())
+
+    store.delete_endpoint("wh_1")
+
+    assert store.get_endpoint("wh_1") is None
+    with pytest.raises(NotFoundError):
+        store.delete_endpoint("wh_1")
+
+
+def test_secrets_are_replaced_in_order(store: WebhookStore) -> None:
+    """DESIGN Deliveries: rotation stores the new secret first, the previous one with its expiry."""
+    store.add_endpoint(_endpoint())
+    rotated = (
+        WebhookSecret(value="whsec_new", created_at=NOW + timedelta(hours=1)),
+        WebhookSecret(value="whsec_current", created_at=NOW, expires_at=NOW + timedelta(hours=25)),
+    )
+
+    updated = store.set_secrets("wh_1", rotated)
+
+    assert updated.secrets == rotated
+    assert store.get_endpoint("wh_1") == updated
+    with pytest.raises(NotFoundError):
+        store.set_secrets("missing", rotated)
+
+
+def test_disabling_is_idempotent_and_keeps_the_first_reason(store: WebhookStore) -> None:
+    """DESIGN Deliveries: 410 from the receiver disables the endpoint."""
+    store.add_endpoint(_endpoint())
+
+    first = store.disable_endpoint("wh_1", reason="410 Gone", now=NOW + timedelta(hours=1))
+    second = store.disable_endpoint("wh_1", reason="again", now=NOW + timedelta(hours=2))
+
+    assert (first.disabled_at, first.disabled_reason, first.active) == (
+        NOW + timedelta(hours=1),
+        "410 Gone",
+        False,
+    )
+    assert second == first
+    with pytest.raises(NotFoundError):
+        store.disable_endpoint("missing", reason="x", now=NOW)
+
+
+def test_a_delivery_is_stored_once_by_id(store: WebhookStore) -> None:
+    """DESIGN Deliveries: the same event reaching the hook twice makes one delivery."""
+    assert store.add_delivery(_delivery())
+    assert not store.add_delivery(dataclasses.replace(_delivery(), payload="other"))
+
+    assert store.get_delivery("msg_1") == _delivery()
+    assert store.get_delivery("missing") is None
+
+
+def test_updating_a_delivery_checks_its_attempt_and_replay_counts(store: WebhookStore) -> None:
+    """DESIGN Deliveries: a task run twice records its attempt once."""
+    store.add_delivery(_delivery())
+    attempted = dataclasses.replace(
+        _delivery(),
+        attempts=1,
+        last_status_code=500,
+        last_error="HTTP 500",
+        last_attempt_at=NOW,
+        next_attempt_at=NOW + timedelta(seconds=5),
+    )
+
+    store.update_delivery(attempted, if_attempts=0, if_replays=0)
+
+    assert store.get_delivery("msg_1") == attempted
+    with pytest.raises(ConflictError):
+        store.update_delivery(attempted, if_attempts=0, if_replays=0)
+    with pytest.raises(NotFoundError):
+        store.update_delivery(_delivery("missing"), if_attempts=0, if_replays=0)
+
+
+def test_deliveries_list_newest_first_filtered_by_status(store: WebhookStore) -> None:
+    """DESIGN Deliveries: GET .../{id}/deliveries?status=failed."""
+    for n, status in enumerate(["failed", "succeeded", "failed", "pending"]):
+        store.add_delivery(_delivery(f"msg_{n}", status=status, created=NOW + timedelta(minutes=n)))
+    store.add_delivery(_delivery("msg_other", endpoint_id="wh_2", status="failed"))
+
+    failed = store.list_deliveries("wh_1", status="failed")
+    everything = store.list_deliveries("wh_1", limit=3)
+
+    assert [d.delivery_id for d in failed] == ["msg_2", "msg_0"]
+    assert [d.delivery_id for d in everything] == ["msg_3", "msg_2", "msg_1"]

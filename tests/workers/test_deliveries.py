@@ -1,0 +1,271 @@
+"""Webhook deliveries end to end: the app served on loopback, a real receiver, and either the
+in-process task queue or the Cloud Tasks emulator (run with `-r 0`, so every retry is our task).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+from standardwebhooks.webhooks import Webhook
+from werkzeug.serving import make_server
+
+from api.app import create_app
+from backends.bundle import Backends
+from backends.ports import Delivery
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config, build_backends
+from schemas.signals import Event
+from tests.conftest import INGEST_KEY, SIGNALS_KEY
+from tests.webhook_receiver import running_receiver, wait_until
+from workers.deliveries import WebhookDeliveries
+
+pytestmark = pytest.mark.spec("signals.webhooks")
+
+HOOKS = "/api/public/v1/signals/webhooks"
+KEY = {"x-api-key": SIGNALS_KEY}
+FAST = [0.2, 0.2]  # retry delays in seconds: three attempts in all
+
+
+@dataclass
+class Served:
+    """The app on a loopback port, its backends and a test client on the same app."""
+
+    backends: Backends
+    api: FlaskClient
+    hosts: dict[str, list[str]]
+
+
+@contextmanager
+def served(
+    settings: Settings, *, queue: Callable[[Backends], Any] | None = None
+) -> Iterator[Served]:
+    """Serve the app on 127.0.0.1 so the task queue can call its internal attempt route."""
+    holder: dict[str, Any] = {}
+    server = make_server(
+        "127.0.0.1", 0, lambda env, start: holder["app"](env, start), threaded=True
+    )
+    base = f"http://127.0.0.1:{server.server_port}"
+    tuned = settings.model_copy(
+        update={
+            "public_base_url": base,
+            "webhook_retry_delays": FAST,
+            "webhook_allow_loopback": True,
+        }
+    )
+    built = build_backends(tuned)
+    hosts: dict[str, list[str]] = {"localhost": ["127.0.0.1"]}
+    options = dataclasses.replace(built.delivery_options, resolver=lambda host, _port: hosts[host])
+    backends = dataclasses.replace(built, delivery_options=options)
+    if queue is not None:
+        tasks = queue(backends)
+        deliveries = WebhookDeliveries(
+            webhooks=backends.webhooks, tasks=tasks, options=options, clock=backends.clock
+        )
+        backends = dataclasses.replace(backends, tasks=tasks, deliveries=deliveries)
+    app = create_app(app_config(tuned), backends)
+    holder["app"] = app.wsgi_app
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield Served(backends=backends, api=app.test_client(), hosts=hosts)
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)
+        built.close()
+
+
+def _register(served_app: Served, url: str, **body: Any) -> tuple[str, str]:
+    response = served_app.api.post(HOOKS, json={"url": url, **body}, headers=KEY)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()["endpoint"]["id"], response.get_json()["secret"]
+
+
+def _event(event_type: str = "book_call") -> Event:
+    now = datetime.now(UTC)
+    return Event(
+        id=f"crm:{uuid.uuid4().hex[:8]}",
+        type=event_type,
+        source="crm",
+        occurred_at=now,
+        recorded_at=now,
+        person={"email": "ada@acme.test", "name": "Ada"},
+        account={"domain": "acme.test", "name": "Acme"},
+    )
+
+
+def _settled(served_app: Served, endpoint_id: str, status: str) -> Delivery:
+    found: list[Delivery] = []
+
+    def done() -> bool:
+        found[:] = served_app.backends.webhooks.list_deliveries(endpoint_id, status=status)  # type: ignore[arg-type]
+        return bool(found)
+
+    wait_until(done)
+    return found[0]
+
+
+@pytest.mark.emulator
+def test_the_emulated_cloud_tasks_queue_delivers_signed_events_and_retries_with_the_same_webhook_id(
+    settings: Settings, request: pytest.FixtureRequest
+) -> None:
+    """DESIGN Deliveries (must show): Standard Webhooks signatures; 500 then 200: one webhook-id."""
+    emulator = request.getfixturevalue("tasks_emulator")
+    from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, ensure_queue
+
+    client = cloud_tasks_client(emulator_host=emulator.host)
+    path = ensure_queue(
+        client, project="demo-frontdoor", location="us-central1", queue=f"q{uuid.uuid4().hex[:12]}"
+    )
+    cloud = CloudTasksTaskQueue(client, queue_path=path)
+    with running_receiver([500]) as receiver, served(settings, queue=lambda _b: cloud) as app:
+        endpoint_id, secret = _register(app, f"{receiver.url}/hooks")
+        event = _event()
+
+        app.backends.deliveries.enqueue_for_event(event)
+        got = receiver.wait_for(2)
+        delivery = _settled(app, endpoint_id, "succeeded")
+
+    cloud.close()
+    payloads = [Webhook(secret).verify(r.body, r.headers) for r in got]
+    assert [r.status for r in got] == [500, 200]
+    assert got[0].headers["webhook-id"] == got[1].headers["webhook-id"] == delivery.delivery_id
+    assert [p["data"]["id"] for p in payloads] == [event.id, event.id]
+    assert payloads[0]["type"] == "signal.book_call"
+    assert (delivery.attempts, delivery.last_status_code) == (2, 200)
+
+
+def test_an_ingested_event_reaches_a_matching_endpoint_signed_and_pinned_to_the_checked_address(
+    settings: Settings,
+) -> None:
+    """DESIGN Deliveries: each stored event is delivered to endpoints whose types match."""
+    with running_receiver() as receiver, served(settings) as app:
+        app.hosts["hooks.localhost"] = ["127.0.0.1"]
+        port = receiver.url.rsplit(":", 1)[1]
+        _, secret = _register(app, f"http://hooks.localhost:{port}/in", types=["book_call"])
+        _register(app, receiver.url + "/other", types=["email_open"])
+        row = {
+            "source": "crm",
+            "row_id": "r-1",
+            "type": "book_call",
+            "occurred_at": datetime.now(UTC).isoformat(),
+        }
+
+        accepted = app.api.post(
+            "/api/public/v1/signals/events",
+            json={"events": [row]},
+            headers={"x-api-key": INGEST_KEY},
+        )
+        got = receiver.wait_for(1)
+
+    assert accepted.status_code == 202
+    assert len(got) == 1
+    assert got[0].path == "/in"
+    assert got[0].headers["host"] == f"hooks.localhost:{port}"
+    assert Webhook(secret).verify(got[0].body, got[0].headers)["data"]["id"] == "crm:r-1"
+
+
+def test_a_410_from_the_receiver_disables_the_endpoint(settings: Settings) -> None:
+    """DESIGN Deliveries: 410 from the receiver disables the endpoint."""
+    with running_receiver([410]) as receiver, served(settings) as app:
+        endpoint_id, _ = _register(app, receiver.url)
+
+        app.backends.deliveries.enqueue_for_event(_event())
+        failed = _settled(app, endpoint_id, "failed")
+        listed = app.api.get(HOOKS, headers=KEY).get_json()["endpoints"]
+        app.backends.deliveries.enqueue_for_event(_event())
+        deliveries = app.backends.webhooks.list_deliveries(endpoint_id)
+        replay = app.api.post(f"{HOOKS}/deliveries/{failed.delivery_id}/replay", headers=KEY)
+
+    assert (failed.attempts, failed.last_status_code) == (1, 410)
+    assert (listed[0]["enabled"], listed[0]["disabled_reason"]) == (
+        False,
+        "receiver answered 410 Gone",
+    )
+    assert [d.delivery_id for d in deliveries] == [failed.delivery_id]
+    assert (replay.status_code, replay.get_json()["error"]) == (409, "endpoint_disabled")
+
+
+def test_a_delivery_that_keeps_failing_is_listed_as_failed_and_a_replay_sends_it_again(
+    settings: Settings,
+) -> None:
+    """DESIGN Deliveries: failed deliveries are listed and can be replayed (same webhook-id)."""
+    with running_receiver([500, 502, 503]) as receiver, served(settings) as app:
+        endpoint_id, secret = _register(app, receiver.url)
+        app.backends.deliveries.enqueue_for_event(_event())
+        failed = _settled(app, endpoint_id, "failed")
+        listed = app.api.get(
+            f"{HOOKS}/{endpoint_id}/deliveries?status=failed", headers=KEY
+        ).get_json()["deliveries"]
+
+        replay = app.api.post(f"{HOOKS}/deliveries/{failed.delivery_id}/replay", headers=KEY)
+        again = _settled(app, endpoint_id, "succeeded")
+        got = receiver.wait_for(4)
+
+    assert (failed.attempts, failed.last_status_code, failed.last_error) == (3, 503, "HTTP 503")
+    assert [d["id"] for d in listed] == [failed.delivery_id]
+    assert (replay.status_code, replay.get_json()["delivery"]["status"]) == (202, "pending")
+    assert (again.replays, again.attempts) == (1, 1)
+    assert {r.headers["webhook-id"] for r in got} == {failed.delivery_id}
+    assert Webhook(secret).verify(got[-1].body, got[-1].headers)
+
+
+def test_an_attempt_task_run_twice_sends_once(settings: Settings) -> None:
+    """DESIGN Deliveries: tasks are at least once; an attempt already recorded changes nothing."""
+    with running_receiver() as receiver, served(settings) as app:
+        endpoint_id, _ = _register(app, receiver.url)
+        app.backends.deliveries.enqueue_for_event(_event())
+        done = _settled(app, endpoint_id, "succeeded")
+        task = {"delivery_id": done.delivery_id, "attempt": 1, "replays": 0}
+        token = {"X-Frontdoor-Internal-Token": app.backends.delivery_options.internal_token}
+
+        rerun = app.api.post(
+            f"/internal/deliveries/{done.delivery_id}/attempt", json=task, headers=token
+        )
+
+    assert rerun.get_json() == {"ok": True, "status": "skipped"}
+    assert len(receiver.requests) == 1
+
+
+def test_a_target_that_now_resolves_to_a_private_address_is_not_contacted(
+    settings: Settings,
+) -> None:
+    """DESIGN Deliveries: the SSRF guard runs again at delivery time (DNS rebinding)."""
+    with running_receiver() as receiver, served(settings) as app:
+        app.hosts["hooks.example.com"] = ["93.184.215.14"]
+        endpoint_id, _ = _register(app, "https://hooks.example.com/in")
+        app.hosts["hooks.example.com"] = ["10.0.0.7"]
+
+        app.backends.deliveries.enqueue_for_event(_event())
+        failed = _settled(app, endpoint_id, "failed")
+
+    assert failed.attempts == 3
+    assert failed.last_error is not None
+    assert failed.last_error.startswith("unsafe_url")
+    assert receiver.requests == []
+
+
+def test_after_rotation_deliveries_verify_with_the_old_and_the_new_secret(
+    settings: Settings,
+) -> None:
+    """DESIGN Deliveries: rotatable with overlap: both secrets sign until the overlap ends."""
+    with running_receiver() as receiver, served(settings) as app:
+        endpoint_id, old = _register(app, receiver.url)
+        new = app.api.post(f"{HOOKS}/{endpoint_id}/rotate", headers=KEY).get_json()["secret"]
+
+        app.backends.deliveries.enqueue_for_event(_event())
+        got = receiver.wait_for(1)[0]
+
+    assert json.loads(got.body)["type"] == "signal.book_call"
+    assert Webhook(old).verify(got.body, got.headers)
+    assert Webhook(new).verify(got.body, got.headers)
+    assert len(got.headers["webhook-signature"].split(" ")) == 2

@@ -1,0 +1,100 @@
+"""The SSRF guard on webhook targets, with a fixed hosts table instead of DNS."""
+
+from __future__ import annotations
+
+import pytest
+
+from workers.target_guard import UnsafeTargetError, check_target
+
+pytestmark = pytest.mark.spec("signals.webhooks")
+
+HOSTS = {
+    "hooks.example.com": ["93.184.215.14"],
+    "rebound.example.com": ["10.0.0.7"],
+    "mixed.example.com": ["93.184.215.14", "127.0.0.1"],
+    "localhost": ["127.0.0.1"],
+}
+
+
+def _resolve(host: str, port: int) -> list[str]:
+    if host not in HOSTS:
+        raise OSError("unknown host")
+    return HOSTS[host]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/hook",
+        "https://10.0.0.1/hook",
+        "https://172.16.0.1/hook",
+        "https://192.168.1.1/hook",
+        "https://169.254.169.254/latest/meta-data",
+        "https://[::1]/hook",
+        "https://[fe80::1]/hook",
+        "https://[fd00::1]/hook",
+        "https://[::ffff:127.0.0.1]/hook",
+        "https://localhost/hook",
+        "https://app.localhost/hook",
+        "https://2130706433/hook",
+        "https://0x7f000001/hook",
+        "https://0177.0.0.1/hook",
+        "https://127.1/hook",
+        "https://0.0.0.0/hook",
+        "https://224.0.0.1/hook",
+        "https://240.0.0.1/hook",
+        "https://100.64.0.1/hook",
+        "https://rebound.example.com/hook",
+        "https://mixed.example.com/hook",
+        "http://hooks.example.com/hook",
+        "ftp://hooks.example.com/hook",
+        "https://user:pass@hooks.example.com/hook",
+        "hooks.example.com/hook",
+    ],
+)
+def test_unsafe_targets_are_refused(url: str) -> None:
+    """DESIGN Deliveries: https only, never private, loopback, link-local, multicast or reserved."""
+    with pytest.raises(UnsafeTargetError):
+        check_target(url, allow_loopback=False, resolve=_resolve)
+
+
+def test_a_public_https_target_is_allowed_and_pinned_to_its_checked_address() -> None:
+    """DESIGN Deliveries: the checked addresses are the ones connected to (DNS rebinding)."""
+    target = check_target(
+        "https://hooks.example.com:8443/in?x=1", allow_loopback=False, resolve=_resolve
+    )
+
+    assert (target.host, target.port, target.addresses) == (
+        "hooks.example.com",
+        8443,
+        ("93.184.215.14",),
+    )
+
+
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:9000/hook", "http://localhost:9000/hook", "https://[::1]/hook"]
+)
+def test_loopback_receivers_are_allowed_when_embedded_mode_allows_them(url: str) -> None:
+    """DESIGN Deliveries: loopback allowed only in embedded mode."""
+    assert check_target(url, allow_loopback=True, resolve=_resolve).addresses
+
+
+@pytest.mark.parametrize(
+    "url", ["http://10.0.0.1/hook", "https://192.168.0.1/hook", "http://hooks.example.com/hook"]
+)
+def test_allowing_loopback_still_refuses_private_addresses_and_plain_http_elsewhere(
+    url: str,
+) -> None:
+    """DESIGN Deliveries: the embedded exception covers loopback only."""
+    with pytest.raises(UnsafeTargetError):
+        check_target(url, allow_loopback=True, resolve=_resolve)
+
+
+def test_a_name_that_does_not_resolve_is_refused_at_delivery_but_accepted_on_registration() -> None:
+    """DESIGN Deliveries: checked again at delivery time, where it must resolve safely."""
+    with pytest.raises(UnsafeTargetError):
+        check_target("https://nowhere.example/hook", allow_loopback=False, resolve=_resolve)
+
+    assert check_target(
+        "https://nowhere.example/hook", allow_loopback=False, resolve=_resolve, unresolved_ok=True
+    )
