@@ -594,3 +594,5 @@ class DeliveryOptions:
     allow_loopback: bool = False  # embedded mode: http to loopback receivers is allowed
     rotation_overlap: timedelta = timedelta(hours=24)
     timeout_seconds: float = 10.0
+    # host, port -> addresses; None: the system resolver (tests pass a fixed hosts table)
+    resolver: Callable[[str, int], list[str]] | None = field(default=None, repr=False, compare=False)

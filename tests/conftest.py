@@ -15,7 +15,13 @@ from api.app import create_app
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
-from tests.emulators import ManagedProcess, start_firestore, start_pubsub, start_storage
+from tests.emulators import (
+    ManagedProcess,
+    start_firestore,
+    start_pubsub,
+    start_storage,
+    start_tasks,
+)
 
 CONTENT_KEY = "test-content-key-0123456789"
 SIGNALS_KEY = "test-signals-key-0123456789"
@@ -66,6 +72,14 @@ def firestore_emulator() -> Iterator[ManagedProcess]:
 def unique_prefix() -> str:
     """A collection prefix of its own, so emulator tests share one database without cleanup."""
     return f"t{uuid.uuid4().hex[:10]}_"
+
+
+@pytest.fixture(scope="session")
+def tasks_emulator() -> Iterator[ManagedProcess]:
+    """gcloud-tasks-emulator with `-r 0`: it never retries, so every retry is our own new task."""
+    proc = start_tasks(max_retries=0)
+    yield proc
+    proc.stop()
 
 
 @pytest.fixture(scope="session")
