@@ -5,6 +5,7 @@ message to its worker. A worker that raises makes functions-framework answer 500
 delivers again; a worker that returns acks. Deploy with `--signature-type=cloudevent`.
 
   functions-framework --source=frontdoor/functions.py --target=generate_page
+  functions-framework --source=frontdoor/functions.py --target=ingest_signals
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from workers.generation import handle_dead_letter, handle_generation
+from workers.ingest import handle_ingest_message
 from workers.pipeline import GenerationPorts
 
 logger = logging.getLogger(__name__)
@@ -100,3 +102,14 @@ def generation_dead_letter(cloud_event: CloudEvent) -> None:
         return
     ports, _worker = _generation()
     handle_dead_letter(body, ports=ports)
+
+
+@functions_framework.cloud_event
+def ingest_signals(cloud_event: CloudEvent) -> None:
+    """Signal ingest worker: store a batch of events once by id; raises to be delivered again."""
+    body, _ = pubsub_message(cloud_event)
+    if body is None:
+        logger.error("signal ingest push without a message body acked")
+        return
+    backends = _backends()
+    handle_ingest_message(body, signals=backends.signals, deliveries=backends.deliveries)
