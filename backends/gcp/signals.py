@@ -121,7 +121,11 @@ class FirestoreSignalStore:
         except (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted, ValueError) as err:
             # ValueError: the client gave up after max_attempts contended commits.
             raise UnavailableError("firestore signal write") from err
-        if stamped and time.monotonic() - stamped[-1] > self._settle.total_seconds():
+        if (
+            self._settle
+            and stamped
+            and time.monotonic() - stamped[-1] > self._settle.total_seconds()
+        ):
             logger.error("signal commit outlasted the settle window; a poller may have missed it")
         return result
 

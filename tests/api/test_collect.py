@@ -1,0 +1,157 @@
+"""DESIGN "Ingest": POST /api/public/v1/collect, the site's own forms and beacons (no key)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from backends.bundle import Backends
+from backends.embedded.queues import InProcessQueue
+from backends.ports import StreamQuery
+from schemas.signals import Event, Position, parse_since
+
+URL = "/api/public/v1/collect"
+SITE = {"Origin": "http://testserver"}
+FORM = {
+    "email": "Ada@Acme.com",
+    "name": "Ada Lovelace",
+    "company": "Acme",
+    "page": "growth-audit",
+    "type": "lead_form",
+    "website": "",
+}
+
+
+def stored(backends: Backends) -> list[Event]:
+    """Every stored event, once the in-process ingest worker is idle."""
+    assert isinstance(backends.signal_queue, InProcessQueue)
+    assert backends.signal_queue.drain(timeout=10)
+    after = parse_since("2020-01-01")
+    assert isinstance(after, Position)
+    return backends.signals.read_stream(StreamQuery(after=after, forward=True, limit=100)).events
+
+
+@pytest.mark.spec("signals.collect")
+def test_a_lead_form_post_redirects_to_the_thank_you_state_and_becomes_a_lead_event(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """DESIGN Ingest: the lead form works without JavaScript, answering with a redirect."""
+    response = client.post(URL, data=FORM, headers=SITE)
+
+    (event,) = stored(backends)
+    assert response.status_code == 303
+    assert response.headers["Location"] == "/p/growth-audit?submitted=1"
+    assert event.id.startswith("site:")
+    assert (event.type, event.source) == ("lead_form", "site")
+    assert event.person.email == "ada@acme.com"
+    assert (event.account.domain, event.account.name) == ("acme.com", "Acme")
+    assert event.page.path == "/p/growth-audit"
+    assert backends.signals.get_account("acme.com").stage == "hand_raiser"  # type: ignore[union-attr]
+
+
+@pytest.mark.spec("signals.collect")
+def test_the_same_submission_delivered_twice_is_stored_once(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """SPEC Events 1: a stable id per submission makes repeats idempotent."""
+    client.post(URL, data=FORM, headers=SITE)
+    client.post(URL, data=FORM, headers={"Referer": "http://testserver/p/growth-audit"})
+
+    assert len(stored(backends)) == 1
+
+
+@pytest.mark.spec("signals.collect")
+def test_a_filled_honeypot_redirects_as_usual_and_stores_nothing(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """DESIGN Ingest: bots that fill the hidden `website` field are dropped quietly."""
+    response = client.post(URL, data={**FORM, "website": "http://spam.example"}, headers=SITE)
+
+    assert response.status_code == 303
+    assert stored(backends) == []
+
+
+@pytest.mark.spec("signals.collect")
+def test_a_form_with_a_bad_email_redirects_back_with_an_error(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """The no-JavaScript form shows its error state on the page itself."""
+    response = client.post(URL, data={**FORM, "email": "not-an-email"}, headers=SITE)
+
+    assert response.status_code == 303
+    assert response.headers["Location"] == "/p/growth-audit?error=invalid_email#leadform"
+    assert stored(backends) == []
+
+
+@pytest.mark.spec("signals.collect")
+def test_posts_from_another_origin_or_none_are_forbidden(client: FlaskClient) -> None:
+    """DESIGN Ingest: collect is origin-checked."""
+    foreign = client.post(URL, data=FORM, headers={"Origin": "https://evil.example"})
+    missing = client.post(URL, data=FORM)
+
+    assert (foreign.status_code, foreign.get_json()["error"]) == (403, "forbidden")
+    assert missing.status_code == 403
+
+
+@pytest.mark.spec("signals.collect")
+def test_a_client_over_the_rate_limit_gets_429_with_retry_after_and_its_ip_is_not_logged(
+    client: FlaskClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """DESIGN Errors: 429 rate_limited with Retry-After; logs carry a hash, never the IP."""
+    caplog.set_level(logging.INFO)
+    beacon: dict[str, Any] = {"type": "article_read", "page": {"path": "/blog/a"}}
+
+    statuses = [client.post(URL, json=beacon, headers=SITE).status_code for _ in range(21)]
+    limited = client.post(URL, json=beacon, headers=SITE)
+
+    assert statuses == [202] * 20 + [429]
+    assert limited.get_json()["error"] == "rate_limited"
+    assert 1 <= int(limited.headers["Retry-After"]) <= 60
+    assert "127.0.0.1" not in caplog.text
+    assert "client_hash" in caplog.records[-1].__dict__
+
+
+@pytest.mark.spec("signals.collect")
+def test_a_json_beacon_is_accepted_with_its_own_id_and_stored_once(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """DESIGN Ingest: beacons answer 202; the beacon's id makes the event id."""
+    beacon = {
+        "id": "b-0123456789",
+        "type": "url_entered",
+        "page": {"url": "http://testserver/", "title": "Home"},
+        "account": {"domain": "https://www.Beta.example/about"},
+        "properties": {"entered": "beta.example"},
+    }
+
+    first = client.post(URL, json=beacon, headers=SITE)
+    again = client.post(
+        URL, data=json.dumps(beacon), headers={**SITE, "Content-Type": "text/plain;charset=UTF-8"}
+    )
+
+    (event,) = stored(backends)
+    assert first.status_code == 202
+    assert first.get_json() == {"ok": True, "id": "site:b-0123456789", "recorded": True}
+    assert again.status_code == 202
+    assert (event.type, event.account.domain) == ("url_entered", "beta.example")
+    assert backends.signals.get_account("beta.example").stage == "evaluating"  # type: ignore[union-attr]
+
+
+@pytest.mark.spec("signals.collect")
+def test_a_beacon_of_an_unknown_type_or_shape_is_422(client: FlaskClient) -> None:
+    """DESIGN Errors: invalid_payload names the failing fields."""
+    wrong_type = client.post(URL, json={"type": "email_click"}, headers=SITE)
+    extra = client.post(URL, json={"type": "article_read", "colour": "red"}, headers=SITE)
+
+    assert wrong_type.status_code == 422
+    assert wrong_type.get_json()["issues"][0]["field"] == "type"
+    assert extra.status_code == 422
+    assert extra.get_json()["issues"][0] == {
+        "field": "colour",
+        "code": "unknown_field",
+        "message": "unknown field",
+    }
