@@ -220,59 +220,6 @@ class CollectedDoc(_Doc):
     id: str
 
 
-# Deliveries (DESIGN "Deliveries").
-
-
-class WebhookInputDoc(_Doc):
-    url: str = Field(description="https, never a private or loopback address in production")
-    types: list[EventType] | None = Field(default=None, description="All types when absent")
-    description: str | None = Field(default=None, max_length=200)
-
-
-class WebhookEndpointDoc(_Doc):
-    id: str
-    url: str
-    types: list[EventType] | None = None
-    description: str | None = None
-    enabled: bool = Field(description="false once the receiver answered 410")
-    created_at: datetime
-
-
-class WebhookSecretDoc(_Doc):
-    ok: Literal[True] = True
-    endpoint: WebhookEndpointDoc
-    secret: str = Field(description="`whsec_...`, shown this once")
-
-
-class WebhookListDoc(_Doc):
-    ok: Literal[True] = True
-    endpoints: list[WebhookEndpointDoc]
-
-
-class DeliveryDoc(_Doc):
-    id: str
-    endpoint_id: str
-    event_id: str
-    status: Literal["pending", "succeeded", "failed"]
-    attempts: int
-    last_status: int | None = None
-    next_attempt_at: datetime | None = None
-
-
-class DeliveryListDoc(_Doc):
-    ok: Literal[True] = True
-    deliveries: list[DeliveryDoc]
-
-
-class DeliveryBodyDoc(_Doc):
-    ok: Literal[True] = True
-    delivery: DeliveryDoc
-
-
-class DeliveriesQueryDoc(_Doc):
-    status: Literal["pending", "succeeded", "failed"] | None = None
-
-
 class OkDoc(_Doc):
     ok: Literal[True] = True
 

@@ -114,7 +114,12 @@ DOMAIN = Param("domain", "path", "Company domain, e.g. acme.com", example="acme.
 EMAIL = Param("email", "path", "Person's email address", example="ada@acme.com")
 JOB_ID = Param("id", "path", "Job id from the 202 or 201 answer", example="job_0123456789ab")
 HOOK_ID = Param("id", "path", "Webhook endpoint id", example="wh_0123456789ab")
-DELIVERY_ID = Param("delivery_id", "path", "Delivery id", example="dl_0123456789ab")
+DELIVERY_ID = Param(
+    "delivery_id",
+    "path",
+    "Delivery id (the `webhook-id`)",
+    example="msg_5f2b6a0c9d8e7f6a5b4c3d2e1f0a9b8c",
+)
 IF_NONE_MATCH = Param("If-None-Match", "header", "An ETag you hold; 304 when unchanged")
 IF_MATCH = Param("If-Match", "header", "The ETag you read; 412 when the page changed since")
 IDEMPOTENCY = Param("Idempotency-Key", "header", "Repeat-safe key, kept 24 hours per partner key")

@@ -11,21 +11,23 @@ from schemas.openapi_placeholders import (
     AccountsQueryDoc,
     CollectDoc,
     CollectedDoc,
-    DeliveriesQueryDoc,
-    DeliveryBodyDoc,
-    DeliveryListDoc,
     ErasureDoc,
     IngestBatchDoc,
     IngestResultDoc,
-    OkDoc,
     PersonBodyDoc,
     SignalsQueryDoc,
     SignalStreamDoc,
-    WebhookInputDoc,
-    WebhookListDoc,
-    WebhookSecretDoc,
 )
 from schemas.operation import DELIVERY_ID, DOMAIN, EMAIL, HOOK_ID, KEYED, Operation, Reply
+from schemas.webhooks import (
+    DeliveriesQuery,
+    DeliveryBody,
+    DeliveryListBody,
+    WebhookDeletedBody,
+    WebhookInput,
+    WebhookListBody,
+    WebhookSecretBody,
+)
 
 __all__ = ["SIGNAL_OPERATIONS", "WEBHOOK_OPERATIONS"]
 
@@ -145,9 +147,9 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "Webhooks",
         "Register a webhook endpoint",
         "signals",
-        (Reply(201, "The endpoint and its `whsec_` secret, shown this once", WebhookSecretDoc),),
+        (Reply(201, "The endpoint and its `whsec_` secret, shown this once", WebhookSecretBody),),
         description="Deliveries are signed per Standard Webhooks and retried for about three days.",
-        request=WebhookInputDoc,
+        request=WebhookInput,
         request_example={"url": "https://hooks.example.com/kestrel", "types": ["book_call"]},
         errors=(*KEYED, 415, 422),
     ),
@@ -158,7 +160,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "Webhooks",
         "List webhook endpoints",
         "signals",
-        (Reply(200, "Endpoints, without secrets", WebhookListDoc),),
+        (Reply(200, "Endpoints, without secrets", WebhookListBody),),
         errors=KEYED,
     ),
     Operation(
@@ -168,7 +170,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "Webhooks",
         "Remove a webhook endpoint",
         "signals",
-        (Reply(200, "Removed", OkDoc),),
+        (Reply(200, "Removed", WebhookDeletedBody),),
         params=(HOOK_ID,),
         errors=(*KEYED, 404),
     ),
@@ -183,7 +185,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
             Reply(
                 200,
                 "The new secret, shown this once; the old one overlaps for 24 hours",
-                WebhookSecretDoc,
+                WebhookSecretBody,
             ),
         ),
         params=(HOOK_ID,),
@@ -196,9 +198,9 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "Webhooks",
         "List an endpoint's deliveries",
         "signals",
-        (Reply(200, "Deliveries, newest first", DeliveryListDoc),),
+        (Reply(200, "Deliveries, newest first", DeliveryListBody),),
         params=(HOOK_ID,),
-        query=DeliveriesQueryDoc,
+        query=DeliveriesQuery,
         errors=(400, *KEYED, 404),
     ),
     Operation(
@@ -208,8 +210,9 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "Webhooks",
         "Send a delivery again",
         "signals",
-        (Reply(202, "Queued for delivery", DeliveryBodyDoc),),
+        (Reply(202, "Queued for delivery (same `webhook-id`)", DeliveryBody),),
+        description="409 `endpoint_disabled` once the receiver answered 410 Gone.",
         params=(DELIVERY_ID,),
-        errors=(*KEYED, 404),
+        errors=(*KEYED, 404, 409),
     ),
 )

@@ -20,6 +20,10 @@ IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], list[str]]
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain"})
+# RFC 2606 / 6761 names for documentation: accepted on registration without a lookup (the docs'
+# examples register them) and never contacted, so an example can never send data anywhere.
+_DOCUMENTATION_NAMES = frozenset({"example.com", "example.net", "example.org"})
+_DOCUMENTATION_SUFFIXES = (".example", ".invalid", ".example.com", ".example.net", ".example.org")
 
 
 class UnsafeTargetError(ValueError):
@@ -52,7 +56,8 @@ def check_target(
     """The target if it is safe to POST to. Raises: UnsafeTargetError.
 
     `unresolved_ok` (on registration) accepts a name that does not resolve yet: it is checked
-    again, and must resolve, at every delivery.
+    again, and must resolve, at every delivery. Documentation names (example.com, *.invalid)
+    are accepted on registration unresolved and refused at delivery.
     """
     parts = _parse(url)
     host = (parts.hostname or "").rstrip(".").lower()
@@ -64,6 +69,10 @@ def check_target(
     if parts.scheme != "https" and not (parts.scheme == "http" and may_be_loopback):
         raise UnsafeTargetError("the URL must use https")
     port = parts.port or (443 if parts.scheme == "https" else 80)
+    if host in _DOCUMENTATION_NAMES or host.endswith(_DOCUMENTATION_SUFFIXES):
+        if not unresolved_ok:
+            raise UnsafeTargetError("the host is a reserved documentation name")
+        return SafeTarget(url=parts, host=host, port=port, addresses=())
     if literal is not None:
         addresses = [str(literal)]
     elif loopback_name and not allow_loopback:

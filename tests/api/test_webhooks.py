@@ -21,7 +21,7 @@ pytestmark = pytest.mark.spec("signals.webhooks")
 
 HOOKS = "/api/public/v1/signals/webhooks"
 KEY = {"x-api-key": SIGNALS_KEY}
-HOSTS = {"hooks.example.com": ["93.184.215.14"], "rebound.example.com": ["10.0.0.7"]}
+HOSTS = {"hooks.partner.test": ["93.184.215.14"], "rebound.partner.test": ["10.0.0.7"]}
 
 
 def _resolve(host: str, port: int) -> list[str]:
@@ -46,7 +46,7 @@ def api(strict: tuple[FlaskClient, Backends]) -> FlaskClient:
 
 
 def _register(api: FlaskClient, **body: Any) -> Any:
-    response = api.post(HOOKS, json={"url": "https://hooks.example.com/in", **body}, headers=KEY)
+    response = api.post(HOOKS, json={"url": "https://hooks.partner.test/in", **body}, headers=KEY)
     assert response.status_code == 201, response.get_json()
     return response.get_json()
 
@@ -55,7 +55,7 @@ def test_registering_answers_201_with_the_endpoint_and_its_secret_once(api: Flas
     """DESIGN Deliveries: POST answers 201 with the endpoint and its secret (shown once)."""
     response = api.post(
         HOOKS,
-        json={"url": "https://hooks.example.com/in", "types": ["book_call"], "description": "CRM"},
+        json={"url": "https://hooks.partner.test/in", "types": ["book_call"], "description": "CRM"},
         headers=KEY,
     )
 
@@ -66,7 +66,7 @@ def test_registering_answers_201_with_the_endpoint_and_its_secret_once(api: Flas
     assert body["secret"].startswith("whsec_")
     assert body["endpoint"]["id"].startswith("wh_")
     assert {k: body["endpoint"][k] for k in ("url", "types", "description", "enabled")} == {
-        "url": "https://hooks.example.com/in",
+        "url": "https://hooks.partner.test/in",
         "types": ["book_call"],
         "description": "CRM",
         "enabled": True,
@@ -91,7 +91,7 @@ def test_webhook_routes_need_the_signals_key(api: FlaskClient) -> None:
     assert api.get(HOOKS, headers={"x-api-key": CONTENT_KEY}).get_json()["error"] == "unauthorized"
     assert (
         api.post(
-            HOOKS, json={"url": "https://hooks.example.com"}, headers={"x-api-key": CONTENT_KEY}
+            HOOKS, json={"url": "https://hooks.partner.test"}, headers={"x-api-key": CONTENT_KEY}
         ).status_code
         == 401
     )
@@ -117,9 +117,9 @@ def test_partners_see_and_change_only_their_own_endpoints(
     ("body", "field", "code"),
     [
         ({}, "url", "missing"),
-        ({"url": "https://hooks.example.com", "colour": "red"}, "colour", "unknown_field"),
-        ({"url": "https://hooks.example.com", "types": ["nope"]}, "types.0", "literal_error"),
-        ({"url": "https://hooks.example.com", "description": "x" * 201}, "description", "too_long"),
+        ({"url": "https://hooks.partner.test", "colour": "red"}, "colour", "unknown_field"),
+        ({"url": "https://hooks.partner.test", "types": ["nope"]}, "types.0", "literal_error"),
+        ({"url": "https://hooks.partner.test", "description": "x" * 201}, "description", "too_long"),
         ({"url": 42}, "url", "invalid_type"),
     ],
 )
@@ -152,9 +152,9 @@ def test_invalid_bodies_answer_422_naming_the_field(
         "https://0x7f000001/hook",
         "https://0177.0.0.1/hook",
         "https://127.1/hook",
-        "https://rebound.example.com/hook",
-        "http://hooks.example.com/hook",
-        "https://user:pw@hooks.example.com/hook",
+        "https://rebound.partner.test/hook",
+        "http://hooks.partner.test/hook",
+        "https://user:pw@hooks.partner.test/hook",
         "not a url",
     ],
 )

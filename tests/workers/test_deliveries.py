@@ -241,9 +241,9 @@ def test_a_target_that_now_resolves_to_a_private_address_is_not_contacted(
 ) -> None:
     """DESIGN Deliveries: the SSRF guard runs again at delivery time (DNS rebinding)."""
     with running_receiver() as receiver, served(settings) as app:
-        app.hosts["hooks.example.com"] = ["93.184.215.14"]
-        endpoint_id, _ = _register(app, "https://hooks.example.com/in")
-        app.hosts["hooks.example.com"] = ["10.0.0.7"]
+        app.hosts["hooks.partner.test"] = ["93.184.215.14"]
+        endpoint_id, _ = _register(app, "https://hooks.partner.test/in")
+        app.hosts["hooks.partner.test"] = ["10.0.0.7"]
 
         app.backends.deliveries.enqueue_for_event(_event())
         failed = _settled(app, endpoint_id, "failed")

@@ -9,9 +9,9 @@ from workers.target_guard import UnsafeTargetError, check_target
 pytestmark = pytest.mark.spec("signals.webhooks")
 
 HOSTS = {
-    "hooks.example.com": ["93.184.215.14"],
-    "rebound.example.com": ["10.0.0.7"],
-    "mixed.example.com": ["93.184.215.14", "127.0.0.1"],
+    "hooks.partner.test": ["93.184.215.14"],
+    "rebound.partner.test": ["10.0.0.7"],
+    "mixed.partner.test": ["93.184.215.14", "127.0.0.1"],
     "localhost": ["127.0.0.1"],
 }
 
@@ -44,12 +44,12 @@ def _resolve(host: str, port: int) -> list[str]:
         "https://224.0.0.1/hook",
         "https://240.0.0.1/hook",
         "https://100.64.0.1/hook",
-        "https://rebound.example.com/hook",
-        "https://mixed.example.com/hook",
-        "http://hooks.example.com/hook",
-        "ftp://hooks.example.com/hook",
-        "https://user:pass@hooks.example.com/hook",
-        "hooks.example.com/hook",
+        "https://rebound.partner.test/hook",
+        "https://mixed.partner.test/hook",
+        "http://hooks.partner.test/hook",
+        "ftp://hooks.partner.test/hook",
+        "https://user:pass@hooks.partner.test/hook",
+        "hooks.partner.test/hook",
     ],
 )
 def test_unsafe_targets_are_refused(url: str) -> None:
@@ -61,11 +61,11 @@ def test_unsafe_targets_are_refused(url: str) -> None:
 def test_a_public_https_target_is_allowed_and_pinned_to_its_checked_address() -> None:
     """DESIGN Deliveries: the checked addresses are the ones connected to (DNS rebinding)."""
     target = check_target(
-        "https://hooks.example.com:8443/in?x=1", allow_loopback=False, resolve=_resolve
+        "https://hooks.partner.test:8443/in?x=1", allow_loopback=False, resolve=_resolve
     )
 
     assert (target.host, target.port, target.addresses) == (
-        "hooks.example.com",
+        "hooks.partner.test",
         8443,
         ("93.184.215.14",),
     )
@@ -80,7 +80,7 @@ def test_loopback_receivers_are_allowed_when_embedded_mode_allows_them(url: str)
 
 
 @pytest.mark.parametrize(
-    "url", ["http://10.0.0.1/hook", "https://192.168.0.1/hook", "http://hooks.example.com/hook"]
+    "url", ["http://10.0.0.1/hook", "https://192.168.0.1/hook", "http://hooks.partner.test/hook"]
 )
 def test_allowing_loopback_still_refuses_private_addresses_and_plain_http_elsewhere(
     url: str,
@@ -93,8 +93,24 @@ def test_allowing_loopback_still_refuses_private_addresses_and_plain_http_elsewh
 def test_a_name_that_does_not_resolve_is_refused_at_delivery_but_accepted_on_registration() -> None:
     """DESIGN Deliveries: checked again at delivery time, where it must resolve safely."""
     with pytest.raises(UnsafeTargetError):
-        check_target("https://nowhere.example/hook", allow_loopback=False, resolve=_resolve)
+        check_target("https://nowhere.partner.test/hook", allow_loopback=False, resolve=_resolve)
 
     assert check_target(
-        "https://nowhere.example/hook", allow_loopback=False, resolve=_resolve, unresolved_ok=True
+        "https://nowhere.partner.test/hook", allow_loopback=False, resolve=_resolve, unresolved_ok=True
     )
+
+
+@pytest.mark.parametrize(
+    "url", ["https://example.com/hooks", "https://hooks.example.com/in", "https://x.invalid/"]
+)
+def test_documentation_names_register_without_a_lookup_and_are_never_contacted(url: str) -> None:
+    """DESIGN Contract decisions: docs' examples run, so an example endpoint must never receive."""
+
+    def no_dns(host: str, port: int) -> list[str]:
+        raise AssertionError("documentation names are not looked up")
+
+    registered = check_target(url, allow_loopback=False, resolve=no_dns, unresolved_ok=True)
+
+    assert registered.addresses == ()
+    with pytest.raises(UnsafeTargetError):
+        check_target(url, allow_loopback=False, resolve=no_dns)
