@@ -67,6 +67,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     thread.start()
     yield LiveServer(url=url, backends=backends)
     server.shutdown()
+    server.server_close()
     thread.join(timeout=5)
     backends.close()
 

@@ -94,10 +94,15 @@ def test_narrowest_phone_has_no_horizontal_scroll(
 
 @pytest.mark.spec("pages.accessibility")
 @pytest.mark.parametrize(
-    ("state", "suffix"),
-    [("page", ""), ("thank-you", "?submitted=1"), ("not-found", "-missing")],
+    ("state", "suffix", "device"),
+    [
+        ("page", "", "desktop"),
+        ("page", "", "phone"),
+        ("thank-you", "?submitted=1", "desktop"),
+        ("email-error", "?error=invalid_email", "phone"),
+        ("not-found", "-missing", "phone"),
+    ],
 )
-@pytest.mark.parametrize("device", sorted(WIDTHS))
 def test_axe_reports_no_violation(
     browser: Browser,
     live_server: LiveServer,
