@@ -18,7 +18,7 @@ from api.files import create_files_blueprint
 from api.http_cache import CORS_HEADERS
 from api.jobs import create_jobs_blueprint
 from api.keys import KeyRing
-from api.pages import create_pages_blueprint
+from api.pages import create_pages_blueprint, published_page_entries
 from api.public import create_public_blueprint
 from api.request_context import request_id, trace_id
 from api.signals import create_signals_blueprint
@@ -48,7 +48,13 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.after_request(_finish_request)
     app.add_url_rule("/healthz", "healthz", _healthz)
     app.register_blueprint(create_public_blueprint(backends.catalog))
-    app.register_blueprint(create_files_blueprint(backends.catalog, config.base_url))
+    app.register_blueprint(
+        create_files_blueprint(
+            backends.catalog,
+            config.base_url,
+            page_entries=published_page_entries(backends.pages, base_url=config.base_url),
+        )
+    )
     app.register_blueprint(create_signals_blueprint())
     app.register_blueprint(create_collect_blueprint(config))
     app.register_blueprint(create_content_blueprint())

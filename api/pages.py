@@ -12,13 +12,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from flask import Blueprint, Response, request
 
 from api.previews import verify_preview_token
 from backends.ports import PageStore, StoredPage
 from renderers.page_html import FormState, RenderedPage, Site, render_not_found, render_page
+from renderers.sitemap import SitemapEntry
 from schemas.content import SitePageInput
 
 logger = logging.getLogger(__name__)
@@ -186,3 +187,48 @@ def _etag_matches(header: str | None, etag: str) -> bool:
     if header.strip() == "*":
         return True
     return etag in (tag.strip().removeprefix("W/") for tag in header.split(","))
+
+
+def published_page_entries(pages: PageStore, *, base_url: str) -> Callable[[], list[SitemapEntry]]:
+    """For the sitemaps: every published, indexable page with its images, read on each call."""
+
+    def entries() -> list[SitemapEntry]:
+        found: list[SitemapEntry] = []
+        cursor: str | None = None
+        while True:
+            listing = pages.list_pages(status="published", cursor=cursor, limit=200)
+            found += [_sitemap_entry(p, base_url) for p in listing.pages if _indexable(p)]
+            cursor = listing.next_cursor
+            if cursor is None:
+                return found
+
+    return entries
+
+
+def _indexable(stored: StoredPage) -> bool:
+    return not stored.page_input.get("noindex")
+
+
+def _sitemap_entry(stored: StoredPage, base_url: str) -> SitemapEntry:
+    blocks = stored.page_input.get("blocks") or [{}]
+    hero = blocks[0] if isinstance(blocks[0], dict) else {}
+    candidates = (
+        stored.page_input.get("og_image_url"),
+        hero.get("imageUrl"),
+        stored.hero_image_url,
+    )
+    images: list[str] = []
+    for url in candidates:
+        absolute = _absolute_image(url, base_url)
+        if absolute and absolute not in images:
+            images.append(absolute)
+    changed = stored.updated_at.astimezone(UTC).date().isoformat()
+    return SitemapEntry(loc=f"{base_url}/p/{stored.slug}", lastmod=changed, images=tuple(images))
+
+
+def _absolute_image(url: object, base_url: str) -> str | None:
+    if not isinstance(url, str) or not url:
+        return None
+    if url.startswith("/") and not url.startswith("//"):
+        return base_url + url
+    return url if url.startswith(("https://", base_url + "/")) else None

@@ -189,3 +189,23 @@ def test_render_cache_stays_within_its_bound() -> None:
     assert len(cache) == 2
     assert cache.get(("s4", 1, "open")) is page
     assert cache.get(("s0", 1, "open")) is None
+
+
+@pytest.mark.spec("pages.sitemap")
+def test_sitemaps_list_published_indexable_pages_and_their_images(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """Issue 4: the sitemaps list published pages and their images, never drafts or noindex."""
+    store_page(backends.pages, "live", og_image_url="https://img.example/og.png")
+    store_page(backends.pages, "hidden", noindex=True)
+    store_page(backends.pages, "draft", status="draft")
+    store_page(backends.pages, "gone", status="unpublished")
+
+    sitemap = client.get("/sitemap.xml").text
+    images = client.get("/sitemap-images.xml").text
+
+    assert "<loc>http://testserver/p/live</loc>" in sitemap
+    assert "<lastmod>2026-11-20</lastmod>" in sitemap
+    for slug in ("hidden", "draft", "gone"):
+        assert f"/p/{slug}<" not in sitemap
+    assert "<image:loc>https://img.example/og.png</image:loc>" in images
