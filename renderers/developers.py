@@ -83,11 +83,11 @@ def render_portal_html(
         brand_tokens(brand)
         + resources.files("renderers").joinpath("static/developers.css").read_text()
     )
-    env = _environment().overlay()
-    env.filters["types"] = types
     return (
-        env.get_template("developers.html.j2")
+        _environment()
+        .get_template("developers.html.j2")
         .render(
+            types=types,
             ref=reference,
             company=company,
             css=Markup(css),  # noqa: S704  # our own stylesheet and brand tokens

@@ -9,6 +9,8 @@ have a `...Doc` stand-in in `schemas.openapi_placeholders`: swap it for the real
 
 from __future__ import annotations
 
+import json
+from functools import cache
 from typing import Any
 
 from schemas.catalog import Catalog
@@ -256,16 +258,20 @@ def build_openapi(
             "naming each failed field."
         ),
     }
-    document = assemble_document(
-        OPERATIONS,
-        info=info,
-        servers=[{"url": base_url, "description": "This deployment"}],
-        tags=TAGS,
-        security_schemes=security_schemes(auth_url or base_url),
-    )
+    document: dict[str, Any] = json.loads(_skeleton())
+    document["info"] = info
+    document["servers"] = [{"url": base_url, "description": "This deployment"}]
+    document["components"]["securitySchemes"] = security_schemes(auth_url or base_url)
     if catalog is not None:
         _real_examples(document, catalog)
     return document
+
+
+@cache
+def _skeleton() -> str:
+    """The document without deployment values, as JSON: schema generation runs once."""
+    document = assemble_document(OPERATIONS, info={}, servers=[], tags=TAGS, security_schemes={})
+    return json.dumps(document)
 
 
 def _real_examples(document: dict[str, Any], catalog: Catalog) -> None:
