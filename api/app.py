@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
-import uuid
 
 from flask import Flask, Response, g, request
 
+from api.assets import create_assets_blueprint
 from api.collect import create_collect_blueprint
 from api.config import AppConfig
-from api.assets import create_assets_blueprint
 from api.content import create_content_blueprint
 from api.errors import register_error_handlers
 from api.files import create_files_blueprint
@@ -46,6 +46,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     register_error_handlers(app)
     app.before_request(_start_request)
     app.after_request(_finish_request)
+    app.teardown_request(_end_request)
     app.add_url_rule("/healthz", "healthz", _healthz)
     app.register_blueprint(create_public_blueprint(backends.catalog))
     app.register_blueprint(
@@ -84,17 +85,25 @@ def _healthz() -> Response:
 
 
 def _start_request() -> None:
-    incoming = request.headers.get("X-Request-Id", "")
-    rid = incoming if _REQUEST_ID.match(incoming) else uuid.uuid4().hex
-    g.request_id = rid
-    g.started = time.perf_counter()
-    request_id.set(rid)
-    match = _TRACE.match(request.headers.get("X-Cloud-Trace-Context", ""))
+    # Every request passes here: read the WSGI environ directly rather than through proxies.
+    environ = request.environ
+    incoming = environ.get("HTTP_X_REQUEST_ID")
+    request_id.set(incoming if incoming and _REQUEST_ID.match(incoming) else os.urandom(16).hex())
+    trace = environ.get("HTTP_X_CLOUD_TRACE_CONTEXT")
+    match = _TRACE.match(trace) if trace else None
     trace_id.set(match.group(1) if match else None)
+    if logger.isEnabledFor(logging.DEBUG):
+        g.started = time.perf_counter()
+
+
+def _end_request(_error: BaseException | None) -> None:
+    # Threads serve many requests: nothing logged between them may carry a stale id.
+    request_id.set(None)
+    trace_id.set(None)
 
 
 def _finish_request(response: Response) -> Response:
-    response.headers["X-Request-Id"] = g.get("request_id", "")
+    response.headers["X-Request-Id"] = request_id.get() or ""
     path = request.path
     if path.startswith(_KEYED_PREFIXES):
         response.headers["Cache-Control"] = "no-store"

@@ -78,14 +78,20 @@ def test_the_served_process_answers_the_public_api_from_flask(served: ManagedPro
     assert json.loads(body)["ok"] is True
 
 
-def test_the_mcp_path_answers_from_the_asgi_side_because_its_lifespan_started(
+def test_the_mcp_path_answers_from_the_asgi_side_over_the_same_socket(
     served: ManagedProcess,
 ) -> None:
-    """notes/serving.md: the bridge runs no lifespan of its own, so LifespanBridge must."""
-    status, _headers, body = fetch(f"http://{served.host}/mcp")
+    """SPEC Tool server: /mcp is the MCP app's, bridged in; Flask's hooks never see it.
 
-    assert status == 200
-    assert json.loads(body) == {"ok": True, "lifespan": "started", "served_by": "asgi"}
+    That its lifespan started is shown by a tool call through the served process in
+    tests/mcp_tools/test_oauth_flow.py, and by the LifespanBridge tests below.
+    """
+    status, headers, _body = fetch(f"http://{served.host}/mcp")
+
+    assert status == 401
+    assert headers["www-authenticate"].startswith("Bearer ")
+    assert "resource_metadata=" in headers["www-authenticate"]
+    assert "x-request-id" not in headers
 
 
 def test_paths_below_mcp_stay_with_flask_and_answer_a_json_404(served: ManagedProcess) -> None:

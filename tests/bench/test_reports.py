@@ -1,0 +1,66 @@
+"""bench/: every benchmark module imports, and its pure report turns figures into ratios.
+
+The benchmarks themselves run only under `make bench`: speed never belongs in `make test`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+
+import bench
+from bench import bench_public_read
+
+BENCH_MODULES = sorted(
+    info.name for info in pkgutil.iter_modules(bench.__path__) if info.name.startswith("bench_")
+)
+
+
+@pytest.mark.parametrize("name", BENCH_MODULES)
+def test_every_bench_module_imports_and_has_a_main(name: str) -> None:
+    """`make bench` runs each bench_*.py module's main()."""
+    module = importlib.import_module(f"bench.{name}")
+
+    assert callable(module.main)
+
+
+def test_public_read_report_gives_each_ratio_against_its_baseline() -> None:
+    figures = {
+        "granian_empty": 5000.0,
+        "granian_company": 4500.0,
+        "granian_company_304": 4400.0,
+        "uvicorn_empty": 2000.0,
+        "uvicorn_company": 1800.0,
+    }
+
+    result = bench_public_read.report(figures)
+
+    assert result["ratios"] == {
+        "company_vs_empty": 0.9,
+        "not_modified_vs_empty": 0.88,
+        "granian_vs_uvicorn_empty": 2.5,
+    }
+    assert result["goals_met"] == {
+        "company_vs_empty": True,
+        "not_modified_vs_empty": False,
+        "granian_vs_uvicorn_empty": False,
+    }
+    assert result["requests_per_second"]["uvicorn_company"] == 1800.0
+
+
+def test_public_read_report_prints_every_figure_and_flags_a_missed_goal() -> None:
+    figures = {
+        "granian_empty": 4000.0,
+        "granian_company": 2000.0,
+        "granian_company_304": 3900.0,
+        "uvicorn_empty": 1000.0,
+        "uvicorn_company": 900.0,
+    }
+
+    text = bench_public_read.format_report(bench_public_read.report(figures))
+
+    assert "4,000.0 req/s" in text
+    assert "company_vs_empty" in text
+    assert text.count("BELOW GOAL") == 1
