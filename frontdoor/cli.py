@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 
@@ -11,10 +12,12 @@ from rich.table import Table
 
 from api.keys import issue_key
 from backends.bundle import Backends
+from backends.content_files import load_catalog
 from backends.ports import SCOPES, NotFoundError
 from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
+from schemas.openapi import build_openapi
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +97,17 @@ def keys_list(ctx: click.Context) -> None:
             record.revoked_at.isoformat(timespec="seconds") if record.revoked_at else "",
         )
     Console().print(table)
+
+
+@cli.command()
+@click.option("--base-url", default=None, help="Server URL (default: PUBLIC_BASE_URL)")
+def openapi(base_url: str | None) -> None:
+    """Print the OpenAPI 3.1 document the service serves at /openapi.json."""
+    settings = Settings()
+    document = build_openapi(
+        base_url=base_url or settings.base_url, catalog=load_catalog(settings.content_dir)
+    )
+    click.echo(json.dumps(document, indent=2))
 
 
 def main() -> None:
