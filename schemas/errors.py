@@ -57,8 +57,10 @@ _CODES = {
 def field_path(loc: Sequence[int | str]) -> str:
     """A pydantic location as a dotted path; discriminated-union tags are dropped."""
     parts: list[str] = []
-    for part in loc:
-        if isinstance(part, str) and part in _UNION_TAGS:
+    for index, part in enumerate(loc):
+        # The tag pydantic inserts after a list index; a field of that name (quote.quote) stays.
+        after_index = index > 0 and isinstance(loc[index - 1], int)
+        if isinstance(part, str) and part in _UNION_TAGS and after_index:
             continue
         parts.append(str(part))
     return ".".join(parts)
