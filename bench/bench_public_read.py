@@ -28,6 +28,7 @@ EMPTY = "/healthz"
 WRK_ARGS = ("-t1", "-c32")
 RUN = "5s"
 WARM_UP = "2s"
+ROUNDS = 2
 GOALS = {"company_vs_empty": 0.8, "not_modified_vs_empty": 0.9, "granian_vs_uvicorn_empty": 3.0}
 BOOTSTRAP_KEYS = {
     "CONTENT_API_KEY": "bench-content-key-0123456789",
@@ -49,7 +50,10 @@ def report(figures: Mapping[str, float]) -> dict[str, Any]:
         "ratios": {name: round(value, 3) for name, value in ratios.items()},
         "goals": GOALS,
         "goals_met": {name: ratios[name] >= goal for name, goal in GOALS.items()},
-        "load": f"wrk {' '.join(WRK_ARGS)} -d{RUN} after a {WARM_UP} warm-up, per route",
+        "load": (
+            f"wrk {' '.join(WRK_ARGS)} -d{RUN} per route after a {WARM_UP} warm-up;"
+            f" best of {ROUNDS} interleaved rounds"
+        ),
     }
 
 
@@ -67,7 +71,7 @@ def format_report(result: Mapping[str, Any]) -> str:
 def main() -> dict[str, Any]:
     """Measure both servers in one run and print the report."""
     with tempfile.TemporaryDirectory(prefix="bench-public-read-") as data_dir:
-        figures = {}
+        figures: dict[str, float] = {}
         with Served(["-m", "frontdoor.serve"], data_dir) as base:
             etag = _etag(base + COMPANY)
             routes = {
@@ -77,14 +81,18 @@ def main() -> dict[str, Any]:
             }
             for path, headers in routes.values():
                 wrk(base + path, headers, duration=WARM_UP)
-            for name, (path, headers) in routes.items():
-                figures[name] = wrk(base + path, headers)
+            # Interleaved rounds, best of each: a burst of load elsewhere on the machine
+            # then lowers one run, not one route.
+            for _round in range(ROUNDS):
+                for name, (path, headers) in routes.items():
+                    figures[name] = max(figures.get(name, 0.0), wrk(base + path, headers))
         uvicorn = ["-m", "uvicorn", "--factory", "bench.asgi_flask:create_asgi_app"]
         uvicorn += ["--workers", "1", "--log-level", "warning", "--no-access-log"]
         with Served(uvicorn, data_dir, port_flag=True) as base:
             wrk(base + EMPTY, (), duration=WARM_UP)
-            figures["uvicorn_empty"] = wrk(base + EMPTY, ())
-            figures["uvicorn_company"] = wrk(base + COMPANY, ())
+            for _round in range(ROUNDS):
+                for name, path in (("uvicorn_empty", EMPTY), ("uvicorn_company", COMPANY)):
+                    figures[name] = max(figures.get(name, 0.0), wrk(base + path, ()))
     result = report(figures)
     print(format_report(result))
     return result
