@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,15 @@ from schemas.catalog import Brand, Catalog
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 
 
+@cache
+def content_catalog() -> Catalog:
+    """content/ loaded once (hypothesis tests call this: they take no function fixtures)."""
+    return load_catalog(CONTENT)
+
+
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
-    return load_catalog(CONTENT)
+    return content_catalog()
 
 
 @pytest.fixture(scope="session")
