@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from datetime import UTC, datetime
 
 import click
 from rich.console import Console
@@ -13,7 +14,7 @@ from rich.table import Table
 from api.keys import issue_key
 from backends.bundle import Backends
 from backends.content_files import load_catalog
-from backends.ports import SCOPES, NotFoundError
+from backends.ports import SCOPES, NotFoundError, Scope
 from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
@@ -59,7 +60,9 @@ def keys() -> None:
 def keys_issue(ctx: click.Context, partner: str, scope: str, quiet: bool) -> None:
     """Issue a key; it is shown once and never again."""
     backends = _backends(ctx)
-    raw, record = issue_key(backends.keys, partner=partner, scope=scope, now=backends.clock())  # type: ignore[arg-type]  # click.Choice guarantees a Scope
+    raw, record = issue_key(
+        backends.keys, partner=partner, scope=_scope(scope), now=backends.clock()
+    )
     if quiet:
         click.echo(raw)
         return
@@ -67,6 +70,11 @@ def keys_issue(ctx: click.Context, partner: str, scope: str, quiet: bool) -> Non
         f"key id {record.key_id} for {partner} ({scope}); store it now, it is not shown again:"
     )
     click.echo(raw)
+
+
+def _scope(name: str) -> Scope:
+    """click.Choice(SCOPES) already checked the name; this gives it its type."""
+    return next(scope for scope in SCOPES if scope == name)
 
 
 @keys.command("revoke")
@@ -87,16 +95,21 @@ def keys_revoke(ctx: click.Context, key_id: str) -> None:
 @click.pass_context
 def keys_list(ctx: click.Context) -> None:
     """List keys: id, partner, scope, created, revoked. Never the secret."""
-    table = Table("key id", "partner", "scope", "created", "revoked")
+    # Minutes in UTC keep the table inside 80 columns, the width of a pipe.
+    table = Table("key id", "partner", "scope", "created (UTC)", "revoked (UTC)")
     for record in _backends(ctx).keys.list_keys():
         table.add_row(
             record.key_id,
             record.partner,
             record.scope,
-            record.created_at.isoformat(timespec="seconds"),
-            record.revoked_at.isoformat(timespec="seconds") if record.revoked_at else "",
+            _minute(record.created_at),
+            _minute(record.revoked_at) if record.revoked_at else "",
         )
     Console().print(table)
+
+
+def _minute(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
 
 
 @cli.command()

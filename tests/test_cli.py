@@ -1,0 +1,134 @@
+"""DESIGN Operator CLI: `frontdoor keys issue|revoke|list` on the same backends as the service."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from api.app import create_app
+from frontdoor.cli import cli
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config, build_backends
+
+PAGES = "/api/public/content/pages"
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Iterator[Path]:
+    """A DATA_DIR of its own; the CLI configures logging, so pytest's handlers are restored."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield tmp_path / "data"
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+def frontdoor(data_dir: Path, *args: str) -> Result:
+    """Run `frontdoor ARGS` against this DATA_DIR with no bootstrap keys in the environment."""
+    env = {"DATA_DIR": str(data_dir), "CONTENT_API_KEY": "", "SIGNALS_API_KEY": ""}
+    return CliRunner().invoke(cli, list(args), env={**env, "INGEST_API_KEY": ""}, obj={})
+
+
+def issue(data_dir: Path, scope: str = "content") -> tuple[str, str]:
+    """Issue a key; its id and the raw key as the CLI printed them."""
+    result = frontdoor(data_dir, "keys", "issue", "--partner", "acme", "--scope", scope)
+    assert result.exit_code == 0, result.output
+    header, raw = result.stdout.strip().splitlines()
+    return header.split()[2], raw
+
+
+def test_issue_prints_the_key_once_with_its_id_and_a_warning_to_store_it(data_dir: Path) -> None:
+    result = frontdoor(data_dir, "keys", "issue", "--partner", "acme", "--scope", "signals")
+
+    header, raw = result.stdout.strip().splitlines()
+    assert result.exit_code == 0
+    assert raw.startswith("fdk_signals_")
+    assert result.stdout.count(raw) == 1
+    assert "not shown again" in header
+    assert "acme" in header
+
+
+def test_issue_quiet_prints_only_the_key_for_shell_scripts(data_dir: Path) -> None:
+    """README: `export KEY=$(frontdoor keys issue --partner me --scope content --quiet)`."""
+    result = frontdoor(
+        data_dir, "keys", "issue", "--partner", "me", "--scope", "content", "--quiet"
+    )
+
+    assert result.exit_code == 0
+    assert result.stdout.count("\n") == 1
+    assert result.stdout.startswith("fdk_content_")
+
+
+def test_issue_refuses_an_unknown_scope(data_dir: Path) -> None:
+    result = frontdoor(data_dir, "keys", "issue", "--partner", "acme", "--scope", "admin")
+
+    assert result.exit_code == 2
+    assert "admin" in result.stderr
+
+
+def test_list_shows_every_key_by_id_partner_and_scope_but_never_a_secret(data_dir: Path) -> None:
+    content_id, content_raw = issue(data_dir, "content")
+    signals_id, signals_raw = issue(data_dir, "signals")
+
+    result = frontdoor(data_dir, "keys", "list")
+
+    assert result.exit_code == 0
+    assert content_id in result.stdout
+    assert signals_id in result.stdout
+    for raw in (content_raw, signals_raw):
+        assert raw not in result.stdout
+        assert raw.rsplit("_", 1)[1] not in result.stdout
+
+
+def test_revoke_marks_the_key_revoked_in_the_list(data_dir: Path) -> None:
+    key_id, _raw = issue(data_dir)
+
+    revoked = frontdoor(data_dir, "keys", "revoke", key_id)
+    listed = frontdoor(data_dir, "keys", "list")
+
+    assert revoked.exit_code == 0
+    assert f"revoked {key_id}" in revoked.stdout
+    row = next(line for line in listed.stdout.splitlines() if key_id in line)
+    assert len(re.findall(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", row)) == 2
+
+
+def test_revoking_an_unknown_key_id_exits_1_with_a_message(data_dir: Path) -> None:
+    result = frontdoor(data_dir, "keys", "revoke", "no-such-key")
+
+    assert result.exit_code == 1
+    assert "no key with id no-such-key" in result.stderr
+
+
+def test_a_cli_issued_key_opens_the_content_api_until_it_is_revoked(data_dir: Path) -> None:
+    """SPEC Authentication: a missing or wrong key gives 401 `unauthorized`; revoked is wrong."""
+    key_id, raw = issue(data_dir, "content")
+    settings = Settings(data_dir=data_dir, public_base_url="http://testserver")
+    backends = build_backends(settings)
+    client = create_app(app_config(settings), backends).test_client()
+
+    before = client.get(PAGES, headers={"x-api-key": raw})
+    frontdoor(data_dir, "keys", "revoke", key_id)
+    after = client.get(PAGES, headers={"x-api-key": raw})
+    backends.close()
+
+    assert before.status_code == 200
+    assert after.status_code == 401
+    assert after.get_json()["error"] == "unauthorized"
+
+
+def test_a_key_of_one_scope_is_refused_on_another_surface(data_dir: Path) -> None:
+    """DESIGN Configuration: a key of one scope is refused (401) on another surface."""
+    _key_id, raw = issue(data_dir, "signals")
+    settings = Settings(data_dir=data_dir, public_base_url="http://testserver")
+    backends = build_backends(settings)
+    client = create_app(app_config(settings), backends).test_client()
+
+    response = client.get(PAGES, headers={"x-api-key": raw})
+    backends.close()
+
+    assert response.status_code == 401
