@@ -1,8 +1,9 @@
-"""Stand-in models for the OpenAPI table, named `...Doc`, until their surface's real models land.
+"""Models that only the OpenAPI document needs, named `...Doc`: shapes the views parse by hand.
 
-Each documents DESIGN.md's shape for a surface whose schemas module is still being written
-(schemas/signals.py, the webhooks, OAuth metadata, the tool server). When the real model
-exists, change the one line in `schemas.openapi` that names the placeholder and delete it here.
+Query strings, the merge patch, the ingest batch, collect's two bodies, and the tool server's
+and OAuth discovery's bodies are parsed by their views without a pydantic model; these
+describe them. When a surface gets a real model, name it in its row of the table instead and
+delete the stand-in here.
 """
 
 from __future__ import annotations
@@ -12,33 +13,35 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-EventType = Literal[
+from schemas.content import PageBlock
+from schemas.signal_rollups import Stage
+from schemas.signals import AccountIn, EventInput, PageIn, PersonIn
+
+# api/collect.py's FORM_TYPES and BEACON_TYPES, which a schema cannot import.
+FormType = Literal["lead_form", "newsletter_signup", "briefing_registration", "book_call"]
+BeaconType = Literal[
+    "lead_form",
+    "newsletter_signup",
+    "briefing_registration",
     "book_call",
     "url_entered",
     "article_read",
     "research_unlock",
-    "newsletter_signup",
     "wizard_progress",
-    "slack_request",
-    "briefing_registration",
-    "email_open",
-    "email_click",
-    "lead_form",
 ]
-Stage = Literal["aware", "engaged", "evaluating", "hand_raiser"]
 
 
 class _Doc(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-# Content API (DESIGN "Pages").
+# Content API (api/content.py parses these by hand).
 
 
 class PageListQueryDoc(_Doc):
     status: Literal["draft", "published", "unpublished"] | None = None
     cursor: str | None = Field(default=None, description="`next_cursor` of the previous page")
-    limit: int = Field(default=50, ge=1, le=200)
+    limit: int = Field(default=20, ge=1, le=100)
 
 
 class PagePatchDoc(_Doc):
@@ -51,177 +54,61 @@ class PagePatchDoc(_Doc):
     cta_href: str | None = None
     noindex: bool | None = None
     is_published: bool | None = None
-    blocks: list[dict[str, Any]] | None = Field(
-        default=None, description="Replaces the whole block list (PageBlock items)"
-    )
+    blocks: list[PageBlock] | None = Field(default=None, description="Replaces the whole list")
 
 
-# Signal API (DESIGN "Signals").
-
-
-class PersonRefDoc(_Doc):
-    email: str | None = None
-    name: str | None = None
-
-
-class AccountRefDoc(_Doc):
-    domain: str | None = None
-    name: str | None = None
-
-
-class PageRefDoc(_Doc):
-    url: str | None = None
-    path: str | None = None
-    title: str | None = None
-
-
-class SignalEventDoc(_Doc):
-    """One touch; `id` is `<source>:<row_id>`, stable, and the idempotency key."""
-
-    id: str = Field(examples=["site:8f2c1a"])
-    type: EventType
-    source: str
-    occurred_at: datetime = Field(description="When it happened")
-    recorded_at: datetime = Field(description="When it was stored; the stream's order")
-    person: PersonRefDoc | None = None
-    account: AccountRefDoc | None = None
-    page: PageRefDoc | None = None
-    properties: dict[str, Any] = Field(default_factory=dict)
-
-
-class SignalStreamDoc(_Doc):
-    ok: Literal[True] = True
-    events: list[SignalEventDoc] = Field(description="Newest first")
-    next_since: str = Field(description="Pass as `since` on the next poll")
-    has_more: bool
+# Signal API (api/signal_query.py and api/collect.py parse these by hand).
 
 
 class SignalsQueryDoc(_Doc):
     since: str | None = Field(default=None, description="ISO-8601 time or a `next_since` cursor")
-    until: datetime | None = Field(default=None, description="Upper bound on recorded_at")
-    days: int | None = Field(default=None, ge=1, le=365, description="Default 7 without since")
-    type: EventType | None = None
+    until: str | None = Field(default=None, description="ISO-8601 time; upper bound on recorded_at")
+    days: int = Field(default=7, ge=1, le=365, description="Used when there is no since")
+    type: str | None = Field(default=None, description="Event types, comma-separated")
     domain: str | None = None
     email: str | None = None
-    q: str | None = Field(default=None, description="Words in person, account, page, properties")
+    q: str | None = Field(
+        default=None, max_length=200, description="Words in person, account, page, properties"
+    )
     limit: int = Field(default=100, ge=1, le=1000)
 
 
 class AccountsQueryDoc(_Doc):
     since: str | None = Field(default=None, description="ISO-8601 time or a `next_since` cursor")
-    days: int | None = Field(default=None, ge=1, le=365, description="Default 7 without since")
+    days: int = Field(default=7, ge=1, le=365, description="Used when there is no since")
     stage: Stage | None = Field(default=None, description="This stage or higher")
     limit: int = Field(default=50, ge=1, le=500)
 
 
-class AccountPersonDoc(_Doc):
-    email: str
-    name: str | None = None
-    stage: Stage
-
-
-class CountsDoc(_Doc):
-    people: int
-    pages: int
-    events: int
-
-
-class AccountSummaryDoc(_Doc):
-    domain: str
-    name: str | None = None
-    stage: Stage
-    people: list[AccountPersonDoc]
-    pages: list[str] = Field(description="Distinct paths, most touched first")
-    sources: list[str]
-    counts: CountsDoc
-    first_seen: datetime
-    last_seen: datetime
-
-
-class AccountListDoc(_Doc):
-    ok: Literal[True] = True
-    accounts: list[AccountSummaryDoc]
-    next_since: str
-    has_more: bool
-
-
-class AccountBodyDoc(_Doc):
-    ok: Literal[True] = True
-    seen: bool = Field(description="false for an unknown domain (never 404)")
-    account: AccountSummaryDoc | None = None
-    timeline: list[SignalEventDoc] = Field(default_factory=list)
-
-
-class PersonSummaryDoc(_Doc):
-    email: str
-    name: str | None = None
-    stage: Stage
-    account: AccountRefDoc | None = None
-    pages: list[str]
-    sources: list[str]
-    counts: CountsDoc
-    first_seen: datetime
-    last_seen: datetime
-
-
-class PersonBodyDoc(_Doc):
-    ok: Literal[True] = True
-    seen: bool
-    person: PersonSummaryDoc | None = None
-    timeline: list[SignalEventDoc] = Field(default_factory=list)
-
-
-class ErasureDoc(_Doc):
-    ok: Literal[True] = True
-    email: str
-    erased_events: int
-
-
-class IngestEventDoc(_Doc):
-    source: str = Field(examples=["crm"])
-    row_id: str = Field(examples=["42"])
-    type: EventType
-    occurred_at: datetime
-    person: PersonRefDoc | None = None
-    account: AccountRefDoc | None = None
-    page: PageRefDoc | None = None
-    properties: dict[str, Any] = Field(default_factory=dict)
-
-
 class IngestBatchDoc(_Doc):
-    events: list[IngestEventDoc] = Field(min_length=1, max_length=500)
+    """Up to 500 events; each is validated on its own and refused alone when it fails."""
+
+    events: list[EventInput] = Field(min_length=1, max_length=500)
 
 
-class RefusedEventDoc(_Doc):
-    index: int
-    id: str | None = None
-    issues: list[dict[str, str]]
+class CollectBeaconDoc(BaseModel):
+    """A JSON beacon of the site's own pages (at most 16 KiB)."""
+
+    type: BeaconType
+    id: str | None = Field(
+        default=None, pattern=r"^[A-Za-z0-9_-]{8,64}$", description="Repeat-safe beacon id"
+    )
+    occurred_at: datetime | None = None
+    person: PersonIn | None = None
+    account: AccountIn | None = None
+    page: PageIn | None = None
+    properties: dict[str, str | int | float | bool | None] | None = None
 
 
-class IngestResultDoc(_Doc):
-    ok: Literal[True] = True
-    accepted: list[str]
-    refused: list[RefusedEventDoc]
+class CollectFormDoc(BaseModel):
+    """A landing page form post (works without JavaScript)."""
 
-
-class CollectDoc(BaseModel):
-    """A site form post or beacon; unknown form fields go to `properties`."""
-
-    type: EventType
-    email: str | None = None
+    page: str = Field(max_length=80, description="The page's slug")
+    type: FormType = "lead_form"
+    email: str
     name: str | None = None
-    url: str | None = None
-    website: str | None = Field(default=None, description="The URL a visitor entered")
-    redirect: str | None = Field(default=None, description="Site path to return to (forms)")
-
-
-class CollectedDoc(_Doc):
-    ok: Literal[True] = True
-    id: str
-
-
-class OkDoc(_Doc):
-    ok: Literal[True] = True
+    company: str | None = None
+    website: str | None = Field(default=None, description="Honeypot: leave empty")
 
 
 # Tool server and OAuth discovery.

@@ -103,6 +103,8 @@ class Operation:
     request: type[BaseModel] | None = None
     request_media: tuple[str, ...] = ("application/json",)
     request_example: Mapping[str, Any] | None = None
+    # Further media types whose body has a model of its own (a form post beside JSON).
+    other_requests: tuple[tuple[str, type[BaseModel]], ...] = ()
     query: type[BaseModel] | None = None
     params: tuple[Param, ...] = ()
     errors: tuple[int, ...] = ()
@@ -164,7 +166,7 @@ def _component_schemas(operations: Sequence[Operation]) -> dict[str, Any]:
         (Problem, "serialization"): None,
     }
     for op in operations:
-        for model in (op.request, op.query):
+        for model in (op.request, op.query, *(m for _, m in op.other_requests)):
             if model is not None:
                 wanted[(model, "validation")] = None
         for reply in op.replies:
@@ -222,6 +224,8 @@ def _request_body(op: Operation, schemas: Mapping[str, Any]) -> dict[str, Any]:
         if op.request_example is not None:
             entry["example"] = dict(op.request_example)
         content[media] = entry
+    for media, model in op.other_requests:
+        content[media] = {"schema": _input_ref(model, schemas)}
     return {"required": True, "content": content}
 
 

@@ -6,19 +6,22 @@ SPEC "Signal API" and DESIGN "Signals", "Ingest", "Deliveries".
 from __future__ import annotations
 
 from schemas.openapi_placeholders import (
-    AccountBodyDoc,
-    AccountListDoc,
     AccountsQueryDoc,
-    CollectDoc,
-    CollectedDoc,
-    ErasureDoc,
+    CollectBeaconDoc,
+    CollectFormDoc,
     IngestBatchDoc,
-    IngestResultDoc,
-    PersonBodyDoc,
     SignalsQueryDoc,
-    SignalStreamDoc,
 )
 from schemas.operation import DELIVERY_ID, DOMAIN, EMAIL, HOOK_ID, KEYED, Operation, Reply
+from schemas.signal_bodies import (
+    AccountBody,
+    AccountsBody,
+    CollectBody,
+    EraseBody,
+    IngestBody,
+    PersonBody,
+    StreamBody,
+)
 from schemas.webhooks import (
     DeliveriesQuery,
     DeliveryBody,
@@ -44,7 +47,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "Signals",
         "Newest-first event stream",
         "signals",
-        (Reply(200, "Events and `next_since` for the next poll", SignalStreamDoc),),
+        (Reply(200, "Events and `next_since` for the next poll", StreamBody),),
         description="Poll with `since=<next_since>`: no gap, no duplicate.",
         query=SignalsQueryDoc,
         errors=(400, *KEYED),
@@ -56,7 +59,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "Signals",
         "Events rolled up per company domain",
         "signals",
-        (Reply(200, "Account summaries", AccountListDoc),),
+        (Reply(200, "Account summaries", AccountsBody),),
         query=AccountsQueryDoc,
         errors=(400, *KEYED),
     ),
@@ -67,7 +70,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "Signals",
         "One account and its timeline",
         "signals",
-        (Reply(200, "The account, or `seen: false` when unknown", AccountBodyDoc),),
+        (Reply(200, "The account, or `seen: false` when unknown", AccountBody),),
         params=(DOMAIN,),
         errors=(400, *KEYED),
     ),
@@ -78,7 +81,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "Signals",
         "One person and their timeline",
         "signals",
-        (Reply(200, "The person, or `seen: false` when unknown", PersonBodyDoc),),
+        (Reply(200, "The person, or `seen: false` when unknown", PersonBody),),
         params=(EMAIL,),
         errors=(400, *KEYED),
     ),
@@ -91,7 +94,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "ingest",
         (
             Reply(
-                200, "Events and roll-ups of this person removed; the erasure is logged", ErasureDoc
+                200, "Events and roll-ups of this person removed; the erasure is logged", EraseBody
             ),
         ),
         params=(EMAIL,),
@@ -104,7 +107,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "Ingest",
         "Send up to 500 events",
         "ingest",
-        (Reply(202, "At least one event accepted", IngestResultDoc),),
+        (Reply(202, "At least one event accepted", IngestBody),),
         description="Each event's id is `<source>:<row_id>`; a repeat is stored once.",
         request=IngestBatchDoc,
         request_example={
@@ -129,12 +132,12 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "The site's own form posts and beacons",
         "none",
         (
-            Reply(202, "Recorded (beacon)", CollectedDoc),
-            Reply(303, "Recorded (form post): back to the page's thank-you state"),
+            Reply(202, "Recorded (beacon)", CollectBody),
+            Reply(303, "Form post: back to `/p/{slug}?submitted=1` (or `?error=...`)"),
         ),
         description="Origin-checked and rate-limited; forms work without JavaScript.",
-        request=CollectDoc,
-        request_media=(FORM, "application/json"),
+        request=CollectBeaconDoc,
+        other_requests=((FORM, CollectFormDoc),),
         errors=(400, 403, 413, 415, 422, 429),
     ),
 )
