@@ -37,7 +37,10 @@ class JwtTokenVerifier:
         self._jwks: jwt.PyJWKClient | None = None
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        return await anyio.to_thread.run_sync(self._verify, token)
+        if self._jwks is None:
+            # The first call fetches the JWKS (blocking I/O); later ones verify from the cache.
+            return await anyio.to_thread.run_sync(self._verify, token)
+        return self._verify(token)
 
     def _verify(self, token: str) -> AccessToken | None:
         try:

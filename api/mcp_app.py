@@ -10,6 +10,7 @@ rate limit on /register; `scope=` on the 403 insufficient_scope challenge; CORS 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -37,7 +38,6 @@ from api.mcp_tools import create_mcp_server
 from api.oauth_provider import (
     BuiltinOAuthProvider,
     OAuthConfig,
-    run_io,
     sha256_hex,
     token_request_resource,
 )
@@ -353,7 +353,9 @@ class _RegistrationLimit:
             window = now.replace(minute=0, second=0, microsecond=0)
             client: Any = scope.get("client") or ("unknown", 0)
             bucket = f"register:{sha256_hex(str(client[0]))[:16]}"
-            hits = await run_io(self.provider.store.count_hit, bucket, window_start=window)
+            hits = await self.provider.io(
+                self.provider.store.count_hit, bucket, window_start=window
+            )
             if hits > self.provider.config.registrations_per_hour:
                 retry = int((window + timedelta(hours=1) - now).total_seconds()) + 1
                 body = {

@@ -1,5 +1,8 @@
 """The MCP tool server: six read-only tools over the public records, on the official SDK.
 
+The tools are `async` although they do no I/O: the SDK runs a sync tool in a worker
+thread, a hop that costs more than the lookup itself.
+
 Tools return the same payloads as the public REST API (api.public_records), so a tool's
 structured result equals the REST body without `ok`. Transport, OAuth routes and serving
 live in api.mcp_app; this module only declares the server and its tools.
@@ -70,7 +73,7 @@ def create_mcp_server(
         ),
         annotations=READ_ONLY,
     )
-    def get_company_info() -> CompanyInfo:
+    async def get_company_info() -> CompanyInfo:
         return records.company
 
     @mcp.tool(
@@ -81,7 +84,7 @@ def create_mcp_server(
         ),
         annotations=READ_ONLY,
     )
-    def list_experiments() -> ExperimentList:
+    async def list_experiments() -> ExperimentList:
         return records.experiments
 
     @mcp.tool(
@@ -92,7 +95,7 @@ def create_mcp_server(
         ),
         annotations=READ_ONLY,
     )
-    def get_experiment(slug: Slug) -> ExperimentFound:
+    async def get_experiment(slug: Slug) -> ExperimentFound:
         found = records.experiment_by_slug.get(slug)
         if found is None:
             raise ToolError(
@@ -108,7 +111,7 @@ def create_mcp_server(
         ),
         annotations=READ_ONLY,
     )
-    def list_blog_posts() -> BlogPostList:
+    async def list_blog_posts() -> BlogPostList:
         return records.posts
 
     @mcp.tool(
@@ -119,7 +122,7 @@ def create_mcp_server(
         ),
         annotations=READ_ONLY,
     )
-    def list_careers() -> CareerList:
+    async def list_careers() -> CareerList:
         return records.roles
 
     @mcp.tool(
@@ -130,7 +133,7 @@ def create_mcp_server(
         ),
         annotations=READ_ONLY,
     )
-    def get_career(slug: Slug) -> RoleFound:
+    async def get_career(slug: Slug) -> RoleFound:
         found = records.role_by_slug.get(slug)
         if found is None:
             raise ToolError(

@@ -68,6 +68,9 @@ class OAuthConfig:
     resource: str
     scopes: tuple[str, ...] = ("openid", "email", "profile")
     access_token_ttl: timedelta = timedelta(hours=1)
+    # Stored expiry = announced expiry + this grace: the SDK client refreshes by its own clock
+    # and, if the server expired first, answers the 401 with a full new sign-in.
+    access_token_grace: timedelta = timedelta(seconds=30)
     refresh_token_ttl: timedelta = timedelta(days=30)
     code_ttl: timedelta = timedelta(minutes=5)
     signin_ttl: timedelta = timedelta(minutes=10)
@@ -75,16 +78,12 @@ class OAuthConfig:
     registrations_per_hour: int = 120
     signins_per_hour: int = 10
     allow_http_loopback_cimd: bool = False
+    offload_store_calls: bool = True
 
 
 def sha256_hex(value: str) -> str:
     """How codes, tokens and one-time secrets are stored."""
     return hashlib.sha256(value.encode()).hexdigest()
-
-
-async def run_io(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-    """Run a blocking store call off the event loop."""
-    return await anyio.to_thread.run_sync(partial(fn, *args, **kwargs))
 
 
 class BuiltinOAuthProvider:
@@ -97,10 +96,20 @@ class BuiltinOAuthProvider:
         self.config = config
         self.clock = clock
 
+    async def io(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+        """Run a store call: in a worker thread for a networked store, inline for SQLite.
+
+        A thread hop cost more than a SQLite read under load (the GIL hands over slowly),
+        and it sat on every /mcp request through the token check.
+        """
+        if self.config.offload_store_calls:
+            return await anyio.to_thread.run_sync(partial(fn, *args, **kwargs))
+        return fn(*args, **kwargs)
+
     # --- clients ---------------------------------------------------------------------
 
     async def get_client(self, client_id: str) -> RegisteredClient | None:
-        record = await run_io(self.store.get_client, client_id)
+        record = await self.io(self.store.get_client, client_id)
         is_document = is_metadata_document_url(
             client_id, allow_http_loopback=self.config.allow_http_loopback_cimd
         )
@@ -141,7 +150,7 @@ class BuiltinOAuthProvider:
             information=client.model_dump_json(exclude_none=True),
             created_at=self.clock(),
         )
-        await run_io(self.store.save_client, record)
+        await self.io(self.store.save_client, record)
 
     # --- authorization -----------------------------------------------------------------
 
@@ -162,7 +171,7 @@ class BuiltinOAuthProvider:
             csrf_hash="",
             expires_at=self.clock() + self.config.signin_ttl,
         )
-        await run_io(self.store.save_pending, pending)
+        await self.io(self.store.save_pending, pending)
         return f"{self.config.issuer}/oauth/signin?tx={pending.tx_id}"
 
     def issue_code(
@@ -189,12 +198,12 @@ class BuiltinOAuthProvider:
     async def load_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: str
     ) -> AuthorizationCode | None:
-        record = await run_io(self.store.get_code, sha256_hex(authorization_code))
+        record = await self.io(self.store.get_code, sha256_hex(authorization_code))
         if record is None or record.client_id != client.client_id:
             return None
         if record.used_at is not None:
             # A replayed code: revoke whatever it already bought (RFC 6749 §4.1.2).
-            await run_io(self.store.revoke_grant, record.code_hash, now=self.clock())
+            await self.io(self.store.revoke_grant, record.code_hash, now=self.clock())
             return None
         return AuthorizationCode(
             code=authorization_code,
@@ -214,7 +223,7 @@ class BuiltinOAuthProvider:
         self._check_token_resource(authorization_code.resource)
         code_hash = sha256_hex(authorization_code.code)
         try:
-            await run_io(self.store.use_code, code_hash, now=self.clock())
+            await self.io(self.store.use_code, code_hash, now=self.clock())
         except (ConflictError, NotFoundError) as err:
             raise TokenError("invalid_grant", "authorization code was already used") from err
         return await self._issue_tokens(
@@ -230,12 +239,12 @@ class BuiltinOAuthProvider:
     async def load_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: str
     ) -> RefreshToken | None:
-        record = await run_io(self.store.get_token, sha256_hex(refresh_token))
+        record = await self.io(self.store.get_token, sha256_hex(refresh_token))
         if record is None or record.kind != "refresh" or record.client_id != client.client_id:
             return None
         if record.revoked_at is not None:
             # A rotated-out refresh token came back: treat the grant as stolen.
-            await run_io(self.store.revoke_grant, record.grant_id, now=self.clock())
+            await self.io(self.store.revoke_grant, record.grant_id, now=self.clock())
             return None
         if record.expires_at <= self.clock():
             return None
@@ -253,12 +262,12 @@ class BuiltinOAuthProvider:
     ) -> OAuthToken:
         self._check_token_resource(refresh_token.resource)
         token_hash = sha256_hex(refresh_token.token)
-        record = await run_io(self.store.get_token, token_hash)
+        record = await self.io(self.store.get_token, token_hash)
         if record is None or record.revoked_at is not None:
             raise TokenError("invalid_grant", "refresh token is no longer valid")
         if record.parent_hash is not None:
             # The new token is in use: the one it replaced stops working now.
-            await run_io(self.store.revoke_token, record.parent_hash, now=self.clock())
+            await self.io(self.store.revoke_token, record.parent_hash, now=self.clock())
         return await self._issue_tokens(
             client,
             subject=record.subject,
@@ -268,7 +277,7 @@ class BuiltinOAuthProvider:
         )
 
     async def load_access_token(self, token: str) -> AccessToken | None:
-        record = await run_io(self.store.get_token, sha256_hex(token))
+        record = await self.io(self.store.get_token, sha256_hex(token))
         if record is None or record.kind != "access" or record.revoked_at is not None:
             return None
         if record.expires_at <= self.clock():
@@ -284,9 +293,9 @@ class BuiltinOAuthProvider:
         )
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
-        record = await run_io(self.store.get_token, sha256_hex(token.token))
+        record = await self.io(self.store.get_token, sha256_hex(token.token))
         if record is not None:
-            await run_io(self.store.revoke_grant, record.grant_id, now=self.clock())
+            await self.io(self.store.revoke_grant, record.grant_id, now=self.clock())
 
     async def _issue_tokens(
         self,
@@ -307,13 +316,13 @@ class BuiltinOAuthProvider:
             scopes=tuple(scopes),
             resource=self.config.resource,
             grant_id=grant_id,
-            expires_at=now + self.config.access_token_ttl,
+            expires_at=now + self.config.access_token_ttl + self.config.access_token_grace,
         )
-        await run_io(self.store.add_token, base)
+        await self.io(self.store.add_token, base)
         refresh: str | None = None
         if "refresh_token" in client.grant_types:
             refresh = "fdr_" + secrets.token_urlsafe(32)
-            await run_io(
+            await self.io(
                 self.store.add_token,
                 replace(
                     base,

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from api.oauth_provider import BuiltinOAuthProvider, run_io, sha256_hex
+from api.oauth_provider import BuiltinOAuthProvider, sha256_hex
 from backends.ports import Mailer, PendingAuthorization
 
 logger = logging.getLogger(__name__)
@@ -111,7 +111,9 @@ class _Pages:
         pending, form = found
         if request.method == "GET":
             csrf = secrets.token_urlsafe(24)
-            await run_io(self.store.save_pending, replace(pending, csrf_hash=sha256_hex(csrf)))
+            await self.provider.io(
+                self.store.save_pending, replace(pending, csrf_hash=sha256_hex(csrf))
+            )
             response = self._email_form(pending, csrf, error=None)
             secure = self.config.issuer.startswith("https://")
             response.set_cookie(
@@ -139,8 +141,8 @@ class _Pages:
         pending = replace(
             pending, email=email, otp_hash=sha256_hex(f"{pending.tx_id}:{code}"), otp_attempts=0
         )
-        await run_io(self.store.save_pending, pending)
-        await run_io(
+        await self.provider.io(self.store.save_pending, pending)
+        await self.provider.io(
             self.mailer.send,
             to=email,
             subject=f"Your {self.brand.name} sign-in code: {code}",
@@ -169,7 +171,7 @@ class _Pages:
         if request.method == "GET":
             return self._code_form(pending, csrf, error=None)
         if pending.otp_attempts >= self.config.code_attempts:
-            await run_io(self.store.delete_pending, pending.tx_id)
+            await self.provider.io(self.store.delete_pending, pending.tx_id)
             return self._message(
                 "Too many attempts",
                 "That code was entered wrongly too often. Go back to your app and connect again.",
@@ -178,12 +180,12 @@ class _Pages:
         entered = "".join(ch for ch in str(form.get("code", "")) if ch.isdigit())
         if not hmac.compare_digest(sha256_hex(f"{pending.tx_id}:{entered}"), pending.otp_hash):
             pending = replace(pending, otp_attempts=pending.otp_attempts + 1)
-            await run_io(self.store.save_pending, pending)
+            await self.provider.io(self.store.save_pending, pending)
             left = self.config.code_attempts - pending.otp_attempts
             return self._code_form(
                 pending, csrf, error=f"That code is not right. {left} attempt(s) left.", status=400
             )
-        await run_io(
+        await self.provider.io(
             self.store.save_pending, replace(pending, subject=pending.email, otp_hash=None)
         )
         return RedirectResponse(
@@ -212,7 +214,7 @@ class _Pages:
         if request.method == "GET":
             name = client.client_name or client.client_id
             return self._consent_form(pending, request.cookies.get(COOKIE, ""), name, params)
-        await run_io(self.store.delete_pending, pending.tx_id)
+        await self.provider.io(self.store.delete_pending, pending.tx_id)
         if form.get("decision") != "allow":
             target = construct_redirect_uri(
                 str(params.redirect_uri),
@@ -221,7 +223,9 @@ class _Pages:
                 iss=self.config.issuer,
             )
             return RedirectResponse(target, status_code=303, headers=NO_STORE)
-        code, params = await run_io(self.provider.issue_code, pending, subject=pending.subject)
+        code, params = await self.provider.io(
+            self.provider.issue_code, pending, subject=pending.subject
+        )
         logger.info("authorization granted", extra={"client_id": pending.client_id})
         target = construct_redirect_uri(
             str(params.redirect_uri), code=code, state=params.state, iss=self.config.issuer
@@ -239,7 +243,7 @@ class _Pages:
             tx_id = str(form.get("tx", ""))
         else:
             tx_id = request.query_params.get("tx", "")
-        pending = await run_io(self.store.get_pending, tx_id) if tx_id else None
+        pending = await self.provider.io(self.store.get_pending, tx_id) if tx_id else None
         if pending is None or pending.expires_at <= self.provider.clock():
             return self._message(
                 "This sign-in has expired", "Go back to your app and connect again.", 400
@@ -261,7 +265,7 @@ class _Pages:
     async def _within_limit(self, bucket: str, limit: int) -> bool:
         now = self.provider.clock()
         window = now.replace(minute=0, second=0, microsecond=0)
-        hits = await run_io(self.store.count_hit, bucket, window_start=window)
+        hits = await self.provider.io(self.store.count_hit, bucket, window_start=window)
         return hits <= limit
 
     def _email_form(
@@ -330,7 +334,9 @@ class _Pages:
         return self._page(title, f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>", status)
 
     def _page(self, title: str, body: str, status: int) -> HTMLResponse:
-        css = _CSS.format_map({**DEFAULT_PALETTE, **self.brand.palette, "font": self.brand.font_stack})
+        css = _CSS.format_map(
+            {**DEFAULT_PALETTE, **self.brand.palette, "font": self.brand.font_stack}
+        )
         document = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

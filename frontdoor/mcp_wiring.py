@@ -36,6 +36,8 @@ def mcp_config(settings: Settings) -> McpConfig:
         resource=f"{base}/mcp",
         access_token_ttl=timedelta(seconds=settings.oauth_access_token_ttl),
         allow_http_loopback_cimd=settings.oauth_allow_http_cimd,
+        # Firestore calls go to a worker thread; SQLite reads are cheaper than the hop.
+        offload_store_calls=settings.backend == "gcp",
     )
     return McpConfig(
         base_url=base,

@@ -155,7 +155,8 @@ class HeadlessBrowser:
     """Drives the sign-in, code and consent forms over HTTP, like a person without JavaScript."""
 
     served: Served
-    email: str = EMAIL
+    # One address per sign-in: the per-address hourly limit would otherwise trip across tests.
+    email: str = field(default_factory=lambda: f"ada+{secrets.token_hex(4)}@example.com")
     decision: str = "allow"
     authorize_urls: list[str] = field(default_factory=list)
     pages: dict[str, str] = field(default_factory=dict)

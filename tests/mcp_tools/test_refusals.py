@@ -89,7 +89,7 @@ async def test_an_expired_token_is_refused(served: Served) -> None:
         served,
         "fda_expired-token-0001",
         resource=f"{served.base}/mcp",
-        expires_at=datetime.now(UTC) - timedelta(seconds=1),
+        expires_at=datetime.now(UTC) - timedelta(minutes=5),
     )
 
     assert call_tool_raw(served, "fda_expired-token-0001").status_code == 401
