@@ -53,6 +53,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
         create_files_blueprint(
             backends.catalog,
             config.base_url,
+            auth_url=config.oauth_issuer,
             page_entries=published_page_entries(backends.pages, base_url=config.base_url),
         )
     )

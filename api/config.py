@@ -21,3 +21,5 @@ class AppConfig:
     preview_secret: bytes = field(default=b"", repr=False)
     # POST generate waits this long for the job before answering 202 (issue 5)
     generate_wait_seconds: float = 25.0
+    # External OAuth issuer (OAUTH_ISSUER); None means the built-in authorization server
+    oauth_issuer: str | None = None

@@ -133,6 +133,7 @@ def app_config(settings: Settings) -> AppConfig:
         allowed_hosts=tuple(settings.allowed_hosts),
         preview_secret=_preview_secret(settings),
         generate_wait_seconds=settings.generate_wait_seconds,
+        oauth_issuer=settings.oauth_issuer,
     )
 
 

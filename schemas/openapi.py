@@ -150,6 +150,15 @@ TOOL_OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "get",
+        "/.well-known/oauth-protected-resource/mcp",
+        "getProtectedResourceMetadataMcp",
+        "Tools",
+        "The same metadata at the path the 401 from /mcp names",
+        "none",
+        (Reply(200, "The resource and its authorization servers", ProtectedResourceDoc),),
+    ),
+    Operation(
+        "get",
         "/p/{slug}",
         "getLandingPage",
         "Pages",

@@ -276,3 +276,20 @@ def test_sitemaps_list_the_pages_a_provider_gives_with_their_images(backends: Ba
 
     assert f"{BASE}/p/growth-audit" in [loc.text for loc in sitemap.iter(f"{{{SITEMAP_NS}}}loc")]
     assert [i.text for i in images.iter(f"{{{IMAGE_NS}}}loc")] == [f"{BASE}/assets/h.png"]
+
+
+@pytest.mark.spec("files.openapi")
+def test_openapi_oauth_flow_points_at_the_external_issuer_when_one_is_set(
+    backends: Backends,
+) -> None:
+    """SPEC Authentication: authorization at `{auth_url}/authorize`, token at `{auth_url}/token`."""
+    app = Flask(__name__)
+    app.register_blueprint(
+        create_files_blueprint(backends.catalog, BASE, auth_url="https://idp.example")
+    )
+
+    document = app.test_client().get("/openapi.json").get_json()
+
+    flow = document["components"]["securitySchemes"]["oauth2"]["flows"]["authorizationCode"]
+    assert flow["authorizationUrl"] == "https://idp.example/authorize"
+    assert flow["tokenUrl"] == "https://idp.example/token"
