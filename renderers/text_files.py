@@ -107,7 +107,7 @@ def render_llms_txt(catalog: Catalog, reference: Reference, *, base_url: str) ->
     files = {op.path: op.summary for _, _, ops in reference.tags for op in ops if op.tag == "Files"}
 
     def link(path: str, name: str | None = None) -> str:
-        return f"- [{name or path}]({base_url}{path}): {files.get(path, '')}"
+        return f"- [{name or path.lstrip('/')}]({base_url}{path}): {files.get(path, '')}"
 
     lines = [
         f"# {company.name}",
@@ -136,6 +136,18 @@ def render_llms_txt(catalog: Catalog, reference: Reference, *, base_url: str) ->
         f"- [{op.summary}]({base_url}{op.path}): `{op.method} {op.path}`, no key"
         for op in public
         if "{" not in op.path
+    ]
+    lines += [
+        "",
+        "## Tools",
+        "",
+        f"- [MCP tool server]({base_url}/mcp): streamable HTTP; tools get_company_info, "
+        "list_experiments, get_experiment, list_blog_posts, list_careers, get_career; "
+        "OAuth 2.1 with PKCE and Dynamic Client Registration",
+        f"- [Protected resource metadata]({base_url}/.well-known/oauth-protected-resource): "
+        "RFC 9728, names the authorization server",
+        f"- [Authorization server metadata]({base_url}/.well-known/oauth-authorization-server): "
+        "RFC 8414",
     ]
     lines += ["", "## Research", ""]
     lines += [

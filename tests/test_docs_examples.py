@@ -3,7 +3,9 @@ runs against the real served process and gets a non-5xx answer."""
 
 from __future__ import annotations
 
+import re
 import subprocess
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,6 +67,29 @@ def test_every_curl_example_in_the_doc_runs_against_the_served_app(
         assert "|" not in command.replace("'|'", ""), f"{doc}: examples are single commands"
         assert result.returncode == 0, f"{doc}: {command}\n{result.stdout}\n{result.stderr}"
         assert statuses(result.stdout)[-1] < 500, f"{doc}: {command}\n{result.stdout}"
+
+
+def status_of(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310  # loopback only
+            return int(response.status)
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+@pytest.mark.spec("files.llms")
+def test_every_llms_txt_link_answers_on_the_served_process(served: dict[str, str]) -> None:
+    """SPEC files /llms.txt: every link works, /mcp and OAuth discovery included (401 at /mcp)."""
+    base = served["PUBLIC_BASE_URL"]
+    links = [
+        u for u in re.findall(r"\]\((\S+?)\)", fetch(base + "/llms.txt")) if u.startswith(base)
+    ]
+
+    answers = {url.removeprefix(base): status_of(url) for url in links}
+
+    assert answers.pop("/mcp") == 401
+    assert "/.well-known/oauth-protected-resource" in answers
+    assert set(answers.values()) == {200}, answers
 
 
 def test_shell_commands_join_continuations_and_skip_comments(tmp_path: Path) -> None:
