@@ -114,15 +114,17 @@ def create_mcp_asgi_app(
         brand = Brand(catalog.company.name, catalog.brand.palette, catalog.brand.font_stack)
         routes += create_signin_routes(provider, mailer, brand)
     auth = AuthSettings(
-        issuer_url=issuer,  # type: ignore[arg-type]  # a str keeps the issuer exact (no trailing slash)
-        resource_server_url=config.resource,  # type: ignore[arg-type]
+        issuer_url=issuer,  # a str keeps the issuer exact (no trailing slash)
+        resource_server_url=config.resource,
         required_scopes=list(SCOPES),
         validate_token_resource=True,
-        service_documentation_url=f"{config.base_url}/developers",  # type: ignore[arg-type]
+        service_documentation_url=f"{config.base_url}/developers",
     )
     mcp = create_mcp_server(
         catalog, token_verifier=verifier, auth=auth, website_url=config.base_url
     )
+    # The SDK logs every stateless request at INFO ("Terminating session: None").
+    logging.getLogger("mcp.server.streamable_http").setLevel(logging.WARNING)
     mcp_app = mcp.streamable_http_app(
         stateless_http=True, json_response=True, transport_security=_transport_security(config)
     )
@@ -324,7 +326,8 @@ class _FormRequest:
         form = parse_qs(body.decode("latin-1"))
         if self.revoke and "client_secret" not in form:
             body += b"&client_secret=" if body else b"client_secret="
-        token = token_request_resource.set((form.get("resource") or [None])[0])
+        resources = form.get("resource") or []
+        token = token_request_resource.set(resources[0] if resources else None)
         replayed = False
 
         async def replay() -> Message:

@@ -317,8 +317,8 @@ class _Pages:
         body = f"""
 <h1>Allow {html.escape(client_name)}?</h1>
 <p><strong>{html.escape(client_name)}</strong> wants to use the
-{html.escape(self.brand.name)} tools as <strong>{html.escape(pending.subject or "")}</strong>. After you decide, you go back to
-<strong>{html.escape(host)}</strong>.</p>
+{html.escape(self.brand.name)} tools as <strong>{html.escape(pending.subject or "")}</strong>.
+After you decide, you go back to <strong>{html.escape(host)}</strong>.</p>
 <p>It will be able to:</p>
 <ul>{scopes}<li>Read the company's public records (read-only)</li></ul>
 <form method="post" action="{CONSENT_PATH}">

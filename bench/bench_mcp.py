@@ -30,7 +30,7 @@ COMPANY = "/api/public/v1/company"
 RUN = "8s"
 GOAL = 0.7
 ERAS = {"stateless_2025": "2025-11-25", "modern_2026": "2026-07-28"}
-CALL = {
+CALL: dict[str, Any] = {
     "jsonrpc": "2.0",
     "id": 1,
     "method": "tools/call",

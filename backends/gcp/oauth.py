@@ -66,12 +66,12 @@ class FirestoreOAuthStore:
     def use_code(self, code_hash: str, *, now: datetime) -> AuthorizationCodeRecord:
         ref = self._codes.document(code_hash)
 
-        @firestore.transactional  # type: ignore[untyped-decorator]  # google-cloud-firestore ships no stubs
+        @firestore.transactional
         def use(transaction: firestore.Transaction) -> dict[str, Any]:
             snap = ref.get(transaction=transaction)
             if not snap.exists:
                 raise NotFoundError(code_hash)
-            doc: dict[str, Any] = snap.to_dict()
+            doc: dict[str, Any] = snap.to_dict() or {}
             if doc.get("used_at") is not None:
                 raise ConflictError(code_hash)
             transaction.update(ref, {"used_at": now})
@@ -123,8 +123,9 @@ def _create(ref: Any, doc: dict[str, Any], key: str) -> None:
         raise UnavailableError("firestore") from err
 
 
-def _load(kind: type[R], doc: dict[str, Any]) -> R:
+def _load(kind: type[R], doc: dict[str, Any] | None) -> R:
     """Rebuild a port dataclass: Firestore arrays back to tuples."""
+    doc = doc or {}
     values = {
         f.name: tuple(doc[f.name]) if isinstance(doc.get(f.name), list) else doc[f.name]
         for f in fields(kind)  # type: ignore[arg-type]  # always one of the port's dataclasses

@@ -11,8 +11,8 @@ import hashlib
 import json
 import re
 import secrets
-import threading
 import sys
+import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
@@ -32,6 +32,7 @@ from mcp.shared.auth import (
     OAuthClientMetadata,
     OAuthToken,
 )
+from pydantic import AnyUrl
 
 from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
 from tests.emulators import REPO, ManagedProcess, free_port, http_ok, start_process
@@ -118,7 +119,7 @@ class _Forms(HTMLParser):
 
     def __init__(self) -> None:
         super().__init__()
-        self.forms: list[dict[str, object]] = []
+        self.forms: list[dict[str, str | None]] = []
         self.inputs: list[dict[str, str | None]] = []
         self.buttons: list[dict[str, str | None]] = []
 
@@ -226,7 +227,7 @@ def oauth_provider(
         server_url=f"{served.base}/mcp",
         client_metadata=OAuthClientMetadata(
             client_name="frontdoor e2e",
-            redirect_uris=[REDIRECT_URI],  # type: ignore[list-item]  # pydantic coerces str to AnyUrl
+            redirect_uris=[AnyUrl(REDIRECT_URI)],
             grant_types=["authorization_code", "refresh_token"],
             token_endpoint_auth_method="none",
             scope=scope,
@@ -379,7 +380,7 @@ def json_documents(documents: dict[str, object]) -> Iterator[str]:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002  # stdlib signature
+        def log_message(self, format: str, *args: object) -> None:
             return
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

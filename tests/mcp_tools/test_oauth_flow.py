@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
@@ -23,7 +24,7 @@ from tests.mcp_tools.conftest import (
 
 pytestmark = pytest.mark.anyio
 
-TOOLS_AND_REST = [
+TOOLS_AND_REST: list[tuple[str, dict[str, Any], str]] = [
     ("get_company_info", {}, "/api/public/v1/company"),
     ("list_experiments", {}, "/api/public/v1/research"),
     ("list_blog_posts", {}, "/api/public/v1/blog"),
@@ -31,8 +32,9 @@ TOOLS_AND_REST = [
 ]
 
 
-def rest(served: Served, path: str) -> dict[str, object]:
-    body = httpx2.get(f"{served.base}{path}").json()
+def rest(served: Served, path: str) -> dict[str, Any]:
+    """The REST body without `ok`: what the matching tool's structured result must equal."""
+    body: dict[str, Any] = httpx2.get(f"{served.base}{path}").json()
     assert body.pop("ok") is True
     return body
 
@@ -47,8 +49,8 @@ async def test_an_agent_registers_signs_in_and_calls_every_tool_with_rest_equal_
     async with mcp_client(served, oauth_provider(served, browser)) as client:
         tools = await client.list_tools()
         results = {name: await client.call_tool(name, args) for name, args, _ in TOOLS_AND_REST}
-        slug = results["list_experiments"].structured_content["experiments"][0]["slug"]  # type: ignore[index]
-        role = results["list_careers"].structured_content["roles"][0]["slug"]  # type: ignore[index]
+        slug = results["list_experiments"].structured_content["experiments"][0]["slug"]
+        role = results["list_careers"].structured_content["roles"][0]["slug"]
         experiment = await client.call_tool("get_experiment", {"slug": slug})
         career = await client.call_tool("get_career", {"slug": role})
 

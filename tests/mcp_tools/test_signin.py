@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -42,7 +40,7 @@ def outbox(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def http(tmp_path: Path, outbox: Path) -> Iterator[httpx2.AsyncClient]:
+def http(tmp_path: Path, outbox: Path) -> httpx2.AsyncClient:
     store = SqliteOAuthStore(SqliteDatabase(tmp_path / "oauth.sqlite3"))
     asgi = create_mcp_asgi_app(
         McpConfig(base_url=BASE, oauth=LIMITS),
@@ -51,7 +49,7 @@ def http(tmp_path: Path, outbox: Path) -> Iterator[httpx2.AsyncClient]:
         mailer=OutboxMailer(outbox),
         clock=lambda: datetime.now(UTC),
     )
-    yield httpx2.AsyncClient(transport=httpx2.ASGITransport(app=asgi.app), base_url=BASE)
+    return httpx2.AsyncClient(transport=httpx2.ASGITransport(app=asgi.app), base_url=BASE)
 
 
 async def register(http: httpx2.AsyncClient) -> httpx2.Response:
