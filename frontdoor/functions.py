@@ -33,7 +33,7 @@ from workers.pipeline import GenerationPorts
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-_lock = threading.Lock()
+_lock = threading.RLock()  # builders call each other (generation -> backends -> settings)
 _built: dict[str, Any] = {}
 
 

@@ -21,7 +21,7 @@ def blobs(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BlobStore]
         yield LocalBlobStore(tmp_path / "assets", base_url="http://testserver/assets")
         return
     request.getfixturevalue("storage_emulator")
-    from google.cloud import storage
+    from google.cloud import storage  # type: ignore[attr-defined,unused-ignore]  # no stubs
 
     from backends.gcp.blobs import GcsBlobStore
 
@@ -58,7 +58,7 @@ def test_an_unknown_blob_reads_as_none(blobs: BlobStore) -> None:
 def test_a_gcs_blob_is_served_at_its_public_url(request: pytest.FixtureRequest) -> None:
     """The URL GcsBlobStore returns answers with the object (the emulator's public URL)."""
     request.getfixturevalue("storage_emulator")
-    from google.cloud import storage
+    from google.cloud import storage  # type: ignore[attr-defined,unused-ignore]  # no stubs
 
     from backends.gcp.blobs import GcsBlobStore
 

@@ -143,7 +143,7 @@ def queue_and_received(request: pytest.FixtureRequest) -> Iterator[tuple[object,
         queue.close()
         return
     request.getfixturevalue("pubsub_emulator")
-    from google.cloud import pubsub_v1
+    from google.cloud import pubsub_v1  # type: ignore[attr-defined,unused-ignore]  # no stubs
 
     from backends.gcp.job_queue import PubSubJobQueue
 
