@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from frontdoor.settings import Settings
 from tests.mcp_tools.conftest import (
     EMAIL,
     REDIRECT_URI,
+    json_documents,
     new_pkce,
     parse_forms,
     read_code,
@@ -193,3 +195,55 @@ async def test_a_registration_with_a_plain_http_redirect_is_refused(
     )
 
     assert (response.status_code, response.json()["error"]) == (400, "invalid_redirect_uri")
+
+
+async def test_browser_clients_may_call_mcp_across_origins(http: httpx2.AsyncClient) -> None:
+    """CORS on /mcp: the MCP headers are allowed, the challenge and session headers exposed."""
+    response = await http.options(
+        "/mcp",
+        headers={
+            "Origin": "http://localhost:6274",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type, mcp-protocol-version",
+        },
+    )
+    challenge = await http.post("/mcp", json={}, headers={"Origin": "http://localhost:6274"})
+
+    assert response.status_code == 200
+    assert "authorization" in response.headers["access-control-allow-headers"].lower()
+    assert "www-authenticate" in challenge.headers["access-control-expose-headers"].lower()
+
+
+async def test_a_metadata_document_naming_another_client_id_is_refused(tmp_path: Path) -> None:
+    """CIMD: the document's client_id must be its own URL; otherwise the client is unknown."""
+    documents: dict[str, object] = {}
+    with json_documents(documents) as origin:
+        client_id = f"{origin}/client.json"
+        documents["/client.json"] = {
+            "client_id": f"{origin}/someone-else.json",
+            "redirect_uris": [REDIRECT_URI],
+            "token_endpoint_auth_method": "none",
+        }
+        store = SqliteOAuthStore(SqliteDatabase(tmp_path / "cimd.sqlite3"))
+        config = replace(LIMITS, allow_http_loopback_cimd=True)
+        asgi = create_mcp_asgi_app(
+            McpConfig(base_url=BASE, oauth=config),
+            catalog=load_catalog(Settings().content_dir),
+            oauth_store=store,
+            mailer=OutboxMailer(tmp_path / "outbox"),
+            clock=lambda: datetime.now(UTC),
+        )
+        transport = httpx2.ASGITransport(app=asgi.app)
+        async with httpx2.AsyncClient(transport=transport, base_url=BASE) as client:
+            response = await client.get(
+                "/authorize",
+                params={
+                    "response_type": "code",
+                    "client_id": client_id,
+                    "redirect_uri": REDIRECT_URI,
+                    "code_challenge": new_pkce().challenge,
+                    "code_challenge_method": "S256",
+                },
+            )
+
+    assert (response.status_code, response.json()["error"]) == (401, "invalid_client")
