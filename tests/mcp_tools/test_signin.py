@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx2
 import pytest
 
 from api.mcp_app import McpConfig, create_mcp_asgi_app
-from api.oauth_provider import OAuthConfig
+from api.oauth_provider import OAuthConfig, sha256_hex
 from backends.content_files import load_catalog
 from backends.embedded.mail import OutboxMailer
 from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.sqlite import SqliteDatabase
+from backends.ports import OAuthTokenRecord
 from frontdoor.settings import Settings
 from tests.mcp_tools.conftest import (
     EMAIL,
@@ -247,3 +248,45 @@ async def test_a_metadata_document_naming_another_client_id_is_refused(tmp_path:
             )
 
     assert (response.status_code, response.json()["error"]) == (401, "invalid_client")
+
+
+async def test_configured_hosts_are_served_and_others_refused(tmp_path: Path) -> None:
+    """ALLOWED_HOSTS: /mcp answers for the base URL's host and the configured ones only."""
+    store = SqliteOAuthStore(SqliteDatabase(tmp_path / "hosts.sqlite3"))
+    asgi = create_mcp_asgi_app(
+        McpConfig(base_url=BASE, allowed_hosts=("tools.example.com",), local=False, oauth=LIMITS),
+        catalog=load_catalog(Settings().content_dir),
+        oauth_store=store,
+        mailer=OutboxMailer(tmp_path / "outbox"),
+        clock=lambda: datetime.now(UTC),
+    )
+    store.add_token(
+        OAuthTokenRecord(
+            token_hash=sha256_hex("fda_hosts"),
+            kind="access",
+            client_id="c",
+            subject="s",
+            scopes=("openid", "email", "profile"),
+            resource=f"{BASE}/mcp",
+            grant_id="g",
+            expires_at=datetime.now(UTC) + timedelta(hours=1),
+        )
+    )
+    headers = {
+        "Authorization": "Bearer fda_hosts",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-11-25",
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    transport = httpx2.ASGITransport(app=asgi.app)
+
+    async with (
+        asgi.mcp.session_manager.run(),
+        httpx2.AsyncClient(transport=transport, base_url=BASE) as client,
+    ):
+        statuses = [
+            (await client.post("/mcp", json=body, headers={**headers, "Host": host})).status_code
+            for host in ("localhost", "tools.example.com", "tools.example.com:443", "evil.example")
+        ]
+
+    assert statuses == [200, 200, 200, 421]
