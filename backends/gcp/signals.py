@@ -76,6 +76,7 @@ class FirestoreSignalStore:
 
         @firestore.transactional
         def write(tx: firestore.Transaction) -> tuple[dict[str, Event], set[str]]:
+            stamped.clear()  # a retried attempt stamps afresh
             refs = [self._events.document(doc_id(e.id)) for e in chunk]
             snaps = {s.id: s for s in self._client.get_all(refs, transaction=tx)}
             out: dict[str, Event] = {}
