@@ -135,7 +135,8 @@ def worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FlaskClient:
     app = functions_framework.create_app(  # type: ignore[no-untyped-call]  # no annotations
         target="ingest_signals", source="frontdoor/functions.py", signature_type="cloudevent"
     )
-    return app.test_client()
+    client: FlaskClient = app.test_client()
+    return client
 
 
 @pytest.mark.spec("signals.ingest")
