@@ -15,17 +15,21 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from flask import Blueprint, Response, request
+from werkzeug.utils import get_content_type
 
+from api.http_cache import Header, PreparedResponse
 from api.previews import verify_preview_token
 from backends.ports import PageStore, StoredPage
+from renderers.assets import Asset
 from renderers.page_html import FormState, RenderedPage, Site, render_not_found, render_page
 from renderers.sitemap import SitemapEntry
 from schemas.content import SitePageInput
 
 logger = logging.getLogger(__name__)
 
-HTML = "text/html"
+HTML_UTF8 = "text/html; charset=utf-8"
 PAGE_CACHE_CONTROL = "public, max-age=300, s-maxage=3600"
+PREVIEW_CACHE_CONTROL = "private, no-store"
 NOT_FOUND_CACHE_CONTROL = "public, max-age=60, s-maxage=60"
 ASSET_CACHE_CONTROL = "public, max-age=31536000, immutable"
 SECURITY_HEADERS = {
@@ -37,17 +41,47 @@ SECURITY_HEADERS = {
 
 @dataclass(frozen=True)
 class CachedPage:
-    """One rendered page: its bytes, strong ETag and CSP header."""
+    """A prepared body (a rendered page or an asset): bytes, ETag, the 200 and 304 headers."""
 
     body: bytes
     etag: str
-    csp: str
+    status: int
+    headers: tuple[Header, ...]
+    not_modified_headers: tuple[Header, ...]
 
     @classmethod
-    def of(cls, rendered: RenderedPage) -> CachedPage:
+    def of(
+        cls, rendered: RenderedPage, *, cache_control: str, noindex: bool, status: int = 200
+    ) -> CachedPage:
+        """Encode, hash and fix the headers once, as api.http_cache does for public reads."""
         body = rendered.html.encode()
         etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-        return cls(body=body, etag=etag, csp=rendered.content_security_policy)
+        validators = (("ETag", etag), ("Cache-Control", cache_control))
+        policy = (
+            ("Content-Security-Policy", rendered.content_security_policy),
+            *SECURITY_HEADERS.items(),
+            *((("X-Robots-Tag", "noindex"),) if noindex else ()),
+        )
+        return cls(
+            body=body,
+            etag=etag,
+            status=status,
+            headers=(
+                *validators,
+                *policy,
+                ("Content-Type", HTML_UTF8),
+                ("Content-Length", str(len(body))),
+            ),
+            not_modified_headers=validators,
+        )
+
+    def response(self) -> Response:
+        """200 (or the page's status), or 304 when If-None-Match names the ETag."""
+        if self.status == 200 and _etag_matches(
+            request.environ.get("HTTP_IF_NONE_MATCH"), self.etag
+        ):
+            return PreparedResponse(status=304, headers=self.not_modified_headers)
+        return PreparedResponse(self.body, status=self.status, headers=self.headers)
 
 
 class PageCache:
@@ -87,10 +121,13 @@ def create_pages_blueprint(
     """GET /p/{slug} for published pages (drafts with a valid preview token), and /static/."""
     bp = Blueprint("pages", __name__)
     cache = PageCache(cache_size)
-    not_found = CachedPage.of(render_not_found(site=site))
-    assets = site.assets.by_name()
+    not_found = CachedPage.of(
+        render_not_found(site=site), cache_control=NOT_FOUND_CACHE_CONTROL, noindex=True, status=404
+    )
+    assets = {name: _asset_body(asset) for name, asset in site.assets.by_name().items()}
 
     def rendered(stored: StoredPage, *, form_state: FormState, preview: bool) -> CachedPage:
+        """The page from the cache, or rendered now (previews are never kept)."""
         key = (stored.slug, stored.version, form_state)
         found = None if preview else cache.get(key)
         if found is None:
@@ -102,7 +139,9 @@ def create_pages_blueprint(
                     hero_image_url=stored.hero_image_url,
                     preview=preview,
                     form_state=form_state,
-                )
+                ),
+                cache_control=PREVIEW_CACHE_CONTROL if preview else PAGE_CACHE_CONTROL,
+                noindex=preview or page.noindex,
             )
             if not preview:
                 cache.put(key, found)
@@ -112,37 +151,31 @@ def create_pages_blueprint(
     def show_page(slug: str) -> Response:
         stored = pages.get_page(slug)
         if stored is None:
-            return _not_found(not_found)
-        form_state = _form_state()
-        token = request.args.get("preview")
+            return not_found.response()
+        # Most requests carry no query: skip parsing one.
+        query = bool(request.environ.get("QUERY_STRING"))
+        form_state = _form_state() if query else "open"
+        token = request.args.get("preview") if query else None
         if token is not None:
             if not verify_preview_token(
                 token, slug=stored.slug, version=stored.version, now=clock(), secret=preview_secret
             ):
-                return _not_found(not_found)
-            page = rendered(stored, form_state=form_state, preview=True)
-            return _html(page, cache_control="private, no-store", noindex=True)
+                return not_found.response()
+            return rendered(stored, form_state=form_state, preview=True).response()
         if stored.status != "published":
-            return _not_found(not_found)
-        page = rendered(stored, form_state=form_state, preview=False)
-        noindex = bool(stored.page_input.get("noindex"))
-        return _html(page, cache_control=PAGE_CACHE_CONTROL, noindex=noindex)
+            return not_found.response()
+        return rendered(stored, form_state=form_state, preview=False).response()
 
     @bp.get("/p")
     @bp.get("/p/")
     @bp.get("/p/<path:rest>")
     def no_page(rest: str = "") -> Response:
-        return _not_found(not_found)
+        return not_found.response()
 
     @bp.get("/static/<name>")
     def asset(name: str) -> Response:
         found = assets.get(name)
-        if found is None:
-            return _not_found(not_found)
-        headers = {"ETag": found.etag, "Cache-Control": ASSET_CACHE_CONTROL, **SECURITY_HEADERS}
-        if _etag_matches(request.headers.get("If-None-Match"), found.etag):
-            return Response(status=304, headers=headers)
-        return Response(found.data, mimetype=found.mimetype, headers=headers)
+        return found.response() if found is not None else not_found.response()
 
     return bp
 
@@ -156,28 +189,21 @@ def _form_state() -> FormState:
     return "open"
 
 
-def _html(page: CachedPage, *, cache_control: str, noindex: bool) -> Response:
-    headers = {
-        "ETag": page.etag,
-        "Cache-Control": cache_control,
-        "Content-Security-Policy": page.csp,
-        **SECURITY_HEADERS,
-    }
-    if noindex:
-        headers["X-Robots-Tag"] = "noindex"
-    if _etag_matches(request.headers.get("If-None-Match"), page.etag):
-        return Response(status=304, headers=headers)
-    return Response(page.body, mimetype=HTML, headers=headers)
-
-
-def _not_found(page: CachedPage) -> Response:
-    headers = {
-        "Cache-Control": NOT_FOUND_CACHE_CONTROL,
-        "Content-Security-Policy": page.csp,
-        "X-Robots-Tag": "noindex",
-        **SECURITY_HEADERS,
-    }
-    return Response(page.body, status=404, mimetype=HTML, headers=headers)
+def _asset_body(asset: Asset) -> CachedPage:
+    """A stylesheet or icon with its hashed name: cached for a year, never revalidated."""
+    validators = (("ETag", asset.etag), ("Cache-Control", ASSET_CACHE_CONTROL))
+    return CachedPage(
+        body=asset.data,
+        etag=asset.etag,
+        status=200,
+        headers=(
+            *validators,
+            *SECURITY_HEADERS.items(),
+            ("Content-Type", get_content_type(asset.mimetype, "utf-8")),
+            ("Content-Length", str(len(asset.data))),
+        ),
+        not_modified_headers=validators,
+    )
 
 
 def _etag_matches(header: str | None, etag: str) -> bool:

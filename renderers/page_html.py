@@ -200,6 +200,8 @@ def content_security_policy(json_ld: str | None) -> str:
         f"script-src {script}; "
         "style-src 'self'; "
         "img-src 'self' https: data:; "
+        # Same-origin fetches only (crawlers' tools read /robots.txt from the page's context).
+        "connect-src 'self'; "
         "form-action 'self'; "
         "base-uri 'none'; "
         "frame-ancestors 'none'"

@@ -13,7 +13,7 @@ from api.pages import CachedPage, PageCache, create_pages_blueprint
 from api.previews import make_preview_token
 from backends.bundle import Backends
 from backends.ports import PageStatus
-from renderers.page_html import build_site
+from renderers.page_html import RenderedPage, build_site
 from tests.e2e.sample_page import STORED_AT as NOW
 from tests.e2e.sample_page import store_page
 
@@ -182,7 +182,9 @@ def test_stylesheet_is_served_at_its_hashed_url_for_a_year(
 def test_render_cache_stays_within_its_bound() -> None:
     """DESIGN pages: the per-version page cache is a bounded LRU."""
     cache = PageCache(capacity=2)
-    page = CachedPage(body=b"x", etag='"x"', csp="")
+    page = CachedPage.of(
+        RenderedPage(html="x", content_security_policy=""), cache_control="", noindex=False
+    )
     for n in range(5):
         cache.put((f"s{n}", 1, "open"), page)
 
@@ -209,3 +211,18 @@ def test_sitemaps_list_published_indexable_pages_and_their_images(
     for slug in ("hidden", "draft", "gone"):
         assert f"/p/{slug}<" not in sitemap
     assert "<image:loc>https://img.example/og.png</image:loc>" in images
+
+
+@pytest.mark.spec("pages.serve")
+def test_head_request_answers_the_headers_without_the_body(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """DESIGN pages: HEAD answers like GET with no body (crawlers and CDN checks)."""
+    store_page(backends.pages, "audit")
+    length = len(client.get("/p/audit").data)
+
+    response = client.head("/p/audit")
+
+    assert response.status_code == 200
+    assert response.data == b""
+    assert response.headers["Content-Length"] == str(length)
