@@ -4,8 +4,10 @@ The served process (`python -m frontdoor.serve`, granian WSGI, 1 worker, /mcp br
 through a2wsgi) answers wrk from a second process: POST /mcp `tools/call get_company_info`
 with a valid bearer token (stateless, JSON response), in both protocol eras the server
 speaks (2025-11-25 without a session, and 2026-07-28), and GET /api/public/v1/company.
-The figures are mcp/rest (goal >= 0.7). The token is planted in the process's own OAuth
-store as the built-in authorization server stores it (sha256), so no sign-in is needed.
+The figures are mcp/rest (goal >= 0.7). Then the ASGI side alone under uvicorn
+(bench/mcp_asgi.py, notes/serving.md's fallback shape), to tell the bridge's cost from the
+SDK's. The token is planted in the OAuth store as the built-in authorization server stores
+it (sha256), so no sign-in is needed.
 """
 
 from __future__ import annotations
@@ -57,12 +59,24 @@ def main() -> dict[str, Any]:
         figures = {"rest_company": wrk(base + COMPANY)}
         for era, script in scripts.items():
             figures[f"mcp_tools_call_{era}"] = wrk(base + "/mcp", script=script)
+        uvicorn = ["-m", "uvicorn", "--factory", "bench.mcp_asgi:create_asgi_app"]
+        uvicorn += ["--workers", "1", "--log-level", "warning", "--no-access-log"]
+        with Served(uvicorn, data_dir, port_flag=True) as direct:
+            direct_token = plant_token(Path(data_dir), resource=f"{direct}/mcp")
+            script = Path(data_dir) / "tools_call_direct.lua"
+            script.write_text(lua_script(direct_token, ERAS["stateless_2025"]), encoding="utf-8")
+            check_tool_call(direct, direct_token)
+            wrk(direct + "/mcp", script=script, duration=WARM_UP)
+            figures["mcp_tools_call_stateless_2025_uvicorn_alone"] = wrk(
+                direct + "/mcp", script=script
+            )
     result = report(figures)
     for name, rps in result["requests_per_second"].items():
         print(f"  {name:<30} {rps:>10,.1f} req/s")
     for name, ratio in result["ratios"].items():
         verdict = "ok" if result["goals_met"][name] else "BELOW GOAL"
         print(f"  {name:<30} {ratio:>10.2f}x  (goal >= {GOAL}x: {verdict})")
+    print(f"  {'bridged_vs_asgi_alone':<30} {result['bridged_vs_asgi_alone']:>10.2f}x")
     return result
 
 
@@ -70,9 +84,13 @@ def report(figures: dict[str, float]) -> dict[str, Any]:
     """Ratios of each era's tools/call to the REST read, with the goal."""
     rest = figures["rest_company"]
     ratios = {f"{era}_vs_rest": figures[f"mcp_tools_call_{era}"] / rest for era in ERAS}
+    bridged = figures["mcp_tools_call_stateless_2025"]
+    alone = figures["mcp_tools_call_stateless_2025_uvicorn_alone"]
     return {
         "requests_per_second": {name: round(value, 1) for name, value in figures.items()},
         "ratios": {name: round(value, 3) for name, value in ratios.items()},
+        # Informational: the bridged process against the ASGI side alone (no goal).
+        "bridged_vs_asgi_alone": round(bridged / alone, 3),
         "goals": dict.fromkeys(ratios, GOAL),
         "goals_met": {name: value >= GOAL for name, value in ratios.items()},
         "load": f"wrk {' '.join(WRK_ARGS)} -d{RUN} after a {WARM_UP} warm-up, per route",
