@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Playwright, sync_playwright
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from api.app import create_app
@@ -23,15 +22,6 @@ from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Any]
 
@@ -70,22 +60,6 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     server.server_close()
     thread.join(timeout=5)
     backends.close()
-
-
-@pytest.fixture(scope="session")
-def playwright_session() -> Iterator[Playwright]:
-    with sync_playwright() as playwright:
-        yield playwright
-
-
-@pytest.fixture(scope="session")
-def browser(playwright_session: Playwright) -> Iterator[Browser]:
-    """Debian's chromium (installed by .ci/run with apt); never a downloaded browser."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is absent: install Debian's chromium (apt-get install chromium)")
-    browser = playwright_session.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-    yield browser
-    browser.close()
 
 
 @pytest.fixture

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from playwright.sync_api import Route, sync_playwright
+from playwright.sync_api import Browser, Route
 
 from tests.emulators import REPO
 from tests.mcp_tools.conftest import (
@@ -22,22 +21,13 @@ from tests.mcp_tools.conftest import (
 )
 
 SCREENSHOTS = REPO / "tests" / "artifacts" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @pytest.mark.browser
 @pytest.mark.spec("mcp.oauth.signin")
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
 def test_a_person_signs_in_with_an_emailed_code_and_allows_the_agent_in_a_browser(
     served: Served,
+    browser: Browser,
 ) -> None:
     """DESIGN MCP: the plain-HTML sign-in, code and consent pages work in a real browser."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -49,26 +39,24 @@ def test_a_person_signs_in_with_an_emailed_code_and_allows_the_agent_in_a_browse
         callbacks.append(route.request.url)
         route.fulfill(status=200, content_type="text/plain", body="signed in")
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 800, "height": 700})
-            page.route(f"{REDIRECT_URI}*", callback)
-            page.goto(authorize_url(served, client_id, pkce))
-            page.screenshot(path=str(SCREENSHOTS / "mcp-signin-email.png"))
-            page.get_by_label("Email address").fill(EMAIL)
-            page.get_by_role("button", name="Email me a code").click()
-            page.wait_for_url("**/oauth/code?*")
-            page.get_by_label("Six-digit code").fill(read_code(served.outbox, EMAIL, set()))
-            page.screenshot(path=str(SCREENSHOTS / "mcp-signin-code.png"))
-            page.get_by_role("button", name="Continue").click()
-            page.wait_for_url("**/oauth/consent?*")
-            consent = page.content()
-            page.screenshot(path=str(SCREENSHOTS / "mcp-signin-consent.png"), full_page=True)
-            page.get_by_role("button", name="Allow").click()
-            page.wait_for_url(f"{REDIRECT_URI}*")
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 800, "height": 700})
+    try:
+        page.route(f"{REDIRECT_URI}*", callback)
+        page.goto(authorize_url(served, client_id, pkce))
+        page.screenshot(path=str(SCREENSHOTS / "mcp-signin-email.png"))
+        page.get_by_label("Email address").fill(EMAIL)
+        page.get_by_role("button", name="Email me a code").click()
+        page.wait_for_url("**/oauth/code?*")
+        page.get_by_label("Six-digit code").fill(read_code(served.outbox, EMAIL, set()))
+        page.screenshot(path=str(SCREENSHOTS / "mcp-signin-code.png"))
+        page.get_by_role("button", name="Continue").click()
+        page.wait_for_url("**/oauth/consent?*")
+        consent = page.content()
+        page.screenshot(path=str(SCREENSHOTS / "mcp-signin-consent.png"), full_page=True)
+        page.get_by_role("button", name="Allow").click()
+        page.wait_for_url(f"{REDIRECT_URI}*")
+    finally:
+        page.close()
 
     query = {k: v[0] for k, v in parse_qs(urlsplit(callbacks[-1]).query).items()}
     token = exchange(served, client_id, query["code"], pkce.verifier).json()["access_token"]
