@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import warnings
 
 from google import genai
 from google.genai import errors as genai_errors
@@ -27,11 +28,15 @@ class ImagenImager:
             f"limited palette {colours}. Theme: {topic}"
         )
         try:
-            response = self._client.models.generate_images(
-                model=self._model,
-                prompt=prompt,
-                config=types.GenerateImagesConfig(number_of_images=1, aspect_ratio="16:9"),
-            )
+            with warnings.catch_warnings():
+                # google-genai marks generate_images deprecated (removal not before 2027-01);
+                # Imagen on Vertex AI still serves :predict, which is what this adapter speaks.
+                warnings.filterwarnings("ignore", message="The generate_images method")
+                response = self._client.models.generate_images(
+                    model=self._model,
+                    prompt=prompt,
+                    config=types.GenerateImagesConfig(number_of_images=1, aspect_ratio="16:9"),
+                )
         except genai_errors.APIError as err:
             raise ImageModelError(f"imagen {err.code}") from err
         except ValueError as err:  # google-genai raises it for bodies it cannot read
