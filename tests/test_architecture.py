@@ -9,6 +9,7 @@ frontdoor/, the composition root.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -66,6 +67,18 @@ def module_path(name: str) -> Path | None:
     return None
 
 
+@functools.cache
+def parse(path: Path) -> ast.Module:
+    """The file's syntax tree, parsed once per session."""
+    source = path.read_text(encoding="utf-8")
+    try:
+        return ast.parse(source, filename=str(path))
+    except SystemError:
+        # CPython 3.11's AST builder can raise a spurious recursion-depth SystemError while
+        # other threads run (python/cpython#106905, pytest-dev/pytest#10763); parse again.
+        return ast.parse(source, filename=str(path))
+
+
 def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
     """Every node except those under `if TYPE_CHECKING:`, which never run."""
     stack = [tree]
@@ -82,7 +95,7 @@ def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
 def imports_of(path: Path) -> set[str]:
     """The modules a file imports at run time (`from a import b` gives a and, if a module, a.b)."""
     found: set[str] = set()
-    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _runtime_nodes(parse(path)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -115,7 +128,7 @@ def reachable(start: Path) -> dict[str, Path]:
 def impure_calls(path: Path) -> list[str]:
     """`os.environ`, `datetime.now()` and the like, as `owner.attr` with the line."""
     found = []
-    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _runtime_nodes(parse(path)):
         if isinstance(node, ast.Attribute):
             owner = node.value
             owner_name = (
