@@ -59,19 +59,18 @@ def embedded_generation(settings: Settings, db: SqliteDatabase) -> GenerationBac
 
 def gcp_generation(settings: Settings, firestore_client: Any) -> GenerationBackends:
     """Firestore jobs, Pub/Sub publishing, Cloud Storage blobs."""
-    from google.cloud import pubsub_v1, storage  # type: ignore[attr-defined,unused-ignore]  # no stubs
+    from google.cloud import storage  # type: ignore[attr-defined,unused-ignore]  # no stubs
 
     from backends.gcp.blobs import GcsBlobStore
     from backends.gcp.job_queue import PubSubJobQueue
     from backends.gcp.jobs import FirestoreJobStore
+    from backends.gcp.pubsub import PubSubPublisher
 
     project = settings.google_cloud_project or ""
     bucket = settings.blobs_bucket or f"{project}-assets"
     return GenerationBackends(
         jobs=FirestoreJobStore(firestore_client),
-        job_queue=PubSubJobQueue(
-            pubsub_v1.PublisherClient(), project=project, topic=settings.generation_topic
-        ),
+        job_queue=PubSubJobQueue(PubSubPublisher(project=project, topic=settings.generation_topic)),
         blobs=GcsBlobStore(
             storage.Client(project=project),
             bucket_name=bucket,

@@ -146,6 +146,7 @@ def queue_and_received(request: pytest.FixtureRequest) -> Iterator[tuple[object,
     from google.cloud import pubsub_v1  # type: ignore[attr-defined,unused-ignore]  # no stubs
 
     from backends.gcp.job_queue import PubSubJobQueue
+    from backends.gcp.pubsub import PubSubPublisher
 
     topic, sub = f"jobs-{uuid.uuid4().hex[:8]}", f"sub-{uuid.uuid4().hex[:8]}"
     publisher, subscriber = pubsub_v1.PublisherClient(), pubsub_v1.SubscriberClient()
@@ -157,7 +158,7 @@ def queue_and_received(request: pytest.FixtureRequest) -> Iterator[tuple[object,
         answer = subscriber.pull(subscription=sub_path, max_messages=10, timeout=10)
         return [json.loads(m.message.data)["job_id"] for m in answer.received_messages]
 
-    yield PubSubJobQueue(publisher, project=PROJECT, topic=topic), pull
+    yield PubSubJobQueue(PubSubPublisher(project=PROJECT, topic=topic, client=publisher)), pull
     subscriber.close()
 
 
