@@ -45,6 +45,7 @@ SITEMAP_PATHS = (
     "/content-api.md",
     "/signals-api.md",
     "/signals-agent.md",
+    "/mcp.md",
 )
 
 PageEntries = Callable[[], Iterable[SitemapEntry]]
@@ -96,7 +97,10 @@ def render_files(catalog: Catalog, base_url: str, *, auth_url: str | None) -> di
         docs[path] = expand_doc(
             catalog.docs[source], base_url=base_url, reference=reference, errors=errors
         )
-    api_docs = [docs["/content-api.md"], docs["/signals-api.md"], docs["/signals-agent.md"]]
+    api_docs = [
+        docs[path]
+        for path in ("/content-api.md", "/signals-api.md", "/signals-agent.md", "/mcp.md")
+    ]
     openapi_json = CachedBody.of(
         json.dumps(openapi, ensure_ascii=False).encode(), "application/json"
     )

@@ -31,6 +31,7 @@ DOC_FILES: dict[str, str] = {
     "/content-api.md": "content-api.md",
     "/signals-api.md": "signals-api.md",
     "/signals-agent.md": "signals-agent.md",
+    "/mcp.md": "mcp.md",
 }
 _DIRECTIVE = re.compile(r"<!--\s*(fields|operations|errors|files)\s*:?\s*([\w-]*)\s*-->")
 _CODE = re.compile(r"`([a-z_]+)`")
@@ -126,6 +127,7 @@ def render_llms_txt(catalog: Catalog, reference: Reference, *, base_url: str) ->
         link("/content-api.md"),
         link("/signals-api.md"),
         link("/signals-agent.md"),
+        link("/mcp.md"),
         link("/developers", "Developer portal"),
         "",
         "## Public API",

@@ -197,6 +197,7 @@ FILE_OPERATIONS: tuple[Operation, ...] = (
         "Operating manual for agents on the signal API",
         MARKDOWN,
     ),
+    _file("getMcpMd", "/mcp.md", "How an agent connects to the MCP tool server", MARKDOWN),
     _file("getSitemap", "/sitemap.xml", "Sitemap of public pages", "application/xml"),
     _file(
         "getImageSitemap", "/sitemap-images.xml", "Sitemap with image entries", "application/xml"

@@ -29,6 +29,7 @@ FILES = {
     "/content-api.md": "text/markdown",
     "/signals-api.md": "text/markdown",
     "/signals-agent.md": "text/markdown",
+    "/mcp.md": "text/markdown",
     "/sitemap.xml": "application/xml",
     "/sitemap-images.xml": "application/xml",
     "/robots.txt": "text/plain",
