@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict
 from datetime import datetime
 from typing import Any
+
+from pydantic_core import from_json, to_json
 
 from schemas.signal_rollups import AccountRollup, PersonRollup
 
@@ -13,11 +13,8 @@ _TIMES = ("first_seen", "last_seen", "last_recorded_at")
 
 
 def dump_rollup(rollup: AccountRollup | PersonRollup) -> str:
-    """The roll-up as one JSON document."""
-    doc = asdict(rollup)
-    for name in _TIMES:
-        doc[name] = doc[name].isoformat()
-    return json.dumps(doc, separators=(",", ":"))
+    """The roll-up as one JSON document (pydantic-core's encoder: several times json's speed)."""
+    return to_json(vars(rollup)).decode()
 
 
 def _times(doc: dict[str, Any]) -> dict[str, Any]:
@@ -28,9 +25,9 @@ def _times(doc: dict[str, Any]) -> dict[str, Any]:
 
 def load_account(text: str) -> AccountRollup:
     """An account roll-up from dump_rollup's JSON."""
-    return AccountRollup(**_times(json.loads(text)))
+    return AccountRollup(**_times(from_json(text)))
 
 
 def load_person(text: str) -> PersonRollup:
     """A person roll-up from dump_rollup's JSON."""
-    return PersonRollup(**_times(json.loads(text)))
+    return PersonRollup(**_times(from_json(text)))

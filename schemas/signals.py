@@ -39,7 +39,7 @@ MAX_BATCH = 500
 MAX_FUTURE = timedelta(days=1)
 
 _DOMAIN = re.compile(r"^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$")
-_WORD = re.compile(r"[\w@.+-]+")
+_WORD = re.compile(r"\w+")
 PropertyValue = str | int | float | bool | None
 
 
@@ -209,23 +209,12 @@ def event_words(event: NewEvent) -> list[str]:
         event.page.title,
         *(str(v) for v in event.properties.values() if v is not None),
     ]
-    words: dict[str, None] = {}
-    for part in parts:
-        if part:
-            for word in split_words(part):
-                words[word] = None
-    return list(words)[:200]
+    return list(dict.fromkeys(split_words(" ".join(p for p in parts if p))))[:200]
 
 
 def split_words(text: str) -> list[str]:
-    """Words as `q` sees them: runs of letters, digits and `@.+-`, plus their dotted pieces."""
-    out: list[str] = []
-    for token in _WORD.findall(text.lower()):
-        token = token.strip(".-+")
-        if token:
-            out.append(token)
-            out += [piece for piece in re.split(r"[@.+-]+", token) if piece and piece != token]
-    return out
+    """Words as `q` sees them: runs of letters and digits, lower-cased (acme.com is acme, com)."""
+    return _WORD.findall(text.lower())
 
 
 def row_id_for(*parts: str) -> str:

@@ -92,8 +92,9 @@ class SqliteSignalStore:
                     fresh[event.id] = event
             last = conn.execute("SELECT last_us FROM signal_clock").fetchone()
             base = max(to_us(self._clock()), (last[0] if last else 0) + 1)
+            # Validated already: construct without validating again (hot path).
             stored = [
-                Event(**e.model_dump(), recorded_at=from_us(base + i))
+                Event.model_construct(**vars(e), recorded_at=from_us(base + i))
                 for i, e in enumerate(fresh.values())
             ]
             if stored:

@@ -1,0 +1,201 @@
+"""Signals (embedded): poll latency at 1,000,000 vs 10,000 stored events, ingest vs raw inserts.
+
+1. Poll latency: SqliteSignalStore.read_stream with limit 100 from cursors spread over the
+   stream, median at 1,000,000 stored events as a ratio to the same at 10,000 (goal <= 1.3x).
+   Both databases are bulk-loaded with rows in the store's own format.
+2. Ingest: events/s through SqliteSignalStore.store_events (dedupe, recorded_at stamping,
+   roll-ups, one transaction per 500) as a ratio to a raw executemany INSERT of the same rows
+   into the same table, one transaction per 500, in the same run (goal >= 0.5x).
+3. For information: the same two figures on the Firestore emulator (small sizes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from backends.embedded.signals import (
+    DDL,
+    INSERT_EVENT,
+    SqliteSignalStore,
+    event_row,
+    from_us,
+    to_us,
+)
+from backends.embedded.sqlite import SqliteDatabase
+from backends.ports import SignalStore, StreamQuery
+from schemas.signals import Event, NewEvent, Position, normalize_event
+
+SMALL, LARGE = 10_000, int(os.environ.get("BENCH_SIGNALS_LARGE", "1000000"))
+POLLS = 300
+INGEST_EVENTS, BATCH = 20_000, 500
+GOALS = {"poll_large_vs_small": 1.3, "ingest_vs_raw_insert": 0.5}
+_TYPES = ("article_read", "email_open", "email_click", "url_entered", "book_call", "lead_form")
+_BODY = (
+    '{{"id":"bench:{i}","type":"{t}","source":"bench","occurred_at":"{at}",'
+    '"person":{{"email":"p{p}@a{a}.example","name":"Person {p}"}},'
+    '"account":{{"domain":"a{a}.example","name":null}},'
+    '"page":{{"url":null,"path":"/blog/{g}","title":"Post {g}"}},'
+    '"properties":{{}},"recorded_at":"{at}"}}'
+)
+
+
+def bulk_load(path: Path, count: int, *, start: datetime) -> None:
+    """`count` events in the store's row format: table first, indexes after, no journal."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=OFF")
+    conn.execute("PRAGMA synchronous=OFF")
+    tables = [part for part in DDL.split(";") if "CREATE TABLE" in part]
+    conn.executescript(";".join(tables) + ";")
+    base = to_us(start)
+    conn.execute("BEGIN")
+    for first in range(0, count, 50_000):
+        rows = []
+        for i in range(first, min(first + 50_000, count)):
+            rec = base + i * 1000
+            at = from_us(rec).isoformat().replace("+00:00", "Z")
+            p, g, t = i % 40_000, i % 300, _TYPES[i % len(_TYPES)]
+            body = _BODY.format(i=i, t=t, at=at, p=p, a=p // 5, g=g)
+            words = f" p{p}@a{p // 5}.example person {p} a{p // 5}.example blog {g} post "
+            rows.append(
+                (rec, f"bench:{i}", t, f"a{p // 5}.example", f"p{p}@a{p // 5}.example", words, body)
+            )
+        conn.executemany(INSERT_EVENT, rows)
+    conn.execute("INSERT INTO signal_clock VALUES (1, ?)", (base + (count - 1) * 1000,))
+    conn.execute("COMMIT")
+    conn.executescript(DDL)  # the indexes, built once over the sorted table
+    conn.execute("ANALYZE")
+    conn.close()
+
+
+def poll_latency(store: SignalStore, *, count: int, start: datetime, rng: random.Random) -> float:
+    """Median seconds of one forward poll (limit 100) from a random cursor."""
+    base = to_us(start)
+    cursors = [
+        Position(recorded_at=from_us(base + i * 1000), event_id=f"bench:{i}")
+        for i in (rng.randrange(0, count - 150) for _ in range(POLLS + 30))
+    ]
+    times = []
+    for n, cursor in enumerate(cursors):
+        began = time.perf_counter()
+        page = store.read_stream(StreamQuery(after=cursor, forward=True, limit=100))
+        elapsed = time.perf_counter() - began
+        assert len(page.events) == 100 and page.has_more  # noqa: PT018  # bench sanity
+        if n >= 30:  # the first ones warm the page cache
+            times.append(elapsed)
+    return statistics.median(times)
+
+
+def make_events(count: int, *, prefix: str) -> list[NewEvent]:
+    now = datetime.now(UTC)
+    events = []
+    for i in range(count):
+        p = (i * 7919) % 10_000  # people spread over the run
+        raw = {
+            "source": "bench",
+            "row_id": f"{prefix}{i}",
+            "type": _TYPES[i % len(_TYPES)],
+            "occurred_at": now.isoformat(),
+            "person": {"email": f"p{p}@a{p // 5}.example", "name": f"Person {p}"},
+            "page": {"path": f"/blog/{i % 300}", "title": f"Post {i % 300}"},
+            "properties": {"campaign": "winter"},
+        }
+        event = normalize_event(raw, now=now)
+        assert isinstance(event, NewEvent)
+        events.append(event)
+    return events
+
+
+def timed(work: Callable[[], None]) -> float:
+    began = time.perf_counter()
+    work()
+    return time.perf_counter() - began
+
+
+def ingest_rates(folder: Path) -> dict[str, float]:
+    """Events/s through the store and through raw batch inserts of the same rows."""
+    events = make_events(INGEST_EVENTS, prefix="i")
+    batches = [events[i : i + BATCH] for i in range(0, len(events), BATCH)]
+    store = SqliteSignalStore(SqliteDatabase(folder / "ingest.sqlite3"))
+    store_seconds = timed(lambda: [store.store_events(batch) for batch in batches])
+    stored = [Event(**e.model_dump(), recorded_at=e.occurred_at) for e in events]
+    rows = [event_row(e, to_us(e.recorded_at) + i) for i, e in enumerate(stored)]
+    raw = SqliteDatabase(folder / "raw.sqlite3")
+    raw.ensure_schema("signal_events", DDL)
+
+    def insert_raw() -> None:
+        for first in range(0, len(rows), BATCH):
+            with raw.transaction() as conn:
+                conn.executemany(INSERT_EVENT, rows[first : first + BATCH])
+
+    raw_seconds = timed(insert_raw)
+    return {"store": INGEST_EVENTS / store_seconds, "raw_insert": INGEST_EVENTS / raw_seconds}
+
+
+def firestore_figures() -> dict[str, Any]:
+    """Information only: the Firestore emulator's ingest rate and poll latency at 1,000 events."""
+    from backends.gcp.firestore import firestore_client  # only this part needs it
+    from backends.gcp.signals import FirestoreSignalStore
+    from tests.emulators import start_firestore
+
+    proc = start_firestore()
+    os.environ["FIRESTORE_EMULATOR_HOST"] = proc.host
+    try:
+        store = FirestoreSignalStore(
+            firestore_client(project=f"bench{uuid.uuid4().hex[:8]}"), settle=timedelta(0)
+        )
+        events = make_events(1000, prefix="f")
+        store.store_events(events[:10])  # warm the emulator
+        seconds = timed(
+            lambda: [store.store_events(events[i : i + 100]) for i in range(10, 1000, 100)]
+        )
+        after = Position(recorded_at=datetime.now(UTC) - timedelta(hours=1))
+        polls = [
+            timed(lambda: store.read_stream(StreamQuery(after=after, forward=True, limit=100)))
+            for _ in range(20)
+        ]
+        return {
+            "ingest_events_per_second": round(990 / seconds, 1),
+            "poll_ms_at_1000": round(statistics.median(polls) * 1000, 2),
+        }
+    finally:
+        proc.stop()
+        os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
+
+
+def main() -> dict[str, Any]:
+    """Run the three parts and print the figures."""
+    rng = random.Random(7)  # noqa: S311  # cursor positions, not secrets
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    with tempfile.TemporaryDirectory(prefix="bench-signals-") as tmp:
+        folder = Path(tmp)
+        latency: dict[int, float] = {}
+        for count in (SMALL, LARGE):
+            path = folder / f"poll-{count}.sqlite3"
+            load_seconds = timed(lambda: bulk_load(path, count, start=start))  # noqa: B023  # called at once
+            print(f"loaded {count} events in {load_seconds:.1f} s", flush=True)
+            store = SqliteSignalStore(SqliteDatabase(path))
+            latency[count] = poll_latency(store, count=count, start=start, rng=rng)
+        rates = ingest_rates(folder)
+    result: dict[str, Any] = {
+        "poll_ms_limit_100": {str(k): round(v * 1000, 3) for k, v in latency.items()},
+        "ingest_events_per_second": {k: round(v, 1) for k, v in rates.items()},
+        "ratios": {
+            "poll_large_vs_small": round(latency[LARGE] / latency[SMALL], 3),
+            "ingest_vs_raw_insert": round(rates["store"] / rates["raw_insert"], 3),
+        },
+        "goals": GOALS,
+        "firestore_emulator": firestore_figures(),
+    }
+    print(json.dumps(result, indent=2))
+    return result
