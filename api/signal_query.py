@@ -101,7 +101,7 @@ def parse_stream_query(args: Mapping[str, str], *, now: datetime) -> ParsedStrea
     query = StreamQuery(
         after=after,
         until=until,
-        forward=since is not None,
+        forward=True,  # without since, the window start is the since: same walk
         types=types or (),
         domain=domain,
         email=email,
