@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 PREVIEW_LIFETIME = timedelta(days=7)
 
@@ -25,10 +25,10 @@ def verify_preview_token(
 ) -> bool:
     """Whether `token` was issued for this slug and version and has not expired."""
     stamp_text, sep, signature = token.partition(".")
-    if not sep or not stamp_text.isdigit() or len(stamp_text) > 12 or not secret:
+    if not sep or not (stamp_text.isascii() and stamp_text.isdigit()) or len(stamp_text) > 12:
         return False
     stamp = int(stamp_text)
-    if datetime.fromtimestamp(stamp, UTC) <= now:
+    if stamp <= now.timestamp() or not secret:
         return False
     return hmac.compare_digest(signature, _sign(slug, version, stamp, secret))
 
