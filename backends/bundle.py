@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from backends.ports import (
     BlobStore,
     Cdn,
+    DeliveryOptions,
     IdempotencyStore,
     JobQueue,
     JobStore,
@@ -18,8 +19,9 @@ from backends.ports import (
     SignalDeliveries,
     SignalQueue,
     SignalStore,
+    TaskQueue,
+    WebhookStore,
 )
-from backends.ports import DeliveryOptions, TaskQueue, WebhookStore
 from schemas.catalog import Catalog
 
 

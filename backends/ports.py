@@ -349,6 +349,7 @@ class SignalDeliveries(Protocol):
     def enqueue_for_event(self, event: Event) -> None:
         """Queue deliveries of this event to every matching endpoint."""
 
+
 # --- oauth (issue 7) -------------------------------------------------------------------
 
 OAuthTokenKind = Literal["access", "refresh"]
@@ -490,7 +491,7 @@ class TaskQueue(Protocol):
     """Outbound HTTP tasks, at least once: the queue retries a task until it answers 2xx."""
 
     def enqueue(self, task: HttpTask) -> bool:
-        """Queue one task; False if a task of this name was queued before. Raises: UnavailableError."""
+        """Queue one task; False if one of this name was queued before. Raises: UnavailableError."""
 
 
 @dataclass(frozen=True)
@@ -576,7 +577,10 @@ class WebhookStore(Protocol):
         """The delivery with this id, if any."""
 
     def update_delivery(self, delivery: Delivery, *, if_attempts: int, if_replays: int) -> None:
-        """Store `delivery` if the stored one still has these counts. Raises: ConflictError, NotFoundError."""
+        """Store `delivery` if the stored one still has these counts.
+
+        Raises: ConflictError, NotFoundError.
+        """
 
     def list_deliveries(
         self, endpoint_id: str, *, status: DeliveryStatus | None = None, limit: int = 100
@@ -595,4 +599,6 @@ class DeliveryOptions:
     rotation_overlap: timedelta = timedelta(hours=24)
     timeout_seconds: float = 10.0
     # host, port -> addresses; None: the system resolver (tests pass a fixed hosts table)
-    resolver: Callable[[str, int], list[str]] | None = field(default=None, repr=False, compare=False)
+    resolver: Callable[[str, int], list[str]] | None = field(
+        default=None, repr=False, compare=False
+    )

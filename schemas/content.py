@@ -158,7 +158,9 @@ class GateResult(BaseModel):
     """Which quality gate a stored page passed."""
 
     passed: bool
-    ruleset: str = Field(description="The gate and brand-rules version applied", examples=["gate-1+brand-3f2a9c1d"])
+    ruleset: str = Field(
+        description="The gate and brand-rules version applied", examples=["gate-1+brand-3f2a9c1d"]
+    )
 
 
 class PageRecord(BaseModel):
@@ -175,7 +177,9 @@ class PageRecord(BaseModel):
     blocks: list[PageBlock]
     status: PageStatusName = Field(description="draft, published or unpublished")
     url: str = Field(description="{base_url}/p/{slug}; answers only while published")
-    version: int = Field(ge=1, description="Grows by one per write; the strong ETag is derived from it")
+    version: int = Field(
+        ge=1, description="Grows by one per write; the strong ETag is derived from it"
+    )
     source: Literal["api", "generate"]
     hero_image_url: str | None = None
     created_at: datetime
@@ -183,7 +187,8 @@ class PageRecord(BaseModel):
     published_at: datetime | None = Field(default=None, description="When it last went live")
     gate: GateResult
     preview_url: str | None = Field(
-        default=None, description="Drafts only: a signed link to this version, valid 7 days after the change"
+        default=None,
+        description="Drafts only: a signed link to this version, valid 7 days after the change",
     )
 
 
