@@ -96,11 +96,11 @@ def poll_latency(store: SignalStore, *, count: int, start: datetime, rng: random
     return statistics.median(times)
 
 
-def make_events(count: int, *, prefix: str) -> list[NewEvent]:
+def make_events(count: int, *, prefix: str, people: int = 10_000) -> list[NewEvent]:
     now = datetime.now(UTC)
     events = []
     for i in range(count):
-        p = (i * 7919) % 10_000  # people spread over the run
+        p = (i * 7919) % people  # spread over the run: a batch touches many roll-ups
         raw = {
             "source": "bench",
             "row_id": f"{prefix}{i}",
@@ -122,15 +122,15 @@ def timed(work: Callable[[], None]) -> float:
     return time.perf_counter() - began
 
 
-def ingest_rates(folder: Path) -> dict[str, float]:
+def ingest_rates(folder: Path, *, people: int) -> dict[str, float]:
     """Events/s through the store and through raw batch inserts of the same rows."""
-    events = make_events(INGEST_EVENTS, prefix="i")
+    events = make_events(INGEST_EVENTS, prefix="i", people=people)
     batches = [events[i : i + BATCH] for i in range(0, len(events), BATCH)]
-    store = SqliteSignalStore(SqliteDatabase(folder / "ingest.sqlite3"))
+    store = SqliteSignalStore(SqliteDatabase(folder / f"ingest-{people}.sqlite3"))
     store_seconds = timed(lambda: [store.store_events(batch) for batch in batches])
     stored = [Event(**e.model_dump(), recorded_at=e.occurred_at) for e in events]
     rows = [event_row(e, to_us(e.recorded_at) + i) for i, e in enumerate(stored)]
-    raw = SqliteDatabase(folder / "raw.sqlite3")
+    raw = SqliteDatabase(folder / f"raw-{people}.sqlite3")
     raw.ensure_schema("signal_events", DDL)
 
     def insert_raw() -> None:
@@ -186,7 +186,8 @@ def main() -> dict[str, Any]:
             print(f"loaded {count} events in {load_seconds:.1f} s", flush=True)
             store = SqliteSignalStore(SqliteDatabase(path))
             latency[count] = poll_latency(store, count=count, start=start, rng=rng)
-        rates = ingest_rates(folder)
+        rates = ingest_rates(folder, people=10_000)
+        clustered = ingest_rates(folder, people=200)
     result: dict[str, Any] = {
         "poll_ms_limit_100": {str(k): round(v * 1000, 3) for k, v in latency.items()},
         "ingest_events_per_second": {k: round(v, 1) for k, v in rates.items()},
@@ -195,6 +196,12 @@ def main() -> dict[str, Any]:
             "ingest_vs_raw_insert": round(rates["store"] / rates["raw_insert"], 3),
         },
         "goals": GOALS,
+        # Information: the same ingest when a batch's events come from 200 people (site traffic
+        # clusters by visitor), so each roll-up is loaded and written once for many events.
+        "ingest_200_people": {
+            "events_per_second": {k: round(v, 1) for k, v in clustered.items()},
+            "ratio_vs_raw_insert": round(clustered["store"] / clustered["raw_insert"], 3),
+        },
         "firestore_emulator": firestore_figures(),
     }
     print(json.dumps(result, indent=2))
