@@ -11,9 +11,9 @@ import json
 import re
 from collections.abc import Sequence
 from functools import cache
-from importlib import resources
+from pathlib import Path
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from renderers.api_reference import OperationView, Reference
@@ -39,6 +39,9 @@ AUTH_MODES: tuple[tuple[str, str], ...] = (
         "scopes `openid email profile`",
     ),
 )
+# Package files by path: an editable install run from another directory makes `renderers` a
+# namespace package, which importlib.resources and PackageLoader cannot read.
+HERE = Path(__file__).resolve().parent
 _TICKS = re.compile(r"`([^`]+)`")
 
 
@@ -50,7 +53,7 @@ def _inline(text: str) -> Markup:
 @cache
 def _environment() -> Environment:
     env = Environment(
-        loader=PackageLoader("renderers", "templates"),
+        loader=FileSystemLoader(HERE / "templates"),
         autoescape=True,
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -79,10 +82,7 @@ def render_portal_html(
         escaped = str(escape(text))
         return Markup(linker.sub(r'<a href="#schema-\1">\1</a>', escaped))  # noqa: S704  # escaped
 
-    css = (
-        brand_tokens(brand)
-        + resources.files("renderers").joinpath("static/developers.css").read_text()
-    )
+    css = brand_tokens(brand) + (HERE / "static" / "developers.css").read_text(encoding="utf-8")
     return (
         _environment()
         .get_template("developers.html.j2")
