@@ -78,5 +78,4 @@ class CollectBody(BaseModel):
 
     ok: bool = True
     id: str
-    recorded: bool = Field(description="False when the submission was dropped (honeypot)")
-
+    recorded: bool = Field(description="True once the event is queued for storing")
