@@ -18,12 +18,14 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, TypeVar
 
+import flask
 import functions_framework
 from cloudevents.http import CloudEvent
 
 from backends.bundle import Backends
 from frontdoor.generation import generation_ports, worker_id
 from frontdoor.logs import configure_logging
+from frontdoor.push_auth import PushVerifier
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from workers.generation import handle_dead_letter, handle_generation
@@ -58,8 +60,29 @@ def _backends() -> Backends:
     return _once("backends", lambda: build_backends(_settings()))
 
 
-def _generation() -> tuple[GenerationPorts, str]:
-    return _once("generation", lambda: (generation_ports(_settings(), _backends()), worker_id()))
+def _generation() -> GenerationPorts:
+    return _once("generation", lambda: generation_ports(_settings(), _backends()))
+
+
+def verify_push() -> None:
+    """Refuse a push without Pub/Sub's OIDC token (401/403) when the check is configured.
+
+    functions-framework calls the target inside the Flask request, and lets an HTTPException
+    through to Flask, so the push gets a 4xx instead of a retry-inducing 500.
+    """
+    settings = _settings()
+    if not settings.push_oidc_audience:
+        return  # emulated mode (the Settings validator refuses this in the cloud)
+    audience = settings.push_oidc_audience
+    verifier = _once(
+        "push_verifier",
+        lambda: PushVerifier(
+            audience=audience,
+            service_account=settings.push_service_account,
+            jwks_url=settings.push_oidc_jwks_url,
+        ),
+    )
+    verifier.verify(flask.request.headers.get("Authorization"))
 
 
 def pubsub_message(cloud_event: CloudEvent) -> tuple[bytes | None, int | None]:
@@ -79,15 +102,15 @@ def pubsub_message(cloud_event: CloudEvent) -> tuple[bytes | None, int | None]:
 @functions_framework.cloud_event
 def generate_page(cloud_event: CloudEvent) -> None:
     """Generation worker: one job per message; raises to have it delivered again."""
+    verify_push()
     body, attempt = pubsub_message(cloud_event)
     if body is None:
         logger.error("generation push without a message body acked")
         return
-    ports, worker = _generation()
     handle_generation(
         body,
-        ports=ports,
-        worker=worker,
+        ports=_generation(),
+        worker=worker_id(),  # one per delivery: two deliveries in one process are two workers
         lease=timedelta(seconds=_settings().job_lease_seconds),
         delivery_attempt=attempt,
     )
@@ -96,17 +119,18 @@ def generate_page(cloud_event: CloudEvent) -> None:
 @functions_framework.cloud_event
 def generation_dead_letter(cloud_event: CloudEvent) -> None:
     """Dead-letter subscription of the generation topic: the job is marked failed."""
+    verify_push()
     body, _ = pubsub_message(cloud_event)
     if body is None:
         logger.error("dead-letter push without a message body acked")
         return
-    ports, _worker = _generation()
-    handle_dead_letter(body, ports=ports)
+    handle_dead_letter(body, ports=_generation())
 
 
 @functions_framework.cloud_event
 def ingest_signals(cloud_event: CloudEvent) -> None:
     """Signal ingest worker: store a batch of events once by id; raises to be delivered again."""
+    verify_push()
     body, _ = pubsub_message(cloud_event)
     if body is None:
         logger.error("signal ingest push without a message body acked")

@@ -85,11 +85,13 @@ def start_embedded_workers(settings: Settings, backends: Backends) -> None:
     if not isinstance(queue, InProcessJobQueue):
         return
     ports = generation_ports(settings, backends)
-    worker = worker_id()
     lease = timedelta(seconds=settings.job_lease_seconds)
-    queue.start(
-        lambda job_id: handle_generation(_message(job_id), ports=ports, worker=worker, lease=lease)
-    )
+
+    def handle(job_id: str) -> None:
+        # One worker id per delivery: two deliveries of one job are two lease holders.
+        handle_generation(_message(job_id), ports=ports, worker=worker_id(), lease=lease)
+
+    queue.start(handle)
 
 
 def _message(job_id: str) -> bytes:
@@ -97,7 +99,7 @@ def _message(job_id: str) -> bytes:
 
 
 def worker_id() -> str:
-    """This process's name on a job lease: host, pid and a random part."""
+    """A delivery's name on a job lease: host, pid and a random part."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 

@@ -159,6 +159,7 @@ class JobRecord(BaseModel):
     callback_secret: str | None = Field(default=None, repr=False)
     lease_owner: str | None = None
     lease_until: datetime | None = None
+    lease_seconds: float = 0.0
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None = None

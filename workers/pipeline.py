@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from api.page_changes import replaced
-from backends.ports import Blob, BlobStore, ConflictError, JobStore, PageStore
+from api.page_changes import replaced, stored_input
+from backends.ports import Blob, BlobStore, ConflictError, JobStore, PageStore, StoredPage
 from schemas.catalog import Brand
 from schemas.content import SitePageInput
 from schemas.errors import Issue
@@ -71,7 +71,7 @@ def run_generation(
         draft = job.drafts[attempt - 1]
         if draft.issues is None:
             issues = ports.gate(draft.payload, job.brief)
-            job = _update(ports, job_id, steps.record_gate, issues, worker=worker)
+            job = _update(ports, job_id, steps.record_gate, attempt - 1, issues, worker=worker)
             draft = job.drafts[attempt - 1]
         logger.info(
             "job %s draft %d gate %s", job_id, attempt, "passed" if draft.passed else "failed"
@@ -145,6 +145,8 @@ def _ensure_stored(job: JobRecord, *, ports: GenerationPorts, worker: str) -> Jo
     page = SitePageInput.model_validate(job.drafts[-1].payload)
     for _ in range(5):  # a concurrent write to the same slug: read again and retry
         existing = ports.pages.get_page(job.brief.slug)
+        if _same_page(existing, page, job):  # an earlier delivery wrote it, then died
+            break
         stored = replaced(
             existing,
             page,
@@ -162,6 +164,15 @@ def _ensure_stored(job: JobRecord, *, ports: GenerationPorts, worker: str) -> Jo
         raise ConflictError(job.brief.slug)
     logger.info("job %s stored page %s", job.id, job.brief.slug, extra={"job_id": job.id})
     return _update(ports, job.id, steps.record_stored, worker=worker)
+
+
+def _same_page(existing: StoredPage | None, page: SitePageInput, job: JobRecord) -> bool:
+    return (
+        existing is not None
+        and existing.source == "generate"
+        and existing.hero_image_url == job.hero_image_url
+        and dict(existing.page_input) == stored_input(page)
+    )
 
 
 def _update(ports: GenerationPorts, job_id: str, step: Any, *args: Any, **kwargs: Any) -> JobRecord:

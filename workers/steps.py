@@ -47,6 +47,7 @@ def start_attempt(job: JobRecord, *, worker: str, now: datetime, lease: timedelt
             "attempts": job.attempts + 1,
             "lease_owner": worker,
             "lease_until": now + lease,
+            "lease_seconds": lease.total_seconds(),
             "updated_at": now,
         }
     )
@@ -57,7 +58,7 @@ def claim_writer_call(job: JobRecord, *, worker: str, now: datetime) -> JobRecor
     _own(job, worker)
     if job.writer_calls >= MAX_WRITER_CALLS:
         raise WriterBudgetSpentError(job.id)
-    return job.model_copy(update={"writer_calls": job.writer_calls + 1, "updated_at": now})
+    return _touch(job, now, writer_calls=job.writer_calls + 1)
 
 
 def record_draft(
@@ -66,29 +67,29 @@ def record_draft(
     """Keep the writer's page (slug and publish flag set from the brief), not yet gated."""
     _own(job, worker)
     fixed = {**payload, "slug": job.brief.slug, "is_published": job.brief.publish}
-    drafts = [*job.drafts, JobDraft(payload=fixed)]
-    return job.model_copy(update={"drafts": drafts, "updated_at": now})
+    return _touch(job, now, drafts=[*job.drafts, JobDraft(payload=fixed)])
 
 
-def record_gate(job: JobRecord, issues: list[Issue], *, worker: str, now: datetime) -> JobRecord:
-    """Keep the gate's verdict on the latest draft."""
+def record_gate(
+    job: JobRecord, index: int, issues: list[Issue], *, worker: str, now: datetime
+) -> JobRecord:
+    """Keep the gate's verdict on draft `index`."""
     _own(job, worker)
-    last = job.drafts[-1].model_copy(update={"issues": issues})
-    return job.model_copy(update={"drafts": [*job.drafts[:-1], last], "updated_at": now})
+    drafts = list(job.drafts)
+    drafts[index] = drafts[index].model_copy(update={"issues": issues})
+    return _touch(job, now, drafts=drafts)
 
 
 def record_image(job: JobRecord, url: str, *, worker: str, now: datetime) -> JobRecord:
     """Keep the hero image's URL."""
     _own(job, worker)
-    return job.model_copy(update={"hero_image_url": url, "updated_at": now})
+    return _touch(job, now, hero_image_url=url)
 
 
 def record_stored(job: JobRecord, *, worker: str, now: datetime) -> JobRecord:
     """Note that the page is written, so a redelivery skips the write."""
     _own(job, worker)
-    return job.model_copy(
-        update={"page_stored": True, "page_slug": job.brief.slug, "updated_at": now}
-    )
+    return _touch(job, now, page_stored=True, page_slug=job.brief.slug)
 
 
 def succeed(job: JobRecord, *, worker: str, now: datetime) -> JobRecord:
@@ -122,6 +123,12 @@ def _finish(
             "finished_at": now,
         }
     )
+
+
+def _touch(job: JobRecord, now: datetime, **changes: Any) -> JobRecord:
+    """Apply an owned step's changes and extend the lease: a live worker keeps its job."""
+    lease_until = now + timedelta(seconds=job.lease_seconds)
+    return job.model_copy(update={**changes, "updated_at": now, "lease_until": lease_until})
 
 
 def _own(job: JobRecord, worker: str) -> None:
