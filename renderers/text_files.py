@@ -206,9 +206,17 @@ def render_llms_full(
             _demote(r.description),
             "",
         ]
-    out += ["## Blog", ""] + [
-        f"- [{p.title}]({p.url}) by {p.author}, {p.date}: {p.excerpt}" for p in catalog.posts
-    ]
+    out += ["## Blog", ""]
+    for post in catalog.posts:
+        body = _demote(catalog.post_bodies.get(post.slug, post.excerpt))
+        out += [
+            f"### {post.title}",
+            "",
+            f"{post.author} · {post.date} · <{post.url}>",
+            "",
+            body,
+            "",
+        ]
     out += [
         "",
         "## API overview",

@@ -97,6 +97,7 @@ def test_llms_full_carries_company_agents_pricing_and_every_body(
     assert all(plan.price in text for plan in catalog.company.pricing)
     assert all(e.body.splitlines()[-1] in text for e in catalog.experiments)
     assert all(r.description.splitlines()[-1] in text for r in catalog.roles)
+    assert all(f"### {post.title}" in text for post in catalog.posts)
     assert "### Content API" in text
     assert "```sh\n# keep\n```" in text
     assert "`/api/public/v1/company`" in text
