@@ -48,20 +48,20 @@ def build_delivery_ports(
     closers: list[Callable[[], None]] = []
     if settings.backend == "gcp":
         # Imported here so that embedded runs never load the cloud clients.
-        from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, ensure_queue
+        from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, queue_path
         from backends.gcp.webhooks import FirestoreWebhookStore
 
         webhooks = FirestoreWebhookStore(firestore_client)
-        client = cloud_tasks_client(emulator_host=settings.cloud_tasks_emulator_host)
-        project, location = settings.google_cloud_project or "", settings.cloud_tasks_location
-        if settings.cloud_tasks_emulator_host:
-            path = ensure_queue(
-                client, project=project, location=location, queue=settings.cloud_tasks_queue
-            )
-        else:
-            path = client.queue_path(project, location, settings.cloud_tasks_queue)
+        emulator = settings.cloud_tasks_emulator_host
         cloud = CloudTasksTaskQueue(
-            client, queue_path=path, oidc_service_account=settings.cloud_tasks_service_account
+            lambda: cloud_tasks_client(emulator_host=emulator),
+            queue_path=queue_path(
+                project=settings.google_cloud_project or "",
+                location=settings.cloud_tasks_location,
+                queue=settings.cloud_tasks_queue,
+            ),
+            oidc_service_account=settings.cloud_tasks_service_account,
+            create_queue=bool(emulator),  # Terraform creates it in the cloud
         )
         tasks = cloud
         closers.append(cloud.close)

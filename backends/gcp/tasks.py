@@ -7,6 +7,8 @@ convention, read by Settings) it is built on an insecure gRPC channel (notes/gcp
 from __future__ import annotations
 
 import contextlib
+import threading
+from collections.abc import Callable
 
 import grpc  # type: ignore[import-untyped]  # grpcio ships no stubs
 from google.api_core import exceptions as gexc
@@ -25,31 +27,48 @@ def cloud_tasks_client(*, emulator_host: str | None = None) -> tasks_v2.CloudTas
     return tasks_v2.CloudTasksClient()
 
 
-def ensure_queue(
-    client: tasks_v2.CloudTasksClient, *, project: str, location: str, queue: str
-) -> str:
+def queue_path(*, project: str, location: str, queue: str) -> str:
+    """The full name of a queue."""
+    path: str = tasks_v2.CloudTasksClient.queue_path(project, location, queue)
+    return path
+
+
+def ensure_queue(client: tasks_v2.CloudTasksClient, path: str) -> str:
     """Create the queue if missing (emulated runs; Terraform owns it in the cloud); its path."""
-    path: str = client.queue_path(project, location, queue)
     with contextlib.suppress(gexc.AlreadyExists):
-        client.create_queue(
-            parent=f"projects/{project}/locations/{location}", queue=tasks_v2.Queue(name=path)
-        )
+        client.create_queue(parent=path.split("/queues/")[0], queue=tasks_v2.Queue(name=path))
     return path
 
 
 class CloudTasksTaskQueue:
-    """TaskQueue on Cloud Tasks: one `create_task` with an http_request per task."""
+    """TaskQueue on Cloud Tasks: one `create_task` with an http_request per task.
+
+    The client is built on first use, so wiring needs no credentials until a task is sent.
+    """
 
     def __init__(
         self,
-        client: tasks_v2.CloudTasksClient,
+        connect: Callable[[], tasks_v2.CloudTasksClient],
         *,
         queue_path: str,
         oidc_service_account: str | None = None,
+        create_queue: bool = False,
     ) -> None:
-        self._client = client
+        self._connect = connect
+        self._client: tasks_v2.CloudTasksClient | None = None
+        self._lock = threading.Lock()
         self._queue_path = queue_path
         self._oidc_service_account = oidc_service_account
+        self._create_queue = create_queue
+
+    def _ready_client(self) -> tasks_v2.CloudTasksClient:
+        with self._lock:
+            if self._client is None:
+                client = self._connect()
+                if self._create_queue:
+                    ensure_queue(client, self._queue_path)
+                self._client = client
+            return self._client
 
     def enqueue(self, task: HttpTask) -> bool:
         request = tasks_v2.HttpRequest(
@@ -70,7 +89,7 @@ class CloudTasksTaskQueue:
             stamp.FromDatetime(task.schedule_time)
             cloud_task.schedule_time = stamp
         try:
-            self._client.create_task(parent=self._queue_path, task=cloud_task)
+            self._ready_client().create_task(parent=self._queue_path, task=cloud_task)
         except gexc.AlreadyExists:
             return False
         except (gexc.ServiceUnavailable, gexc.DeadlineExceeded) as err:
@@ -78,5 +97,8 @@ class CloudTasksTaskQueue:
         return True
 
     def close(self) -> None:
-        """Close the client's channel."""
-        self._client.transport.close()  # type: ignore[no-untyped-call]  # untyped in the client
+        """Close the client's channel, if one was opened."""
+        with self._lock:
+            if self._client is not None:
+                self._client.transport.close()  # type: ignore[no-untyped-call]  # untyped in the client
+                self._client = None

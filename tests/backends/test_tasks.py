@@ -32,13 +32,14 @@ def queue(request: pytest.FixtureRequest) -> Iterator[TaskQueue]:
         inprocess.close()
         return
     emulator = request.getfixturevalue("tasks_emulator")
-    from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, ensure_queue
+    from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, queue_path
 
-    client = cloud_tasks_client(emulator_host=emulator.host)
-    path = ensure_queue(
-        client, project="demo-frontdoor", location="us-central1", queue=f"q{uuid.uuid4().hex[:12]}"
+    path = queue_path(
+        project="demo-frontdoor", location="us-central1", queue=f"q{uuid.uuid4().hex[:12]}"
     )
-    cloud = CloudTasksTaskQueue(client, queue_path=path)
+    cloud = CloudTasksTaskQueue(
+        lambda: cloud_tasks_client(emulator_host=emulator.host), queue_path=path, create_queue=True
+    )
     yield cloud
     cloud.close()
 

@@ -120,13 +120,14 @@ def test_the_emulated_cloud_tasks_queue_delivers_signed_events_and_retries_with_
 ) -> None:
     """DESIGN Deliveries (must show): Standard Webhooks signatures; 500 then 200: one webhook-id."""
     emulator = request.getfixturevalue("tasks_emulator")
-    from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, ensure_queue
+    from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, queue_path
 
-    client = cloud_tasks_client(emulator_host=emulator.host)
-    path = ensure_queue(
-        client, project="demo-frontdoor", location="us-central1", queue=f"q{uuid.uuid4().hex[:12]}"
+    path = queue_path(
+        project="demo-frontdoor", location="us-central1", queue=f"q{uuid.uuid4().hex[:12]}"
     )
-    cloud = CloudTasksTaskQueue(client, queue_path=path)
+    cloud = CloudTasksTaskQueue(
+        lambda: cloud_tasks_client(emulator_host=emulator.host), queue_path=path, create_queue=True
+    )
     with running_receiver([500]) as receiver, served(settings, queue=lambda _b: cloud) as app:
         endpoint_id, secret = _register(app, f"{receiver.url}/hooks")
         event = _event()
