@@ -6,6 +6,7 @@ import json
 import logging
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -14,10 +15,12 @@ from rich.table import Table
 from api.keys import issue_key
 from backends.bundle import Backends
 from backends.content_files import load_catalog
+from backends.gcp.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
 from backends.ports import SCOPES, NotFoundError, Scope
 from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
+from renderers.terraform_indexes import render_firestore_terraform
 from schemas.openapi import build_openapi
 
 logger = logging.getLogger(__name__)
@@ -121,6 +124,21 @@ def openapi(base_url: str | None) -> None:
         base_url=base_url or settings.base_url, catalog=load_catalog(settings.content_dir)
     )
     click.echo(json.dumps(document, indent=2))
+
+
+@cli.command("terraform-indexes")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("terraform/firestore_indexes.tf.json"),
+    show_default=True,
+)
+def terraform_indexes(output: Path) -> None:
+    """Write the Firestore indexes the adapters declare as Terraform JSON."""
+    output.write_text(
+        render_firestore_terraform(FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES), encoding="utf-8"
+    )
+    click.echo(f"wrote {len(FIRESTORE_INDEXES)} indexes to {output}")
 
 
 def main() -> None:

@@ -71,6 +71,15 @@ class Settings(BaseSettings):
     job_lease_seconds: float = Field(default=300.0, gt=0, le=3600)
     generation_topic: str = "generation-jobs"
     generation_threads: int = Field(default=2, ge=1, le=16)
+    # Pub/Sub push OIDC check of the worker targets (frontdoor/push_auth.py): required in gcp
+    # mode unless PUBSUB_EMULATOR_HOST says the push comes from the emulator, which signs nothing.
+    push_oidc_audience: str | None = None
+    push_service_account: str | None = None
+    push_oidc_jwks_url: str = "https://www.googleapis.com/oauth2/v3/certs"
+    pubsub_emulator_host: str | None = None
+    # Production adapters of issue 8: the operators' mailer topic and the CDN's URL map.
+    mail_topic: str = "mail"
+    cdn_url_map: str | None = None
     blobs_bucket: str | None = None  # gcp mode: the hero image bucket
     blobs_public_base_url: str = ""  # gcp mode: the CDN origin of that bucket (else GCS URLs)
 
@@ -102,6 +111,14 @@ class Settings(BaseSettings):
     def _refuse_loopback_webhooks_in_the_cloud(self) -> Settings:
         if self.webhook_allow_loopback and self.backend == "gcp" and not self.cloud_tasks_emulator_host:
             raise ValueError("WEBHOOK_ALLOW_LOOPBACK is for embedded and emulated runs only")
+        return self
+
+    @model_validator(mode="after")
+    def _require_push_auth_in_the_cloud(self) -> Settings:
+        if self.backend == "gcp" and not self.pubsub_emulator_host and not self.push_oidc_audience:
+            raise ValueError(
+                "BACKEND=gcp needs PUSH_OIDC_AUDIENCE (off only with PUBSUB_EMULATOR_HOST)"
+            )
         return self
 
     @model_validator(mode="after")

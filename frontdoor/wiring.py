@@ -8,6 +8,7 @@ import os
 import secrets
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from api.config import AppConfig
 from backends.bundle import Backends, utc_now
@@ -22,8 +23,10 @@ from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import (
     SCOPES,
+    Cdn,
     IdempotencyStore,
     KeyStore,
+    Mailer,
     PageStore,
     Scope,
     SignalDeliveries,
@@ -72,6 +75,7 @@ def build_backends(settings: Settings) -> Backends:
         )
         delivery = build_delivery_ports(settings, clock=utc_now, firestore_client=client)
         closers.extend(delivery.closers)
+        cdn, mailer = _gcp_edges(settings)
     else:
         db = SqliteDatabase(data_dir / "frontdoor.sqlite3")
         generation = embedded_generation(settings, db)
@@ -87,11 +91,12 @@ def build_backends(settings: Settings) -> Backends:
         )
         signal_queue = ingest
         closers.append(ingest.close)
+        cdn, mailer = LoggingCdn(), OutboxMailer(data_dir / "outbox")
     backends = Backends(
         catalog=catalog,
         keys=keys,
-        cdn=LoggingCdn(),
-        mailer=OutboxMailer(data_dir / "outbox"),
+        cdn=cdn,
+        mailer=mailer,
         pages=pages,
         idempotency=idempotency,
         signals=signals,
@@ -107,6 +112,21 @@ def build_backends(settings: Settings) -> Backends:
     )
     start_embedded_workers(settings, backends)  # no-op unless the job queue is in-process
     return backends
+
+
+def _gcp_edges(settings: Settings) -> tuple[Cdn, Mailer]:
+    """Cloud CDN purges (when a URL map is configured) and mail through the mailer topic."""
+    from backends.gcp.cdn import CloudCdn
+    from backends.gcp.mail import PubSubMailer
+    from backends.gcp.pubsub import PubSubPublisher
+
+    project = settings.google_cloud_project or ""
+    cdn: Cdn = LoggingCdn()
+    if settings.cdn_url_map:
+        host = urlsplit(settings.base_url).hostname
+        cdn = CloudCdn(project=project, url_map=settings.cdn_url_map, host=host)
+    mailer = PubSubMailer(PubSubPublisher(project=project, topic=settings.mail_topic))
+    return cdn, mailer
 
 
 def _close_job_queue(generation: GenerationBackends) -> Callable[[], None]:

@@ -210,10 +210,23 @@ def test_settings_take_an_empty_key_as_no_key() -> None:
     assert Settings(content_api_key="").content_api_key is None
 
 
-def test_settings_accept_the_gcp_backend_with_a_project() -> None:
-    settings = Settings(backend="gcp", google_cloud_project="demo-frontdoor")
+def test_settings_accept_the_gcp_backend_with_a_project_and_push_auth() -> None:
+    settings = Settings(
+        backend="gcp", google_cloud_project="demo-frontdoor", push_oidc_audience="frontdoor-push"
+    )
 
     assert settings.backend == "gcp"
+
+
+def test_settings_refuse_the_gcp_backend_without_push_auth_outside_the_emulator() -> None:
+    """Issue 8: workers verify push OIDC tokens; the check is off only in emulated mode."""
+    with pytest.raises(ValidationError, match="PUSH_OIDC_AUDIENCE"):
+        Settings(backend="gcp", google_cloud_project="demo-frontdoor", pubsub_emulator_host=None)
+
+    emulated = Settings(
+        backend="gcp", google_cloud_project="demo-frontdoor", pubsub_emulator_host="127.0.0.1:8085"
+    )
+    assert emulated.push_oidc_audience is None
 
 
 # --- the composition's parts, as WSGI callables -------------------------------------------

@@ -1,0 +1,122 @@
+# Topics, push subscriptions (OIDC-authenticated) with retry policy and dead letter topics.
+# Topic names equal the app's defaults (frontdoor/settings.py); push endpoints are the workers' roots.
+
+resource "google_pubsub_topic" "generation_jobs" {
+  name                       = "generation-jobs"
+  message_retention_duration = "86400s"
+  depends_on                 = [google_project_service.apis]
+}
+
+resource "google_pubsub_topic" "generation_jobs_dead_letter" {
+  name                       = "generation-jobs-dead-letter"
+  message_retention_duration = "604800s"
+  depends_on                 = [google_project_service.apis]
+}
+
+resource "google_pubsub_topic" "signal_events" {
+  name                       = "signal-events"
+  message_retention_duration = "86400s"
+  depends_on                 = [google_project_service.apis]
+}
+
+resource "google_pubsub_topic" "signal_events_dead_letter" {
+  name                       = "signal-events-dead-letter"
+  message_retention_duration = "604800s"
+  depends_on                 = [google_project_service.apis]
+}
+
+# Sign-in codes for the operators' mailer (the production mail port).
+resource "google_pubsub_topic" "mail" {
+  name                       = "mail"
+  message_retention_duration = "86400s"
+  depends_on                 = [google_project_service.apis]
+}
+
+resource "google_pubsub_subscription" "generation_jobs" {
+  name  = "generation-jobs-push"
+  topic = google_pubsub_topic.generation_jobs.id
+  # A job may wait on the authoring model; redelivery before it finishes would only be acked
+  # as "held by another worker", but costs a request.
+  ack_deadline_seconds = 600
+
+  push_config {
+    push_endpoint = google_cloud_run_v2_service.generation.uri
+    oidc_token {
+      service_account_email = google_service_account.invoker.email
+      audience              = local.push_audience
+    }
+  }
+
+  retry_policy {
+    minimum_backoff = "10s"
+    maximum_backoff = "600s"
+  }
+
+  dead_letter_policy {
+    dead_letter_topic     = google_pubsub_topic.generation_jobs_dead_letter.id
+    max_delivery_attempts = var.max_delivery_attempts
+  }
+}
+
+# Dead-lettered jobs are marked failed (so pollers and callbacks learn of it) ...
+resource "google_pubsub_subscription" "generation_jobs_dead_letter" {
+  name                 = "generation-jobs-dead-letter-push"
+  topic                = google_pubsub_topic.generation_jobs_dead_letter.id
+  ack_deadline_seconds = 60
+
+  push_config {
+    push_endpoint = google_cloud_run_v2_service.generation_dead_letter.uri
+    oidc_token {
+      service_account_email = google_service_account.invoker.email
+      audience              = local.push_audience
+    }
+  }
+
+  retry_policy {
+    minimum_backoff = "10s"
+    maximum_backoff = "600s"
+  }
+}
+
+# ... and kept for inspection: the backlog alert watches these pull subscriptions.
+resource "google_pubsub_subscription" "generation_jobs_dead_letter_hold" {
+  name                       = "generation-jobs-dead-letter-hold"
+  topic                      = google_pubsub_topic.generation_jobs_dead_letter.id
+  message_retention_duration = "604800s"
+  expiration_policy {
+    ttl = ""
+  }
+}
+
+resource "google_pubsub_subscription" "signal_events" {
+  name                 = "signal-events-push"
+  topic                = google_pubsub_topic.signal_events.id
+  ack_deadline_seconds = 60
+
+  push_config {
+    push_endpoint = google_cloud_run_v2_service.ingest.uri
+    oidc_token {
+      service_account_email = google_service_account.invoker.email
+      audience              = local.push_audience
+    }
+  }
+
+  retry_policy {
+    minimum_backoff = "5s"
+    maximum_backoff = "300s"
+  }
+
+  dead_letter_policy {
+    dead_letter_topic     = google_pubsub_topic.signal_events_dead_letter.id
+    max_delivery_attempts = var.max_delivery_attempts
+  }
+}
+
+resource "google_pubsub_subscription" "signal_events_dead_letter_hold" {
+  name                       = "signal-events-dead-letter-hold"
+  topic                      = google_pubsub_topic.signal_events_dead_letter.id
+  message_retention_duration = "604800s"
+  expiration_policy {
+    ttl = ""
+  }
+}

@@ -1,0 +1,11 @@
+resource "google_artifact_registry_repository" "images" {
+  repository_id = "frontdoor"
+  location      = var.region
+  format        = "DOCKER"
+  description   = "frontdoor container images (one image: the API and every worker)"
+  depends_on    = [google_project_service.apis]
+
+  docker_config {
+    immutable_tags = true
+  }
+}

@@ -1,0 +1,27 @@
+# Cloud Tasks carries outbound deliveries (signal webhooks, job callbacks) to the API's
+# internal attempt route. The app schedules DESIGN's retry schedule itself (5 s, 5 min, 30 min,
+# 2 h, 5 h, 10 h, 14 h, 20 h, 24 h with jitter) as one task per attempt, each with its
+# schedule_time; the queue's own retries cover only a failure of the attempt route itself.
+
+resource "google_cloud_tasks_queue" "deliveries" {
+  name       = "deliveries"
+  location   = var.region
+  depends_on = [google_project_service.apis]
+
+  rate_limits {
+    max_dispatches_per_second = 50
+    max_concurrent_dispatches = 100
+  }
+
+  retry_config {
+    max_attempts       = 5
+    min_backoff        = "5s"
+    max_backoff        = "300s"
+    max_doublings      = 4
+    max_retry_duration = "3600s"
+  }
+
+  stackdriver_logging_config {
+    sampling_ratio = 1.0
+  }
+}

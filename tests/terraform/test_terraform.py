@@ -1,0 +1,254 @@
+"""terraform/ agrees with the app: variables, references, env, push endpoints, names, indexes.
+
+`terraform init` cannot reach the provider registry here, so these static checks stand in for
+`terraform validate` (notes/gcp-emulators.md §6).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import hcl2
+import pytest
+from hcl2 import SerializationOptions
+
+from backends.gcp.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
+from frontdoor.settings import Settings
+from renderers.terraform_indexes import render_firestore_terraform
+
+TERRAFORM = Path(__file__).resolve().parents[2] / "terraform"
+FUNCTIONS = Path(__file__).resolve().parents[2] / "frontdoor" / "functions.py"
+OPTIONS = SerializationOptions(strip_string_quotes=True, explicit_blocks=False, with_comments=False)
+REFERENCE = re.compile(r"\b(var|local|data|google_[a-z0-9_]+|random_[a-z_]+)\.([a-z0-9_]+)(?:\.([a-z0-9_]+))?")
+# Settings that have no business on Cloud Run, each with its reason.
+NOT_IN_THE_CLOUD = {
+    "port": "Cloud Run sets PORT itself (a reserved variable)",
+    "workers": "one granian worker per instance; Cloud Run scales instances",
+    "data_dir": "embedded mode only (SQLite, outbox, local blobs)",
+    "content_dir": "content/ ships in the image",
+    "allowed_hosts": "the public base URL's host is allowed; no extra hosts",
+    "preview_secret": "set, as a secret",
+    "oauth_jwks_url": "discovered from OAUTH_ISSUER",
+    "oauth_audience": "defaults to the /mcp URL",
+    "oauth_access_token_ttl": "the default (1 h) is the policy",
+    "oauth_allow_http_cimd": "embedded and tests only; refused in gcp mode",
+    "cloud_tasks_emulator_host": "emulated mode only",
+    "webhook_allow_loopback": "embedded and tests only; refused in gcp mode",
+    "webhook_retry_delays": "DESIGN's schedule is the default",
+    "author_timeout_seconds": "the default fits Cloud Run's request timeout",
+    "image_model_name": "the adapter's default model",
+    "image_base_url": "tests only (wire servers)",
+    "generate_wait_seconds": "the default (25 s) is DESIGN's",
+    "job_lease_seconds": "the default fits the worker's timeout",
+    "generation_threads": "embedded mode only",
+    "pubsub_emulator_host": "emulated mode only",
+    "push_oidc_jwks_url": "Google's JWKS is the default",
+}
+
+
+def _load_all() -> dict[str, list[dict[str, Any]]]:
+    merged: dict[str, list[dict[str, Any]]] = {}
+    for path in sorted(TERRAFORM.glob("*.tf")):
+        with path.open() as handle:
+            for key, value in hcl2.load(handle, serialization_options=OPTIONS).items():
+                merged.setdefault(key, []).extend(value)
+    for path in sorted(TERRAFORM.glob("*.tf.json")):
+        doc = json.loads(path.read_text())
+        merged.setdefault("resource", []).append(doc["resource"])
+    return merged
+
+
+CONFIG = _load_all()
+
+
+def _blocks(kind: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for group in CONFIG.get(kind, []):
+        for type_name, named in group.items():
+            for name, body in named.items():
+                yield type_name, name, body
+
+
+def _resources() -> dict[str, dict[str, Any]]:
+    return {f"{t}.{n}": body for t, n, body in _blocks("resource")}
+
+
+def _strings(node: Any) -> Iterator[str]:
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            yield from _strings(key)
+            yield from _strings(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _strings(item)
+
+
+def _locals() -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for group in CONFIG.get("locals", []):
+        merged.update(group)
+    return merged
+
+
+def _variables() -> dict[str, dict[str, Any]]:
+    return {name: body for group in CONFIG.get("variable", []) for name, body in group.items()}
+
+
+def _run_services() -> dict[str, dict[str, Any]]:
+    return {n: b for t, n, b in _blocks("resource") if t == "google_cloud_run_v2_service"}
+
+
+def _container(service: dict[str, Any]) -> dict[str, Any]:
+    template = service["template"]
+    template = template[0] if isinstance(template, list) else template
+    containers = template["containers"]
+    found: dict[str, Any] = containers[0] if isinstance(containers, list) else containers
+    return found
+
+
+def test_every_variable_used_is_declared_with_a_description() -> None:
+    """STYLE terraform/: variables with descriptions; every var.X declared."""
+    declared = _variables()
+    used = {m.group(2) for s in _strings(CONFIG) for m in REFERENCE.finditer(s) if m.group(1) == "var"}
+
+    assert used <= set(declared), used - set(declared)
+    assert all(body.get("description") for body in declared.values())
+
+
+def test_every_resource_local_and_data_reference_resolves() -> None:
+    resources = _resources()
+    data = {f"{t}.{n}" for t, n, _ in _blocks("data")}
+    local_names = set(_locals())
+    missing = set()
+    for text in _strings({k: v for k, v in CONFIG.items() if k != "variable"}):
+        for kind, name, _attr in REFERENCE.findall(text):
+            if kind == "local":
+                ok = name in local_names
+            elif kind == "data":
+                ok = any(d.split(".")[1] == _attr or d == f"{name}.{_attr}" for d in data)
+            elif kind == "var":
+                continue
+            else:
+                ok = f"{kind}.{name}" in resources
+            if not ok:
+                missing.add(f"{kind}.{name}")
+
+    assert not missing, missing
+
+
+def _env_names(service: dict[str, Any]) -> set[str]:
+    locals_ = _locals()
+    names: set[str] = set()
+    for block in _container(service)["dynamic"]:
+        spec = block["env"]
+        source = spec["for_each"]
+        if "common_env" in source:
+            names |= set(locals_["common_env"])
+            names |= set(re.findall(r"(\w+)\s*=", source.split("{", 1)[1])) if "{" in source else set()
+        else:
+            key = re.search(r"local\.(\w+)", source)
+            assert key is not None
+            names |= set(locals_[key.group(1)])
+    return names
+
+
+@pytest.mark.parametrize("service", sorted(_run_services()))
+def test_every_setting_the_app_reads_is_set_on_each_cloud_run_service(service: str) -> None:
+    """Issue 8: every environment variable the app reads is set on its Cloud Run service."""
+    names = _env_names(_run_services()[service])
+    wanted = {field.upper() for field in Settings.model_fields if field not in NOT_IN_THE_CLOUD}
+    if service != "api":
+        # Workers never accept partner keys.
+        wanted -= {"CONTENT_API_KEY", "SIGNALS_API_KEY", "INGEST_API_KEY"}
+    if service == "ingest":
+        wanted -= {"AUTHOR_API_KEY"}
+
+    assert wanted - names == set()
+
+
+def test_no_cloud_run_service_sets_a_variable_the_app_does_not_read() -> None:
+    known = {field.upper() for field in Settings.model_fields}
+
+    for name, service in _run_services().items():
+        assert _env_names(service) - known == set(), name
+
+
+def _function_targets() -> set[str]:
+    tree = ast.parse(FUNCTIONS.read_text())
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and any("functions_framework" in ast.unparse(d) for d in node.decorator_list)
+    }
+
+
+def test_every_push_endpoint_is_a_worker_service_running_a_real_target() -> None:
+    """Issue 8: every push endpoint equals a worker route (a functions-framework target)."""
+    services = _run_services()
+    targets = _function_targets()
+    pushes = [b for t, _, b in _blocks("resource") if t == "google_pubsub_subscription" and "push_config" in b]
+
+    assert pushes
+    for sub in pushes:
+        push = sub["push_config"][0] if isinstance(sub["push_config"], list) else sub["push_config"]
+        match = re.fullmatch(r"\$\{google_cloud_run_v2_service\.(\w+)\.uri\}", push["push_endpoint"])
+        assert match, push["push_endpoint"]
+        args = _container(services[match.group(1)])["args"]
+        target = next(a.split("=", 1)[1] for a in args if a.startswith("--target="))
+        assert target in targets
+        oidc = push["oidc_token"][0] if isinstance(push["oidc_token"], list) else push["oidc_token"]
+        assert oidc["audience"] == "${local.push_audience}"
+        assert "${local.push_audience}" in services[match.group(1)]["custom_audiences"]
+        assert "PUSH_OIDC_AUDIENCE" in _env_names(services[match.group(1)])
+
+
+def test_push_subscriptions_of_work_topics_have_retry_and_dead_letter_policies() -> None:
+    subs = {n: b for t, n, b in _blocks("resource") if t == "google_pubsub_subscription"}
+
+    for name in ("generation_jobs", "signal_events"):
+        assert subs[name]["retry_policy"]
+        assert subs[name]["dead_letter_policy"]
+
+
+def test_topic_and_queue_names_equal_the_apps() -> None:
+    resources = _resources()
+    defaults = Settings()
+
+    assert resources["google_pubsub_topic.signal_events"]["name"] == defaults.signals_topic
+    assert resources["google_pubsub_topic.generation_jobs"]["name"] == defaults.generation_topic
+    assert resources["google_pubsub_topic.mail"]["name"] == defaults.mail_topic
+    assert resources["google_cloud_tasks_queue.deliveries"]["name"] == defaults.cloud_tasks_queue
+
+
+def test_the_committed_firestore_indexes_equal_the_adapters_declared_list() -> None:
+    """Issue 8: every query of the Firestore adapters has its index (via backends/gcp/indexes.py)."""
+    committed = (TERRAFORM / "firestore_indexes.tf.json").read_text()
+
+    assert committed == render_firestore_terraform(FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES), (
+        "run `frontdoor terraform-indexes`"
+    )
+
+
+@pytest.mark.skipif(shutil.which("terraform") is None, reason="terraform ships with the machine image")
+def test_terraform_fmt_is_clean(tmp_path: Path) -> None:
+    cli_config = tmp_path / "terraformrc"
+    cli_config.write_text("")
+
+    result = subprocess.run(  # noqa: S603  # fixed command
+        ["terraform", "fmt", "-check", "-recursive", "-diff", str(TERRAFORM)],  # noqa: S607
+        capture_output=True,
+        text=True,
+        env={"TF_CLI_CONFIG_FILE": str(cli_config), "PATH": "/usr/local/bin:/usr/bin:/bin"},
+        check=False,
+    )
+
+    assert result.returncode == 0, result.stdout + result.stderr
