@@ -1,4 +1,4 @@
-"""Issue 8: the production CDN purge (compute REST wire format) and mail (Pub/Sub emulator) adapters."""
+"""Issue 8: the production CDN purge (compute REST wire) and mail (Pub/Sub emulator) adapters."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class ComputeWire:
         wire = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802  # http.server's naming
+            def do_POST(self) -> None:  # http.server's naming
                 length = int(self.headers.get("Content-Length", "0"))
                 wire.requests.append((self.path, json.loads(self.rfile.read(length) or b"{}")))
                 body: dict[str, Any] = {
@@ -75,7 +75,9 @@ def wire() -> Iterator[ComputeWire]:
 
 def test_a_purge_invalidates_the_path_on_the_url_map(wire: ComputeWire) -> None:
     """DESIGN: a page change tells the CDN port to purge the page's path."""
-    cdn = CloudCdn(project=PROJECT, url_map="frontdoor", host="www.kestrel.example", client=wire.client())
+    cdn = CloudCdn(
+        project=PROJECT, url_map="frontdoor", host="www.kestrel.example", client=wire.client()
+    )
 
     cdn.purge("/p/growth-audit")
 

@@ -26,7 +26,9 @@ from renderers.terraform_indexes import render_firestore_terraform
 TERRAFORM = Path(__file__).resolve().parents[2] / "terraform"
 FUNCTIONS = Path(__file__).resolve().parents[2] / "frontdoor" / "functions.py"
 OPTIONS = SerializationOptions(strip_string_quotes=True, explicit_blocks=False, with_comments=False)
-REFERENCE = re.compile(r"\b(var|local|data|google_[a-z0-9_]+|random_[a-z_]+)\.([a-z0-9_]+)(?:\.([a-z0-9_]+))?")
+REFERENCE = re.compile(
+    r"\b(var|local|data|google_[a-z0-9_]+|random_[a-z_]+)\.([a-z0-9_]+)(?:\.([a-z0-9_]+))?"
+)
 # Settings that have no business on Cloud Run, each with its reason.
 NOT_IN_THE_CLOUD = {
     "port": "Cloud Run sets PORT itself (a reserved variable)",
@@ -117,7 +119,9 @@ def _container(service: dict[str, Any]) -> dict[str, Any]:
 def test_every_variable_used_is_declared_with_a_description() -> None:
     """STYLE terraform/: variables with descriptions; every var.X declared."""
     declared = _variables()
-    used = {m.group(2) for s in _strings(CONFIG) for m in REFERENCE.finditer(s) if m.group(1) == "var"}
+    used = {
+        m.group(2) for s in _strings(CONFIG) for m in REFERENCE.finditer(s) if m.group(1) == "var"
+    }
 
     assert used <= set(declared), used - set(declared)
     assert all(body.get("description") for body in declared.values())
@@ -152,7 +156,9 @@ def _env_names(service: dict[str, Any]) -> set[str]:
         source = spec["for_each"]
         if "common_env" in source:
             names |= set(locals_["common_env"])
-            names |= set(re.findall(r"(\w+)\s*=", source.split("{", 1)[1])) if "{" in source else set()
+            names |= (
+                set(re.findall(r"(\w+)\s*=", source.split("{", 1)[1])) if "{" in source else set()
+            )
         else:
             key = re.search(r"local\.(\w+)", source)
             assert key is not None
@@ -195,12 +201,18 @@ def test_every_push_endpoint_is_a_worker_service_running_a_real_target() -> None
     """Issue 8: every push endpoint equals a worker route (a functions-framework target)."""
     services = _run_services()
     targets = _function_targets()
-    pushes = [b for t, _, b in _blocks("resource") if t == "google_pubsub_subscription" and "push_config" in b]
+    pushes = [
+        b
+        for t, _, b in _blocks("resource")
+        if t == "google_pubsub_subscription" and "push_config" in b
+    ]
 
     assert pushes
     for sub in pushes:
         push = sub["push_config"][0] if isinstance(sub["push_config"], list) else sub["push_config"]
-        match = re.fullmatch(r"\$\{google_cloud_run_v2_service\.(\w+)\.uri\}", push["push_endpoint"])
+        match = re.fullmatch(
+            r"\$\{google_cloud_run_v2_service\.(\w+)\.uri\}", push["push_endpoint"]
+        )
         assert match, push["push_endpoint"]
         args = _container(services[match.group(1)])["args"]
         target = next(a.split("=", 1)[1] for a in args if a.startswith("--target="))
@@ -230,7 +242,7 @@ def test_topic_and_queue_names_equal_the_apps() -> None:
 
 
 def test_the_committed_firestore_indexes_equal_the_adapters_declared_list() -> None:
-    """Issue 8: every query of the Firestore adapters has its index (via backends/gcp/indexes.py)."""
+    """Issue 8: every query of the Firestore adapters has its index (backends/gcp/indexes.py)."""
     committed = (TERRAFORM / "firestore_indexes.tf.json").read_text()
 
     assert committed == render_firestore_terraform(FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES), (
@@ -238,7 +250,9 @@ def test_the_committed_firestore_indexes_equal_the_adapters_declared_list() -> N
     )
 
 
-@pytest.mark.skipif(shutil.which("terraform") is None, reason="terraform ships with the machine image")
+@pytest.mark.skipif(
+    shutil.which("terraform") is None, reason="terraform ships with the machine image"
+)
 def test_terraform_fmt_is_clean(tmp_path: Path) -> None:
     cli_config = tmp_path / "terraformrc"
     cli_config.write_text("")

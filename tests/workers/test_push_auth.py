@@ -35,7 +35,7 @@ class Issuer:
         body = json.dumps({"keys": [jwk]}).encode()
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802  # http.server's naming
+            def do_GET(self) -> None:  # http.server's naming
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.end_headers()
