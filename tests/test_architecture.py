@@ -17,7 +17,15 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIRST_PARTY = ("api", "backends", "bench", "frontdoor", "gate", "renderers", "schemas", "workers")
-PURE = ("schemas", "gate", "renderers", "workers/pipeline.py", "workers/steps.py")
+PURE = (
+    "schemas",
+    "gate",
+    "renderers",
+    "workers/pipeline.py",
+    "workers/steps.py",
+    "workers/delivery_policy.py",
+    "workers/signing.py",
+)
 IO_LIBRARIES = (
     "google.cloud",
     "google.genai",
