@@ -61,6 +61,8 @@ class OperationView:
     params: tuple[FieldRow, ...]
     request_type: str
     request_fields: tuple[FieldRow, ...]
+    success_status: str
+    success_fields: tuple[FieldRow, ...]
     responses: tuple[ResponseRow, ...]
     curl: str
 
@@ -147,6 +149,7 @@ def _operation(
         schema = _resolve(entry.get("schema", {}), components)
         request_type = f"{media}: {type_text(entry.get('schema', {}))}"
         request_fields = tuple(field_rows(schema))
+    success = _success_fields(op, components)
     responses = tuple(
         ResponseRow(
             status=status,
@@ -169,9 +172,22 @@ def _operation(
         params=params,
         request_type=request_type,
         request_fields=request_fields,
+        success_status=success[0],
+        success_fields=success[1],
         responses=responses,
         curl=curl_example(path, method, op, components, base_url),
     )
+
+
+def _success_fields(
+    op: Mapping[str, Any], components: Mapping[str, Any]
+) -> tuple[str, tuple[FieldRow, ...]]:
+    """The first 2xx JSON response's status and top-level fields."""
+    for status, reply in op.get("responses", {}).items():
+        schema = reply.get("content", {}).get("application/json", {}).get("schema")
+        if status.startswith("2") and schema:
+            return status, tuple(field_rows(_resolve(schema, components)))
+    return "", ()
 
 
 def _resolve(schema: Mapping[str, Any], components: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -159,6 +159,13 @@ def _operation_markdown(op: OperationView) -> list[str]:
         for r in op.responses
     )
     out += ["Responses:", "", markdown_table(("Status", "Meaning", "Body"), rows), ""]
+    if op.success_fields:
+        out += [
+            f"Response body ({op.success_status}):",
+            "",
+            _fields(op.success_fields, "Field"),
+            "",
+        ]
     out += ["```sh", op.curl, "```", ""]
     return out
 

@@ -215,6 +215,8 @@ def test_portal_lists_every_operation_with_method_path_and_curl(
         for method, op in ops.items():
             assert f'id="op-{op["operationId"]}"' in html
             assert f"### {method.upper()} {path}" in markdown
+    assert 'aria-label="Response fields of getCompany"' in html
+    assert 'aria-label="Request fields of createPage"' in html
     assert "<script" not in html
     assert not re.search(r'(src|href)="(https?:)?//(?!testserver)', html)
     assert html.count("<pre><code>curl ") >= len(openapi["paths"])
