@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Response, current_app, g, request
 
 from api.auth import require_key
 from api.config import AppConfig
@@ -164,7 +164,7 @@ def _after_write(page: StoredPage) -> None:
         page.slug,
         page.version,
         page.status,
-        extra={"slug": page.slug},
+        extra={"slug": page.slug, "partner_id": g.principal.key_id},
     )
     _backends().cdn.purge(f"/p/{page.slug}")
 
