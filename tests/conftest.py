@@ -23,6 +23,7 @@ from tests.emulators import (
     start_storage,
     start_tasks,
 )
+from tests.served import start_served
 
 CONTENT_KEY = "test-content-key-0123456789"
 SIGNALS_KEY = "test-signals-key-0123456789"
@@ -126,3 +127,11 @@ def browser() -> Iterator[Browser]:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield launched
         launched.close()
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """The real served process (`python -m frontdoor.serve`), once for the docs and README tests."""
+    proc, env = start_served(tmp_path_factory.mktemp("served") / "data")
+    yield env
+    proc.stop()

@@ -7,13 +7,12 @@ import re
 import subprocess
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.emulators import REPO
-from tests.served import shell_commands, shell_env, start_served, statuses, with_status
+from tests.served import shell_commands, shell_env, statuses, with_status
 
 DOCS = (
     "/content-api.md",
@@ -27,13 +26,6 @@ DOCS = (
 
 # mcp.md walks an OAuth sign-in in a browser; its examples are optional.
 MUST_HAVE_EXAMPLES = frozenset(DOCS) - {"/mcp.md"}
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    proc, env = start_served(tmp_path_factory.mktemp("docs") / "data")
-    yield env
-    proc.stop()
 
 
 def fetch(url: str) -> str:

@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Iterator
 
 import pytest
 
 from tests.emulators import REPO
-from tests.served import shell_commands, shell_env, start_served, statuses, with_status
+from tests.served import shell_commands, shell_env, statuses, with_status
 
 README_BASE = "http://127.0.0.1:8080"
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    proc, env = start_served(tmp_path_factory.mktemp("readme") / "data")
-    yield env
-    proc.stop()
 
 
 def quick_tour() -> list[str]:
