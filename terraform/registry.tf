@@ -1,4 +1,5 @@
 resource "google_artifact_registry_repository" "images" {
+  #checkov:skip=CKV_GCP_84:Images hold no secrets (those live in Secret Manager); Google-managed encryption is our policy.
   repository_id = "frontdoor"
   location      = var.region
   format        = "DOCKER"

@@ -4,6 +4,7 @@
 
 resource "google_storage_bucket" "images" {
   #checkov:skip=CKV_GCP_62:Access logs of public hero images go to Cloud CDN's request logs on the load balancer instead.
+  #checkov:skip=CKV_GCP_114:Hero images are public by design (public landing pages), so public access is not prevented.
   #checkov:skip=CKV_GCP_78:Objects are content-addressed (slug + digest), so versions would only keep identical bytes.
   name                        = "${var.project_id}-frontdoor-images"
   location                    = var.region
@@ -74,6 +75,17 @@ resource "google_compute_security_policy" "edge" {
       }
     }
     description = "600 requests a minute per IP"
+  }
+
+  rule {
+    action      = "deny(403)"
+    priority    = 900
+    description = "Log4j (CVE-2021-44228) lookups"
+    match {
+      expr {
+        expression = "evaluatePreconfiguredWaf('cve-canary')"
+      }
+    }
   }
 
   rule {
