@@ -119,7 +119,11 @@ def test_partners_see_and_change_only_their_own_endpoints(
         ({}, "url", "missing"),
         ({"url": "https://hooks.partner.test", "colour": "red"}, "colour", "unknown_field"),
         ({"url": "https://hooks.partner.test", "types": ["nope"]}, "types.0", "literal_error"),
-        ({"url": "https://hooks.partner.test", "description": "x" * 201}, "description", "too_long"),
+        (
+            {"url": "https://hooks.partner.test", "description": "x" * 201},
+            "description",
+            "too_long",
+        ),
         ({"url": 42}, "url", "invalid_type"),
     ],
 )

@@ -95,9 +95,8 @@ def test_a_name_that_does_not_resolve_is_refused_at_delivery_but_accepted_on_reg
     with pytest.raises(UnsafeTargetError):
         check_target("https://nowhere.partner.test/hook", allow_loopback=False, resolve=_resolve)
 
-    assert check_target(
-        "https://nowhere.partner.test/hook", allow_loopback=False, resolve=_resolve, unresolved_ok=True
-    )
+    url = "https://nowhere.partner.test/hook"
+    assert check_target(url, allow_loopback=False, resolve=_resolve, unresolved_ok=True)
 
 
 @pytest.mark.parametrize(
