@@ -117,10 +117,14 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """Debian's chromium (installed by .ci/run with apt), one per session: Playwright's sync API
-    allows one running instance per thread, so every browser test shares this one."""
+    """Debian's chromium (installed by .ci/run with apt), one per test module.
+
+    Playwright's sync API runs an event loop in the main thread while it is open, so one
+    instance at a time, closed after each browser module: asyncio tests that follow
+    (the MCP client) need the thread's loop free.
+    """
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is absent: install Debian's chromium (apt-get install chromium)")
     with sync_playwright() as playwright:
@@ -130,7 +134,7 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture(scope="session")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+def served_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """The real served process (`python -m frontdoor.serve`), once for the docs and README tests."""
     proc, env = start_served(tmp_path_factory.mktemp("served") / "data")
     yield env

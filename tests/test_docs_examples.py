@@ -49,13 +49,13 @@ def run_curl(command: str, env: dict[str, str]) -> subprocess.CompletedProcess[s
 @pytest.mark.spec("files.docs-examples")
 @pytest.mark.parametrize("doc", DOCS)
 def test_every_curl_example_in_the_doc_runs_against_the_served_app(
-    served: dict[str, str], doc: str
+    served_process: dict[str, str], doc: str
 ) -> None:
     """DESIGN Contract decisions: docs' examples run; each curl exits 0 with a non-5xx status."""
-    base = served["PUBLIC_BASE_URL"]
+    base = served_process["PUBLIC_BASE_URL"]
     examples = [c for c in shell_commands(fetch(base + doc)) if c.startswith("curl ")]
 
-    results = {command: run_curl(command, served) for command in examples}
+    results = {command: run_curl(command, served_process) for command in examples}
 
     assert examples or doc not in MUST_HAVE_EXAMPLES, f"{doc} has no curl example"
     for command, result in results.items():
@@ -74,9 +74,9 @@ def status_of(url: str) -> int:
 
 
 @pytest.mark.spec("files.llms")
-def test_every_llms_txt_link_answers_on_the_served_process(served: dict[str, str]) -> None:
+def test_every_llms_txt_link_answers_on_the_served_process(served_process: dict[str, str]) -> None:
     """SPEC files /llms.txt: every link works, /mcp and OAuth discovery included (401 at /mcp)."""
-    base = served["PUBLIC_BASE_URL"]
+    base = served_process["PUBLIC_BASE_URL"]
     links = [
         u for u in re.findall(r"\]\((\S+?)\)", fetch(base + "/llms.txt")) if u.startswith(base)
     ]

@@ -21,16 +21,18 @@ def quick_tour() -> list[str]:
 
 
 @pytest.mark.spec("readme.quick-tour")
-def test_every_quick_tour_command_runs_against_the_served_app(served: dict[str, str]) -> None:
+def test_every_quick_tour_command_runs_against_the_served_app(
+    served_process: dict[str, str],
+) -> None:
     """README Quick tour: the commands exit 0 and every curl gets a non-5xx status."""
-    commands = [c.replace(README_BASE, served["PUBLIC_BASE_URL"]) for c in quick_tour()]
+    commands = [c.replace(README_BASE, served_process["PUBLIC_BASE_URL"]) for c in quick_tour()]
     script = "set -euo pipefail\n" + "\n".join(
         with_status(c) if c.startswith("curl ") else c for c in commands
     )
 
     result = subprocess.run(  # noqa: S603  # the README's own commands against our loopback server
         ["bash", "-c", script],  # noqa: S607  # bash from PATH, as a reader's shell
-        env=shell_env(served),
+        env=shell_env(served_process),
         cwd=REPO,
         capture_output=True,
         text=True,
