@@ -274,6 +274,9 @@ def build_openapi(
     document["components"]["securitySchemes"] = security_schemes(auth_url or base_url)
     if catalog is not None:
         _real_examples(document, catalog)
+        contact = catalog.company.urls.contact
+        key = "email" if "@" in contact and "://" not in contact else "url"
+        info["contact"] = {"name": catalog.company.name, key: contact}
     return document
 
 
