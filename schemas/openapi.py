@@ -255,7 +255,7 @@ def build_openapi(
     *, base_url: str, auth_url: str | None = None, catalog: Catalog | None = None
 ) -> dict[str, Any]:
     """The whole document for this deployment; with a catalog, slug examples are real slugs."""
-    info = {
+    info: dict[str, Any] = {
         "title": "Kestrel Growth public API"
         if catalog is None
         else f"{catalog.company.name} public API",
