@@ -33,7 +33,10 @@ from workers.signing import new_secret
 GENERATE_PATH = "/api/public/content/pages/generate"
 JOBS_PATH = "/api/public/content/jobs"
 MAX_BODY_BYTES = 256 * 1024
-_FIRST_POLL, _MAX_POLL = 0.005, 0.1
+# Check the job store after each wait: in-process queues end a wait as soon as a delivery
+# finishes; otherwise poll often while a fast writer may finish, then back off (a model call
+# takes seconds, and each poll is a read that Firestore bills).
+_FAST_POLL, _FAST_FOR, _MAX_POLL = 0.05, 2.0, 0.25
 
 
 def create_jobs_blueprint() -> Blueprint:
@@ -116,17 +119,19 @@ def _answer(job: JobRecord, *, created: bool) -> Response:
 
 def _wait_for(job: JobRecord, *, seconds: float) -> JobRecord:
     """The job once finished, or as it stands when `seconds` have passed."""
-    jobs = _backends().jobs
-    deadline = time.monotonic() + seconds
-    pause = _FIRST_POLL
+    backends = _backends()
+    started = time.monotonic()
+    deadline = started + seconds
+    pause = _FAST_POLL
     while time.monotonic() < deadline:
-        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
-        found = jobs.get_job(job.id)
+        backends.job_queue.wait(min(pause, max(0.0, deadline - time.monotonic())))
+        found = backends.jobs.get_job(job.id)
         if found is not None:
             job = found
         if job.finished:
             break
-        pause = min(pause * 1.5, _MAX_POLL)
+        if time.monotonic() - started > _FAST_FOR:
+            pause = min(pause * 1.5, _MAX_POLL)
     return job
 
 

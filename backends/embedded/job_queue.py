@@ -21,12 +21,22 @@ class InProcessJobQueue:
         self._lock = threading.Lock()
         self._queue: InProcessQueue[str] | None = None
         self._early: list[str] = []
+        self._progress = threading.Condition()
+        self._handled = 0
 
     def start(self, handler: Callable[[str], None]) -> None:
         """Start the worker threads; `handler` raises to have the job delivered again."""
+        def handle(job_id: str) -> None:
+            try:
+                handler(job_id)
+            finally:
+                with self._progress:
+                    self._handled += 1
+                    self._progress.notify_all()
+
         with self._lock:
             self._queue = InProcessQueue(
-                handler,
+                handle,
                 threads=self._threads,
                 name="generation",
                 max_attempts=self._max_attempts,
@@ -41,6 +51,12 @@ class InProcessJobQueue:
                 self._early.append(job_id)
                 return
         self._queue.publish(job_id)
+
+    def wait(self, seconds: float) -> None:
+        """Block up to `seconds`, waking early when a worker thread finishes a delivery."""
+        with self._progress:
+            seen = self._handled
+            self._progress.wait_for(lambda: self._handled != seen, timeout=seconds)
 
     def drain(self, timeout: float = 10.0) -> bool:
         """Wait until every published job has been handled (tests, shutdown)."""

@@ -130,7 +130,7 @@ class _Page:
         offer = self.safe_sentences(brief.offer)
         goal = self.safe(brief.goal, 200)
         lead = offer[0] if offer else goal or self.company.tagline
-        sub = clip(f"For {brief.icp}: {lead}", 220)
+        sub = clip(f"For {_lower_first(brief.icp)}: {lead}", 220)
         hero: dict[str, Any] = {
             "type": "hero",
             "eyebrow": clip(self.company.name + " \u00b7 " + brief.icp, 120),
@@ -211,7 +211,8 @@ class _Page:
                 continue
             numbers = sorted(numbers_in(fact), key=lambda n: ("%" not in n, -len(n)))
             if numbers and len(numbers[0]) <= 24:
-                items.append({"value": numbers[0], "label": clip(fact, 80)})
+                label = fact if len(fact) <= 80 else clip(fact, 79) + "\u2026"
+                items.append({"value": numbers[0], "label": label})
         return {"type": "stats", "items": items[:4]} if items else None
 
     def quote(self) -> dict[str, Any] | None:
@@ -271,7 +272,8 @@ class _Page:
 
 def _lower_first(text: str) -> str:
     """`text` with a lower-case first letter, unless it starts an acronym (RevOps, SaaS, B2B)."""
-    if len(text) > 1 and text[0].isupper() and text[1].islower():
+    first = text.split(" ", 1)[0]
+    if len(first) > 1 and first[0].isupper() and first[1:].islower():
         return text[0].lower() + text[1:]
     return text
 
