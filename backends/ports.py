@@ -230,6 +230,9 @@ class JobQueue(Protocol):
     def publish_job(self, job_id: str) -> None:
         """Enqueue one job. Raises: UnavailableError."""
 
+    def wait(self, seconds: float) -> None:
+        """Block up to `seconds`; in-process queues return early when a delivery finishes."""
+
 
 @dataclass(frozen=True)
 class Blob:
