@@ -15,6 +15,7 @@ from typing import Any
 
 from schemas.catalog import Catalog
 from schemas.errors import NotFoundBody
+from schemas.openapi_examples import add_real_examples
 from schemas.openapi_placeholders import (
     AuthServerMetadataDoc,
     JsonRpcDoc,
@@ -273,7 +274,7 @@ def build_openapi(
     document["servers"] = [{"url": base_url, "description": "This deployment"}]
     document["components"]["securitySchemes"] = security_schemes(auth_url or base_url)
     if catalog is not None:
-        _real_examples(document, catalog)
+        add_real_examples(document, catalog)
         contact = catalog.company.urls.contact
         key = "email" if "@" in contact and "://" not in contact else "url"
         info["contact"] = {"name": catalog.company.name, key: contact}
@@ -285,14 +286,3 @@ def _skeleton() -> str:
     """The document without deployment values, as JSON: schema generation runs once."""
     document = assemble_document(OPERATIONS, info={}, servers=[], tags=TAGS, security_schemes={})
     return json.dumps(document)
-
-
-def _real_examples(document: dict[str, Any], catalog: Catalog) -> None:
-    examples = {
-        f"{V1}/research/{{slug}}": catalog.experiments[0].slug if catalog.experiments else None,
-        f"{V1}/careers/{{slug}}": catalog.roles[0].slug if catalog.roles else None,
-    }
-    for path, slug in examples.items():
-        for param in document["paths"][path]["get"]["parameters"]:
-            if param["name"] == "slug" and slug:
-                param["example"] = slug
