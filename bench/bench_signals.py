@@ -78,22 +78,26 @@ def bulk_load(path: Path, count: int, *, start: datetime) -> None:
     conn.close()
 
 
-def poll_latency(store: SignalStore, *, count: int, start: datetime, rng: random.Random) -> float:
-    """Median seconds of one forward poll (limit 100) from a random cursor."""
+def poll_latencies(
+    stores: dict[int, SignalStore], *, start: datetime, rng: random.Random
+) -> dict[int, float]:
+    """Median seconds of one forward poll (limit 100) from a random cursor, per store size.
+
+    The sizes take turns poll by poll, so a busy machine slows both alike.
+    """
     base = to_us(start)
-    cursors = [
-        Position(recorded_at=from_us(base + i * 1000), event_id=f"bench:{i}")
-        for i in (rng.randrange(0, count - 150) for _ in range(POLLS + 30))
-    ]
-    times = []
-    for n, cursor in enumerate(cursors):
-        began = time.perf_counter()
-        page = store.read_stream(StreamQuery(after=cursor, forward=True, limit=100))
-        elapsed = time.perf_counter() - began
-        assert len(page.events) == 100 and page.has_more  # noqa: PT018  # bench sanity
-        if n >= 30:  # the first ones warm the page cache
-            times.append(elapsed)
-    return statistics.median(times)
+    times: dict[int, list[float]] = {count: [] for count in stores}
+    for n in range(POLLS + 30):
+        for count, store in stores.items():
+            i = rng.randrange(0, count - 150)
+            cursor = Position(recorded_at=from_us(base + i * 1000), event_id=f"bench:{i}")
+            began = time.perf_counter()
+            page = store.read_stream(StreamQuery(after=cursor, forward=True, limit=100))
+            elapsed = time.perf_counter() - began
+            assert len(page.events) == 100 and page.has_more  # noqa: PT018  # bench sanity
+            if n >= 30:  # the first ones warm the page cache
+                times[count].append(elapsed)
+    return {count: statistics.median(found) for count, found in times.items()}
 
 
 def make_events(count: int, *, prefix: str, people: int = 10_000) -> list[NewEvent]:
@@ -123,22 +127,26 @@ def timed(work: Callable[[], None]) -> float:
 
 
 def ingest_rates(folder: Path, *, people: int) -> dict[str, float]:
-    """Events/s through the store and through raw batch inserts of the same rows."""
+    """Events/s through the store and through raw batch inserts of the same rows.
+
+    The two take turns batch by batch, so a busy machine slows both alike.
+    """
     events = make_events(INGEST_EVENTS, prefix="i", people=people)
-    batches = [events[i : i + BATCH] for i in range(0, len(events), BATCH)]
     store = SqliteSignalStore(SqliteDatabase(folder / f"ingest-{people}.sqlite3"))
-    store_seconds = timed(lambda: [store.store_events(batch) for batch in batches])
-    stored = [Event(**e.model_dump(), recorded_at=e.occurred_at) for e in events]
-    rows = [event_row(e, to_us(e.recorded_at) + i) for i, e in enumerate(stored)]
     raw = SqliteDatabase(folder / f"raw-{people}.sqlite3")
     raw.ensure_schema("signal_events", DDL)
+    stored = [Event(**e.model_dump(), recorded_at=e.occurred_at) for e in events]
+    rows = [event_row(e, to_us(e.recorded_at) + i) for i, e in enumerate(stored)]
+    store_seconds = raw_seconds = 0.0
+    for first in range(0, len(events), BATCH):
+        batch, batch_rows = events[first : first + BATCH], rows[first : first + BATCH]
+        store_seconds += timed(lambda: store.store_events(batch))  # noqa: B023  # called at once
 
-    def insert_raw() -> None:
-        for first in range(0, len(rows), BATCH):
+        def insert_raw() -> None:
             with raw.transaction() as conn:
-                conn.executemany(INSERT_EVENT, rows[first : first + BATCH])
+                conn.executemany(INSERT_EVENT, batch_rows)  # noqa: B023  # called at once
 
-    raw_seconds = timed(insert_raw)
+        raw_seconds += timed(insert_raw)
     return {"store": INGEST_EVENTS / store_seconds, "raw_insert": INGEST_EVENTS / raw_seconds}
 
 
@@ -179,13 +187,13 @@ def main() -> dict[str, Any]:
     start = datetime(2026, 1, 1, tzinfo=UTC)
     with tempfile.TemporaryDirectory(prefix="bench-signals-") as tmp:
         folder = Path(tmp)
-        latency: dict[int, float] = {}
+        stores: dict[int, SignalStore] = {}
         for count in (SMALL, LARGE):
             path = folder / f"poll-{count}.sqlite3"
             load_seconds = timed(lambda: bulk_load(path, count, start=start))  # noqa: B023  # called at once
             print(f"loaded {count} events in {load_seconds:.1f} s", flush=True)
-            store = SqliteSignalStore(SqliteDatabase(path))
-            latency[count] = poll_latency(store, count=count, start=start, rng=rng)
+            stores[count] = SqliteSignalStore(SqliteDatabase(path))
+        latency = poll_latencies(stores, start=start, rng=rng)
         rates = ingest_rates(folder, people=10_000)
         clustered = ingest_rates(folder, people=200)
     result: dict[str, Any] = {
