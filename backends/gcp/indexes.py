@@ -63,6 +63,21 @@ FIRESTORE_INDEXES: list[CompositeIndex] = [
         (("person.email", "ASCENDING"), ("recorded_at", "DESCENDING"), ("id", "DESCENDING")),
     ),
     CompositeIndex("signal_accounts", (("stage", "ASCENDING"), ("last_recorded_at", "DESCENDING"))),
+    # webhook deliveries of one endpoint, newest first, optionally by status
+    # (backends/gcp/webhooks.py)
+    CompositeIndex(
+        "webhook_deliveries",
+        (("endpoint_id", "ASCENDING"), ("created_at", "DESCENDING"), ("delivery_id", "DESCENDING")),
+    ),
+    CompositeIndex(
+        "webhook_deliveries",
+        (
+            ("endpoint_id", "ASCENDING"),
+            ("status", "ASCENDING"),
+            ("created_at", "DESCENDING"),
+            ("delivery_id", "DESCENDING"),
+        ),
+    ),
 ]
 
 FIRESTORE_TTL_POLICIES: list[TtlPolicy] = [

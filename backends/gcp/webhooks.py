@@ -24,22 +24,7 @@ from backends.ports import (
     WebhookSecret,
 )
 
-# The composite indexes these queries need in production (the emulator never asks for them).
-FIRESTORE_INDEXES: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
-    (
-        "webhook_deliveries",
-        (("endpoint_id", "ASCENDING"), ("created_at", "DESCENDING"), ("delivery_id", "DESCENDING")),
-    ),
-    (
-        "webhook_deliveries",
-        (
-            ("endpoint_id", "ASCENDING"),
-            ("status", "ASCENDING"),
-            ("created_at", "DESCENDING"),
-            ("delivery_id", "DESCENDING"),
-        ),
-    ),
-)
+# Their composite indexes are declared in backends/gcp/indexes.py (Terraform is generated from it).
 
 
 class FirestoreWebhookStore:
