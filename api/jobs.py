@@ -95,6 +95,7 @@ def _answer(job: JobRecord, *, created: bool) -> Response:
         if page is not None:
             response = _json({"ok": True, "page": page, "job": view}, 201)
             response.headers["Location"] = f"/api/public/content/pages/{job.page_slug}"
+            response.headers["ETag"] = f'"v{page["version"]}"'  # as api.page_changes.etag
             return response
     if job.status == "failed" and job.error is not None:
         extra: dict[str, Any] = {"job": view}

@@ -20,7 +20,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from schemas.content import SLUG_PATTERN
+from schemas.content import SLUG_PATTERN, PageRecord
 from schemas.errors import Issue
 
 __all__ = [
@@ -192,6 +192,10 @@ class JobView(BaseModel):
     updated_at: datetime
     finished_at: datetime | None
     url: str = Field(description="Where to poll this job")
+    callback_secret: str | None = Field(
+        default=None,
+        description="`whsec_` secret that signs this job's callback; in the POST answer only",
+    )
 
     @classmethod
     def of(cls, job: JobRecord, *, url: str) -> JobView:
@@ -225,12 +229,12 @@ class JobBody(BaseModel):
 
     ok: bool = True
     job: JobView
-    page: dict[str, Any] | None = None
+    page: PageRecord | None = None
 
 
 class GeneratedPage(BaseModel):
     """201: the page authored, gated and stored, and the job that made it."""
 
     ok: bool = True
-    page: dict[str, Any]
+    page: PageRecord
     job: JobView
