@@ -83,7 +83,8 @@ def main() -> dict[str, Any]:
 
             direct(f"warm-{uuid.uuid4().hex[:6]}")
             over_http(f"warm-{uuid.uuid4().hex[:6]}")
-            direct_times, http_times = [], []
+            direct_times: list[float] = []
+            http_times: list[float] = []
             for index in range(ROUNDS):
                 pair = [("d", direct), ("h", over_http)]
                 for kind, run in pair if index % 2 == 0 else reversed(pair):

@@ -26,6 +26,7 @@ class InProcessJobQueue:
 
     def start(self, handler: Callable[[str], None]) -> None:
         """Start the worker threads; `handler` raises to have the job delivered again."""
+
         def handle(job_id: str) -> None:
             try:
                 handler(job_id)

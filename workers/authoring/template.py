@@ -169,7 +169,7 @@ class _Page:
             return {"type": "leadform", "title": title or self.cta_label(), "sub": self.tone[1]}
         if kind == "cta":
             return self.cta(title)
-        return self.richtext(title or label or self.brief.topic)
+        return self.richtext(title or self.safe(self.brief.topic, 80) or "Why now")
 
     def features(self, title: str | None) -> dict[str, Any] | None:
         words = set(
@@ -263,7 +263,8 @@ class _Page:
             "type": "cta",
             "title": title
             or lead
-            or clip(f"Talk to a strategist about {_lower_first(self.brief.topic)}", 120),
+            or self.safe(f"Talk to a strategist about {_lower_first(self.brief.topic)}", 120)
+            or "Talk to a strategist",
             "sub": self.tone[1],
             "ctaLabel": self.cta_label(),
             "ctaHref": self.cta_href(),
