@@ -109,7 +109,11 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _refuse_loopback_webhooks_in_the_cloud(self) -> Settings:
-        if self.webhook_allow_loopback and self.backend == "gcp" and not self.cloud_tasks_emulator_host:
+        if (
+            self.webhook_allow_loopback
+            and self.backend == "gcp"
+            and not self.cloud_tasks_emulator_host
+        ):
             raise ValueError("WEBHOOK_ALLOW_LOOPBACK is for embedded and emulated runs only")
         return self
 
