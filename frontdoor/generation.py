@@ -121,6 +121,7 @@ def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
         gate=gate,
         ruleset=ruleset(brand),
         clock=backends.clock,
+        cdn=backends.cdn,
         notify=callback_notifier(
             tasks=backends.tasks, base_url=settings.base_url, clock=backends.clock
         ),

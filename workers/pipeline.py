@@ -14,7 +14,15 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from api.page_changes import replaced, stored_input
-from backends.ports import Blob, BlobStore, ConflictError, JobStore, PageStore, StoredPage
+from backends.ports import (
+    Blob,
+    BlobStore,
+    Cdn,
+    ConflictError,
+    JobStore,
+    PageStore,
+    StoredPage,
+)
 from schemas.catalog import Brand
 from schemas.content import SitePageInput
 from schemas.errors import Issue
@@ -47,6 +55,7 @@ class GenerationPorts:
     ruleset: str
     clock: Callable[[], datetime]
     notify: Notify | None = None
+    cdn: Cdn | None = None
 
 
 def run_generation(
@@ -163,6 +172,8 @@ def _ensure_stored(job: JobRecord, *, ports: GenerationPorts, worker: str) -> Jo
     else:
         raise ConflictError(job.brief.slug)
     logger.info("job %s stored page %s", job.id, job.brief.slug, extra={"job_id": job.id})
+    if ports.cdn is not None:  # a page of this slug may have been cached while published
+        ports.cdn.purge(f"/p/{job.brief.slug}")
     return _update(ports, job.id, steps.record_stored, worker=worker)
 
 
