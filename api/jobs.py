@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from api.auth import require_key
 from api.config import AppConfig
-from api.errors import ApiError, invalid_payload
+from api.errors import ApiError, invalid_payload, problem_response
 from api.idempotency import run_idempotent
 from api.keys import Principal
 from api.page_changes import page_record
@@ -47,7 +47,8 @@ def create_jobs_blueprint() -> Blueprint:
     def generate() -> Response:
         principal = require_key("content")
         payload = _json_body()
-        return run_idempotent(principal, payload, lambda: _generate(principal, payload))
+        response = run_idempotent(principal, payload, lambda: _generate(principal, payload))
+        return _refresh_replayed_202(response)
 
     @bp.get(f"{JOBS_PATH}/<job_id>")
     def get_job(job_id: str) -> Response:
@@ -59,6 +60,26 @@ def create_jobs_blueprint() -> Blueprint:
         return _json({"ok": True, "job": _view(job), "page": page}, 200)
 
     return bp
+
+
+def _refresh_replayed_202(response: Response) -> Response:
+    """A repeat of a request first answered 202 answers with the job as it is now.
+
+    The same job either way (the key never starts a second one), but once it has finished the
+    repeat carries the page (201) or the failure, not the stale `queued`.
+    """
+    if response.status_code != 202 or response.headers.get("Idempotent-Replayed") != "true":
+        return response
+    body = json.loads(response.get_data())
+    job = _backends().jobs.get_job(str(body.get("job", {}).get("id", "")))
+    if job is None or not job.finished:
+        return response
+    try:
+        fresh = _answer(job, created=False)
+    except ApiError as err:
+        fresh = problem_response(err)
+    fresh.headers["Idempotent-Replayed"] = "true"
+    return fresh
 
 
 def _generate(principal: Principal, payload: object) -> Response:

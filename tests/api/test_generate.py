@@ -230,6 +230,26 @@ def test_the_same_idempotency_key_returns_the_same_job_and_page_with_one_writer_
 
 
 @pytest.mark.spec("content.generate")
+def test_a_key_first_answered_202_later_returns_the_same_job_with_its_page(
+    client: FlaskClient,
+) -> None:
+    """DESIGN Idempotency-Key: the repeat names the same job and, once done, its page."""
+    headers = {**KEY, "Idempotency-Key": "async-7", "Prefer": "respond-async"}
+    first = client.post(GENERATE, json=brief(), headers=headers)
+    location = first.headers["Location"]
+    wait_until(lambda: client.get(location, headers=KEY).get_json()["job"]["status"] == "succeeded")
+
+    again = client.post(GENERATE, json=brief(), headers=headers)
+
+    assert first.status_code == 202
+    assert again.status_code == 201
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.get_json()["job"]["id"] == first.get_json()["job"]["id"]
+    assert again.get_json()["page"]["slug"] == "revops-audit"
+    assert again.get_json()["job"]["writer_calls"] == 1
+
+
+@pytest.mark.spec("content.generate")
 def test_a_writer_that_fails_the_gate_twice_answers_422_with_the_issues(
     wired: FlaskClient, wire: WireServer
 ) -> None:
