@@ -13,10 +13,11 @@ from collections.abc import Callable, Iterable
 
 from flask import Blueprint, Response
 
-from api.errors import TITLES
+from api.errors import TITLES, ApiError
 from api.http_cache import CachedBody, cached_response
 from renderers.api_reference import build_reference
 from renderers.developers import render_manifest, render_portal_html, render_portal_markdown
+from renderers.error_pages import render_error_page
 from renderers.sitemap import SitemapEntry, render_image_sitemap, render_sitemap
 from renderers.text_files import (
     DOC_FILES,
@@ -62,6 +63,15 @@ def create_files_blueprint(
     bp = Blueprint("files", __name__)
     for path, body in render_files(catalog, base_url, auth_url=auth_url).items():
         bp.add_url_rule(path, _endpoint(path), _static_view(body))
+    error_pages = render_error_pages(base_url)
+
+    @bp.get("/errors/<code>")
+    def get_error_page(code: str) -> Response:
+        body = error_pages.get(code)
+        if body is None:
+            raise ApiError(404, "not_found", f"No error code {code}")
+        return cached_response(body)
+
     fixed = [SitemapEntry(loc=base_url + path) for path in SITEMAP_PATHS]
 
     def entries() -> list[SitemapEntry]:
@@ -129,6 +139,20 @@ def render_files(catalog: Catalog, base_url: str, *, auth_url: str | None) -> di
     }
     bodies = {path: CachedBody.of(text.encode(), media) for path, (text, media) in texts.items()}
     return {"/openapi.json": openapi_json, "/api/openapi.json": openapi_json, **bodies}
+
+
+def render_error_pages(base_url: str) -> dict[str, CachedBody]:
+    """The page each problem body's `type` names, for every code the service answers."""
+    statuses = {code.strip("`"): status for status, code, _ in error_rows(ERROR_MEANINGS, TITLES)}
+    return {
+        code: CachedBody.of(
+            render_error_page(
+                code, status=statuses.get(code, "Error"), title=title, base_url=base_url
+            ).encode(),
+            "text/html",
+        )
+        for code, title in TITLES.items()
+    }
 
 
 def _endpoint(path: str) -> str:

@@ -56,6 +56,7 @@ TAGS: tuple[dict[str, str], ...] = (
     {"name": "Tools", "description": "MCP tool server and its OAuth 2.1 discovery."},
     {"name": "Pages", "description": "Published landing pages as HTML."},
     {"name": "Files", "description": "Machine-readable files; no key, open CORS, cacheable."},
+    {"name": "Errors", "description": "A page per error code, named by each problem's `type`."},
 )
 
 
@@ -213,6 +214,24 @@ FILE_OPERATIONS: tuple[Operation, ...] = (
     _file("getDeveloperPortalMd", "/developers.md", "Developer portal as Markdown", MARKDOWN),
 )
 
+ERROR_PAGE = Operation(
+    "get",
+    "/errors/{code}",
+    "getErrorPage",
+    "Errors",
+    "The page a problem body's `type` names: what the code means and what to do",
+    "none",
+    (
+        Reply(200, "OK", media_type="text/html", schema={"type": "string"}, headers=ETAG),
+        NOT_MODIFIED,
+    ),
+    params=(
+        Param("code", "path", "An error code", example="invalid_payload"),
+        IF_NONE_MATCH,
+    ),
+    errors=(404,),
+)
+
 OPERATIONS: tuple[Operation, ...] = (
     *PUBLIC_OPERATIONS,
     *CONTENT_OPERATIONS,
@@ -220,6 +239,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *WEBHOOK_OPERATIONS,
     *TOOL_OPERATIONS,
     *FILE_OPERATIONS,
+    ERROR_PAGE,
 )
 
 

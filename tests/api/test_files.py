@@ -302,3 +302,17 @@ def test_openapi_oauth_flow_points_at_the_external_issuer_when_one_is_set(
     flow = document["components"]["securitySchemes"]["oauth2"]["flows"]["authorizationCode"]
     assert flow["authorizationUrl"] == "https://idp.example/authorize"
     assert flow["tokenUrl"] == "https://idp.example/token"
+
+
+@pytest.mark.spec("errors")
+def test_each_problem_type_names_a_page_that_explains_the_code(client: FlaskClient) -> None:
+    """DESIGN Contract decisions: `type` is `{base}/errors/{CODE}`, a page that explains it."""
+    problem = client.get("/api/public/content/pages").get_json()
+
+    page = client.get(problem["type"].removeprefix(BASE))
+
+    assert problem["type"] == f"{BASE}/errors/unauthorized"
+    assert page.status_code == 200
+    assert page.mimetype == "text/html"
+    assert "<code>unauthorized</code>" in page.get_data(as_text=True)
+    assert client.get("/errors/no_such_code").status_code == 404

@@ -25,7 +25,7 @@ from frontdoor.wiring import app_config, build_backends
 if TYPE_CHECKING:
     from schemathesis.specs.openapi.schemas import OpenApiCase
 
-TAGS = ["Public", "Files"]
+TAGS = ["Public", "Files", "Errors"]
 CONTENT_KEY = "schemathesis-content-key-0123"
 SIGNALS_KEY = "schemathesis-signals-key-0123"
 EXAMPLES = 6
