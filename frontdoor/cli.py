@@ -17,6 +17,7 @@ from backends.bundle import Backends
 from backends.content_files import load_catalog
 from backends.gcp.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
 from backends.ports import SCOPES, NotFoundError, Scope
+from frontdoor.cli_pages import pages
 from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
@@ -139,6 +140,9 @@ def terraform_indexes(output: Path) -> None:
         render_firestore_terraform(FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES), encoding="utf-8"
     )
     click.echo(f"wrote {len(FIRESTORE_INDEXES)} indexes to {output}")
+
+
+cli.add_command(pages)  # `pages generate BRIEF.json` (issue 5)
 
 
 def main() -> None:

@@ -1,0 +1,101 @@
+"""`frontdoor pages generate BRIEF.json`: a brief in, progress on the terminal, the page out.
+
+It records and publishes a job exactly as POST generate does, on the configured backends
+(embedded: this process's worker threads run it; gcp: the Pub/Sub workers do), then follows
+the job record step by step until it finishes.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+
+import click
+from pydantic import ValidationError
+
+from backends.bundle import Backends
+from frontdoor.logs import configure_logging
+from frontdoor.settings import Settings
+from frontdoor.wiring import build_backends
+from schemas.errors import issues_from_errors
+from schemas.jobs import GenerationBrief, JobRecord
+
+
+@click.group()
+def pages() -> None:
+    """Landing pages: write one from a brief."""
+
+
+@pages.command("generate")
+@click.argument("brief_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--timeout", default=300.0, show_default=True, help="Seconds to follow the job")
+@click.pass_context
+def generate(ctx: click.Context, brief_file: Path, timeout: float) -> None:
+    """Generate a page from BRIEF_FILE (a generation brief as JSON) and show its progress."""
+    settings = Settings()
+    try:
+        brief = GenerationBrief.model_validate_json(
+            brief_file.read_bytes(),
+            context={"allow_loopback_http": settings.backend == "embedded"},
+        )
+    except ValidationError as err:
+        for issue in issues_from_errors(err.errors()):
+            click.echo(f"{issue.field or '(brief)'}: {issue.code}: {issue.message}", err=True)
+        ctx.exit(2)
+    backends = _backends(ctx, settings)
+    now = backends.clock()
+    job = JobRecord(id=uuid.uuid4().hex, partner="cli", brief=brief, created_at=now, updated_at=now)
+    backends.jobs.create_job(job)
+    backends.job_queue.publish_job(job.id)
+    click.echo(f"job {job.id} queued for {brief.slug}")
+    job = _follow(backends, job, timeout=timeout)
+    if job.status == "succeeded":
+        state = "published" if brief.publish else "draft"
+        click.echo(f"succeeded: {settings.base_url}/p/{brief.slug} ({state})")
+        return
+    if job.status == "failed" and job.error is not None:
+        click.echo(f"failed: {job.error.code}: {job.error.message}", err=True)
+        for issue in job.issues:
+            click.echo(f"  {issue.field or '(page)'}: {issue.code}: {issue.message}", err=True)
+        ctx.exit(1)
+    click.echo(f"still {job.status} after {timeout:.0f} s; the job goes on", err=True)
+    ctx.exit(3)
+
+
+def _follow(backends: Backends, job: JobRecord, *, timeout: float) -> JobRecord:
+    """Print each step the job record shows, until it finishes or `timeout` passes."""
+    seen: set[str] = set()
+    deadline = time.monotonic() + timeout
+    while not job.finished and time.monotonic() < deadline:
+        backends.job_queue.wait(0.25)
+        job = backends.jobs.get_job(job.id) or job
+        for line in _progress(job):
+            if line not in seen:
+                seen.add(line)
+                click.echo(f"  {line}")
+    return job
+
+
+def _progress(job: JobRecord) -> list[str]:
+    lines = ["running"] if job.status != "queued" else []
+    lines += [f"writer call {n}" for n in range(1, job.writer_calls + 1)]
+    for index, draft in enumerate(job.drafts, start=1):
+        if draft.issues is not None:
+            verdict = "passed" if draft.passed else f"failed ({len(draft.issues)} issues)"
+            lines.append(f"draft {index}: gate {verdict}")
+    if job.hero_image_url:
+        lines.append(f"hero image {job.hero_image_url}")
+    if job.page_stored:
+        lines.append("page stored")
+    return lines
+
+
+def _backends(ctx: click.Context, settings: Settings) -> Backends:
+    ctx.ensure_object(dict)
+    if "backends" not in ctx.obj:
+        configure_logging(level="WARNING", project=settings.google_cloud_project)
+        ctx.obj["backends"] = build_backends(settings)
+        ctx.call_on_close(ctx.obj["backends"].close)
+    backends: Backends = ctx.obj["backends"]
+    return backends
