@@ -119,7 +119,8 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _require_push_auth_in_the_cloud(self) -> Settings:
-        if self.backend == "gcp" and not self.pubsub_emulator_host and not self.push_oidc_audience:
+        cloud = self.backend == "gcp" and self.google_cloud_project  # no project: refused below
+        if cloud and not self.pubsub_emulator_host and not self.push_oidc_audience:
             raise ValueError(
                 "BACKEND=gcp needs PUSH_OIDC_AUDIENCE (off only with PUBSUB_EMULATOR_HOST)"
             )
