@@ -7,20 +7,19 @@ the package's own templates, no clock.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal
+from typing import Literal
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from renderers.assets import SiteAssets, build_site_assets
+from renderers.page_head import content_security_policy, document_title, page_json_ld
 from renderers.richtext import render_markdown
+from renderers.safe_urls import absolute_url, image_src, is_https, safe_href
 from schemas.catalog import Catalog, Customer
 from schemas.content import PageBlock, SitePageInput
 from schemas.public import Company
@@ -33,10 +32,8 @@ __all__ = [
     "RenderedPage",
     "Site",
     "build_site",
-    "content_security_policy",
     "render_not_found",
     "render_page",
-    "safe_href",
 ]
 
 COLLECT_PATH = "/api/public/v1/collect"
@@ -46,9 +43,6 @@ HONEYPOT_FIELD = "website"
 FORM_ANCHOR = "leadform"
 FormState = Literal["open", "submitted", "invalid_email"]
 FORM_STATES: tuple[FormState, ...] = ("open", "submitted", "invalid_email")
-_SAFE_PATH = re.compile(r"^/(?!/)[^\s\\<>\"'`]*$")
-_SAFE_HTTPS = re.compile(r"^https://[^\s/\\<>\"'`@]+(?:/[^\s\\<>\"'`]*)?$", re.IGNORECASE)
-_SAFE_FRAGMENT = re.compile(r"^#[A-Za-z][\w-]*$")
 
 
 @dataclass(frozen=True)
@@ -120,11 +114,11 @@ def render_page(
 ) -> RenderedPage:
     """The page's HTML; `preview` adds noindex and a draft banner; `form_state`, the form's."""
     canonical = f"{site.base_url}/p/{page.slug}"
-    image = _absolute(
-        _image_src(page.og_image_url, site)
+    image = absolute_url(
+        image_src(page.og_image_url, base_url=site.base_url)
         or _first_hero_image(page)
-        or _image_src(hero_image_url, site),
-        site,
+        or image_src(hero_image_url, base_url=site.base_url),
+        base_url=site.base_url,
     )
     fallback_cta = (
         Link(href="#" + FORM_ANCHOR, label="Talk to a strategist")
@@ -135,9 +129,10 @@ def render_page(
         href=safe_href(page.cta_href) or fallback_cta.href,
         label=page.cta_label or fallback_cta.label,
     )
-    json_ld = page_json_ld(page, site=site, canonical=canonical, image=image)
+    logo = site.base_url + site.assets.favicon.href
+    json_ld = page_json_ld(page, company=site.company, canonical=canonical, image=image, logo=logo)
     head = {
-        "title": _document_title(page.title, site.company.name),
+        "title": document_title(page.title, site.company.name),
         "og_title": page.title,
         "description": page.description,
         "noindex": page.noindex or preview,
@@ -171,7 +166,7 @@ def render_page(
 def render_not_found(*, site: Site) -> RenderedPage:
     """The on-brand 404 page for /p/... paths that serve nothing."""
     head = {
-        "title": _document_title("Page not found", site.company.name),
+        "title": document_title("Page not found", site.company.name),
         "og_title": "Page not found",
         "description": None,
         "noindex": True,
@@ -189,75 +184,6 @@ def render_not_found(*, site: Site) -> RenderedPage:
     return RenderedPage(html=html, content_security_policy=content_security_policy(None))
 
 
-def content_security_policy(json_ld: str | None) -> str:
-    """A strict policy: no script may run; the JSON-LD data block is allowed by its hash."""
-    script = "'none'"
-    if json_ld is not None:
-        digest = base64.b64encode(hashlib.sha256(json_ld.encode()).digest()).decode()
-        script = f"'sha256-{digest}'"
-    return (
-        "default-src 'none'; "
-        f"script-src {script}; "
-        "style-src 'self'; "
-        "img-src 'self' https: data:; "
-        # Same-origin fetches only (crawlers' tools read /robots.txt from the page's context).
-        "connect-src 'self'; "
-        "form-action 'self'; "
-        "base-uri 'none'; "
-        "frame-ancestors 'none'"
-    )
-
-
-def safe_href(value: str | None) -> str | None:
-    """The link if it is a site path, an in-page anchor or an absolute https URL; else None."""
-    if not value:
-        return None
-    if _SAFE_PATH.match(value) or _SAFE_HTTPS.match(value) or _SAFE_FRAGMENT.match(value):
-        return value
-    return None
-
-
-def page_json_ld(page: SitePageInput, *, site: Site, canonical: str, image: str | None) -> str:
-    """WebPage + Organization as JSON-LD, escaped so no text can close the <script> element."""
-    company = site.company
-    website = str(company.urls.website).rstrip("/")
-    organization: dict[str, Any] = {
-        "@type": "Organization",
-        "@id": f"{website}/#organization",
-        "name": company.name,
-        "legalName": company.legal_name,
-        "url": website,
-        "description": company.tagline,
-        "foundingDate": str(company.founded),
-        "email": company.urls.contact,
-        "logo": site.base_url + site.assets.favicon.href,
-    }
-    webpage: dict[str, Any] = {
-        "@type": "WebPage",
-        "@id": canonical,
-        "url": canonical,
-        "name": page.title,
-        "inLanguage": "en",
-        "publisher": {"@id": organization["@id"]},
-    }
-    if page.description:
-        webpage["description"] = page.description
-    if image:
-        webpage["primaryImageOfPage"] = {"@type": "ImageObject", "url": image}
-    text = json.dumps(
-        {"@context": "https://schema.org", "@graph": [webpage, organization]}, ensure_ascii=False
-    )
-    for char, escape in (
-        ("<", "\\u003c"),
-        (">", "\\u003e"),
-        ("&", "\\u0026"),
-        ("\u2028", "\\u2028"),
-        ("\u2029", "\\u2029"),
-    ):
-        text = text.replace(char, escape)
-    return text
-
-
 def _view(
     block: PageBlock,
     n: int,
@@ -269,8 +195,8 @@ def _view(
 ) -> BlockView:
     anchor = f"b{n}"
     if block.type == "hero":
-        own = _image_src(block.imageUrl, site)
-        image = own or _image_src(hero_image_url, site)
+        own = image_src(block.imageUrl, base_url=site.base_url)
+        image = own or image_src(hero_image_url, base_url=site.base_url)
         # A generated hero visual is decorative; a partner's image carries the alt they gave.
         alt = (block.imageAlt or "") if own else ""
         return BlockView(
@@ -303,6 +229,8 @@ def _view(
             form_anchor=FORM_ANCHOR if first == n else f"{FORM_ANCHOR}-{n}",
             submit_label=page.cta_label or "Send request",
         )
+    if block.type == "quote":
+        return BlockView(block=block, anchor=anchor, logos=_quote_logo(block.company, site, anchor))
     return BlockView(block=block, anchor=anchor)
 
 
@@ -311,46 +239,37 @@ def _link(href: str | None, label: str | None, fallback: Link) -> Link:
 
 
 def _logos(site: Site, *, suffix: str) -> tuple[Markup, ...]:
-    # Logo SVGs are our own files from content/; ids get the block's suffix so two logo walls
-    # on one page never repeat an id.
-    return tuple(
-        Markup(  # noqa: S704  # our own SVG files from content/, not partner input
-            re.sub(r'(id="|aria-labelledby=")([\w-]+)"', rf'\1\2-{suffix}"', site.logos[c.slug])
-        )
-        for c in site.customers
-        if c.slug in site.logos
+    return tuple(_logo(site, c, suffix) for c in site.customers if c.slug in site.logos)
+
+
+def _quote_logo(company: str | None, site: Site, suffix: str) -> tuple[Markup, ...]:
+    """The logo of the customer a quote names, when it is one of ours."""
+    text = (company or "").lower()
+    for customer in site.customers:
+        named = re.search(rf"\b{re.escape(customer.name.lower())}\b", text)
+        if named and customer.slug in site.logos:
+            return (_logo(site, customer, suffix),)
+    return ()
+
+
+def _logo(site: Site, customer: Customer, suffix: str) -> Markup:
+    # Logo SVGs are our own files from content/; ids get the block's suffix so two logos of
+    # one customer on a page never repeat an id.
+    svg = site.logos[customer.slug]
+    return Markup(  # noqa: S704  # our own SVG files from content/, not partner input
+        re.sub(r'(id="|aria-labelledby=")([\w-]+)"', rf'\1\2-{suffix}"', svg)
     )
-
-
-def _image_src(url: str | None, site: Site) -> str | None:
-    """An https image, or one of our own (a site path or under the public origin, e.g. /assets/)."""
-    if not url:
-        return None
-    if _SAFE_HTTPS.match(url) or _SAFE_PATH.match(url):
-        return url
-    own = site.base_url + "/"
-    return url if url.startswith(own) and _SAFE_PATH.match(url[len(site.base_url) :]) else None
-
-
-def _absolute(url: str | None, site: Site) -> str | None:
-    return site.base_url + url if url and url.startswith("/") else url
 
 
 def _first_hero_image(page: SitePageInput) -> str | None:
     hero = page.blocks[0]
     return (
-        hero.imageUrl
-        if hero.type == "hero" and hero.imageUrl and _SAFE_HTTPS.match(hero.imageUrl)
-        else None
+        hero.imageUrl if hero.type == "hero" and hero.imageUrl and is_https(hero.imageUrl) else None
     )
 
 
 def _has_leadform(page: SitePageInput) -> bool:
     return any(block.type == "leadform" for block in page.blocks)
-
-
-def _document_title(title: str, company_name: str) -> str:
-    return title if company_name.lower() in title.lower() else f"{title} | {company_name}"
 
 
 @cache

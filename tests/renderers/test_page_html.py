@@ -15,7 +15,8 @@ import pytest
 
 from backends.content_files import load_catalog
 from renderers.assets import brand_tokens
-from renderers.page_html import Site, build_site, render_not_found, render_page, safe_href
+from renderers.page_html import Site, build_site, render_not_found, render_page
+from renderers.safe_urls import safe_href
 from schemas.content import BLOCK_TYPES, SitePageInput
 from tests.e2e.sample_page import all_blocks_page
 
