@@ -14,8 +14,9 @@ from api.previews import make_preview_token
 from backends.bundle import Backends
 from backends.ports import PageStatus
 from renderers.page_html import RenderedPage, build_site
+from tests.conftest import CONTENT_KEY
 from tests.e2e.sample_page import STORED_AT as NOW
-from tests.e2e.sample_page import store_page
+from tests.e2e.sample_page import all_blocks_page, store_page
 
 SECRET = b"preview-secret-for-tests-0123456789"
 
@@ -226,3 +227,24 @@ def test_head_request_answers_the_headers_without_the_body(
     assert response.status_code == 200
     assert response.data == b""
     assert response.headers["Content-Length"] == str(length)
+
+
+@pytest.mark.spec("pages.serve")
+def test_page_published_through_the_content_api_goes_live_changes_and_comes_down(
+    client: FlaskClient,
+) -> None:
+    """SPEC: pages published through the content API are served at /p/{slug}; DELETE hides it."""
+    key = {"x-api-key": CONTENT_KEY}
+    created = client.post("/api/public/content/pages", json=all_blocks_page("audit"), headers=key)
+    live = client.get("/p/audit")
+
+    patch = {"title": "Pipeline audit, second edition"}
+    client.patch("/api/public/content/pages/audit", json=patch, headers=key)
+    changed = client.get("/p/audit")
+    client.delete("/api/public/content/pages/audit", headers=key)
+    gone = client.get("/p/audit")
+
+    assert created.status_code == 201
+    assert live.status_code == 200
+    assert "second edition" in changed.text
+    assert gone.status_code == 404

@@ -19,6 +19,8 @@ def all_blocks_page(
     """A SitePageInput body that uses every block type once and passes the quality gate."""
     page: dict[str, Any] = json.loads(_FILE.read_text(encoding="utf-8"))
     page["slug"] = slug
+    # The gate takes site paths and https URLs only, so the form's anchor goes on the page's path.
+    page["cta_href"] = page["blocks"][0]["ctaHref"] = f"/p/{slug}#leadform"
     if image_url:
         alt = "A funnel chart with three stages marked for review"
         page["blocks"][0] |= {"imageUrl": image_url, "imageAlt": alt}
