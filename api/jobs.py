@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
@@ -27,8 +26,8 @@ from backends.bundle import Backends
 from backends.ports import UnavailableError
 from schemas.errors import issues_from_errors
 from schemas.jobs import GenerationBrief, JobRecord, JobView
+from workers.generation import submit_job
 from workers.job_callbacks import job_url
-from workers.signing import new_secret
 
 GENERATE_PATH = "/api/public/content/pages/generate"
 JOBS_PATH = "/api/public/content/jobs"
@@ -91,18 +90,14 @@ def _generate(principal: Principal, payload: object) -> Response:
     except ValidationError as err:
         raise invalid_payload(issues_from_errors(err.errors()), "The brief is invalid") from err
     backends = _backends()
-    now = backends.clock()
-    job = JobRecord(
-        id=uuid.uuid4().hex,
-        partner=principal.partner,
-        brief=brief,
-        callback_secret=new_secret() if brief.callback_url else None,
-        created_at=now,
-        updated_at=now,
-    )
-    backends.jobs.create_job(job)
     try:
-        backends.job_queue.publish_job(job.id)
+        job = submit_job(
+            brief,
+            partner=principal.partner,
+            jobs=backends.jobs,
+            job_queue=backends.job_queue,
+            now=backends.clock(),
+        )
     except UnavailableError as err:
         raise ApiError(503, "unavailable", "The job queue is unavailable; retry") from err
     wait = 0.0 if _prefers_async() else config.generate_wait_seconds
