@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 TASKS_VENV := .venv-tasks
 CHECKOV_VENV := .venv-checkov
 
-.PHONY: run test lint bench setup format clean terraform-check
+.PHONY: run run-emulated test lint bench setup format clean terraform-check
 
 setup: $(STAMP) $(TASKS_VENV)/bin/gcloud-tasks-emulator $(CHECKOV_VENV)/bin/checkov
 
@@ -35,6 +35,10 @@ terraform-check: $(CHECKOV_VENV)/bin/checkov
 
 run: $(STAMP)
 	$(BIN)/python -m frontdoor.serve
+
+# The API and the workers on the Google Cloud emulators (Firestore, Pub/Sub, storage, tasks).
+run-emulated: $(STAMP) $(TASKS_VENV)/bin/gcloud-tasks-emulator
+	$(BIN)/python -m frontdoor.emulated
 
 test: setup
 	$(BIN)/pytest
