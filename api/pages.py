@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -23,10 +24,11 @@ from backends.ports import PageStore, StoredPage
 from renderers.assets import Asset
 from renderers.page_html import FormState, RenderedPage, Site, render_not_found, render_page
 from renderers.sitemap import SitemapEntry
-from schemas.content import SitePageInput
+from schemas.content import SLUG_PATTERN, SitePageInput
 
 logger = logging.getLogger(__name__)
 
+_SLUG = re.compile(SLUG_PATTERN)
 HTML_UTF8 = "text/html; charset=utf-8"
 PAGE_CACHE_CONTROL = "public, max-age=300, s-maxage=3600"
 PREVIEW_CACHE_CONTROL = "private, no-store"
@@ -149,7 +151,8 @@ def create_pages_blueprint(
 
     @bp.get("/p/<slug>")
     def show_page(slug: str) -> Response:
-        stored = pages.get_page(slug)
+        # A slug no page can have never reaches the store (Firestore refuses some ids outright).
+        stored = pages.get_page(slug) if _SLUG.match(slug) else None
         if stored is None:
             return not_found.response()
         # Most requests carry no query: skip parsing one.

@@ -42,6 +42,8 @@ def render_markdown(markdown: str, *, heading_base: int) -> str:
         link_rel="noopener noreferrer nofollow",
         strip_comments=True,
         attribute_filter=_https_images_only,
+        # Images in prose sit below the fold: the browser fetches them when they come near.
+        set_tag_attribute_values={"img": {"loading": "lazy", "decoding": "async"}},
     )
 
 
