@@ -330,3 +330,35 @@ def test_the_function_target_runs_a_pushed_job_to_a_stored_page(
     assert 200 <= response.status_code < 300
     assert jobs.get_job(job.id).status == "succeeded"  # type: ignore[union-attr]
     assert pages.get_page("pushed") is not None
+
+
+@pytest.mark.spec("content.generate")
+def test_the_dead_letter_target_fails_the_pushed_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A push from the dead-letter subscription marks its job failed (`worker_failed`)."""
+    monkeypatch.setenv("DATA_DIR", str(tmp_path / "data"))
+    app = functions_framework.create_app(  # type: ignore[no-untyped-call]  # untyped package
+        target="generation_dead_letter",
+        source="frontdoor/functions.py",
+        signature_type="cloudevent",
+    )
+    jobs = SqliteJobStore(SqliteDatabase(tmp_path / "data" / "frontdoor.sqlite3"))
+    jobs.create_job(
+        JobRecord(
+            id="dead-job",
+            partner="acme",
+            brief=GenerationBrief(slug="dead", topic="A dead page", icp="RevOps leads"),
+            created_at=NOW,
+            updated_at=NOW,
+        )
+    )
+
+    response = app.test_client().post("/", json=push("dead-job"))
+
+    failed = jobs.get_job("dead-job")
+    assert 200 <= response.status_code < 300
+    assert failed is not None
+    assert failed.status == "failed"
+    assert failed.error is not None
+    assert failed.error.code == "worker_failed"
