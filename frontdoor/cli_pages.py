@@ -8,18 +8,22 @@ the job record step by step until it finishes.
 from __future__ import annotations
 
 import time
-import uuid
 from pathlib import Path
 
 import click
 from pydantic import ValidationError
+from rich.console import Console
+from rich.markup import escape
 
+from api.page_changes import page_record
 from backends.bundle import Backends
+from backends.ports import UnavailableError
 from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
-from frontdoor.wiring import build_backends
+from frontdoor.wiring import app_config, build_backends
 from schemas.errors import issues_from_errors
 from schemas.jobs import GenerationBrief, JobRecord
+from workers.generation import submit_job
 
 
 @click.group()
@@ -29,10 +33,23 @@ def pages() -> None:
 
 @pages.command("generate")
 @click.argument("brief_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--publish", is_flag=True, help="Publish the page (as `publish: true` in the brief)")
+@click.option(
+    "--wait/--no-wait",
+    default=True,
+    show_default=True,
+    help="Follow the job to its end; --no-wait prints the job id and leaves it to the workers",
+)
 @click.option("--timeout", default=300.0, show_default=True, help="Seconds to follow the job")
 @click.pass_context
-def generate(ctx: click.Context, brief_file: Path, timeout: float) -> None:
-    """Generate a page from BRIEF_FILE (a generation brief as JSON) and show its progress."""
+def generate(
+    ctx: click.Context, brief_file: Path, publish: bool, wait: bool, timeout: float
+) -> None:
+    """Generate a page from BRIEF_FILE (a generation brief as JSON) and show its progress.
+
+    Embedded mode runs the job in this process, so even with --no-wait it finishes before
+    the command exits.
+    """
     settings = Settings()
     try:
         brief = GenerationBrief.model_validate_json(
@@ -43,16 +60,26 @@ def generate(ctx: click.Context, brief_file: Path, timeout: float) -> None:
         for issue in issues_from_errors(err.errors()):
             click.echo(f"{issue.field or '(brief)'}: {issue.code}: {issue.message}", err=True)
         ctx.exit(2)
+    if publish:
+        brief = brief.model_copy(update={"publish": True})
     backends = _backends(ctx, settings)
-    now = backends.clock()
-    job = JobRecord(id=uuid.uuid4().hex, partner="cli", brief=brief, created_at=now, updated_at=now)
-    backends.jobs.create_job(job)
-    backends.job_queue.publish_job(job.id)
+    try:
+        job = submit_job(
+            brief,
+            partner="cli",
+            jobs=backends.jobs,
+            job_queue=backends.job_queue,
+            now=backends.clock(),
+        )
+    except UnavailableError:
+        click.echo("the job queue is unavailable; the job is recorded but not queued", err=True)
+        ctx.exit(1)
     click.echo(f"job {job.id} queued for {brief.slug}")
+    if not wait:
+        return
     job = _follow(backends, job, timeout=timeout)
     if job.status == "succeeded":
-        state = "published" if brief.publish else "draft"
-        click.echo(f"succeeded: {settings.base_url}/p/{brief.slug} ({state})")
+        _print_page(backends, settings, job)
         return
     if job.status == "failed" and job.error is not None:
         click.echo(f"failed: {job.error.code}: {job.error.message}", err=True)
@@ -67,14 +94,31 @@ def _follow(backends: Backends, job: JobRecord, *, timeout: float) -> JobRecord:
     """Print each step the job record shows, until it finishes or `timeout` passes."""
     seen: set[str] = set()
     deadline = time.monotonic() + timeout
-    while not job.finished and time.monotonic() < deadline:
-        backends.job_queue.wait(0.25)
-        job = backends.jobs.get_job(job.id) or job
-        for line in _progress(job):
-            if line not in seen:
-                seen.add(line)
-                click.echo(f"  {line}")
+    console = Console(highlight=False, soft_wrap=True)
+    # The spinner shows on a terminal only; each step is also a line of its own.
+    with Console(stderr=True).status(f"job {job.id}: {job.status}") as status:
+        while not job.finished and time.monotonic() < deadline:
+            backends.job_queue.wait(0.25)
+            job = backends.jobs.get_job(job.id) or job
+            status.update(f"job {job.id}: {job.status}")
+            for line in _progress(job):
+                if line not in seen:
+                    seen.add(line)
+                    console.print(f"  [green]>[/green] {escape(line)}")
     return job
+
+
+def _print_page(backends: Backends, settings: Settings, job: JobRecord) -> None:
+    """The page's public URL and state, and the draft's signed preview link."""
+    stored = backends.pages.get_page(job.page_slug or job.brief.slug)
+    if stored is None:  # deleted since; the job still succeeded
+        click.echo(f"succeeded: {settings.base_url}/p/{job.brief.slug}")
+        return
+    config = app_config(settings)
+    record = page_record(stored, base_url=settings.base_url, preview_secret=config.preview_secret)
+    click.echo(f"succeeded: {record.url} ({record.status})")
+    if record.preview_url:
+        click.echo(f"preview: {record.preview_url}")
 
 
 def _progress(job: JobRecord) -> list[str]:

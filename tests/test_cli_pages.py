@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
+from api.app import create_app
 from frontdoor.cli import cli
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config, build_backends
 
 
 @pytest.mark.spec("content.generate")
@@ -43,3 +49,98 @@ def test_pages_generate_refuses_an_invalid_brief_naming_each_field(tmp_path: Pat
     assert result.exit_code == 2
     assert "slug: too_long" in result.output
     assert "topic: missing" in result.output
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Iterator[Path]:
+    """A DATA_DIR of its own; the CLI configures logging, so pytest's handlers are restored."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield tmp_path / "data"
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+def generate(data_dir: Path, brief: dict[str, object], *options: str) -> Result:
+    """Run `frontdoor pages generate BRIEF.json OPTIONS` on embedded backends in `data_dir`."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    brief_file = data_dir.parent / "brief.json"
+    brief_file.write_text(json.dumps(brief), encoding="utf-8")
+    return CliRunner().invoke(
+        cli,
+        ["pages", "generate", str(brief_file), *options],
+        obj={},
+        env={"DATA_DIR": str(data_dir)},
+    )
+
+
+BRIEF: dict[str, object] = {
+    "slug": "cli-launch",
+    "topic": "A pipeline review",
+    "icp": "B2B SaaS founders",
+}
+
+
+@pytest.mark.spec("content.generate")
+def test_pages_generate_prints_a_draft_preview_link_that_opens_the_draft(data_dir: Path) -> None:
+    """SPEC States: a generated draft is reviewable; the CLI ends with its signed preview URL."""
+    result = generate(data_dir, BRIEF)
+
+    assert result.exit_code == 0, result.output
+    preview = next(line for line in result.stdout.splitlines() if line.startswith("preview: "))
+    link = urlsplit(preview.removeprefix("preview: "))
+    settings = Settings(data_dir=data_dir)
+    backends = build_backends(settings)
+    try:
+        client = create_app(app_config(settings), backends).test_client()
+        assert client.get(f"{link.path}?{link.query}").status_code == 200
+        assert client.get(link.path).status_code == 404
+    finally:
+        backends.close()
+
+
+@pytest.mark.spec("content.generate")
+def test_pages_generate_with_publish_publishes_the_page_and_prints_no_preview(
+    data_dir: Path,
+) -> None:
+    """SPEC States: `publish` true and the gate passed gives a published page."""
+    result = generate(data_dir, BRIEF, "--publish")
+
+    assert result.exit_code == 0, result.output
+    assert "/p/cli-launch (published)" in result.stdout
+    assert "preview: " not in result.stdout
+
+
+@pytest.mark.spec("content.generate")
+def test_pages_generate_no_wait_prints_the_job_and_leaves_it_to_the_workers(
+    data_dir: Path,
+) -> None:
+    """DESIGN Operator CLI: --no-wait records and queues the job exactly as POST generate does."""
+    result = generate(data_dir, BRIEF, "--no-wait")
+
+    assert result.exit_code == 0, result.output
+    job_id = result.stdout.split()[1]
+    assert "writer call" not in result.stdout
+    backends = build_backends(Settings(data_dir=data_dir))
+    try:
+        job = backends.jobs.get_job(job_id)
+    finally:
+        backends.close()
+    assert job is not None
+    assert (job.partner, job.brief.slug) == ("cli", "cli-launch")
+    assert job.status == "succeeded"  # embedded: this process was the worker, and drained
+
+
+@pytest.mark.spec("content.generate")
+def test_pages_generate_refuses_a_file_that_is_not_json(data_dir: Path) -> None:
+    """Bad input is refused before any job with exit code 2, as POST generate's 422 would."""
+    data_dir.mkdir(parents=True)
+    brief_file = data_dir.parent / "brief.json"
+    brief_file.write_text("{not json", encoding="utf-8")
+
+    result = CliRunner().invoke(
+        cli, ["pages", "generate", str(brief_file)], obj={}, env={"DATA_DIR": str(data_dir)}
+    )
+
+    assert result.exit_code == 2
+    assert "(brief): json_invalid" in result.stderr
