@@ -145,6 +145,7 @@ def _ensure_hero(job: JobRecord, *, ports: GenerationPorts, worker: str) -> JobR
         )
         for f in hero_files(picture, slug=job.brief.slug)
     ]
+    logger.info("job %s hero image stored", job.id, extra={"job_id": job.id})
     return _update(ports, job.id, steps.record_image, urls[0], worker=worker)
 
 

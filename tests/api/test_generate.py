@@ -13,6 +13,8 @@ from flask.testing import FlaskClient
 from standardwebhooks.webhooks import Webhook
 
 from api.app import create_app
+from api.keys import issue_key
+from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from tests.conftest import CONTENT_KEY
@@ -210,6 +212,21 @@ def test_an_unknown_job_answers_404(client: FlaskClient) -> None:
 
     assert response.status_code == 404
     assert response.get_json()["error"] == "not_found"
+
+
+@pytest.mark.spec("content.jobs")
+def test_a_job_is_not_shown_to_another_partners_key(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """Jobs are scoped to the partner that created them: another partner gets 404."""
+    raw, _record = issue_key(backends.keys, partner="other", scope="content", now=backends.clock())
+    location = client.post(
+        GENERATE, json=brief(), headers={**KEY, "Prefer": "respond-async"}
+    ).headers["Location"]
+
+    response = client.get(location, headers={"x-api-key": raw})
+
+    assert response.status_code == 404
 
 
 @pytest.mark.spec("content.generate")
