@@ -15,6 +15,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr
+
 from backends.bundle import Backends
 from backends.embedded.blobs import LocalBlobStore
 from backends.embedded.job_queue import InProcessJobQueue
@@ -152,12 +154,12 @@ def build_author(settings: Settings) -> Author:
         aclient = anthropic.Anthropic(
             base_url=settings.author_base_url, api_key=key, timeout=timeout, max_retries=0
         )
-        return AnthropicAuthor(aclient, model=settings.author_model_name or "claude-sonnet-4-5")
+        return AnthropicAuthor(aclient, model=settings.author_model_name or "claude-sonnet-5")
     if settings.author_model == "gemini":
         from workers.authoring.gemini_vertex import GeminiAuthor
 
         return GeminiAuthor(
-            _genai_client(settings, settings.author_base_url),
+            _genai_client(settings, settings.author_base_url, settings.author_api_key),
             model=settings.author_model_name or "gemini-2.5-flash",
         )
     return TemplateWriter()
@@ -169,19 +171,21 @@ def build_imager(settings: Settings) -> HeroImager:
         from workers.imaging.imagen import ImagenImager
 
         return ImagenImager(
-            _genai_client(settings, settings.image_base_url), model=settings.image_model_name
+            _genai_client(settings, settings.image_base_url, settings.image_api_key),
+            model=settings.image_model_name,
         )
     return ProceduralImager()
 
 
-def _genai_client(settings: Settings, base_url: str | None) -> Any:
+def _genai_client(settings: Settings, base_url: str | None, api_key: SecretStr | None) -> Any:
+    """A Vertex AI client: express mode with an API key, else the service account (ADC)."""
     from google import genai
     from google.genai import types
 
     options = types.HttpOptions(
         base_url=base_url, timeout=int(settings.author_timeout_seconds * 1000)
     )
-    key = settings.author_api_key.get_secret_value() if settings.author_api_key else None
+    key = api_key.get_secret_value() if api_key else None
     if key:  # Vertex AI express mode
         return genai.Client(vertexai=True, api_key=key, http_options=options)
     return genai.Client(

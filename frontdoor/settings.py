@@ -66,6 +66,7 @@ class Settings(BaseSettings):
     author_timeout_seconds: float = Field(default=60.0, gt=0, le=600)
     image_model_name: str = "imagen-4.0-generate-001"
     image_base_url: str | None = None
+    image_api_key: SecretStr | None = None  # Vertex AI express mode for Imagen; unset: ADC
     vertex_location: str = "us-central1"
     generate_wait_seconds: float = Field(default=25.0, ge=0, le=120)
     job_lease_seconds: float = Field(default=300.0, gt=0, le=3600)

@@ -208,3 +208,29 @@ def test_imagen_filtered_or_failed_answers_raise_an_image_model_error(
         ImagenImager(vertex_client(wire), model="imagen-wire").render(
             slug="wire-page", topic="wires", palette={}
         )
+
+
+@pytest.mark.spec("content.generate")
+@pytest.mark.parametrize("provider", sorted(ADAPTERS))
+def test_settings_build_each_author_against_a_configured_base_url(
+    wire: WireServer, provider: str, tmp_path: Any
+) -> None:
+    """AUTHOR_MODEL, AUTHOR_BASE_URL and AUTHOR_API_KEY choose and point the adapter."""
+    from frontdoor.generation import build_author
+    from frontdoor.settings import Settings
+
+    wire.default = GOOD[provider]
+    settings = Settings(
+        data_dir=tmp_path,
+        author_model=provider,
+        author_base_url=wire.url + ("/v1" if provider == "openai" else ""),
+        author_api_key="wire-test-key-0123456789",
+    )
+
+    page = write(build_author(settings))
+
+    assert page["slug"] == "wire-page"
+    sent = {name.lower(): value for name, value in wire.requests[0].headers.items()}
+    assert "wire-test-key-0123456789" in " ".join(
+        sent.get(h, "") for h in ("authorization", "x-api-key", "x-goog-api-key")
+    )
