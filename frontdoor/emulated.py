@@ -114,10 +114,11 @@ class StackConfig:
     max_delivery_attempts: int = 5  # terraform's default
     tasks_max_retries: int = 3
     extra_env: dict[str, str] = field(default_factory=dict)  # e.g. AUTHOR_MODEL
+    logs: Path | None = None  # default: state_dir/logs
 
     @property
     def log_dir(self) -> Path:
-        return self.state_dir / "logs"
+        return self.logs or self.state_dir / "logs"
 
 
 @dataclass
