@@ -234,3 +234,46 @@ def test_settings_build_each_author_against_a_configured_base_url(
     assert "wire-test-key-0123456789" in " ".join(
         sent.get(h, "") for h in ("authorization", "x-api-key", "x-goog-api-key")
     )
+
+
+@pytest.mark.spec("content.generate")
+def test_a_refused_imagen_picture_falls_back_to_the_drawn_hero(
+    wire: WireServer, tmp_path: Any
+) -> None:
+    """The image model is optional: when Imagen refuses, the job still gets a hero image."""
+    from datetime import UTC, datetime, timedelta
+
+    from backends.embedded.blobs import LocalBlobStore
+    from backends.embedded.jobs import SqliteJobStore
+    from backends.embedded.pages import SqlitePageStore
+    from backends.embedded.sqlite import SqliteDatabase
+    from gate.check import check_page, ruleset
+    from schemas.jobs import JobRecord
+    from workers.authoring.template import TemplateWriter
+    from workers.pipeline import GenerationPorts, run_generation
+
+    wire.default = providers.imagen_filtered
+    db = SqliteDatabase(tmp_path / "db.sqlite3")
+    now = datetime(2026, 11, 22, tzinfo=UTC)
+    ports = GenerationPorts(
+        jobs=SqliteJobStore(db),
+        pages=SqlitePageStore(db),
+        blobs=LocalBlobStore(tmp_path / "assets", base_url="http://testserver/assets"),
+        author=TemplateWriter(),
+        imager=ImagenImager(vertex_client(wire), model="imagen-wire"),
+        brand=CATALOG.brand,
+        company=CATALOG.company,
+        gate=lambda payload, brief: check_page(payload, brand=CATALOG.brand, brief=brief),
+        ruleset=ruleset(CATALOG.brand),
+        clock=lambda: now,
+    )
+    ports.jobs.create_job(
+        JobRecord(id="img-job", partner="acme", brief=BRIEF, created_at=now, updated_at=now)
+    )
+
+    done = run_generation("img-job", ports=ports, worker="w", lease=timedelta(seconds=60))
+
+    assert wire.calls == 1
+    assert done.status == "succeeded"
+    assert done.hero_image_url is not None
+    assert done.hero_image_url.endswith("-1200x630.webp")
