@@ -204,6 +204,8 @@ class IdempotencyStore(Protocol):
 
 # --- jobs, job queue, blobs, tasks (issue 5) -------------------------------------------
 
+__all__ += ["Blob", "BlobStore", "JobChange", "JobQueue", "JobStore"]
+
 JobChange = Callable[[JobRecord], JobRecord]
 
 
