@@ -1,115 +1,37 @@
 """Published landing pages at /p/{slug}, the on-brand 404 for /p/..., and the design assets.
 
-Rendered HTML is kept per (slug, version, thank-you state) in a small LRU, so a page is
-rendered once per version; a change of the stored page changes its version and so its key.
+Rendered HTML is kept per (slug, version, form state) in a small LRU, so a page is rendered
+once per version; store lookups are remembered for a second (api/page_cache.py), and a write
+through this process's Content API forgets them at once.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
-import threading
-from collections import OrderedDict
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from flask import Blueprint, Response, request
 from werkzeug.utils import get_content_type
 
-from api.http_cache import Header, PreparedResponse
+from api.page_cache import SECURITY_HEADERS, CachedPage, PageCache, PageLookup
 from api.previews import verify_preview_token
 from backends.ports import PageStore, StoredPage
 from renderers.assets import Asset
-from renderers.page_html import FormState, RenderedPage, Site, render_not_found, render_page
+from renderers.page_html import FormState, Site, render_not_found, render_page
 from renderers.sitemap import SitemapEntry
 from schemas.content import SLUG_PATTERN, SitePageInput
 
 logger = logging.getLogger(__name__)
 
 _SLUG = re.compile(SLUG_PATTERN)
-HTML_UTF8 = "text/html; charset=utf-8"
+CONTENT_PATH = "/api/public/content/"
 PAGE_CACHE_CONTROL = "public, max-age=300, s-maxage=3600"
 PREVIEW_CACHE_CONTROL = "private, no-store"
 NOT_FOUND_CACHE_CONTROL = "public, max-age=60, s-maxage=60"
 ASSET_CACHE_CONTROL = "public, max-age=31536000, immutable"
-SECURITY_HEADERS = {
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "strict-origin-when-cross-origin",
-    "X-Frame-Options": "DENY",
-}
-
-
-@dataclass(frozen=True)
-class CachedPage:
-    """A prepared body (a rendered page or an asset): bytes, ETag, the 200 and 304 headers."""
-
-    body: bytes
-    etag: str
-    status: int
-    headers: tuple[Header, ...]
-    not_modified_headers: tuple[Header, ...]
-
-    @classmethod
-    def of(
-        cls, rendered: RenderedPage, *, cache_control: str, noindex: bool, status: int = 200
-    ) -> CachedPage:
-        """Encode, hash and fix the headers once, as api.http_cache does for public reads."""
-        body = rendered.html.encode()
-        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-        validators = (("ETag", etag), ("Cache-Control", cache_control))
-        policy = (
-            ("Content-Security-Policy", rendered.content_security_policy),
-            *SECURITY_HEADERS.items(),
-            *((("X-Robots-Tag", "noindex"),) if noindex else ()),
-        )
-        return cls(
-            body=body,
-            etag=etag,
-            status=status,
-            headers=(
-                *validators,
-                *policy,
-                ("Content-Type", HTML_UTF8),
-                ("Content-Length", str(len(body))),
-            ),
-            not_modified_headers=validators,
-        )
-
-    def response(self) -> Response:
-        """200 (or the page's status), or 304 when If-None-Match names the ETag."""
-        if self.status == 200 and _etag_matches(
-            request.environ.get("HTTP_IF_NONE_MATCH"), self.etag
-        ):
-            return PreparedResponse(status=304, headers=self.not_modified_headers)
-        return PreparedResponse(self.body, status=self.status, headers=self.headers)
-
-
-class PageCache:
-    """A bounded, thread-safe LRU of rendered pages keyed by (slug, version, form state)."""
-
-    def __init__(self, capacity: int = 256) -> None:
-        self._capacity = capacity
-        self._items: OrderedDict[tuple[str, int, str], CachedPage] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, int, str]) -> CachedPage | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: tuple[str, int, str], page: CachedPage) -> None:
-        with self._lock:
-            self._items[key] = page
-            self._items.move_to_end(key)
-            while len(self._items) > self._capacity:
-                self._items.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._items)
 
 
 def create_pages_blueprint(
@@ -119,10 +41,13 @@ def create_pages_blueprint(
     clock: Callable[[], datetime],
     preview_secret: bytes = b"",
     cache_size: int = 256,
+    freshness_seconds: float = 1.0,
+    monotonic: Callable[[], float] = time.monotonic,
 ) -> Blueprint:
     """GET /p/{slug} for published pages (drafts with a valid preview token), and /static/."""
     bp = Blueprint("pages", __name__)
     cache = PageCache(cache_size)
+    lookup = PageLookup(pages, freshness=freshness_seconds, monotonic=monotonic)
     not_found = CachedPage.of(
         render_not_found(site=site), cache_control=NOT_FOUND_CACHE_CONTROL, noindex=True, status=404
     )
@@ -152,13 +77,15 @@ def create_pages_blueprint(
     @bp.get("/p/<slug>")
     def show_page(slug: str) -> Response:
         # A slug no page can have never reaches the store (Firestore refuses some ids outright).
-        stored = pages.get_page(slug) if _SLUG.match(slug) else None
-        if stored is None:
-            return not_found.response()
         # Most requests carry no query: skip parsing one.
         query = bool(request.environ.get("QUERY_STRING"))
-        form_state = _form_state() if query else "open"
         token = request.args.get("preview") if query else None
+        if not _SLUG.match(slug):
+            return not_found.response()
+        stored = lookup.get(slug) if token is None else lookup.get_fresh(slug)
+        if stored is None:
+            return not_found.response()
+        form_state = _form_state() if query else "open"
         if token is not None:
             if not verify_preview_token(
                 token, slug=stored.slug, version=stored.version, now=clock(), secret=preview_secret
@@ -168,6 +95,14 @@ def create_pages_blueprint(
         if stored.status != "published":
             return not_found.response()
         return rendered(stored, form_state=form_state, preview=False).response()
+
+    @bp.after_app_request
+    def forget_after_content_writes(response: Response) -> Response:
+        # A write through this process's Content API shows on the very next request.
+        writes = request.method not in ("GET", "HEAD", "OPTIONS")
+        if writes and response.status_code < 400 and request.path.startswith(CONTENT_PATH):
+            lookup.forget_all()
+        return response
 
     @bp.get("/p")
     @bp.get("/p/")
@@ -207,15 +142,6 @@ def _asset_body(asset: Asset) -> CachedPage:
         ),
         not_modified_headers=validators,
     )
-
-
-def _etag_matches(header: str | None, etag: str) -> bool:
-    """If-None-Match uses the weak comparison (RFC 9110 13.1.2): W/"x" matches "x"."""
-    if not header:
-        return False
-    if header.strip() == "*":
-        return True
-    return etag in (tag.strip().removeprefix("W/") for tag in header.split(","))
 
 
 def published_page_entries(pages: PageStore, *, base_url: str) -> Callable[[], list[SitemapEntry]]:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+import PIL.Image
+import PIL.ImageDraw
 import pytest
 from playwright.sync_api import Browser, Page, Route
 
@@ -16,11 +20,6 @@ pytestmark = pytest.mark.browser
 
 AXE = Path(__file__).with_name("vendor") / "axe.min.js"
 HERO_IMAGE = "https://images.example/hero.png"
-# A 1x1 PNG: the hero image's https host is served by the test, never by the network.
-PIXEL = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c63f8ffff3f0005fe02fea7d6a4b60000000049454e44ae426082"
-)
 WIDTHS = {"desktop": 1280, "phone": 390}
 
 
@@ -28,8 +27,20 @@ def with_image(slug: str) -> dict[str, Any]:
     return all_blocks_page(slug, image_url=HERO_IMAGE)
 
 
+@cache
+def hero_png() -> bytes:
+    """A 1200x900 chart in the brand colours: the hero image's https host is served here."""
+    image = PIL.Image.new("RGB", (1200, 900), "#f1ede6")
+    draw = PIL.ImageDraw.Draw(image)
+    for n, (width, colour) in enumerate([(900, "#b3471d"), (640, "#d98a62"), (380, "#17212b")]):
+        draw.rounded_rectangle((150, 180 + n * 200, 150 + width, 320 + n * 200), 16, fill=colour)
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
 def serve_hero(route: Route) -> None:
-    route.fulfill(status=200, content_type="image/png", body=PIXEL)
+    route.fulfill(status=200, content_type="image/png", body=hero_png())
 
 
 def open_page(browser: Browser, url: str, *, width: int, **options: Any) -> tuple[Page, list[str]]:
@@ -72,7 +83,7 @@ def test_every_block_type_renders_without_horizontal_scroll(
         assert page.locator(f"main section.{block_type}").first.is_visible(), block_type
     assert page.locator("h1").count() == 1
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
-    assert page.locator(".hero-media img").evaluate("img => img.naturalWidth") == 1
+    assert page.locator(".hero-media img").evaluate("img => img.naturalWidth") == 1200
     assert page.locator("script:not([type='application/ld+json'])").count() == 0
     assert errors == []
     page.context.close()
