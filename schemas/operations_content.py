@@ -91,7 +91,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         request=GenerationBrief,
         request_example=BRIEF_EXAMPLE,
         params=(IDEMPOTENCY, PREFER),
-        errors=(*KEYED, 409, 413, 415, 422, 502),
+        errors=(*KEYED, 409, 413, 415, 422, 502, 503),
     ),
     Operation(
         "get",
