@@ -71,6 +71,7 @@ def idp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IdpMode]:
         served.proc.stop()
 
 
+@pytest.mark.spec("mcp.discovery")
 def test_the_resource_metadata_names_the_identity_provider(idp: IdpMode) -> None:
     """DESIGN MCP: with OAUTH_ISSUER set, the PRM's authorization server is the IdP."""
     for path in (

@@ -154,6 +154,7 @@ async def test_registrations_are_rate_limited_per_address(http: httpx2.AsyncClie
     assert int(responses[-1].headers["retry-after"]) > 0
 
 
+@pytest.mark.spec("mcp.discovery")
 async def test_the_metadata_advertises_iss_public_clients_and_metadata_documents(
     http: httpx2.AsyncClient,
 ) -> None:
