@@ -76,8 +76,34 @@ def generate(
         ctx.exit(1)
     click.echo(f"job {job.id} queued for {brief.slug}")
     if not wait:
+        click.echo(f"follow it with: frontdoor pages job {job.id}", err=True)
         return
-    job = _follow(backends, job, timeout=timeout)
+    _report(ctx, backends, settings, _follow(backends, job, timeout=timeout), timeout=timeout)
+
+
+@pages.command("job")
+@click.argument("job_id")
+@click.option("--wait/--no-wait", default=True, show_default=True, help="Follow it to its end")
+@click.option("--timeout", default=300.0, show_default=True, help="Seconds to follow the job")
+@click.pass_context
+def job_status(ctx: click.Context, job_id: str, wait: bool, timeout: float) -> None:
+    """Show a generation job's steps and outcome (one started with --no-wait, or by a partner)."""
+    settings = Settings()
+    backends = _backends(ctx, settings)
+    job = backends.jobs.get_job(job_id)
+    if job is None:
+        click.echo(f"no job with id {job_id}", err=True)
+        ctx.exit(1)
+    click.echo(f"job {job.id} for {job.brief.slug} ({job.partner}): {job.status}")
+    job = _follow(backends, job, timeout=timeout if wait else 0.0)
+    if wait or job.finished:
+        _report(ctx, backends, settings, job, timeout=timeout)
+
+
+def _report(
+    ctx: click.Context, backends: Backends, settings: Settings, job: JobRecord, *, timeout: float
+) -> None:
+    """The outcome: page URLs (exit 0), the failure and its issues (exit 1), or still going (3)."""
     if job.status == "succeeded":
         _print_page(backends, settings, job)
         return
@@ -94,17 +120,22 @@ def _follow(backends: Backends, job: JobRecord, *, timeout: float) -> JobRecord:
     """Print each step the job record shows, until it finishes or `timeout` passes."""
     seen: set[str] = set()
     deadline = time.monotonic() + timeout
-    console = Console(highlight=False, soft_wrap=True)
-    # The spinner shows on a terminal only; each step is also a line of its own.
-    with Console(stderr=True).status(f"job {job.id}: {job.status}") as status:
+    # Progress goes to stderr, the outcome to stdout; the spinner shows on a terminal only.
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+    def show(job: JobRecord) -> None:
+        for line in _progress(job):
+            if line not in seen:
+                seen.add(line)
+                console.print(f"  [green]>[/green] {escape(line)}")
+
+    show(job)
+    with console.status(f"job {job.id}: {job.status}") as status:
         while not job.finished and time.monotonic() < deadline:
             backends.job_queue.wait(0.25)
             job = backends.jobs.get_job(job.id) or job
             status.update(f"job {job.id}: {job.status}")
-            for line in _progress(job):
-                if line not in seen:
-                    seen.add(line)
-                    console.print(f"  [green]>[/green] {escape(line)}")
+            show(job)
     return job
 
 

@@ -131,6 +131,33 @@ def test_pages_generate_no_wait_prints_the_job_and_leaves_it_to_the_workers(
     assert job.status == "succeeded"  # embedded: this process was the worker, and drained
 
 
+@pytest.mark.spec("content.jobs")
+def test_pages_job_shows_the_steps_and_page_of_a_job_started_without_waiting(
+    data_dir: Path,
+) -> None:
+    """DESIGN Generation: a job is `queued`, `running`, then `succeeded` with the page."""
+    job_id = generate(data_dir, BRIEF, "--no-wait", "--publish").stdout.split()[1]
+
+    result = CliRunner().invoke(
+        cli, ["pages", "job", job_id], obj={}, env={"DATA_DIR": str(data_dir)}
+    )
+
+    assert result.exit_code == 0, result.output
+    assert f"job {job_id} for cli-launch (cli): succeeded" in result.stdout
+    assert "draft 1: gate passed" in result.stderr
+    assert "/p/cli-launch (published)" in result.stdout
+
+
+def test_pages_job_names_an_unknown_job_and_exits_1(data_dir: Path) -> None:
+    """An operator typo is named, not a stack trace."""
+    result = CliRunner().invoke(
+        cli, ["pages", "job", "nope"], obj={}, env={"DATA_DIR": str(data_dir)}
+    )
+
+    assert result.exit_code == 1
+    assert "no job with id nope" in result.stderr
+
+
 @pytest.mark.spec("content.generate")
 def test_pages_generate_refuses_a_file_that_is_not_json(data_dir: Path) -> None:
     """Bad input is refused before any job with exit code 2, as POST generate's 422 would."""
