@@ -43,6 +43,7 @@ def issue(data_dir: Path, scope: str = "content") -> tuple[str, str]:
 
 
 def test_issue_prints_the_key_once_with_its_id_and_a_warning_to_store_it(data_dir: Path) -> None:
+    """DESIGN Configuration: keys are issued per partner with the CLI and shown once."""
     result = frontdoor(data_dir, "keys", "issue", "--partner", "acme", "--scope", "signals")
 
     header, raw = result.stdout.strip().splitlines()
@@ -65,6 +66,7 @@ def test_issue_quiet_prints_only_the_key_for_shell_scripts(data_dir: Path) -> No
 
 
 def test_issue_refuses_an_unknown_scope(data_dir: Path) -> None:
+    """DESIGN Configuration: the scopes are content, signals and ingest."""
     result = frontdoor(data_dir, "keys", "issue", "--partner", "acme", "--scope", "admin")
 
     assert result.exit_code == 2
@@ -72,6 +74,7 @@ def test_issue_refuses_an_unknown_scope(data_dir: Path) -> None:
 
 
 def test_list_shows_every_key_by_id_partner_and_scope_but_never_a_secret(data_dir: Path) -> None:
+    """Keys are stored hashed: the list shows ids, partners and scopes only."""
     content_id, content_raw = issue(data_dir, "content")
     signals_id, signals_raw = issue(data_dir, "signals")
 
@@ -86,6 +89,7 @@ def test_list_shows_every_key_by_id_partner_and_scope_but_never_a_secret(data_di
 
 
 def test_revoke_marks_the_key_revoked_in_the_list(data_dir: Path) -> None:
+    """DESIGN Configuration: keys are revoked per partner with the CLI."""
     key_id, _raw = issue(data_dir)
 
     revoked = frontdoor(data_dir, "keys", "revoke", key_id)
@@ -98,6 +102,7 @@ def test_revoke_marks_the_key_revoked_in_the_list(data_dir: Path) -> None:
 
 
 def test_revoking_an_unknown_key_id_exits_1_with_a_message(data_dir: Path) -> None:
+    """An unknown key id is an operator error: exit code 1 and a message on stderr."""
     result = frontdoor(data_dir, "keys", "revoke", "no-such-key")
 
     assert result.exit_code == 1

@@ -116,6 +116,7 @@ def test_a_record_logged_during_a_request_carries_its_request_id_and_trace(
 def test_without_a_project_records_carry_no_trace_field(
     restore_root_logger: logging.Logger, keyed_app: Flask
 ) -> None:
+    """A trace field needs the project id, so none is written without GOOGLE_CLOUD_PROJECT."""
     logs = capture_json(restore_root_logger, project=None)
 
     keyed_app.test_client().get("/broken", headers={"X-Cloud-Trace-Context": f"{TRACE}/1"})
@@ -127,6 +128,7 @@ def test_without_a_project_records_carry_no_trace_field(
 def test_a_record_logged_after_a_request_carries_no_stale_request_id(
     restore_root_logger: logging.Logger, keyed_app: Flask
 ) -> None:
+    """Server threads are reused: a record between requests names no earlier request."""
     logs = capture_json(restore_root_logger, project="demo-frontdoor")
     keyed_app.test_client().get("/broken", headers={"X-Request-Id": "req-old"})
 
@@ -166,6 +168,7 @@ def test_keys_sent_in_headers_never_appear_in_the_logs(
 def test_keys_issued_by_the_cli_appear_once_in_its_output_and_never_in_its_logs(
     restore_root_logger: logging.Logger, tmp_path: Path
 ) -> None:
+    """DESIGN Operator CLI: an issued key is shown once, in the output, never in a log."""
     runner = CliRunner()
     env = {"DATA_DIR": str(tmp_path), "LOG_LEVEL": "DEBUG", "INGEST_API_KEY": INGEST_KEY}
 

@@ -143,6 +143,7 @@ def test_embedded_start_prints_new_keys_once_on_stderr_and_never_logs_them(
 
 
 def test_fixed_keys_from_the_environment_print_no_key_block(served: ManagedProcess) -> None:
+    """DESIGN Configuration: bootstrap keys from the environment are used, not replaced."""
     assert served.stderr_path is not None
 
     stderr = served.stderr_path.read_text()
@@ -201,6 +202,7 @@ def test_settings_refuse_the_gcp_backend_without_a_project(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("raw", ["changeme", "CHANGEME", "secret", "short-key"])
 def test_settings_refuse_placeholder_and_short_keys(raw: str) -> None:
+    """README Configuration: keys under 16 characters or placeholders are refused at start."""
     with pytest.raises(ValidationError, match="content_api_key"):
         Settings(content_api_key=raw)
 
@@ -211,6 +213,7 @@ def test_settings_take_an_empty_key_as_no_key() -> None:
 
 
 def test_settings_accept_the_gcp_backend_with_a_project_and_push_auth() -> None:
+    """DESIGN Three ways to run: BACKEND=gcp with its project and push audience starts."""
     settings = Settings(
         backend="gcp", google_cloud_project="demo-frontdoor", push_oidc_audience="frontdoor-push"
     )
@@ -250,6 +253,7 @@ def lifespan_app(events: list[str], *, fail: bool = False) -> Starlette:
 
 
 def test_the_lifespan_bridge_starts_the_app_before_serving_it() -> None:
+    """notes/serving.md: a2wsgi runs no lifespan, so the bridge starts it before any request."""
     events: list[str] = []
     bridge = LifespanBridge(lifespan_app(events))
     try:
@@ -262,6 +266,7 @@ def test_the_lifespan_bridge_starts_the_app_before_serving_it() -> None:
 
 
 def test_closing_the_lifespan_bridge_runs_the_app_shutdown() -> None:
+    """The bridge's close runs the lifespan shutdown once, however often it is called."""
     events: list[str] = []
     bridge = LifespanBridge(lifespan_app(events))
 
@@ -272,11 +277,14 @@ def test_closing_the_lifespan_bridge_runs_the_app_shutdown() -> None:
 
 
 def test_a_failed_lifespan_startup_raises_with_the_app_message() -> None:
+    """A refused startup stops the served process with the app's own message."""
     with pytest.raises(LifespanError, match="database unreachable"):
         LifespanBridge(lifespan_app([], fail=True), timeout=10)
 
 
 def test_an_asgi_app_without_lifespan_support_fails_at_once_instead_of_hanging() -> None:
+    """An app that raises on the lifespan scope fails start-up at once, not after a timeout."""
+
     async def no_lifespan(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
             raise RuntimeError("lifespan is not supported")
@@ -309,6 +317,7 @@ def named_app(name: str) -> Any:
 def test_the_path_dispatcher_sends_exact_paths_and_prefixes_to_the_asgi_side_unchanged(
     path: str, expected: str
 ) -> None:
+    """The ASGI side gets its exact paths and prefixes with PATH_INFO untouched; Flask the rest."""
     dispatcher = PathDispatcher(
         named_app("flask"),
         named_app("asgi"),
