@@ -77,11 +77,12 @@ def create_pages_blueprint(
     @bp.get("/p/<slug>")
     def show_page(slug: str) -> Response:
         # A slug no page can have never reaches the store (Firestore refuses some ids outright).
+        if not _SLUG.match(slug):
+            return not_found.response()
         # Most requests carry no query: skip parsing one.
         query = bool(request.environ.get("QUERY_STRING"))
         token = request.args.get("preview") if query else None
-        if not _SLUG.match(slug):
-            return not_found.response()
+        # A preview names one version, so it reads the store, never the memo.
         stored = lookup.get(slug) if token is None else lookup.get_fresh(slug)
         if stored is None:
             return not_found.response()
