@@ -1,4 +1,4 @@
-"""The `frontdoor` console script: serve, keys, openapi (click + rich)."""
+"""The `frontdoor` console script (click + rich): serve, keys, openapi, pages, signals, demo."""
 
 from __future__ import annotations
 

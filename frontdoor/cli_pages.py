@@ -2,7 +2,7 @@
 
 It records and publishes a job exactly as POST generate does, on the configured backends
 (embedded: this process's worker threads run it; gcp: the Pub/Sub workers do), then follows
-the job record step by step until it finishes.
+the job record step by step until it finishes. `pages job JOB_ID` follows one later.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from workers.generation import submit_job
 
 @click.group()
 def pages() -> None:
-    """Landing pages: write one from a brief."""
+    """Landing pages: write one from a brief, follow its job."""
 
 
 @pages.command("generate")
