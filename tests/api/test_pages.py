@@ -9,7 +9,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from api.pages import CachedPage, PageCache, create_pages_blueprint
+from api.page_cache import CachedPage, PageCache
+from api.pages import create_pages_blueprint
 from api.previews import make_preview_token
 from backends.bundle import Backends
 from backends.ports import PageStatus
