@@ -182,6 +182,18 @@ def attempt_delivery(
         updated.status,
         extra={"delivery_id": delivery_id, "status_code": result.status_code},
     )
+    if updated.status == "failed":
+        logger.warning(
+            "delivery %s failed for good: %s",
+            delivery_id,
+            updated.last_error,
+            # terraform/monitoring.tf counts these; the partner can list and replay them
+            extra={
+                "delivery_id": delivery_id,
+                "endpoint_id": updated.endpoint_id,
+                "event": "delivery_failed",
+            },
+        )
     return updated
 
 

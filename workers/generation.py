@@ -122,7 +122,12 @@ def mark_failed(job_id: str, *, ports: GenerationPorts, reason: str) -> None:
         job = ports.jobs.update_job(job_id, change)
     except (steps.JobFinishedError, NotFoundError):
         return
-    logger.error("job %s marked failed: %s", job_id, reason, extra={"job_id": job_id})
+    logger.error(
+        "job %s marked failed: %s",
+        job_id,
+        reason,
+        extra={"job_id": job_id, "event": "job_failed"},  # terraform/monitoring.tf counts these
+    )
     if ports.notify is not None:
         ports.notify(job)
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from api.page_changes import replaced, stored_input
 from backends.ports import (
     Blob,
     BlobStore,
@@ -27,6 +26,7 @@ from schemas.catalog import Brand
 from schemas.content import SitePageInput
 from schemas.errors import Issue
 from schemas.jobs import MAX_WRITER_CALLS, GenerationBrief, JobError, JobRecord
+from schemas.page_changes import replaced, stored_input
 from schemas.public import Company
 from workers import steps
 from workers.authoring.base import Author, ModelError
@@ -194,6 +194,13 @@ def _update(ports: GenerationPorts, job_id: str, step: Any, *args: Any, **kwargs
 
 
 def _notify(ports: GenerationPorts, job: JobRecord) -> JobRecord:
+    if job.status == "failed":  # once: a finished job refuses every later step
+        logger.error(
+            "job %s failed: %s",
+            job.id,
+            job.error.code if job.error else "unknown",
+            extra={"job_id": job.id, "event": "job_failed"},  # terraform/monitoring.tf counts these
+        )
     if ports.notify is not None and job.finished:
         ports.notify(job)
     return job
