@@ -43,6 +43,15 @@ CREATE TABLE IF NOT EXISTS signal_people (email TEXT PRIMARY KEY, state TEXT NOT
 CREATE TABLE IF NOT EXISTS signal_clock (one INTEGER PRIMARY KEY CHECK (one = 1), last_us INTEGER);
 """
 INSERT_EVENT = "INSERT INTO signal_events VALUES (?, ?, ?, ?, ?, ?, ?)"
+# Upserts rewrite a known roll-up in place: no delete and re-insert, no primary-key index churn.
+UPSERT_PERSON = (
+    "INSERT INTO signal_people VALUES (?, ?)"
+    " ON CONFLICT (email) DO UPDATE SET state = excluded.state"
+)
+UPSERT_ACCOUNT = (
+    "INSERT INTO signal_accounts VALUES (?, ?, ?, ?) ON CONFLICT (domain) DO UPDATE SET"
+    " stage_rank = excluded.stage_rank, last_rec_us = excluded.last_rec_us, state = excluded.state"
+)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _CHUNK = 500  # bound on `?` parameters per IN (...)
 
@@ -111,15 +120,16 @@ class SqliteSignalStore:
         return StoreResult(events=[by_id[i] for i in ids], new_ids=frozenset(fresh))
 
     def _fold(self, conn: sqlite3.Connection, events: list[Event]) -> None:
+        """Fold the batch into its roll-ups in memory, then write each touched one once."""
         emails = list({e.person.email for e in events if e.person.email})
         domains = list({e.account.domain for e in events if e.account.domain})
         people = {
-            r["email"]: load_person(r["state"])
-            for r in _select_in(conn, "signal_people", "email", emails)
+            r[0]: load_person(r[1])
+            for r in _select_in(conn, "signal_people", "email", emails, columns="email, state")
         }
         accounts = {
-            r["domain"]: load_account(r["state"])
-            for r in _select_in(conn, "signal_accounts", "domain", domains)
+            r[0]: load_account(r[1])
+            for r in _select_in(conn, "signal_accounts", "domain", domains, columns="domain, state")
         }
         for event in events:
             email, domain = event.person.email, event.account.domain
@@ -132,10 +142,7 @@ class SqliteSignalStore:
                 people[person.email] = person
             if account is not None:
                 accounts[account.domain] = account
-        conn.executemany(
-            "INSERT OR REPLACE INTO signal_people VALUES (?, ?)",
-            [(p.email, dump_rollup(p)) for p in people.values()],
-        )
+        conn.executemany(UPSERT_PERSON, [(p.email, dump_rollup(p)) for p in people.values()])
         _save_accounts(conn, accounts.values())
 
     def read_stream(self, query: StreamQuery) -> StreamPage:
@@ -206,7 +213,7 @@ class SqliteSignalStore:
 
 def _save_accounts(conn: sqlite3.Connection, accounts: Iterable[AccountRollup]) -> None:
     conn.executemany(
-        "INSERT OR REPLACE INTO signal_accounts VALUES (?, ?, ?, ?)",
+        UPSERT_ACCOUNT,
         [(a.domain, RANK[a.stage], to_us(a.last_recorded_at), dump_rollup(a)) for a in accounts],
     )
 
