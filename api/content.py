@@ -18,12 +18,13 @@ from api.auth import require_key
 from api.config import AppConfig
 from api.errors import ApiError, invalid_payload
 from api.idempotency import run_idempotent
-from api.page_changes import etag, merge_patch, page_record, patched, replaced, unpublished
+from api.page_records import etag, page_record
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, ConflictError, StoredPage
 from gate.check import check_page, parse_page, ruleset
 from schemas.content import PageBody, PageListBody, SitePageInput
 from schemas.errors import Issue
+from schemas.page_changes import merge_patch, patched, replaced, unpublished
 
 logger = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from api.config import AppConfig
 from api.errors import ApiError, invalid_payload, problem_response
 from api.idempotency import run_idempotent
 from api.keys import Principal
-from api.page_changes import page_record
+from api.page_records import page_record
 from backends.bundle import Backends
 from backends.ports import UnavailableError
 from schemas.errors import issues_from_errors
@@ -111,7 +111,7 @@ def _answer(job: JobRecord, *, created: bool) -> Response:
         if page is not None:
             response = _json({"ok": True, "page": page, "job": view}, 201)
             response.headers["Location"] = f"/api/public/content/pages/{job.page_slug}"
-            response.headers["ETag"] = f'"v{page["version"]}"'  # as api.page_changes.etag
+            response.headers["ETag"] = f'"v{page["version"]}"'  # as api.page_records.etag
             return response
     if job.status == "failed" and job.error is not None:
         extra: dict[str, Any] = {"job": view}

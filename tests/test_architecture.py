@@ -3,7 +3,7 @@
 Pure logic (schemas/, gate/, renderers/, workers/pipeline.py and workers/steps.py) never
 imports a cloud client, a web framework or an HTTP client, not even through one of our own
 modules, and never reads the environment or the clock. api/ and workers/ never import
-frontdoor/, the composition root.
+frontdoor/, the composition root, and workers/ never imports api/.
 """
 
 from __future__ import annotations
@@ -189,6 +189,12 @@ def test_pure_modules_never_read_the_environment_or_the_clock(path: Path) -> Non
 def test_api_and_workers_never_import_the_composition_root(path: Path) -> None:
     """STYLE Wire once: dependencies point one way, into frontdoor/ and never out of it."""
     assert sorted(name for name in imports_of(path) if name.split(".")[0] == "frontdoor") == []
+
+
+@pytest.mark.parametrize("path", python_files("workers"), ids=lambda p: str(p.relative_to(REPO)))
+def test_workers_never_import_the_api_even_through_our_own_modules(path: Path) -> None:
+    """STYLE Layout: the HTTP surface depends on workers, never the reverse."""
+    assert sorted(name for name in reachable(path) if name.split(".")[0] == "api") == []
 
 
 def test_the_rules_see_the_packages_they_guard() -> None:

@@ -1,5 +1,7 @@
-"""How a write moves a stored page: replace (POST), merge patch (PATCH), unpublish (DELETE); and
-the record a partner reads. Pure: the Content API view does the I/O around these.
+"""How a write moves a stored page: replace (POST), merge patch (PATCH), unpublish (DELETE).
+
+Pure: the Content API views and the generation pipeline do the I/O around these; the record a
+partner reads is api/page_records.py.
 
 Statuses: POST gives `published`, or `draft` with `is_published: false`; PATCH with
 `is_published: false` takes a published page to `unpublished` and leaves drafts drafts; DELETE
@@ -12,9 +14,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from api.previews import make_preview_token, preview_expiry
 from backends.ports import PageSource, PageStatus, StoredPage
-from schemas.content import GateResult, PageRecord, SitePageInput
+from schemas.content import SitePageInput
 
 
 def stored_input(page: SitePageInput) -> dict[str, Any]:
@@ -91,37 +92,6 @@ def merge_patch(target: object, patch: object) -> object:
         else:
             merged[name] = merge_patch(merged.get(name), value)
     return merged
-
-
-def page_record(page: StoredPage, *, base_url: str, preview_secret: bytes) -> PageRecord:
-    """What read, list and write operations answer for one stored page."""
-    preview_url = None
-    if page.status == "draft":
-        token = make_preview_token(
-            page.slug, page.version, preview_expiry(page.updated_at), preview_secret
-        )
-        preview_url = f"{base_url}/p/{page.slug}?preview={token}"
-    return PageRecord.model_validate(
-        {
-            **page.page_input,
-            "is_published": page.status == "published",
-            "status": page.status,
-            "url": f"{base_url}/p/{page.slug}",
-            "version": page.version,
-            "source": page.source,
-            "hero_image_url": page.hero_image_url,
-            "created_at": page.created_at,
-            "updated_at": page.updated_at,
-            "published_at": page.published_at,
-            "gate": GateResult(passed=page.gate_passed, ruleset=page.gate_ruleset),
-            "preview_url": preview_url,
-        }
-    )
-
-
-def etag(page: StoredPage) -> str:
-    """The strong ETag of a page's record: one per version (versions never repeat for a slug)."""
-    return f'"v{page.version}"'
 
 
 def _published_at(current: StoredPage | None, status: PageStatus, now: datetime) -> datetime | None:
