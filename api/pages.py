@@ -28,7 +28,9 @@ logger = logging.getLogger(__name__)
 
 _SLUG = re.compile(SLUG_PATTERN)
 CONTENT_PATH = "/api/public/content/"
-PAGE_CACHE_CONTROL = "public, max-age=300, s-maxage=3600"
+# A change purges /p/{slug} at once; s-maxage bounds the rare case where another instance's
+# 1 s lookup memo (api/page_cache.py) hands the CDN the old version just after that purge.
+PAGE_CACHE_CONTROL = "public, max-age=60, s-maxage=300"
 PREVIEW_CACHE_CONTROL = "private, no-store"
 NOT_FOUND_CACHE_CONTROL = "public, max-age=60, s-maxage=60"
 ASSET_CACHE_CONTROL = "public, max-age=31536000, immutable"
