@@ -197,7 +197,12 @@ def test_a_placeholder_key_stops_start_up_naming_the_variable_but_not_the_value(
 def test_settings_refuse_the_gcp_backend_without_a_project(tmp_path: Path) -> None:
     """STYLE Config: BACKEND=gcp without GOOGLE_CLOUD_PROJECT is refused."""
     with pytest.raises(ValidationError, match="GOOGLE_CLOUD_PROJECT"):
-        Settings(backend="gcp", google_cloud_project=None, data_dir=tmp_path)
+        Settings(
+            backend="gcp",
+            google_cloud_project=None,
+            push_oidc_audience="frontdoor-push",
+            data_dir=tmp_path,
+        )
 
 
 @pytest.mark.parametrize("raw", ["changeme", "CHANGEME", "secret", "short-key"])
