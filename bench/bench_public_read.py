@@ -135,21 +135,24 @@ class Served:
             "WORKERS": "1",
         }
         self._proc: subprocess.Popen[bytes] | None = None
+        self._log = Path(data_dir) / f"server-{self._port}.log"
 
     def __enter__(self) -> str:
-        self._proc = subprocess.Popen(
-            [sys.executable, *self._args],
-            cwd=REPO,
-            env=self._env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        with self._log.open("wb") as log:  # the child keeps its own descriptor
+            self._proc = subprocess.Popen(
+                [sys.executable, *self._args],
+                cwd=REPO,
+                env=self._env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         base = f"http://127.0.0.1:{self._port}"
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
-                raise RuntimeError(f"{self._args} exited with {self._proc.returncode}")
+                tail = self._log.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"{self._args} exited with {self._proc.returncode}:\n{tail}")
             try:
                 with urllib.request.urlopen(base + EMPTY, timeout=1):  # noqa: S310  # loopback
                     return base
