@@ -394,12 +394,20 @@ def show_mail(stack: EmulatedStack) -> None:
 @click.command()
 @click.option("--port", type=int, default=8080, envvar="PORT", show_default=True)
 @click.option("--project", default=DEFAULT_PROJECT, show_default=True)
+@click.option(
+    "--state-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=StackConfig.state_dir,
+    show_default=True,
+    help="Logs and data of this run",
+)
 @click.option("--content-key", envvar="CONTENT_API_KEY", default=None, help="(default: new)")
 @click.option("--signals-key", envvar="SIGNALS_API_KEY", default=None, help="(default: new)")
 @click.option("--ingest-key", envvar="INGEST_API_KEY", default=None, help="(default: new)")
 def main(
     port: int,
     project: str,
+    state_dir: Path,
     content_key: str | None,
     signals_key: str | None,
     ingest_key: str | None,
@@ -414,7 +422,7 @@ def main(
     signal.signal(signal.SIGTERM, stop)
     given = {"content": content_key, "signals": signals_key, "ingest": ingest_key}
     keys = {scope: key for scope, key in given.items() if key}
-    config = StackConfig(project=project, port=port, keys=keys)
+    config = StackConfig(project=project, port=port, keys=keys, state_dir=state_dir)
     click.echo("starting the emulators, the API and the workers ...", err=True)
     try:
         stack = start_stack(config)
