@@ -40,8 +40,9 @@ class DemoJourney:
     steps: tuple[EventType, ...]
 
 
-# Stages (DESIGN "Signals"): northwind and juniper raise hands, lumen evaluates, quarry is
-# engaged, orbit only opened an email; the gmail and outlook people are people, not accounts.
+# Stages (DESIGN "Signals"): northwind and juniper raise hands, lumen and tessera evaluate,
+# quarry and halden are engaged, orbit only opened an email; the gmail and outlook people are
+# people, not accounts.
 JOURNEYS: tuple[DemoJourney, ...] = (
     DemoJourney(
         "ada.park@northwind.example",
@@ -77,6 +78,20 @@ JOURNEYS: tuple[DemoJourney, ...] = (
         "juniper.example",
         "Juniper Bank",
         ("research_unlock", "slack_request"),
+    ),
+    DemoJourney(
+        "ines.roy@tessera.example",
+        "Ines Roy",
+        "tessera.example",
+        "Tessera Cloud",
+        ("email_open", "briefing_registration"),
+    ),
+    DemoJourney(
+        "jon.vale@halden.example",
+        "Jon Vale",
+        "halden.example",
+        "Halden Retail",
+        ("newsletter_signup", "email_open"),
     ),
     DemoJourney(
         "hana.demo@gmail.com", "Hana Ito", None, None, ("article_read", "newsletter_signup")
