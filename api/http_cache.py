@@ -58,11 +58,8 @@ class CachedBody:
             mimetype=mimetype,
             etag=etag,
             not_modified_headers=validators,
-            headers=(
-                *validators,
-                ("Content-Type", get_content_type(mimetype, "utf-8")),
-                ("Content-Length", str(len(data))),
-            ),
+            # Content-Length comes from the body itself, when the response is made.
+            headers=(*validators, ("Content-Type", get_content_type(mimetype, "utf-8"))),
         )
 
 

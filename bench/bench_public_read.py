@@ -28,7 +28,7 @@ EMPTY = "/healthz"
 WRK_ARGS = ("-t1", "-c32")
 RUN = "5s"
 WARM_UP = "2s"
-ROUNDS = 2
+ROUNDS = 3
 GOALS = {"company_vs_empty": 0.8, "not_modified_vs_empty": 0.9, "granian_vs_uvicorn_empty": 3.0}
 BOOTSTRAP_KEYS = {
     "CONTENT_API_KEY": "bench-content-key-0123456789",

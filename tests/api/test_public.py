@@ -169,3 +169,27 @@ def test_wrong_method_answers_json_405_with_allow(client: FlaskClient) -> None:
     assert response.status_code == 405
     assert response.get_json()["error"] == "method_not_allowed"
     assert "GET" in response.headers["Allow"]
+
+
+def test_a_304_carries_the_validators_and_cors_but_no_content_headers(client: FlaskClient) -> None:
+    """RFC 9110 15.4.5: a 304 sends ETag and Cache-Control, never the body's Content-*."""
+    etag = client.get("/api/public/v1/company").headers["ETag"]
+
+    response = client.get("/api/public/v1/company", headers={"If-None-Match": f'W/{etag}, "x"'})
+
+    assert response.status_code == 304
+    assert response.headers["ETag"] == etag
+    assert response.headers["Cache-Control"] == "public, max-age=300, s-maxage=3600"
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    assert "Content-Type" not in response.headers
+    assert "Content-Length" not in response.headers
+
+
+def test_head_announces_the_length_of_the_get_body(client: FlaskClient) -> None:
+    """HEAD answers the GET's headers (RFC 9110 9.3.2), Content-Length included."""
+    body = client.get("/api/public/v1/blog").data
+
+    response = client.head("/api/public/v1/blog")
+
+    assert response.headers["Content-Length"] == str(len(body))
+    assert response.headers["Content-Type"] == "application/json"
