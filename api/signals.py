@@ -125,14 +125,18 @@ def create_signals_blueprint() -> Blueprint:
     def erase_person(raw_email: str) -> Response:
         principal = require_key("ingest", allow_bearer=True)
         email = _email(raw_email)
-        removed = _backends().signals.erase_person(email)
+        backends = _backends()
+        event_ids = backends.signals.erase_person(email)
+        # Delivery records keep each event's payload (with the address) for replays.
+        deliveries = backends.webhooks.erase_deliveries_for_events(event_ids)
         logger.info(
-            "erased person %s: %d events removed",
+            "erased person %s: %d events and %d webhook deliveries removed",
             email_hash(email),
-            removed,
+            len(event_ids),
+            deliveries,
             extra={"person_hash": email_hash(email), "key_id": principal.key_id},
         )
-        return _json(EraseBody(erased=True, events_removed=removed))
+        return _json(EraseBody(erased=True, events_removed=len(event_ids)))
 
     @bp.post("/events")
     def ingest_events() -> Response:

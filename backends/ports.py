@@ -333,8 +333,8 @@ class SignalStore(Protocol):
     def get_person(self, email: str) -> PersonRollup | None:
         """One person's roll-up, if seen."""
 
-    def erase_person(self, email: str) -> int:
-        """Remove a person's events and roll-up contributions; the number of events removed."""
+    def erase_person(self, email: str) -> list[str]:
+        """Remove a person's events and roll-up contributions; the ids of the events removed."""
 
 
 class SignalQueue(Protocol):
@@ -591,6 +591,12 @@ class WebhookStore(Protocol):
         self, endpoint_id: str, *, status: DeliveryStatus | None = None, limit: int = 100
     ) -> list[Delivery]:
         """One endpoint's deliveries, newest first, optionally of one status."""
+
+    def erase_deliveries_for_events(self, event_ids: Sequence[str]) -> int:
+        """Remove every delivery of these events (a person's erasure); how many were removed.
+
+        Raises: UnavailableError.
+        """
 
 
 @dataclass(frozen=True)

@@ -188,16 +188,13 @@ class SqliteSignalStore:
         )
         return load_person(row["state"]) if row else None
 
-    def erase_person(self, email: str) -> int:
+    def erase_person(self, email: str) -> list[str]:
         with self._db.transaction() as conn:
-            domains = {
-                r["domain"]
-                for r in conn.execute(
-                    "SELECT DISTINCT domain FROM signal_events WHERE email = ? AND domain > ''",
-                    (email,),
-                )
-            }
-            removed = conn.execute("DELETE FROM signal_events WHERE email = ?", (email,)).rowcount
+            erased = conn.execute(
+                "SELECT id, domain FROM signal_events WHERE email = ? ORDER BY rec_us", (email,)
+            ).fetchall()
+            domains = {r["domain"] for r in erased if r["domain"]}
+            conn.execute("DELETE FROM signal_events WHERE email = ?", (email,))
             conn.execute("DELETE FROM signal_people WHERE email = ?", (email,))
             for domain in domains:
                 # Erasure alone rebuilds an account from its remaining events.
@@ -208,7 +205,7 @@ class SqliteSignalStore:
                 conn.execute("DELETE FROM signal_accounts WHERE domain = ?", (domain,))
                 if account is not None:
                     _save_accounts(conn, [account])
-        return int(removed)
+        return [r["id"] for r in erased]
 
 
 def _save_accounts(conn: sqlite3.Connection, accounts: Iterable[AccountRollup]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from datetime import datetime
 
 from backends.embedded.sqlite import SqliteDatabase
@@ -48,7 +49,9 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
 );
 CREATE INDEX IF NOT EXISTS webhook_deliveries_by_endpoint
     ON webhook_deliveries (endpoint_id, status, created_at);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_by_event ON webhook_deliveries (event_id);
 """
+_CHUNK = 500  # bound on `?` parameters per IN (...)
 
 _DELIVERY_COLUMNS = (
     "delivery_id, endpoint_id, event_id, event_type, payload, status, created_at, attempts,"
@@ -180,6 +183,20 @@ class SqliteWebhookStore:
         sql += " ORDER BY created_at DESC, delivery_id DESC LIMIT ?"
         args.append(limit)
         return [_delivery(row) for row in self._db.connection().execute(sql, args).fetchall()]
+
+    def erase_deliveries_for_events(self, event_ids: Sequence[str]) -> int:
+        wanted = list(dict.fromkeys(event_ids))
+        removed = 0
+        with self._db.transaction() as conn:
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start : start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                cur = conn.execute(
+                    f"DELETE FROM webhook_deliveries WHERE event_id IN ({marks})",  # noqa: S608  # placeholders only
+                    chunk,
+                )
+                removed += cur.rowcount
+        return removed
 
     def _must_get(self, endpoint_id: str) -> WebhookEndpoint:
         found = self.get_endpoint(endpoint_id)

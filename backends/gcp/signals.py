@@ -146,7 +146,7 @@ class FirestoreSignalStore:
                 found[getattr(rollup, "email", None) or rollup.domain] = rollup
         return found
 
-    def erase_person(self, email: str) -> int:
+    def erase_person(self, email: str) -> list[str]:
         query = self._events.where(filter=firestore.FieldFilter("person.email", "==", email))
         docs = list(self._run(query, "signal_events", equality=("person.email",)))
         domains = {_data(d)["account"]["domain"] for d in docs} - {None}
@@ -175,7 +175,7 @@ class FirestoreSignalStore:
                 ref.delete()
             else:
                 ref.set(_account_doc(account))
-        return len(docs)
+        return [_data(d)["id"] for d in docs]
 
     # --- reads -------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ rest, protected by Firestore's IAM, which only the service account may read.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +26,8 @@ from backends.ports import (
 )
 
 # Their composite indexes are declared in backends/gcp/indexes.py (Terraform is generated from it).
+_IN_LIMIT = 30  # values Firestore accepts in one `in` filter
+_BATCH_LIMIT = 500  # writes in one batch
 
 
 class FirestoreWebhookStore:
@@ -124,6 +127,24 @@ class FirestoreWebhookStore:
             "delivery_id", direction=firestore.Query.DESCENDING
         )
         return [_delivery(_doc(snap)) for snap in query.limit(limit).stream()]
+
+    def erase_deliveries_for_events(self, event_ids: Sequence[str]) -> int:
+        wanted = list(dict.fromkeys(event_ids))
+        removed = 0
+        try:
+            for start in range(0, len(wanted), _IN_LIMIT):
+                chunk = wanted[start : start + _IN_LIMIT]
+                query = self._deliveries.where(filter=FieldFilter("event_id", "in", chunk))
+                refs = [snap.reference for snap in query.select([]).stream()]
+                for first in range(0, len(refs), _BATCH_LIMIT):
+                    batch = self._client.batch()
+                    for ref in refs[first : first + _BATCH_LIMIT]:
+                        batch.delete(ref)
+                    batch.commit()
+                removed += len(refs)
+        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded) as err:
+            raise UnavailableError("firestore") from err
+        return removed
 
     def _must_get(self, endpoint_id: str) -> WebhookEndpoint:
         found = self.get_endpoint(endpoint_id)

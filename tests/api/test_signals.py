@@ -314,3 +314,27 @@ def test_erasing_a_person_removes_them_and_logs_no_address(
     )
     assert "erased person" in caplog.text
     assert "ada@acme.com" not in caplog.text
+
+
+@pytest.mark.spec("signals.erase")
+def test_erasing_a_person_leaves_no_webhook_delivery_of_their_events_to_list_or_replay(
+    client: FlaskClient, backends: Backends, caplog: pytest.LogCaptureFixture
+) -> None:
+    """DESIGN Ingest and Deliveries: erasure reaches the delivery records kept for replays."""
+    hooks = f"{BASE}/webhooks"
+    endpoint = client.post(hooks, json={"url": "http://127.0.0.1:9/hooks"}, headers=READ)
+    endpoint_id = endpoint.get_json()["endpoint"]["id"]
+    ingest(client, backends, [raw_event("1"), raw_event("2", person={"email": "bob@acme.com"})])
+    before = client.get(f"{hooks}/{endpoint_id}/deliveries", headers=READ).get_json()["deliveries"]
+    ada = next(d["id"] for d in before if d["event_id"] == "crm:1")
+    caplog.set_level(logging.INFO)
+
+    client.delete(f"{BASE}/people/ada@acme.com", headers=INGEST)
+
+    after = client.get(f"{hooks}/{endpoint_id}/deliveries", headers=READ).get_json()["deliveries"]
+    replay = client.post(f"{hooks}/deliveries/{ada}/replay", headers=READ)
+    assert sorted(d["event_id"] for d in before) == ["crm:1", "crm:2"]
+    assert [d["event_id"] for d in after] == ["crm:2"]
+    assert (replay.status_code, replay.get_json()["error"]) == (404, "not_found")
+    assert "1 webhook deliveries removed" in caplog.text
+    assert "ada@acme.com" not in caplog.text

@@ -277,7 +277,7 @@ def test_erasing_a_person_removes_their_events_and_roll_up_contributions(
     removed = store.erase_person("ada@acme.com")
 
     account = store.get_account("acme.com")
-    assert removed == 1
+    assert removed == ["crm:1"]
     assert store.get_person("ada@acme.com") is None
     assert walk(store)[0] == ["crm:2"]
     assert account is not None

@@ -183,3 +183,22 @@ def test_deliveries_list_newest_first_filtered_by_status(store: WebhookStore) ->
 
     assert [d.delivery_id for d in failed] == ["msg_2", "msg_0"]
     assert [d.delivery_id for d in everything] == ["msg_3", "msg_2", "msg_1"]
+
+
+def test_erasing_the_deliveries_of_events_removes_them_from_every_endpoint(
+    store: WebhookStore,
+) -> None:
+    """DESIGN Ingest: erasing a person also removes the deliveries that carry their events."""
+    for n in range(35):  # more than one Firestore `in` query
+        store.add_delivery(_delivery(f"msg_{n}", created=NOW + timedelta(minutes=n)))
+    store.add_delivery(_delivery("msg_0b", endpoint_id="wh_2"))
+    store.add_delivery(_delivery("msg_kept"))
+    erased = [f"site:msg_{n}" for n in range(35)] + ["site:msg_0b", "site:unknown"]
+
+    removed = store.erase_deliveries_for_events(erased)
+
+    assert removed == 36
+    assert store.get_delivery("msg_0") is None
+    assert store.get_delivery("msg_0b") is None
+    assert [d.delivery_id for d in store.list_deliveries("wh_1")] == ["msg_kept"]
+    assert store.erase_deliveries_for_events([]) == 0

@@ -72,7 +72,7 @@ class DownSignalStore:
     def get_person(self, email: str) -> PersonRollup | None:
         raise UnavailableError("down")
 
-    def erase_person(self, email: str) -> int:
+    def erase_person(self, email: str) -> list[str]:
         raise UnavailableError("down")
 
 
