@@ -15,6 +15,9 @@ from api.app import create_app
 from frontdoor.cli import cli
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
+from schemas.errors import Issue
+from schemas.jobs import GenerationBrief, JobError, JobRecord
+from workers import steps
 
 
 @pytest.mark.spec("content.generate")
@@ -146,6 +149,34 @@ def test_pages_job_shows_the_steps_and_page_of_a_job_started_without_waiting(
     assert f"job {job_id} for cli-launch (cli): succeeded" in result.stdout
     assert "draft 1: gate passed" in result.stderr
     assert "/p/cli-launch (published)" in result.stdout
+
+
+@pytest.mark.spec("content.jobs")
+def test_pages_job_prints_a_failed_jobs_issues_and_exits_1(data_dir: Path) -> None:
+    """DESIGN Generation: `failed` (with the error and issues), as GET jobs/{id} shows it."""
+    backends = build_backends(Settings(data_dir=data_dir))
+    now = backends.clock()
+    brief = GenerationBrief.model_validate(BRIEF)
+    error = JobError(code="invalid_payload", message="failed the gate twice")
+    issue = Issue(field="blocks.0.sub", code="icp_missing", message="name who it is for")
+    try:
+        backends.jobs.create_job(
+            JobRecord(id="j-failed", partner="acme", brief=brief, created_at=now, updated_at=now)
+        )
+        backends.jobs.update_job(
+            "j-failed",
+            lambda job: steps.fail(job, error=error, issues=[issue], now=now, worker=None),
+        )
+    finally:
+        backends.close()
+
+    result = CliRunner().invoke(
+        cli, ["pages", "job", "j-failed"], obj={}, env={"DATA_DIR": str(data_dir)}
+    )
+
+    assert result.exit_code == 1
+    assert "failed: invalid_payload: failed the gate twice" in result.stderr
+    assert "blocks.0.sub: icp_missing" in result.stderr
 
 
 def test_pages_job_names_an_unknown_job_and_exits_1(data_dir: Path) -> None:
