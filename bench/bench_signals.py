@@ -120,7 +120,7 @@ def make_events(count: int, *, prefix: str, people: int = 10_000) -> list[NewEve
     return events
 
 
-def timed(work: Callable[[], None]) -> float:
+def timed(work: Callable[[], object]) -> float:
     began = time.perf_counter()
     work()
     return time.perf_counter() - began
