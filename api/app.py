@@ -73,6 +73,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.register_blueprint(
         create_webhooks_blueprint(
             webhooks=backends.webhooks,
+            jobs=backends.jobs,
             tasks=backends.tasks,
             options=backends.delivery_options,
             clock=backends.clock,

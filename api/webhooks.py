@@ -22,6 +22,7 @@ from backends.ports import (
     ConflictError,
     Delivery,
     DeliveryOptions,
+    JobStore,
     NotFoundError,
     TaskQueue,
     WebhookEndpoint,
@@ -53,11 +54,16 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 def create_webhooks_blueprint(
     *,
     webhooks: WebhookStore,
+    jobs: JobStore,
     tasks: TaskQueue,
     options: DeliveryOptions,
     clock: Callable[[], datetime],
 ) -> Blueprint:
-    """The six webhook operations of DESIGN "Deliveries" plus the internal attempt route."""
+    """The six webhook operations of DESIGN "Deliveries" plus the internal attempt route.
+
+    The attempt route runs signal webhook deliveries and job callbacks alike (`jobs` holds a
+    callback's target and secret).
+    """
     bp = Blueprint("webhooks", __name__)
 
     def own_endpoint(endpoint_id: str) -> WebhookEndpoint:
@@ -165,6 +171,7 @@ def create_webhooks_blueprint(
             attempt=task.attempt,
             replays=task.replays,
             webhooks=webhooks,
+            jobs=jobs,
             tasks=tasks,
             options=options,
             now=clock(),

@@ -28,10 +28,10 @@ from gate.check import check_page, ruleset
 from schemas.jobs import GenerationBrief
 from workers.authoring.base import Author
 from workers.authoring.template import TemplateWriter
+from workers.deliveries import callback_notifier
 from workers.generation import handle_generation
 from workers.imaging.base import HeroImager
 from workers.imaging.procedural import ProceduralImager
-from workers.job_callbacks import callback_notifier
 from workers.pipeline import GenerationPorts
 
 logger = logging.getLogger(__name__)
@@ -125,7 +125,11 @@ def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
         clock=backends.clock,
         cdn=backends.cdn,
         notify=callback_notifier(
-            tasks=backends.tasks, base_url=settings.base_url, clock=backends.clock
+            webhooks=backends.webhooks,
+            tasks=backends.tasks,
+            options=backends.delivery_options,
+            base_url=settings.base_url,
+            clock=backends.clock,
         ),
     )
 

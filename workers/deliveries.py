@@ -1,9 +1,11 @@
-"""Webhook deliveries: fan an event out to endpoints, run one attempt, replay.
+"""Webhook deliveries: fan an event out to endpoints, schedule a job's callback, run one
+attempt, replay.
 
-The shell around workers/delivery_policy.py. Every attempt is its own task on the TaskQueue
-that calls POST /internal/deliveries/{id}/attempt; the attempt signs afresh (Standard Webhooks
-timestamps expire after 5 minutes), POSTs with httpx, records the outcome and queues the next
-attempt as a new task. Tasks carry the attempt number, so a task run twice changes nothing.
+The shell around workers/delivery_policy.py and workers/job_callbacks.py. Every attempt is its
+own task on the TaskQueue that calls POST /internal/deliveries/{id}/attempt; the attempt checks
+the target (SSRF guard), signs afresh (Standard Webhooks timestamps expire after 5 minutes),
+POSTs with httpx to the checked address, records the outcome and queues the next attempt as a
+new task. Tasks carry the attempt number, so a task run twice changes nothing.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -21,10 +24,12 @@ from backends.ports import (
     Delivery,
     DeliveryOptions,
     HttpTask,
+    JobStore,
     TaskQueue,
     WebhookEndpoint,
     WebhookStore,
 )
+from schemas.jobs import JobRecord
 from schemas.signals import Event
 from workers.delivery_policy import (
     AttemptResult,
@@ -35,6 +40,7 @@ from workers.delivery_policy import (
     replayed,
     signing_secrets,
 )
+from workers.job_callbacks import callback_delivery, callback_target, is_callback
 from workers.signing import sign_headers
 from workers.target_guard import SafeTarget, UnsafeTargetError, check_target, system_resolver
 
@@ -43,6 +49,14 @@ logger = logging.getLogger(__name__)
 ATTEMPT_PATH = "/internal/deliveries/{delivery_id}/attempt"
 INTERNAL_TOKEN_HEADER = "X-Frontdoor-Internal-Token"  # noqa: S105  # a header name
 USER_AGENT = "frontdoor-webhooks/1"
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where one attempt goes and the secrets that sign it."""
+
+    url: str
+    secrets: list[str]
 
 
 class WebhookDeliveries:
@@ -104,14 +118,47 @@ def schedule_deliveries(
             created_at=now,
             next_attempt_at=now,
         )
-        if not webhooks.add_delivery(delivery):
-            stored = webhooks.get_delivery(delivery.delivery_id)
-            if stored is None or stored.status != "pending" or stored.attempts > 0:
-                continue
-            delivery = stored
-        enqueue_attempt(delivery, tasks=tasks, options=options)
-        scheduled.append(delivery.delivery_id)
+        if _add_and_enqueue(delivery, webhooks=webhooks, tasks=tasks, options=options):
+            scheduled.append(delivery.delivery_id)
     return scheduled
+
+
+def callback_notifier(
+    *,
+    webhooks: WebhookStore,
+    tasks: TaskQueue,
+    options: DeliveryOptions,
+    base_url: str,
+    clock: Callable[[], datetime],
+) -> Callable[[JobRecord], None]:
+    """The pipeline's `notify`: schedule the callback of a finished job, if it asked for one."""
+
+    def notify(job: JobRecord) -> None:
+        delivery = callback_delivery(job, base_url=base_url, now=clock())
+        if delivery is None:
+            return
+        if _add_and_enqueue(delivery, webhooks=webhooks, tasks=tasks, options=options):
+            logger.info("job %s callback scheduled", job.id, extra={"job_id": job.id})
+
+    return notify
+
+
+def _add_and_enqueue(
+    delivery: Delivery, *, webhooks: WebhookStore, tasks: TaskQueue, options: DeliveryOptions
+) -> bool:
+    """Store a new delivery and queue its first attempt; False if it exists and has started.
+
+    A repeat (a redelivered message, a job finished twice) keeps the stored delivery, its id
+    and its payload; it only queues the first attempt again if none was made (the task name
+    dedupes), in case the first run died between storing and queueing.
+    """
+    if not webhooks.add_delivery(delivery):
+        stored = webhooks.get_delivery(delivery.delivery_id)
+        if stored is None or stored.status != "pending" or stored.attempts > 0:
+            return False
+        delivery = stored
+    enqueue_attempt(delivery, tasks=tasks, options=options)
+    return True
 
 
 def enqueue_attempt(delivery: Delivery, *, tasks: TaskQueue, options: DeliveryOptions) -> bool:
@@ -138,6 +185,7 @@ def attempt_delivery(
     attempt: int,
     replays: int,
     webhooks: WebhookStore,
+    jobs: JobStore,
     tasks: TaskQueue,
     options: DeliveryOptions,
     now: datetime,
@@ -154,13 +202,13 @@ def attempt_delivery(
         if delivery.attempts == attempt:  # recorded, but the next task may not be queued yet
             enqueue_attempt(delivery, tasks=tasks, options=options)
         return None
-    endpoint = webhooks.get_endpoint(delivery.endpoint_id)
-    if endpoint is None or not endpoint.active:
-        reason = "endpoint_deleted" if endpoint is None else "endpoint_disabled"
-        result = AttemptResult(status_code=None, error=reason)
+    endpoint = None if is_callback(delivery) else webhooks.get_endpoint(delivery.endpoint_id)
+    target = _target(delivery, endpoint, jobs=jobs, now=now)
+    if isinstance(target, str):  # nothing to send to: failed at once, no retries
+        result = AttemptResult(status_code=None, error=target)
         updated = next_delivery_state(delivery, result, now=now, delays=())
     else:
-        result = send_delivery(delivery, endpoint, options=options, now=now)
+        result = send_delivery(delivery, target, options=options, now=now)
         updated = next_delivery_state(delivery, result, now=now, delays=options.retry_delays)
     try:
         webhooks.update_delivery(
@@ -187,7 +235,8 @@ def attempt_delivery(
             "delivery %s failed for good: %s",
             delivery_id,
             updated.last_error,
-            # terraform/monitoring.tf counts these; the partner can list and replay them
+            # terraform/monitoring.tf counts these; partners list and replay failed webhook
+            # deliveries, operators find failed callbacks under endpoint CALLBACK_ENDPOINT
             extra={
                 "delivery_id": delivery_id,
                 "endpoint_id": updated.endpoint_id,
@@ -217,27 +266,36 @@ def replay_delivery(
     return again
 
 
+def _target(
+    delivery: Delivery, endpoint: WebhookEndpoint | None, *, jobs: JobStore, now: datetime
+) -> Target | str:
+    """The delivery's target: its endpoint's, or its job's for a callback; else why none."""
+    if is_callback(delivery):
+        found = callback_target(jobs.get_job(delivery.event_id))
+        return "job_deleted" if found is None else Target(url=found[0], secrets=found[1])
+    if endpoint is None or not endpoint.active:
+        return "endpoint_deleted" if endpoint is None else "endpoint_disabled"
+    return Target(url=endpoint.url, secrets=signing_secrets(endpoint.secrets, now=now))
+
+
 def send_delivery(
-    delivery: Delivery, endpoint: WebhookEndpoint, *, options: DeliveryOptions, now: datetime
+    delivery: Delivery, target: Target, *, options: DeliveryOptions, now: datetime
 ) -> AttemptResult:
-    """POST the signed payload to the endpoint, pinned to the addresses the guard checked."""
+    """POST the payload, signed now, to the target, pinned to the addresses the guard checked."""
     try:
-        target = check_target(
-            endpoint.url,
+        safe = check_target(
+            target.url,
             allow_loopback=options.allow_loopback,
             resolve=options.resolver or system_resolver,
         )
     except UnsafeTargetError as err:
         return AttemptResult(status_code=None, error=f"unsafe_url: {err.reason}")
     headers = sign_headers(
-        msg_id=delivery.delivery_id,
-        body=delivery.payload,
-        secrets=signing_secrets(endpoint.secrets, now=now),
-        now=now,
+        msg_id=delivery.delivery_id, body=delivery.payload, secrets=target.secrets, now=now
     )
     headers.update({"Content-Type": "application/json", "User-Agent": USER_AGENT})
-    url, extensions = _pinned(target)
-    headers["Host"] = target.url.netloc
+    url, extensions = _pinned(safe)
+    headers["Host"] = safe.url.netloc
     try:
         with httpx.Client(
             timeout=options.timeout_seconds, follow_redirects=False, trust_env=False

@@ -144,8 +144,8 @@ def _last_delivery(job_id: str, *, ports: GenerationPorts, attempt: int | None, 
 
 
 def _renotify(job_id: str, *, ports: GenerationPorts) -> None:
-    # A delivery that died after finishing the job may not have queued the callback; the
-    # task queue dedupes by task name, so queueing it again is safe.
+    # A delivery that died after finishing the job may not have scheduled the callback; the
+    # callback's delivery id is the job's, so scheduling it again never sends a second one.
     job = ports.jobs.get_job(job_id)
     if job is not None and ports.notify is not None:
         ports.notify(job)

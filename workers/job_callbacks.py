@@ -1,22 +1,23 @@
-"""Job callbacks: a finished job with a `callback_url` is POSTed there through the task queue.
+"""Job callbacks: a finished job with a `callback_url` becomes one delivery to that URL.
 
-Signed with Standard Webhooks (workers/signing.py) using the job's own `whsec_` secret, which
-the partner received once in the POST generate answer. The task is named after the job, so
-queueing it twice (a redelivered message) sends it once; `webhook-id` is stable for dedupe.
+A callback rides the webhook delivery mechanism (workers/deliveries.py): a Delivery whose
+`endpoint_id` is CALLBACK_ENDPOINT (no registered endpoint has it, so signal fan-out, partner
+listings and replays never see it) and whose `event_id` is the job id. Each attempt reads the
+job for its target and secret: the job's own `whsec_` secret, which the partner received once
+in the POST generate answer. Its id, `job_{id}`, is the `webhook-id` of every attempt. Pure.
 """
 
 from __future__ import annotations
 
 import json
-import logging
-from collections.abc import Callable
 from datetime import datetime
 
-from backends.ports import HttpTask, TaskQueue
+from backends.ports import Delivery
 from schemas.jobs import JobRecord, JobView
-from workers.signing import sign_headers
 
-logger = logging.getLogger(__name__)
+__all__ = ["CALLBACK_ENDPOINT", "callback_delivery", "callback_target", "is_callback", "job_url"]
+
+CALLBACK_ENDPOINT = "job_callbacks"
 
 
 def job_url(base_url: str, job_id: str) -> str:
@@ -24,8 +25,13 @@ def job_url(base_url: str, job_id: str) -> str:
     return f"{base_url}/api/public/content/jobs/{job_id}"
 
 
-def callback_task(job: JobRecord, *, base_url: str, now: datetime) -> HttpTask | None:
-    """The signed POST for a finished job, or None when it has no callback."""
+def is_callback(delivery: Delivery) -> bool:
+    """True for a job callback, False for a signal webhook delivery."""
+    return delivery.endpoint_id == CALLBACK_ENDPOINT
+
+
+def callback_delivery(job: JobRecord, *, base_url: str, now: datetime) -> Delivery | None:
+    """The callback delivery of a finished job, or None when it asked for none."""
     if not job.finished or not job.brief.callback_url or not job.callback_secret:
         return None
     view = JobView.of(job, url=job_url(base_url, job.id))
@@ -41,29 +47,20 @@ def callback_task(job: JobRecord, *, base_url: str, now: datetime) -> HttpTask |
         },
         separators=(",", ":"),
     )
-    msg_id = f"job_{job.id}"
-    headers = {
-        "Content-Type": "application/json",
-        **sign_headers(msg_id=msg_id, body=body, secrets=[job.callback_secret], now=now),
-    }
-    return HttpTask(
-        name=f"job-callback-{job.id}",
-        url=job.brief.callback_url,
-        body=body.encode(),
-        headers=headers,
+    return Delivery(
+        delivery_id=f"job_{job.id}",
+        endpoint_id=CALLBACK_ENDPOINT,
+        event_id=job.id,
+        event_type=event,
+        payload=body,
+        status="pending",
+        created_at=now,
+        next_attempt_at=now,
     )
 
 
-def callback_notifier(
-    *, tasks: TaskQueue, base_url: str, clock: Callable[[], datetime]
-) -> Callable[[JobRecord], None]:
-    """The pipeline's `notify`: queue the callback of a finished job, if it asked for one."""
-
-    def notify(job: JobRecord) -> None:
-        task = callback_task(job, base_url=base_url, now=clock())
-        if task is None:
-            return
-        if tasks.enqueue(task):
-            logger.info("job %s callback queued", job.id, extra={"job_id": job.id})
-
-    return notify
+def callback_target(job: JobRecord | None) -> tuple[str, list[str]] | None:
+    """Where a job's callback goes and the secrets that sign it, or None if it has none."""
+    if job is None or not job.brief.callback_url or not job.callback_secret:
+        return None
+    return job.brief.callback_url, [job.callback_secret]

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
-from standardwebhooks.webhooks import Webhook
 
 from api.app import create_app
 from api.keys import issue_key
@@ -18,7 +17,6 @@ from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from tests.conftest import CONTENT_KEY
-from tests.webhook_receiver import running_receiver
 from tests.wire import providers
 from tests.wire.server import WireServer
 
@@ -337,24 +335,6 @@ def test_a_brief_with_generate_image_false_has_no_hero_image(client: FlaskClient
     page = client.post(GENERATE, json=brief(generate_image=False), headers=KEY).get_json()["page"]
 
     assert page["hero_image_url"] is None
-
-
-@pytest.mark.spec("content.generate")
-def test_a_finished_job_is_posted_to_its_callback_url_signed(client: FlaskClient) -> None:
-    """DESIGN: the finished job is POSTed to `callback_url`, signed per Standard Webhooks."""
-    with running_receiver() as receiver:
-        response = client.post(
-            GENERATE, json=brief(callback_url=f"{receiver.url}/hook"), headers=KEY
-        )
-        secret = response.get_json()["job"]["callback_secret"]
-
-        received = receiver.wait_for(1)[0]
-
-    payload = Webhook(secret).verify(received.body, received.headers)
-    assert response.status_code == 201
-    assert received.headers["webhook-id"] == f"job_{response.get_json()['job']['id']}"
-    assert payload["type"] == "page.generated"
-    assert payload["data"]["job"]["status"] == "succeeded"
 
 
 def _strings(node: Any) -> list[str]:

@@ -4,84 +4,25 @@ in-process task queue or the Cloud Tasks emulator (run with `-r 0`, so every ret
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import threading
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from flask.testing import FlaskClient
 from standardwebhooks.webhooks import Webhook
-from werkzeug.serving import make_server
 
-from api.app import create_app
-from backends.bundle import Backends
 from backends.ports import Delivery
 from frontdoor.settings import Settings
-from frontdoor.wiring import app_config, build_backends
 from schemas.signals import Event
 from tests.conftest import INGEST_KEY, SIGNALS_KEY
+from tests.loopback_app import Served, served
 from tests.webhook_receiver import running_receiver, wait_until
-from workers.deliveries import WebhookDeliveries
 
 pytestmark = pytest.mark.spec("signals.webhooks")
 
 HOOKS = "/api/public/v1/signals/webhooks"
 KEY = {"x-api-key": SIGNALS_KEY}
-FAST = [0.2, 0.2]  # retry delays in seconds: three attempts in all
-
-
-@dataclass
-class Served:
-    """The app on a loopback port, its backends and a test client on the same app."""
-
-    backends: Backends
-    api: FlaskClient
-    hosts: dict[str, list[str]]
-
-
-@contextmanager
-def served(
-    settings: Settings, *, queue: Callable[[Backends], Any] | None = None
-) -> Iterator[Served]:
-    """Serve the app on 127.0.0.1 so the task queue can call its internal attempt route."""
-    holder: dict[str, Any] = {}
-    server = make_server(
-        "127.0.0.1", 0, lambda env, start: holder["app"](env, start), threaded=True
-    )
-    base = f"http://127.0.0.1:{server.server_port}"
-    tuned = settings.model_copy(
-        update={
-            "public_base_url": base,
-            "webhook_retry_delays": FAST,
-            "webhook_allow_loopback": True,
-        }
-    )
-    built = build_backends(tuned)
-    hosts: dict[str, list[str]] = {"localhost": ["127.0.0.1"]}
-    options = dataclasses.replace(built.delivery_options, resolver=lambda host, _port: hosts[host])
-    backends = dataclasses.replace(built, delivery_options=options)
-    if queue is not None:
-        tasks = queue(backends)
-        deliveries = WebhookDeliveries(
-            webhooks=backends.webhooks, tasks=tasks, options=options, clock=backends.clock
-        )
-        backends = dataclasses.replace(backends, tasks=tasks, deliveries=deliveries)
-    app = create_app(app_config(tuned), backends)
-    holder["app"] = app.wsgi_app
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield Served(backends=backends, api=app.test_client(), hosts=hosts)
-    finally:
-        server.shutdown()
-        thread.join(timeout=5)
-        built.close()
 
 
 def _register(served_app: Served, url: str, **body: Any) -> tuple[str, str]:

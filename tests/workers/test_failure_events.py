@@ -149,6 +149,7 @@ def test_a_delivery_that_fails_for_good_logs_one_delivery_failed_event(
             attempt=1,
             replays=0,
             webhooks=webhooks,
+            jobs=SqliteJobStore(db),
             tasks=tasks,
             options=options,
             now=NOW,
