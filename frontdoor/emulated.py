@@ -13,8 +13,6 @@ read back from a pull subscription and shown on the terminal (the sign-in codes 
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import secrets
 import signal
@@ -28,9 +26,19 @@ from types import FrameType
 from typing import Any
 
 import click
-import httpx
 
 from frontdoor import emulators
+from frontdoor.emulated_resources import (
+    GENERATION_TOPIC,
+    LOCATION,
+    MAIL_OUTBOX,
+    MAIL_TOPIC,
+    QUEUE,
+    SIGNALS_TOPIC,
+    WORKERS,
+    create_resources,
+    pull_messages,
+)
 from frontdoor.processes import (
     REPO,
     ManagedProcess,
@@ -42,55 +50,8 @@ from frontdoor.processes import (
 )
 
 DEFAULT_PROJECT = "demo-frontdoor"  # "demo-": a project id that can only ever be emulated
-GENERATION_TOPIC = "generation-jobs"
-SIGNALS_TOPIC = "signal-events"
-MAIL_TOPIC = "mail"
-DEAD_LETTER_SUFFIX = "-dead-letter"
-MAIL_OUTBOX = "mail-outbox"
-QUEUE = "deliveries"
-LOCATION = "us-central1"
 READY_TIMEOUT = 120.0
 SCOPES = ("content", "signals", "ingest")
-
-
-@dataclass(frozen=True)
-class Worker:
-    """One functions-framework target and the subscription that pushes to it."""
-
-    name: str
-    target: str
-    topic: str
-    subscription: str
-    ack_deadline_seconds: int
-    dead_letter: bool  # a dead letter policy on its subscription (terraform/pubsub.tf)
-
-
-WORKERS = (
-    Worker("generation", "generate_page", GENERATION_TOPIC, "generation-jobs-push", 600, True),
-    Worker(
-        "generation-dead-letter",
-        "generation_dead_letter",
-        GENERATION_TOPIC + DEAD_LETTER_SUFFIX,
-        "generation-jobs-dead-letter-push",
-        60,
-        False,
-    ),
-    Worker("ingest", "ingest_signals", SIGNALS_TOPIC, "signal-events-push", 60, True),
-)
-TOPICS = (
-    GENERATION_TOPIC,
-    GENERATION_TOPIC + DEAD_LETTER_SUFFIX,
-    SIGNALS_TOPIC,
-    SIGNALS_TOPIC + DEAD_LETTER_SUFFIX,
-    MAIL_TOPIC,
-)
-# Pull subscriptions that keep what nobody pushes anywhere: dead letters (as terraform's
-# *-dead-letter-hold, for inspection) and mail (shown on the terminal).
-PULL_SUBSCRIPTIONS = {
-    "generation-jobs-dead-letter-hold": GENERATION_TOPIC + DEAD_LETTER_SUFFIX,
-    "signal-events-dead-letter-hold": SIGNALS_TOPIC + DEAD_LETTER_SUFFIX,
-    MAIL_OUTBOX: MAIL_TOPIC,
-}
 
 
 @dataclass(frozen=True)
@@ -157,6 +118,10 @@ class EmulatedStack:
             self.restart(name)
         return dead
 
+    def pull(self, subscription: str) -> list[dict[str, Any]]:
+        """Pull and ack what waits on one of this stack's pull subscriptions."""
+        return pull_messages(self.hosts.pubsub, self.config.project, subscription)
+
     def emulators_alive(self) -> bool:
         return all(proc.proc.poll() is None for proc in self.emulator_processes)
 
@@ -218,7 +183,15 @@ def start_stack(config: StackConfig, *, hosts: EmulatorHosts | None = None) -> E
             worker_ports={worker.name: free_port() for worker in WORKERS},
             emulator_processes=owned,
         )
-        create_resources(stack)
+        create_resources(
+            config.project,
+            pubsub_host=hosts.pubsub,
+            storage_host=hosts.storage,
+            tasks_host=hosts.tasks,
+            bucket=stack.bucket,
+            worker_ports=stack.worker_ports,
+            max_delivery_attempts=config.max_delivery_attempts,
+        )
         stack.apps = _start_apps(stack, ["api", *(worker.name for worker in WORKERS)])
     except BaseException:  # also Ctrl-C during the start: nothing is left running
         for proc in owned:
@@ -276,56 +249,6 @@ def _app_env(config: StackConfig, hosts: EmulatorHosts, keys: dict[str, str]) ->
     }
 
 
-def create_resources(stack: EmulatedStack) -> None:
-    """Topics, subscriptions (push with dead letters, and pulls), the bucket and the queue."""
-    project = stack.config.project
-    with httpx.Client(base_url=f"http://{stack.hosts.pubsub}/v1", timeout=10) as pubsub:
-        for topic in TOPICS:
-            _put(pubsub, f"/projects/{project}/topics/{topic}", {})
-        for worker in WORKERS:
-            body: dict[str, Any] = {
-                "topic": f"projects/{project}/topics/{worker.topic}",
-                "pushConfig": {
-                    "pushEndpoint": f"http://127.0.0.1:{stack.worker_ports[worker.name]}/"
-                },
-                "ackDeadlineSeconds": worker.ack_deadline_seconds,
-            }
-            if worker.dead_letter:
-                body["deadLetterPolicy"] = {
-                    "deadLetterTopic": f"projects/{project}/topics/{worker.topic}"
-                    + DEAD_LETTER_SUFFIX,
-                    "maxDeliveryAttempts": stack.config.max_delivery_attempts,
-                }
-            _put(pubsub, f"/projects/{project}/subscriptions/{worker.subscription}", body)
-        for name, topic in PULL_SUBSCRIPTIONS.items():
-            body = {"topic": f"projects/{project}/topics/{topic}"}
-            _put(pubsub, f"/projects/{project}/subscriptions/{name}", body)
-    with httpx.Client(base_url=f"http://{stack.hosts.storage}", timeout=10) as storage:
-        answer = storage.post(
-            "/storage/v1/b", params={"project": project}, json={"name": stack.bucket}
-        )
-        if answer.status_code not in (200, 409):
-            raise RuntimeError(f"bucket {stack.bucket}: {answer.status_code} {answer.text}")
-    _create_queue(stack.hosts.tasks, project)
-
-
-def _put(client: httpx.Client, path: str, body: dict[str, Any]) -> None:
-    answer = client.put(path, json=body)
-    if answer.status_code not in (200, 409):  # 409: it exists (a second run on one emulator)
-        raise RuntimeError(f"{path}: {answer.status_code} {answer.text}")
-
-
-def _create_queue(tasks_host: str, project: str) -> None:
-    # Imported here: the Cloud Tasks client is the only gRPC client this module needs.
-    from backends.gcp.tasks import cloud_tasks_client, ensure_queue, queue_path
-
-    client = cloud_tasks_client(emulator_host=tasks_host)
-    try:
-        ensure_queue(client, queue_path(project=project, location=LOCATION, queue=QUEUE))
-    finally:
-        client.transport.close()  # type: ignore[no-untyped-call]  # google-cloud-tasks: untyped
-
-
 def _start_apps(stack: EmulatedStack, names: list[str]) -> dict[str, ManagedProcess]:
     """Spawn the named app processes side by side, then wait until each answers."""
     python = sys.executable
@@ -360,30 +283,9 @@ def _start_apps(stack: EmulatedStack, names: list[str]) -> dict[str, ManagedProc
     return spawned
 
 
-def pull_messages(stack: EmulatedStack, subscription: str) -> list[dict[str, Any]]:
-    """Pull and ack what waits on a pull subscription: `{data, attributes}` per message."""
-    path = f"/projects/{stack.config.project}/subscriptions/{subscription}"
-    with httpx.Client(base_url=f"http://{stack.hosts.pubsub}/v1", timeout=10) as pubsub:
-        answer = pubsub.post(f"{path}:pull", json={"maxMessages": 100, "returnImmediately": True})
-        answer.raise_for_status()
-        received = answer.json().get("receivedMessages", [])
-        if received:
-            ack_ids = [m["ackId"] for m in received]
-            pubsub.post(f"{path}:acknowledge", json={"ackIds": ack_ids}).raise_for_status()
-    messages = []
-    for item in received:
-        message = item["message"]
-        try:
-            data = base64.b64decode(message.get("data", ""))
-        except (binascii.Error, ValueError):
-            data = b""
-        messages.append({"data": data, "attributes": message.get("attributes", {})})
-    return messages
-
-
 def show_mail(stack: EmulatedStack) -> None:
     """Echo the mail the service sent (sign-in codes) since the last call."""
-    for message in pull_messages(stack, MAIL_OUTBOX):
+    for message in stack.pull(MAIL_OUTBOX):
         try:
             mail = json.loads(message["data"])
         except (json.JSONDecodeError, UnicodeDecodeError):

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from frontdoor.emulated import EmulatedStack, pull_messages
+from frontdoor.emulated import EmulatedStack
 from tests.acceptance.conftest import wait_for
 
 pytestmark = pytest.mark.emulator
@@ -94,7 +94,7 @@ def test_a_job_message_no_worker_takes_is_dead_lettered_and_its_job_failed(
         stack.restart("generation")  # the dead-lettered message is not delivered to it again
 
     assert job["error"]["code"] == "worker_failed"
-    held = pull_messages(stack, "generation-jobs-dead-letter-hold")
+    held = stack.pull("generation-jobs-dead-letter-hold")
     mine = [m for m in held if json.loads(m["data"]).get("job_id") == job_id]
     assert len(mine) == 1
     assert mine[0]["attributes"]["CloudPubSubDeadLetterSourceDeliveryCount"] == "5"
