@@ -117,6 +117,14 @@ class IngestMessage(_Strict):
     events: list[NewEvent]
 
 
+_EVENT_FIELDS = frozenset(Event.model_fields)
+
+
+def stamp_event(event: NewEvent, recorded_at: datetime) -> Event:
+    """The stored form of an event validated already: built without validating again."""
+    return Event.model_construct(set(_EVENT_FIELDS), **vars(event), recorded_at=recorded_at)
+
+
 def normalize_email(raw: str) -> str | None:
     """A lower-cased, syntactically valid address, or None."""
     try:

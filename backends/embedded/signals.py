@@ -17,7 +17,7 @@ from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery
 from backends.signal_codec import dump_rollup, load_account, load_person
 from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, fold_event, rebuild_account
-from schemas.signals import Event, NewEvent, Position, event_words
+from schemas.signals import Event, NewEvent, Position, event_words, stamp_event
 
 DDL = """
 CREATE TABLE IF NOT EXISTS signal_events (
@@ -52,6 +52,7 @@ UPSERT_ACCOUNT = (
     "INSERT INTO signal_accounts VALUES (?, ?, ?, ?) ON CONFLICT (domain) DO UPDATE SET"
     " stage_rank = excluded.stage_rank, last_rec_us = excluded.last_rec_us, state = excluded.state"
 )
+CACHE_LIMIT = 20_000  # roll-ups kept in memory between batches (some tens of MB at most)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _CHUNK = 500  # bound on `?` parameters per IN (...)
 
@@ -83,37 +84,44 @@ def event_row(event: Event, rec_us: int) -> tuple[int, str, str, str | None, str
 class SqliteSignalStore:
     """SignalStore on SQLite."""
 
-    def __init__(self, db: SqliteDatabase, *, clock: Callable[[], datetime] = utc_now) -> None:
+    def __init__(
+        self,
+        db: SqliteDatabase,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        cache_limit: int = CACHE_LIMIT,
+    ) -> None:
         self._db = db
         self._clock = clock
+        self._cache = _RollupCache(cache_limit)
         db.ensure_schema("signal_events", DDL)
 
     def store_events(self, events: Sequence[NewEvent]) -> StoreResult:
-        with self._db.transaction() as conn:
-            ids = list(dict.fromkeys(e.id for e in events))
-            existing = {
-                row["id"]: row["body"]
-                for row in _select_in(conn, "signal_events", "id", ids, columns="id, body")
-            }
-            fresh: dict[str, NewEvent] = {}
-            for event in events:
-                if event.id not in existing and event.id not in fresh:
-                    fresh[event.id] = event
-            last = conn.execute("SELECT last_us FROM signal_clock").fetchone()
-            base = max(to_us(self._clock()), (last[0] if last else 0) + 1)
-            # Validated already: construct without validating again (hot path).
-            stored = [
-                Event.model_construct(**vars(e), recorded_at=from_us(base + i))
-                for i, e in enumerate(fresh.values())
-            ]
-            if stored:
-                conn.executemany(
-                    INSERT_EVENT, [event_row(e, base + i) for i, e in enumerate(stored)]
-                )
-                conn.execute(
-                    "INSERT OR REPLACE INTO signal_clock VALUES (1, ?)", (base + len(stored) - 1,)
-                )
-                self._fold(conn, stored)
+        ids = list(dict.fromkeys(e.id for e in events))
+        try:
+            with self._db.transaction() as conn:
+                existing: dict[str, str] = {
+                    r[0]: r[1]
+                    for r in _select_in(conn, "signal_events", "id", ids, columns="id, body")
+                }
+                fresh = {e.id: e for e in reversed(events) if e.id not in existing}
+                last_us = self._cache.check(conn)
+                base = max(to_us(self._clock()), (last_us or 0) + 1)
+                stored = [
+                    stamp_event(fresh[event_id], from_us(base + i))
+                    for i, event_id in enumerate(i for i in ids if i in fresh)
+                ]
+                if stored:
+                    conn.executemany(
+                        INSERT_EVENT, [event_row(e, base + i) for i, e in enumerate(stored)]
+                    )
+                    last_us = base + len(stored) - 1
+                    conn.execute("INSERT OR REPLACE INTO signal_clock VALUES (1, ?)", (last_us,))
+                    self._fold(conn, stored)
+                self._cache.stamp = last_us
+        except BaseException:
+            self._cache.clear()  # roll-ups were folded in place, then rolled back
+            raise
         by_id = {e.id: e for e in stored}
         for event_id, body in existing.items():
             by_id[event_id] = Event.model_validate_json(body)
@@ -121,16 +129,17 @@ class SqliteSignalStore:
 
     def _fold(self, conn: sqlite3.Connection, events: list[Event]) -> None:
         """Fold the batch into its roll-ups in memory, then write each touched one once."""
-        emails = list({e.person.email for e in events if e.person.email})
-        domains = list({e.account.domain for e in events if e.account.domain})
-        people = {
-            r[0]: load_person(r[1])
-            for r in _select_in(conn, "signal_people", "email", emails, columns="email, state")
-        }
-        accounts = {
-            r[0]: load_account(r[1])
-            for r in _select_in(conn, "signal_accounts", "domain", domains, columns="domain, state")
-        }
+        people, accounts = self._cache.people, self._cache.accounts
+        emails = {e.person.email for e in events if e.person.email} - people.keys()
+        domains = {e.account.domain for e in events if e.account.domain} - accounts.keys()
+        for row in _select_in(conn, "signal_people", "email", list(emails), columns="email, state"):
+            people[row[0]] = load_person(row[1])
+        for row in _select_in(
+            conn, "signal_accounts", "domain", list(domains), columns="domain, state"
+        ):
+            accounts[row[0]] = load_account(row[1])
+        touched_people: dict[str, PersonRollup] = {}
+        touched_accounts: dict[str, AccountRollup] = {}
         for event in events:
             email, domain = event.person.email, event.account.domain
             account, person = fold_event(
@@ -139,11 +148,14 @@ class SqliteSignalStore:
                 event,
             )
             if person is not None:
-                people[person.email] = person
+                people[person.email] = touched_people[person.email] = person
             if account is not None:
-                accounts[account.domain] = account
-        conn.executemany(UPSERT_PERSON, [(p.email, dump_rollup(p)) for p in people.values()])
-        _save_accounts(conn, accounts.values())
+                accounts[account.domain] = touched_accounts[account.domain] = account
+        conn.executemany(
+            UPSERT_PERSON, [(p.email, dump_rollup(p)) for p in touched_people.values()]
+        )
+        _save_accounts(conn, touched_accounts.values())
+        self._cache.trim()
 
     def read_stream(self, query: StreamQuery) -> StreamPage:
         where, params = _filters(query)
@@ -196,6 +208,9 @@ class SqliteSignalStore:
             domains = {r["domain"] for r in erased if r["domain"]}
             conn.execute("DELETE FROM signal_events WHERE email = ?", (email,))
             conn.execute("DELETE FROM signal_people WHERE email = ?", (email,))
+            # Moving the clock tells every store's roll-up cache that roll-ups changed.
+            conn.execute("UPDATE signal_clock SET last_us = last_us + 1")
+            self._cache.clear()
             for domain in domains:
                 # Erasure alone rebuilds an account from its remaining events.
                 rows = conn.execute(
@@ -206,6 +221,39 @@ class SqliteSignalStore:
                 if account is not None:
                     _save_accounts(conn, [account])
         return [r["id"] for r in erased]
+
+
+class _RollupCache:
+    """The roll-ups as this store last wrote them, trusted while the clock row is unmoved.
+
+    Every write of events or roll-ups moves `signal_clock.last_us` (erasure too), so a clock
+    that differs from the one this store left means another writer was here: start afresh.
+    Used only inside write transactions, which BEGIN IMMEDIATE serializes.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.stamp: int | None = None
+        self.people: dict[str, PersonRollup] = {}
+        self.accounts: dict[str, AccountRollup] = {}
+
+    def check(self, conn: sqlite3.Connection) -> int | None:
+        """The clock's value, after forgetting everything if someone else moved it."""
+        row = conn.execute("SELECT last_us FROM signal_clock").fetchone()
+        last_us: int | None = row[0] if row else None
+        if last_us != self.stamp:
+            self.clear()
+        return last_us
+
+    def clear(self) -> None:
+        self.stamp = None
+        self.people.clear()
+        self.accounts.clear()
+
+    def trim(self) -> None:
+        if len(self.people) + len(self.accounts) > self.limit:
+            self.people.clear()
+            self.accounts.clear()
 
 
 def _save_accounts(conn: sqlite3.Connection, accounts: Iterable[AccountRollup]) -> None:

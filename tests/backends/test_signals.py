@@ -286,3 +286,27 @@ def test_erasing_a_person_removes_their_events_and_roll_up_contributions(
         ["bob@acme.com"],
         {"/blog/a": 1},
     )
+
+
+@pytest.mark.spec("signals.accounts")
+def test_two_stores_on_one_database_fold_each_others_events_and_erasures(
+    make_store: StoreFactory,
+) -> None:
+    """DESIGN Signals: roll-ups are updated per event, whichever writer stores it."""
+    first, second = make_store(), make_store()
+    first.store_events([event("1", path="/a")])
+    second.store_events([event("2", path="/b")])
+    first.store_events([event("3", path="/c", email="bob@acme.com")])
+
+    second.erase_person("bob@acme.com")
+    first.store_events([event("4", path="/d")])
+
+    account, ada = first.get_account("acme.com"), second.get_person("ada@acme.com")
+    assert ada is not None
+    assert (ada.events, sorted(ada.pages)) == (3, ["/a", "/b", "/d"])
+    assert account is not None
+    assert (account.events, list(account.people), sorted(account.pages)) == (
+        3,
+        ["ada@acme.com"],
+        ["/a", "/b", "/d"],
+    )
