@@ -20,6 +20,7 @@ from frontdoor.emulated import EmulatedStack, EmulatorHosts, StackConfig, start_
 from tests.emulators import LOG_DIR, ManagedProcess, free_port
 
 MODES = ["embedded", "emulated"]
+DELIVERY_ATTEMPTS = 8
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,8 @@ def emulated_stack(
         },
         state_dir=LOG_DIR.parent / "emulated" / project,
         logs=LOG_DIR,
+        # Within terraform's 5-100: a worker restarted under load stays inside the attempts.
+        max_delivery_attempts=DELIVERY_ATTEMPTS,
     )
     hosts = EmulatorHosts(
         firestore=firestore_emulator.host,

@@ -3,8 +3,8 @@ message no worker can take ends on its dead letter topic with its job `failed`.
 
 The generation worker killed in the middle of a writer call is
 tests/e2e/test_generation_emulated.py; here the crashes happen to the stack's own processes,
-with terraform's dead letter policy (5 delivery attempts) in place. Each test starts the
-worker it killed again.
+with a dead letter policy in place (8 delivery attempts; terraform's default is 5). Each
+test starts the worker it killed again.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def test_a_batch_pushed_while_the_ingest_worker_is_down_is_stored_once_it_is_bac
 def test_a_job_message_no_worker_takes_is_dead_lettered_and_its_job_failed(
     emulated_stack: EmulatedStack,
 ) -> None:
-    """Every push fails (the worker is down): 5 attempts, the dead letter topic, job `failed`."""
+    """Every push fails (the worker is down): every attempt, the dead letter topic, `failed`."""
     stack = emulated_stack
     key = {"x-api-key": stack.keys["content"]}
     brief = {
@@ -97,4 +97,5 @@ def test_a_job_message_no_worker_takes_is_dead_lettered_and_its_job_failed(
     held = stack.pull("generation-jobs-dead-letter-hold")
     mine = [m for m in held if json.loads(m["data"]).get("job_id") == job_id]
     assert len(mine) == 1
-    assert mine[0]["attributes"]["CloudPubSubDeadLetterSourceDeliveryCount"] == "5"
+    attempts = mine[0]["attributes"]["CloudPubSubDeadLetterSourceDeliveryCount"]
+    assert attempts == str(stack.config.max_delivery_attempts)
