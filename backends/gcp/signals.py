@@ -27,7 +27,7 @@ from backends.gcp.signal_stream import QueryShape, doc_id, event_doc, event_from
 from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery, UnavailableError
 from backends.signal_codec import dump_rollup, load_account, load_person
 from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, fold_event, rebuild_account
-from schemas.signals import Event, NewEvent
+from schemas.signals import Event, NewEvent, stamp_event
 
 logger = logging.getLogger(__name__)
 SETTLE = timedelta(seconds=2)
@@ -96,7 +96,7 @@ class FirestoreSignalStore:
             base = self._clock()
             stamped.append(time.monotonic())
             for i, new in enumerate(fresh):
-                event = Event(**new.model_dump(), recorded_at=base + timedelta(microseconds=i))
+                event = stamp_event(new, base + timedelta(microseconds=i))
                 out[event.id] = event
                 tx.set(self._events.document(doc_id(event.id)), event_doc(event))
                 email, domain = event.person.email, event.account.domain
