@@ -26,6 +26,7 @@ from types import FrameType
 from typing import Any
 
 import click
+import httpx
 
 from frontdoor import emulators
 from frontdoor.emulated_resources import (
@@ -193,7 +194,7 @@ def start_stack(config: StackConfig, *, hosts: EmulatorHosts | None = None) -> E
             max_delivery_attempts=config.max_delivery_attempts,
         )
         stack.apps = _start_apps(stack, ["api", *(worker.name for worker in WORKERS)])
-    except BaseException:  # also Ctrl-C during the start: nothing is left running
+    except BaseException:  # a failure or an interrupt mid-start leaves nothing running
         for proc in owned:
             proc.stop()
         raise
@@ -285,7 +286,11 @@ def _start_apps(stack: EmulatedStack, names: list[str]) -> dict[str, ManagedProc
 
 def show_mail(stack: EmulatedStack) -> None:
     """Echo the mail the service sent (sign-in codes) since the last call."""
-    for message in stack.pull(MAIL_OUTBOX):
+    try:
+        messages = stack.pull(MAIL_OUTBOX)
+    except httpx.HTTPError:  # the emulator is busy; the mail waits for the next call
+        return
+    for message in messages:
         try:
             mail = json.loads(message["data"])
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -339,8 +344,13 @@ def main(
                 click.echo("an emulator exited; stopping", err=True)
                 code = 1
                 break
-            for name in stack.revive():
-                click.echo(f"{name} exited and was started again", err=True)
+            try:
+                for name in stack.revive():
+                    click.echo(f"{name} exited and was started again", err=True)
+            except RuntimeError as err:  # it exits again at once: its log says why
+                click.echo(f"could not start it again: {err}", err=True)
+                code = 1
+                break
             show_mail(stack)
     finally:
         click.echo("stopping ...", err=True)

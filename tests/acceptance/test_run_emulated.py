@@ -3,6 +3,8 @@ and Ctrl-C (SIGINT) stops every process it started."""
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import re
 import signal
@@ -10,8 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
+from frontdoor.emulated import EmulatedStack, show_mail
 from frontdoor.processes import free_port, http_ok, spawn_process, tcp_open, wait_ready
 from tests.acceptance.conftest import wait_for
 from tests.emulators import LOG_DIR, REPO
@@ -50,3 +54,26 @@ def test_the_command_serves_every_process_it_prints_and_sigint_stops_them_all(
     assert all(listening.values()), listening
     assert code == 0
     assert [host for host in hosts if tcp_open(host)] == []
+
+
+def test_mail_sent_to_the_mail_topic_is_shown_on_the_terminal(
+    emulated_stack: EmulatedStack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The mail port publishes to `mail`; run-emulated shows it (the /mcp sign-in codes)."""
+    mail = {"to": "ada@acme.example", "subject": "Your sign-in code", "text": "123456"}
+    data = base64.b64encode(json.dumps(mail).encode()).decode()
+    topic = f"projects/{emulated_stack.config.project}/topics/mail"
+    published = httpx.post(
+        f"http://{emulated_stack.hosts.pubsub}/v1/{topic}:publish",
+        json={"messages": [{"data": data, "attributes": {"kind": "mail"}}]},
+        timeout=10,
+    )
+    shown: list[str] = []
+
+    def echoed() -> bool:
+        show_mail(emulated_stack)
+        shown.append(capsys.readouterr().out)
+        return "mail to ada@acme.example: Your sign-in code\n123456" in "".join(shown)
+
+    assert published.status_code == 200
+    wait_for(echoed, timeout=10, what="the mail on the terminal")
