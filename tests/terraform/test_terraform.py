@@ -47,6 +47,7 @@ NOT_IN_THE_CLOUD = {
     "author_timeout_seconds": "the default fits Cloud Run's request timeout",
     "image_model_name": "the adapter's default model",
     "image_base_url": "tests only (wire servers)",
+    "image_api_key": "Imagen on Vertex AI runs as the generation service account (aiplatform.user)",
     "generate_wait_seconds": "the default (25 s) is DESIGN's",
     "job_lease_seconds": "the default fits the worker's timeout",
     "generation_threads": "embedded mode only",
