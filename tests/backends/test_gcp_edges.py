@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from google.api_core.client_options import ClientOptions
 from google.auth.credentials import AnonymousCredentials
-from google.cloud import compute_v1, pubsub_v1
+from google.cloud import compute_v1, pubsub_v1  # type: ignore[attr-defined]  # re-exported without __all__
 
 from backends.gcp.cdn import CloudCdn
 from backends.gcp.mail import PubSubMailer

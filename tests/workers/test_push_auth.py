@@ -139,7 +139,7 @@ def test_the_ingest_target_answers_401_to_a_push_without_a_token_and_acks_a_sign
     monkeypatch.setenv("PUSH_OIDC_AUDIENCE", AUDIENCE)
     monkeypatch.setenv("PUSH_SERVICE_ACCOUNT", ACCOUNT)
     monkeypatch.setenv("PUSH_OIDC_JWKS_URL", issuer.jwks_url)
-    app = functions_framework.create_app(
+    app = functions_framework.create_app(  # type: ignore[no-untyped-call]  # untyped package
         target="ingest_signals", source=FUNCTIONS, signature_type="cloudevent"
     )
     client = app.test_client()
