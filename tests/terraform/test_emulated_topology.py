@@ -3,6 +3,7 @@ subscriptions to the same worker targets with the same dead letter topics, and t
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ TERRAFORM = Path(__file__).resolve().parents[2] / "terraform"
 OPTIONS = SerializationOptions(strip_string_quotes=True, explicit_blocks=False, with_comments=False)
 
 
+@functools.cache
 def resources(kind: str) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for path in sorted(TERRAFORM.glob("*.tf")):
