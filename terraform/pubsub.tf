@@ -57,9 +57,11 @@ resource "google_pubsub_subscription" "generation_jobs" {
     maximum_backoff = "600s"
   }
 
+  # A crashed worker holds its job's lease for JOB_LEASE_SECONDS (300 s); redeliveries before
+  # then are refused, so the attempts must span past it (10 attempts at 10-600 s back-off do).
   dead_letter_policy {
     dead_letter_topic     = google_pubsub_topic.generation_jobs_dead_letter.id
-    max_delivery_attempts = var.max_delivery_attempts
+    max_delivery_attempts = max(var.max_delivery_attempts, 10)
   }
 }
 
