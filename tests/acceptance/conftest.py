@@ -8,9 +8,8 @@ Pub/Sub. Tests talk HTTP to either with httpx and never look behind the API.
 
 from __future__ import annotations
 
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import httpx
@@ -102,12 +101,3 @@ def http(service: Service) -> Iterator[httpx.Client]:
 def slug() -> str:
     """A page slug of this test's own: the modes keep their stores for the whole session."""
     return f"acc-{uuid.uuid4().hex[:10]}"
-
-
-def wait_for(check: Callable[[], bool], *, timeout: float = 30.0, what: str = "condition") -> None:
-    """Poll `check` until it holds, for at most `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} not met within {timeout}s")
-        time.sleep(0.1)

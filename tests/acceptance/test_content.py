@@ -8,8 +8,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.acceptance.conftest import Service, wait_for
+from tests.acceptance.conftest import Service
 from tests.api.content_client import page_body
+from tests.polling import wait_for
 
 pytestmark = pytest.mark.emulator
 

@@ -17,8 +17,8 @@ import pytest
 
 from frontdoor.emulated import EmulatedStack, show_mail
 from frontdoor.processes import free_port, http_ok, spawn_process, tcp_open, wait_ready
-from tests.acceptance.conftest import wait_for
 from tests.emulators import LOG_DIR, REPO
+from tests.polling import wait_for
 
 pytestmark = pytest.mark.emulator
 

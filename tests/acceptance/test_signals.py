@@ -9,7 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.acceptance.conftest import Service, wait_for
+from tests.acceptance.conftest import Service
+from tests.polling import wait_for
 
 pytestmark = pytest.mark.emulator
 

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from frontdoor.emulated import EmulatedStack
-from tests.acceptance.conftest import wait_for
+from tests.polling import wait_for
 
 pytestmark = pytest.mark.emulator
 

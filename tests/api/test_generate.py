@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from tests.conftest import CONTENT_KEY
+from tests.polling import wait_for
 from tests.wire import providers
 from tests.wire.server import WireServer
 
@@ -38,15 +38,6 @@ def brief(**changes: Any) -> dict[str, Any]:
         "offer": "A two-week review of tracking and funnel conversion. You keep the written plan.",
     }
     return {**base, **changes}
-
-
-def wait_until(check: Callable[[], bool], *, timeout: float = 10.0) -> None:
-    """Poll `check` until it holds, for at most `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.02)
 
 
 def wire_client(tmp_path: Path, wire: WireServer, **extra: Any) -> Iterator[FlaskClient]:
@@ -197,7 +188,7 @@ def test_prefer_respond_async_answers_202_and_the_job_reaches_succeeded(
     assert response.status_code == 202
     assert response.get_json()["job"]["status"] in ("queued", "running", "succeeded")
     assert location == f"/api/public/content/jobs/{response.get_json()['job']['id']}"
-    wait_until(lambda: client.get(location, headers=KEY).get_json()["job"]["status"] == "succeeded")
+    wait_for(lambda: client.get(location, headers=KEY).get_json()["job"]["status"] == "succeeded")
     done = client.get(location, headers=KEY).get_json()
     assert done["page"]["slug"] == "revops-audit"
     assert done["job"]["page_slug"] == "revops-audit"
@@ -252,7 +243,7 @@ def test_a_key_first_answered_202_later_returns_the_same_job_with_its_page(
     headers = {**KEY, "Idempotency-Key": "async-7", "Prefer": "respond-async"}
     first = client.post(GENERATE, json=brief(), headers=headers)
     location = first.headers["Location"]
-    wait_until(lambda: client.get(location, headers=KEY).get_json()["job"]["status"] == "succeeded")
+    wait_for(lambda: client.get(location, headers=KEY).get_json()["job"]["status"] == "succeeded")
 
     again = client.post(GENERATE, json=brief(), headers=headers)
 

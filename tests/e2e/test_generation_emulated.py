@@ -8,10 +8,9 @@ counts the writer calls. Redelivery is Pub/Sub's own (about every second on the 
 from __future__ import annotations
 
 import json
-import time
 import urllib.request
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +23,7 @@ from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from tests.conftest import CONTENT_KEY
 from tests.emulators import REPO, ManagedProcess, free_port, start_process, tcp_open
+from tests.polling import wait_for
 from tests.wire import providers
 from tests.wire.server import WireServer
 
@@ -163,15 +163,6 @@ def brief(slug: str, **changes: Any) -> dict[str, Any]:
     }
 
 
-def wait_until(check: Callable[[], bool], *, timeout: float = 60.0) -> None:
-    """Poll `check` until it holds, for at most `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.1)
-
-
 def job_status(stack: Stack, job_id: str) -> str:
     job = stack.backends.jobs.get_job(job_id)
     return job.status if job is not None else "missing"
@@ -209,8 +200,8 @@ def test_the_same_message_delivered_three_times_makes_one_page_and_one_writer_ca
             publisher.topic_path(stack.project, stack.topic), f'{{"job_id":"{job_id}"}}'.encode()
         ).result(timeout=30)
 
-    wait_until(lambda: job_status(stack, job_id) == "succeeded")
-    wait_until(lambda: stack.worker.log_path.read_text().count("duplicate delivery acked") >= 2)
+    wait_for(lambda: job_status(stack, job_id) == "succeeded")
+    wait_for(lambda: stack.worker.log_path.read_text().count("duplicate delivery acked") >= 2)
 
     stored = stack.backends.pages.get_page("triple-page")
     assert stored is not None
@@ -231,7 +222,7 @@ def test_a_worker_killed_mid_job_is_redelivered_and_ends_with_one_page(stack: St
     stack.wire.release.set()
     stack.start_worker()
 
-    wait_until(lambda: job_status(stack, job_id) == "succeeded", timeout=90)
+    wait_for(lambda: job_status(stack, job_id) == "succeeded", timeout=90)
     stored = stack.backends.pages.get_page("killed-page")
     job = stack.backends.jobs.get_job(job_id)
     assert stored is not None

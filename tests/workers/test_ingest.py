@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import time
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -27,6 +26,7 @@ from backends.ports import (
 from schemas.signal_rollups import AccountRollup, PersonRollup
 from schemas.signals import Event, NewEvent, normalize_event
 from tests.emulators import REPO, ManagedProcess, free_port, start_process, tcp_open
+from tests.polling import wait_for
 from workers.ingest import encode_ingest_message, handle_ingest_message
 
 
@@ -209,9 +209,7 @@ def test_a_published_batch_reaches_firestore_through_a_pubsub_push_to_the_worker
             encode_ingest_message([new_event("e2e")])
         )
         store = FirestoreSignalStore(firestore_client(project=project), settle=timedelta(0))
-        deadline = time.monotonic() + 30
-        while store.get_person("ada@acme.com") is None and time.monotonic() < deadline:
-            time.sleep(0.1)  # bounded poll for the asynchronous push
+        wait_for(lambda: store.get_person("ada@acme.com") is not None, what="the pushed event")
 
         person = store.get_person("ada@acme.com")
         assert person is not None
