@@ -116,12 +116,10 @@ resource "google_pubsub_topic_iam_member" "api_sends_mail" {
 
 # Pub/Sub push and Cloud Tasks may invoke the workers and the API's internal route.
 resource "google_cloud_run_v2_service_iam_member" "invoker" {
-  for_each = {
-    api        = google_cloud_run_v2_service.api.name
-    generation = google_cloud_run_v2_service.generation.name
-    dead       = google_cloud_run_v2_service.generation_dead_letter.name
-    ingest     = google_cloud_run_v2_service.ingest.name
-  }
+  for_each = merge(
+    { api = google_cloud_run_v2_service.api.name },
+    { for key, worker in google_cloud_run_v2_service.worker : key => worker.name },
+  )
   name     = each.value
   location = var.region
   role     = "roles/run.invoker"

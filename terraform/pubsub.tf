@@ -45,7 +45,7 @@ resource "google_pubsub_subscription" "generation_jobs" {
   ack_deadline_seconds = 600
 
   push_config {
-    push_endpoint = google_cloud_run_v2_service.generation.uri
+    push_endpoint = google_cloud_run_v2_service.worker["generation"].uri
     oidc_token {
       service_account_email = google_service_account.invoker.email
       audience              = local.push_audience
@@ -72,7 +72,7 @@ resource "google_pubsub_subscription" "generation_jobs_dead_letter" {
   ack_deadline_seconds = 60
 
   push_config {
-    push_endpoint = google_cloud_run_v2_service.generation_dead_letter.uri
+    push_endpoint = google_cloud_run_v2_service.worker["generation_dead_letter"].uri
     oidc_token {
       service_account_email = google_service_account.invoker.email
       audience              = local.push_audience
@@ -101,7 +101,7 @@ resource "google_pubsub_subscription" "signal_events" {
   ack_deadline_seconds = 60
 
   push_config {
-    push_endpoint = google_cloud_run_v2_service.ingest.uri
+    push_endpoint = google_cloud_run_v2_service.worker["ingest"].uri
     oidc_token {
       service_account_email = google_service_account.invoker.email
       audience              = local.push_audience

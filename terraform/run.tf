@@ -33,6 +33,44 @@ locals {
   generation_secrets = ["INTERNAL_TOKEN", "PREVIEW_SECRET", "AUTHOR_API_KEY"]
   ingest_secrets     = ["INTERNAL_TOKEN", "PREVIEW_SECRET"]
   functions_source   = "frontdoor/functions.py"
+  # One Cloud Run service per functions-framework target (frontdoor/functions.py), each with
+  # its own service account, secrets and sizing; none has public ingress.
+  workers = {
+    generation = {
+      name            = "frontdoor-generation"
+      target          = "generate_page"
+      service_account = google_service_account.generation.email
+      secrets         = local.generation_secrets
+      # A job waits on the model for up to a minute; few at a time keeps memory flat.
+      concurrency   = 4
+      timeout       = "600s"
+      max_instances = var.worker_max_instances
+      cpu           = "1"
+      memory        = "1Gi"
+    }
+    generation_dead_letter = {
+      name            = "frontdoor-generation-dead-letter"
+      target          = "generation_dead_letter"
+      service_account = google_service_account.generation.email
+      secrets         = local.generation_secrets
+      concurrency     = 80
+      timeout         = "300s"
+      max_instances   = 2
+      cpu             = "1"
+      memory          = "512Mi"
+    }
+    ingest = {
+      name            = "frontdoor-ingest"
+      target          = "ingest_signals"
+      service_account = google_service_account.ingest.email
+      secrets         = local.ingest_secrets
+      concurrency     = 40
+      timeout         = "300s"
+      max_instances   = var.worker_max_instances
+      cpu             = "1"
+      memory          = "512Mi"
+    }
+  }
   # Pub/Sub signs push tokens for this audience; the workers accept it (custom_audiences) and
   # check it again themselves (frontdoor/push_auth.py).
   push_audience = "frontdoor-push"
@@ -106,33 +144,33 @@ resource "google_cloud_run_v2_service" "api" {
   }
 }
 
-resource "google_cloud_run_v2_service" "generation" {
-  name             = "frontdoor-generation"
+resource "google_cloud_run_v2_service" "worker" {
+  for_each         = local.workers
+  name             = each.value.name
   location         = var.region
   ingress          = "INGRESS_TRAFFIC_INTERNAL_ONLY"
   custom_audiences = [local.push_audience]
   depends_on       = [google_project_service.apis, google_secret_manager_secret_version.initial]
 
   template {
-    service_account = google_service_account.generation.email
-    # A job waits on the model for up to a minute; one at a time keeps memory flat.
-    max_instance_request_concurrency = 4
-    timeout                          = "600s"
+    service_account                  = each.value.service_account
+    max_instance_request_concurrency = each.value.concurrency
+    timeout                          = each.value.timeout
 
     scaling {
       min_instance_count = 0
-      max_instance_count = var.worker_max_instances
+      max_instance_count = each.value.max_instances
     }
 
     containers {
       image   = var.image
       command = ["functions-framework"]
-      args    = ["--source=${local.functions_source}", "--target=generate_page", "--signature-type=cloudevent"]
+      args    = ["--source=${local.functions_source}", "--target=${each.value.target}", "--signature-type=cloudevent"]
 
       resources {
         limits = {
-          cpu    = "1"
-          memory = "1Gi"
+          cpu    = each.value.cpu
+          memory = each.value.memory
         }
       }
 
@@ -145,96 +183,7 @@ resource "google_cloud_run_v2_service" "generation" {
       }
 
       dynamic "env" {
-        for_each = toset(local.generation_secrets)
-        content {
-          name = env.value
-          value_source {
-            secret_key_ref {
-              secret  = google_secret_manager_secret.app[env.value].secret_id
-              version = "latest"
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-resource "google_cloud_run_v2_service" "generation_dead_letter" {
-  name             = "frontdoor-generation-dead-letter"
-  location         = var.region
-  ingress          = "INGRESS_TRAFFIC_INTERNAL_ONLY"
-  custom_audiences = [local.push_audience]
-  depends_on       = [google_project_service.apis, google_secret_manager_secret_version.initial]
-
-  template {
-    service_account = google_service_account.generation.email
-
-    scaling {
-      min_instance_count = 0
-      max_instance_count = 2
-    }
-
-    containers {
-      image   = var.image
-      command = ["functions-framework"]
-      args    = ["--source=${local.functions_source}", "--target=generation_dead_letter", "--signature-type=cloudevent"]
-
-      dynamic "env" {
-        for_each = merge(local.common_env, { INTERNAL_BASE_URL = google_cloud_run_v2_service.api.uri })
-        content {
-          name  = env.key
-          value = env.value
-        }
-      }
-
-      dynamic "env" {
-        for_each = toset(local.generation_secrets)
-        content {
-          name = env.value
-          value_source {
-            secret_key_ref {
-              secret  = google_secret_manager_secret.app[env.value].secret_id
-              version = "latest"
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-resource "google_cloud_run_v2_service" "ingest" {
-  name             = "frontdoor-ingest"
-  location         = var.region
-  ingress          = "INGRESS_TRAFFIC_INTERNAL_ONLY"
-  custom_audiences = [local.push_audience]
-  depends_on       = [google_project_service.apis, google_secret_manager_secret_version.initial]
-
-  template {
-    service_account                  = google_service_account.ingest.email
-    max_instance_request_concurrency = 40
-
-    scaling {
-      min_instance_count = 0
-      max_instance_count = var.worker_max_instances
-    }
-
-    containers {
-      image   = var.image
-      command = ["functions-framework"]
-      args    = ["--source=${local.functions_source}", "--target=ingest_signals", "--signature-type=cloudevent"]
-
-      dynamic "env" {
-        for_each = merge(local.common_env, { INTERNAL_BASE_URL = google_cloud_run_v2_service.api.uri })
-        content {
-          name  = env.key
-          value = env.value
-        }
-      }
-
-      dynamic "env" {
-        for_each = toset(local.ingest_secrets)
+        for_each = toset(each.value.secrets)
         content {
           name = env.value
           value_source {

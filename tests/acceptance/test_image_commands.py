@@ -18,10 +18,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import hcl2
 import httpx
 import pytest
-from hcl2 import SerializationOptions
 
 from frontdoor.emulated import EmulatedStack
 from frontdoor.processes import (
@@ -33,12 +31,12 @@ from frontdoor.processes import (
     wait_ready,
 )
 from tests.emulators import LOG_DIR, REPO
+from tests.terraform.config import container, locals_
+from tests.terraform.config import run_services as terraform_services
 
 pytestmark = pytest.mark.emulator
 
 DOCKERFILE = REPO / "Dockerfile"
-RUN_TF = REPO / "terraform" / "run.tf"
-OPTIONS = SerializationOptions(strip_string_quotes=True, explicit_blocks=False, with_comments=False)
 IMAGE_WORKDIR = "/app"
 
 
@@ -72,24 +70,13 @@ def image_cmd() -> list[str]:
 
 def run_services() -> dict[str, list[str]]:
     """Each Cloud Run service's command + args, with run.tf's locals filled in."""
-    with RUN_TF.open() as handle:
-        config = hcl2.load(handle, serialization_options=OPTIONS)
-    local_values: dict[str, Any] = {}
-    for group in config["locals"]:
-        local_values.update(group)
+    local_values = locals_()
     services: dict[str, list[str]] = {}
-    for group in config["resource"]:
-        for name, body in group.get("google_cloud_run_v2_service", {}).items():
-            template = (
-                body["template"][0] if isinstance(body["template"], list) else body["template"]
-            )
-            container = template["containers"]
-            container = container[0] if isinstance(container, list) else container
-            words = [*container["command"], *container["args"]]
-            services[name] = [
-                re.sub(r"\$\{local\.(\w+)\}", lambda m: str(local_values[m.group(1)]), w)
-                for w in words
-            ]
+    for name, body in terraform_services().items():
+        words = [*container(body)["command"], *container(body)["args"]]
+        services[name] = [
+            re.sub(r"\$\{local\.(\w+)\}", lambda m: str(local_values[m.group(1)]), w) for w in words
+        ]
     return services
 
 

@@ -3,13 +3,7 @@ subscriptions to the same worker targets with the same dead letter topics, and t
 
 from __future__ import annotations
 
-import functools
 import re
-from pathlib import Path
-from typing import Any
-
-import hcl2
-from hcl2 import SerializationOptions
 
 from frontdoor.emulated_resources import (
     DEAD_LETTER_SUFFIX,
@@ -18,23 +12,7 @@ from frontdoor.emulated_resources import (
     TOPICS,
     WORKERS,
 )
-
-TERRAFORM = Path(__file__).resolve().parents[2] / "terraform"
-OPTIONS = SerializationOptions(strip_string_quotes=True, explicit_blocks=False, with_comments=False)
-
-
-@functools.cache
-def resources(kind: str) -> dict[str, dict[str, Any]]:
-    found: dict[str, dict[str, Any]] = {}
-    for path in sorted(TERRAFORM.glob("*.tf")):
-        with path.open() as handle:
-            for group in hcl2.load(handle, serialization_options=OPTIONS).get("resource", []):
-                found.update(group.get(kind, {}))
-    return found
-
-
-def one(value: Any) -> Any:
-    return value[0] if isinstance(value, list) else value
+from tests.terraform.config import container, one, push_service, resources, run_services
 
 
 def test_the_emulated_topics_and_queue_are_terraforms() -> None:
@@ -48,7 +26,7 @@ def test_the_emulated_topics_and_queue_are_terraforms() -> None:
 def test_each_emulated_push_subscription_is_terraforms_to_the_same_target() -> None:
     """Same name, topic, worker target and dead letter topic as terraform/pubsub.tf."""
     topics = {key: body["name"] for key, body in resources("google_pubsub_topic").items()}
-    services = resources("google_cloud_run_v2_service")
+    services = run_services()
     subscriptions = {
         body["name"]: body for body in resources("google_pubsub_subscription").values()
     }
@@ -56,14 +34,11 @@ def test_each_emulated_push_subscription_is_terraforms_to_the_same_target() -> N
     for worker in WORKERS:
         sub = subscriptions[worker.subscription]
         topic_key = re.fullmatch(r"\$\{google_pubsub_topic\.(\w+)\.id\}", sub["topic"])
-        service = re.fullmatch(
-            r"\$\{google_cloud_run_v2_service\.(\w+)\.uri\}",
-            one(sub["push_config"])["push_endpoint"],
-        )
+        service = push_service(one(sub["push_config"])["push_endpoint"])
         assert topic_key
         assert service
         assert topics[topic_key.group(1)] == worker.topic
-        args = one(one(services[service.group(1)]["template"])["containers"])["args"]
+        args = container(services[service])["args"]
         assert f"--target={worker.target}" in args
         assert sub["ack_deadline_seconds"] == worker.ack_deadline_seconds
         assert ("dead_letter_policy" in sub) == worker.dead_letter

@@ -15,17 +15,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import hcl2
 import pytest
-from hcl2 import SerializationOptions
 
 from backends.gcp.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
 from frontdoor.settings import Settings
 from renderers.terraform_indexes import render_firestore_terraform
+from tests.terraform.config import (
+    TERRAFORM,
+    blocks,
+    container,
+    load_config,
+    locals_,
+    one,
+    push_service,
+    run_services,
+)
 
-TERRAFORM = Path(__file__).resolve().parents[2] / "terraform"
 FUNCTIONS = Path(__file__).resolve().parents[2] / "frontdoor" / "functions.py"
-OPTIONS = SerializationOptions(strip_string_quotes=True, explicit_blocks=False, with_comments=False)
 REFERENCE = re.compile(
     r"\b(var|local|data|google_[a-z0-9_]+|random_[a-z_]+)\.([a-z0-9_]+)(?:\.([a-z0-9_]+))?"
 )
@@ -56,30 +62,11 @@ NOT_IN_THE_CLOUD = {
 }
 
 
-def _load_all() -> dict[str, list[dict[str, Any]]]:
-    merged: dict[str, list[dict[str, Any]]] = {}
-    for path in sorted(TERRAFORM.glob("*.tf")):
-        with path.open() as handle:
-            for key, value in hcl2.load(handle, serialization_options=OPTIONS).items():
-                merged.setdefault(key, []).extend(value)
-    for path in sorted(TERRAFORM.glob("*.tf.json")):
-        doc = json.loads(path.read_text())
-        merged.setdefault("resource", []).append(doc["resource"])
-    return merged
-
-
-CONFIG = _load_all()
-
-
-def _blocks(kind: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    for group in CONFIG.get(kind, []):
-        for type_name, named in group.items():
-            for name, body in named.items():
-                yield type_name, name, body
+CONFIG = load_config()
 
 
 def _resources() -> dict[str, dict[str, Any]]:
-    return {f"{t}.{n}": body for t, n, body in _blocks("resource")}
+    return {f"{t}.{n}": body for t, n, body in blocks("resource")}
 
 
 def _strings(node: Any) -> Iterator[str]:
@@ -94,27 +81,8 @@ def _strings(node: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def _locals() -> dict[str, Any]:
-    merged: dict[str, Any] = {}
-    for group in CONFIG.get("locals", []):
-        merged.update(group)
-    return merged
-
-
 def _variables() -> dict[str, dict[str, Any]]:
     return {name: body for group in CONFIG.get("variable", []) for name, body in group.items()}
-
-
-def _run_services() -> dict[str, dict[str, Any]]:
-    return {n: b for t, n, b in _blocks("resource") if t == "google_cloud_run_v2_service"}
-
-
-def _container(service: dict[str, Any]) -> dict[str, Any]:
-    template = service["template"]
-    template = template[0] if isinstance(template, list) else template
-    containers = template["containers"]
-    found: dict[str, Any] = containers[0] if isinstance(containers, list) else containers
-    return found
 
 
 def test_every_variable_used_is_declared_with_a_description() -> None:
@@ -130,8 +98,8 @@ def test_every_variable_used_is_declared_with_a_description() -> None:
 
 def test_every_resource_local_and_data_reference_resolves() -> None:
     resources = _resources()
-    data = {f"{t}.{n}" for t, n, _ in _blocks("data")}
-    local_names = set(_locals())
+    data = {f"{t}.{n}" for t, n, _ in blocks("data")}
+    local_names = set(locals_())
     missing = set()
     for text in _strings({k: v for k, v in CONFIG.items() if k != "variable"}):
         for kind, name, _attr in REFERENCE.findall(text):
@@ -150,27 +118,27 @@ def test_every_resource_local_and_data_reference_resolves() -> None:
 
 
 def _env_names(service: dict[str, Any]) -> set[str]:
-    locals_ = _locals()
+    values = locals_()
     names: set[str] = set()
-    for block in _container(service)["dynamic"]:
+    for block in container(service)["dynamic"]:
         spec = block["env"]
         source = spec["for_each"]
         if "common_env" in source:
-            names |= set(locals_["common_env"])
+            names |= set(values["common_env"])
             names |= (
                 set(re.findall(r"(\w+)\s*=", source.split("{", 1)[1])) if "{" in source else set()
             )
         else:
             key = re.search(r"local\.(\w+)", source)
             assert key is not None
-            names |= set(locals_[key.group(1)])
+            names |= set(values[key.group(1)])
     return names
 
 
-@pytest.mark.parametrize("service", sorted(_run_services()))
+@pytest.mark.parametrize("service", sorted(run_services()))
 def test_every_setting_the_app_reads_is_set_on_each_cloud_run_service(service: str) -> None:
     """Issue 8: every environment variable the app reads is set on its Cloud Run service."""
-    names = _env_names(_run_services()[service])
+    names = _env_names(run_services()[service])
     wanted = {field.upper() for field in Settings.model_fields if field not in NOT_IN_THE_CLOUD}
     if service != "api":
         # Workers never accept partner keys.
@@ -184,7 +152,7 @@ def test_every_setting_the_app_reads_is_set_on_each_cloud_run_service(service: s
 def test_no_cloud_run_service_sets_a_variable_the_app_does_not_read() -> None:
     known = {field.upper() for field in Settings.model_fields}
 
-    for name, service in _run_services().items():
+    for name, service in run_services().items():
         assert _env_names(service) - known == set(), name
 
 
@@ -200,32 +168,29 @@ def _function_targets() -> set[str]:
 
 def test_every_push_endpoint_is_a_worker_service_running_a_real_target() -> None:
     """Issue 8: every push endpoint equals a worker route (a functions-framework target)."""
-    services = _run_services()
+    services = run_services()
     targets = _function_targets()
     pushes = [
         b
-        for t, _, b in _blocks("resource")
+        for t, _, b in blocks("resource")
         if t == "google_pubsub_subscription" and "push_config" in b
     ]
 
     assert pushes
     for sub in pushes:
-        push = sub["push_config"][0] if isinstance(sub["push_config"], list) else sub["push_config"]
-        match = re.fullmatch(
-            r"\$\{google_cloud_run_v2_service\.(\w+)\.uri\}", push["push_endpoint"]
-        )
-        assert match, push["push_endpoint"]
-        args = _container(services[match.group(1)])["args"]
+        push = one(sub["push_config"])
+        service = push_service(push["push_endpoint"])
+        assert service, push["push_endpoint"]
+        args = container(services[service])["args"]
         target = next(a.split("=", 1)[1] for a in args if a.startswith("--target="))
         assert target in targets
-        oidc = push["oidc_token"][0] if isinstance(push["oidc_token"], list) else push["oidc_token"]
-        assert oidc["audience"] == "${local.push_audience}"
-        assert "${local.push_audience}" in services[match.group(1)]["custom_audiences"]
-        assert "PUSH_OIDC_AUDIENCE" in _env_names(services[match.group(1)])
+        assert one(push["oidc_token"])["audience"] == "${local.push_audience}"
+        assert "${local.push_audience}" in services[service]["custom_audiences"]
+        assert "PUSH_OIDC_AUDIENCE" in _env_names(services[service])
 
 
 def test_push_subscriptions_of_work_topics_have_retry_and_dead_letter_policies() -> None:
-    subs = {n: b for t, n, b in _blocks("resource") if t == "google_pubsub_subscription"}
+    subs = {n: b for t, n, b in blocks("resource") if t == "google_pubsub_subscription"}
 
     for name in ("generation_jobs", "signal_events"):
         assert subs[name]["retry_policy"]
