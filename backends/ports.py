@@ -362,11 +362,18 @@ OAuthTokenKind = Literal["access", "refresh"]
 
 @dataclass(frozen=True)
 class OAuthClientRecord:
-    """A registered OAuth client: its RFC 7591 information as a JSON document."""
+    """A registered OAuth client: its RFC 7591 information as a JSON document.
+
+    `information` never holds the client secret: `secret_hash` is its sha256 hex digest.
+    `expires_at` is set on cached Client ID Metadata Documents only (registered clients
+    do not expire); stores may delete a row once it has passed.
+    """
 
     client_id: str
     information: str
     created_at: datetime
+    secret_hash: str | None = None
+    expires_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -425,7 +432,11 @@ class OAuthTokenRecord:
 
 
 class OAuthStore(Protocol):
-    """All state of the built-in authorization server, shared by every process."""
+    """All state of the built-in authorization server, shared by every process.
+
+    Rows past their `expires_at` are deleted some time later (SQLite: on later writes;
+    Firestore: TTL policies), so readers treat expired rows as absent.
+    """
 
     def save_client(self, record: OAuthClientRecord) -> None:
         """Store or replace a client."""
@@ -464,7 +475,10 @@ class OAuthStore(Protocol):
         """Revoke every token of one grant (idempotent)."""
 
     def count_hit(self, bucket: str, *, window_start: datetime) -> int:
-        """Count one hit in `bucket` for the window starting at `window_start`; the new total."""
+        """Count one hit in `bucket` for the window starting at `window_start`; the new total.
+
+        Windows are at most a day long: a counter may be deleted a day after its start.
+        """
 
 
 # --- tasks, webhooks (issue 6B) ----------------------------------------------------------
