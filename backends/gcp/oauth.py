@@ -3,13 +3,16 @@
 Collections `{prefix}oauth_clients`, `oauth_pending`, `oauth_codes`, `oauth_tokens` and
 `oauth_hits`. Client ids can be URLs (Client ID Metadata Documents), so client documents
 are keyed by the sha256 of the id; codes and tokens are keyed by their stored hash.
+Every collection has a TTL policy on `expires_at` (backends/gcp/indexes.py), a timestamp
+on every document that ends (registered clients have none), so Firestore deletes expired
+documents some time after they end; readers already treat them as absent.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import asdict, fields
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from google.api_core import exceptions as gexc
@@ -26,6 +29,8 @@ from backends.ports import (
 )
 
 R = TypeVar("R")
+# Rate-limit windows are at most a day long (OAuthStore.count_hit).
+HIT_RETENTION = timedelta(days=1)
 
 
 class FirestoreOAuthStore:
@@ -103,7 +108,12 @@ class FirestoreOAuthStore:
     def count_hit(self, bucket: str, *, window_start: datetime) -> int:
         ref = self._hits.document(_key(f"{bucket}|{window_start.isoformat()}"))
         ref.set(
-            {"bucket": bucket, "window_start": window_start, "hits": firestore.Increment(1)},
+            {
+                "bucket": bucket,
+                "window_start": window_start,
+                "expires_at": window_start + HIT_RETENTION,
+                "hits": firestore.Increment(1),
+            },
             merge=True,
         )
         hits: int = ref.get().get("hits")
