@@ -27,6 +27,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -35,6 +36,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.jwt_verifier import JwtTokenVerifier
 from api.mcp_tools import create_mcp_server
+from api.oauth_clients import presented_client_secrets, secrets_in_request
 from api.oauth_provider import (
     BuiltinOAuthProvider,
     OAuthConfig,
@@ -296,6 +298,7 @@ class _FormRequest:
     """Buffers a POSTed form, lets `prepare` read or amend it, then replays it to the handler.
 
     /token: the SDK handler drops `resource`, so it is handed to the provider here.
+    /token and /revoke: the client secrets sent, for the provider's hash check.
     /revoke: the SDK requires a `client_secret` field even from public clients (RFC 7009
     sends none), so an absent one is added empty.
     """
@@ -328,6 +331,8 @@ class _FormRequest:
             body += b"&client_secret=" if body else b"client_secret="
         resources = form.get("resource") or []
         token = token_request_resource.set(resources[0] if resources else None)
+        authorization = Headers(scope=scope).get("authorization", "")
+        sent = presented_client_secrets.set(secrets_in_request(form, authorization))
         replayed = False
 
         async def replay() -> Message:
@@ -341,6 +346,7 @@ class _FormRequest:
             await self.app(scope, replay, send)
         finally:
             token_request_resource.reset(token)
+            presented_client_secrets.reset(sent)
 
 
 class _RegistrationLimit:

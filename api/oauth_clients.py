@@ -3,15 +3,23 @@
 A client's redirect URIs match exactly, except that a loopback redirect may use any port
 (RFC 8252 §7.3), which the SDK's own client model does not allow. A Client ID Metadata
 Document is an https URL used as `client_id`; its JSON is fetched, checked and cached.
+A registered client's secret is stored only as its sha256 (see secret_for_authenticator).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
+import hmac
 import ipaddress
 import json
 import logging
+import secrets
 import socket
-from urllib.parse import urlsplit
+from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
+from urllib.parse import unquote, urlsplit
 
 import httpx
 from mcp.shared.auth import OAuthClientInformationFull
@@ -21,6 +29,12 @@ logger = logging.getLogger(__name__)
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "[::1]", "::1", "localhost"})
 MAX_DOCUMENT_BYTES = 5 * 1024
+
+# The client secrets sent with the current /token or /revoke request, by auth method; the
+# route wrapper in api.mcp_app sets it from the form and the Authorization header.
+presented_client_secrets: ContextVar[Mapping[str, str] | None] = ContextVar(
+    "presented_client_secrets", default=None
+)
 
 
 class RegisteredClient(OAuthClientInformationFull):
@@ -33,6 +47,43 @@ class RegisteredClient(OAuthClientInformationFull):
         ):
             return redirect_uri
         return super().validate_redirect_uri(redirect_uri)
+
+
+def secrets_in_request(form: Mapping[str, Sequence[str]], authorization: str) -> dict[str, str]:
+    """The client secrets a /token or /revoke request carries, by auth method: the form's
+    `client_secret` and HTTP Basic's password, read the way the SDK's ClientAuthenticator
+    reads them."""
+    found: dict[str, str] = {}
+    posted = form.get("client_secret") or ()
+    if posted and posted[0]:
+        found["client_secret_post"] = posted[0]
+    if authorization.startswith("Basic "):
+        try:
+            decoded = base64.b64decode(authorization[6:]).decode("utf-8")
+        except (ValueError, UnicodeDecodeError, binascii.Error):
+            return found
+        _, colon, password = decoded.partition(":")
+        if colon:
+            found["client_secret_basic"] = unquote(password)
+    return found
+
+
+def secret_for_authenticator(auth_method: str | None, secret_hash: str | None) -> str | None:
+    """The `client_secret` to hand the SDK's ClientAuthenticator for a stored client.
+
+    It compares the secret it reads from the request with the client's `client_secret`, and
+    we keep only a hash: so the presented secret when its hash matches (constant time), an
+    unguessable stand-in when it does not (the SDK then refuses: required or invalid), and
+    None for a client without a secret.
+    """
+    if secret_hash is None:
+        return None
+    presented = (presented_client_secrets.get() or {}).get(auth_method or "")
+    if presented is not None and hmac.compare_digest(
+        hashlib.sha256(presented.encode()).hexdigest(), secret_hash
+    ):
+        return presented
+    return "unverified:" + secrets.token_hex(32)
 
 
 def same_loopback_redirect(registered: str, requested: str) -> bool:

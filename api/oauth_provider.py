@@ -4,7 +4,9 @@ All state sits in the OAuthStore port (codes and tokens only as sha256 hashes), 
 process can answer any step. The SDK handlers validate requests; this provider adds what
 they leave to it: the RFC 8707 `resource` checked at /authorize and /token and bound into
 every token, single-use codes, rotating refresh tokens, revocation by grant, Client ID
-Metadata Documents and loopback redirect ports. Sign-in and consent live in api.oauth_signin.
+Metadata Documents, loopback redirect ports and client secrets kept only as hashes.
+Expired rows are treated as absent (stores delete them later). Sign-in and consent live in
+api.oauth_signin.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from api.oauth_clients import (
     RegisteredClient,
     fetch_metadata_document,
     is_metadata_document_url,
+    secret_for_authenticator,
 )
 from backends.ports import (
     AuthorizationCodeRecord,
@@ -113,10 +116,14 @@ class BuiltinOAuthProvider:
         is_document = is_metadata_document_url(
             client_id, allow_http_loopback=self.config.allow_http_loopback_cimd
         )
-        if record is not None and not (
-            is_document and record.created_at < self.clock() - CIMD_CACHE
+        now = self.clock()
+        if record is not None and (
+            (record.expires_at is not None and record.expires_at <= now)
+            or (is_document and record.created_at < now - CIMD_CACHE)
         ):
-            return RegisteredClient.model_validate_json(record.information)
+            record = None
+        if record is not None:
+            return await self._client_of(record)
         if not is_document:
             return None
         try:
@@ -128,8 +135,23 @@ class BuiltinOAuthProvider:
         except MetadataDocumentError as err:
             logger.info("client metadata document refused: %s", err)
             return None
-        await self._save_client(client)
+        await self._save_client(client, expires_at=self.clock() + CIMD_CACHE)
         return client
+
+    async def _client_of(self, record: OAuthClientRecord) -> RegisteredClient:
+        """The client of a stored record, its secret verified against the hash (see above)."""
+        client = RegisteredClient.model_validate_json(record.information)
+        if client.client_secret is not None:
+            # A row written before secrets were hashed: hash it now and drop the plain one.
+            record = replace(
+                record,
+                information=client.model_dump_json(exclude={"client_secret"}, exclude_none=True),
+                secret_hash=sha256_hex(client.client_secret),
+            )
+            await self.io(self.store.save_client, record)
+            logger.info("hashed a stored client secret", extra={"client_id": record.client_id})
+        secret = secret_for_authenticator(client.token_endpoint_auth_method, record.secret_hash)
+        return client.model_copy(update={"client_secret": secret})
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         for uri in client_info.redirect_uris or ():
@@ -141,14 +163,24 @@ class BuiltinOAuthProvider:
                     "invalid_redirect_uri", "redirect URIs must be https or http loopback"
                 )
         if "refresh_token" not in client_info.grant_types:
+            # The SDK answers with this same object, so the client learns of the grant.
             client_info.grant_types = [*client_info.grant_types, "refresh_token"]
-        await self._save_client(client_info)
+        secret = client_info.client_secret  # in the 201 response once, never stored
+        await self._save_client(client_info, secret_hash=sha256_hex(secret) if secret else None)
 
-    async def _save_client(self, client: OAuthClientInformationFull) -> None:
+    async def _save_client(
+        self,
+        client: OAuthClientInformationFull,
+        *,
+        secret_hash: str | None = None,
+        expires_at: datetime | None = None,
+    ) -> None:
         record = OAuthClientRecord(
             client_id=client.client_id,
-            information=client.model_dump_json(exclude_none=True),
+            information=client.model_dump_json(exclude={"client_secret"}, exclude_none=True),
             created_at=self.clock(),
+            secret_hash=secret_hash,
+            expires_at=expires_at,
         )
         await self.io(self.store.save_client, record)
 
@@ -201,6 +233,8 @@ class BuiltinOAuthProvider:
         record = await self.io(self.store.get_code, sha256_hex(authorization_code))
         if record is None or record.client_id != client.client_id:
             return None
+        if record.expires_at <= self.clock():
+            return None  # as if already deleted, whether or not the store got to it yet
         if record.used_at is not None:
             # A replayed code: revoke whatever it already bought (RFC 6749 §4.1.2).
             await self.io(self.store.revoke_grant, record.code_hash, now=self.clock())
@@ -242,11 +276,11 @@ class BuiltinOAuthProvider:
         record = await self.io(self.store.get_token, sha256_hex(refresh_token))
         if record is None or record.kind != "refresh" or record.client_id != client.client_id:
             return None
+        if record.expires_at <= self.clock():
+            return None  # as if already deleted, whether or not the store got to it yet
         if record.revoked_at is not None:
             # A rotated-out refresh token came back: treat the grant as stolen.
             await self.io(self.store.revoke_grant, record.grant_id, now=self.clock())
-            return None
-        if record.expires_at <= self.clock():
             return None
         return RefreshToken(
             token=refresh_token,
