@@ -115,7 +115,10 @@ def create_webhooks_blueprint(
         rotated = rotate_secrets(
             endpoint.secrets, new_value=secret, now=now, overlap=options.rotation_overlap
         )
-        updated = webhooks.set_secrets(endpoint_id, rotated)
+        try:
+            updated = webhooks.set_secrets(endpoint_id, rotated)
+        except NotFoundError as err:  # deleted since own_endpoint read it
+            raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
         overlap_ends = max(
             (s.expires_at for s in rotated if s.expires_at is not None), default=None
         )
@@ -154,6 +157,8 @@ def create_webhooks_blueprint(
             )
         except ConflictError as err:
             raise ApiError(409, "conflict", "The delivery changed meanwhile; try again") from err
+        except NotFoundError as err:  # erased (a person's erasure) since it was read
+            raise ApiError(404, "not_found", f"No delivery {delivery_id}") from err
         return _json(DeliveryBody(delivery=_delivery_view(again))), 202
 
     @bp.post("/internal/deliveries/<delivery_id>/attempt")

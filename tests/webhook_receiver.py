@@ -28,14 +28,22 @@ class Received:
 class Receiver:
     """Recorded requests and the statuses still to answer."""
 
-    def __init__(self, statuses: list[int], default_status: int) -> None:
+    def __init__(
+        self,
+        statuses: list[int],
+        default_status: int,
+        on_request: Callable[[], None] | None = None,
+    ) -> None:
         self.statuses = list(statuses)
         self.default_status = default_status
+        self.on_request = on_request  # runs before each answer: a race a test stages
         self.requests: list[Received] = []
         self.url = ""
         self._cond = threading.Condition()
 
     def record(self, path: str, headers: dict[str, str], body: bytes) -> int:
+        if self.on_request is not None:
+            self.on_request()
         with self._cond:
             status = self.statuses.pop(0) if self.statuses else self.default_status
             self.requests.append(Received(path, headers, body, time.time(), status))
@@ -52,10 +60,13 @@ class Receiver:
 
 @contextmanager
 def running_receiver(
-    statuses: list[int] | None = None, *, default_status: int = 200
+    statuses: list[int] | None = None,
+    *,
+    default_status: int = 200,
+    on_request: Callable[[], None] | None = None,
 ) -> Iterator[Receiver]:
     """A receiver listening on 127.0.0.1 for the duration of the block."""
-    receiver = Receiver(statuses or [], default_status)
+    receiver = Receiver(statuses or [], default_status, on_request)
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # the http.server naming

@@ -25,6 +25,7 @@ from backends.ports import (
     DeliveryOptions,
     HttpTask,
     JobStore,
+    NotFoundError,
     TaskQueue,
     WebhookEndpoint,
     WebhookStore,
@@ -192,7 +193,9 @@ def attempt_delivery(
 ) -> Delivery | None:
     """Run attempt number `attempt` of a delivery, record it and queue the next; the delivery.
 
-    A task for an attempt already made, or for a finished delivery, changes nothing (None).
+    A task for an attempt already made, for a finished delivery, or for a delivery erased
+    meanwhile (a person's erasure removes their deliveries while an attempt may be in flight)
+    changes nothing (None); an endpoint deleted meanwhile is not disabled.
     Raises: UnavailableError (the task queue retries the task).
     """
     delivery = webhooks.get_delivery(delivery_id)
@@ -216,11 +219,11 @@ def attempt_delivery(
         )
     except ConflictError:
         return None  # a concurrent run of the same task recorded it first
+    except NotFoundError:
+        logger.info("delivery %s erased during its attempt; not recorded", delivery_id)
+        return None
     if endpoint is not None and classify(result) == "gone":
-        webhooks.disable_endpoint(
-            endpoint.endpoint_id, reason="receiver answered 410 Gone", now=now
-        )
-        logger.info("webhook endpoint %s disabled: 410 Gone", endpoint.endpoint_id)
+        _disable_gone(webhooks, endpoint.endpoint_id, now=now)
     if updated.status == "pending":
         enqueue_attempt(updated, tasks=tasks, options=options)
     logger.info(
@@ -246,6 +249,14 @@ def attempt_delivery(
     return updated
 
 
+def _disable_gone(webhooks: WebhookStore, endpoint_id: str, *, now: datetime) -> None:
+    try:
+        webhooks.disable_endpoint(endpoint_id, reason="receiver answered 410 Gone", now=now)
+    except NotFoundError:
+        return  # deleted by its partner meanwhile: nothing left to disable
+    logger.info("webhook endpoint %s disabled: 410 Gone", endpoint_id)
+
+
 def replay_delivery(
     delivery: Delivery,
     *,
@@ -256,7 +267,8 @@ def replay_delivery(
 ) -> Delivery:
     """Send a finished delivery again from its first attempt (same `webhook-id`).
 
-    A pending one is left as it is. Raises: ConflictError if it changed meanwhile.
+    A pending one is left as it is. Raises: ConflictError if it changed meanwhile,
+    NotFoundError if it was erased meanwhile.
     """
     if delivery.status == "pending":
         return delivery

@@ -211,3 +211,50 @@ def test_after_rotation_deliveries_verify_with_the_old_and_the_new_secret(
     assert Webhook(old).verify(got.body, got.headers)
     assert Webhook(new).verify(got.body, got.headers)
     assert len(got.headers["webhook-signature"].split(" ")) == 2
+
+
+@pytest.mark.parametrize(
+    ("erase_delivery", "status"), [(True, "skipped"), (False, "failed")], ids=["erased", "kept"]
+)
+def test_an_endpoint_deleted_and_a_delivery_erased_during_the_attempt_answer_200_not_500(
+    settings: Settings, erase_delivery: bool, status: str
+) -> None:
+    """DESIGN Signals: erasure removes deliveries; an attempt in flight then records nothing,
+    and a 410 for an endpoint deleted meanwhile disables nothing."""
+    staged: list[Any] = []
+    with (
+        running_receiver([410], on_request=lambda: staged[0]()) as receiver,
+        served(settings) as app,
+    ):
+        webhooks = app.backends.webhooks
+        endpoint_id, _ = _register(app, receiver.url)
+        event = _event()
+        delivery = Delivery(
+            delivery_id=f"msg_{uuid.uuid4().hex[:8]}",
+            endpoint_id=endpoint_id,
+            event_id=event.id,
+            event_type=event.type,
+            payload="{}",
+            status="pending",
+            created_at=event.recorded_at,
+        )
+        webhooks.add_delivery(delivery)  # stored only: no task runs it, the test does
+
+        def race() -> None:
+            if erase_delivery:
+                webhooks.erase_deliveries_for_events([event.id])
+            webhooks.delete_endpoint(endpoint_id)
+
+        staged.append(race)
+        token = {"X-Frontdoor-Internal-Token": app.backends.delivery_options.internal_token}
+        task = {"delivery_id": delivery.delivery_id, "attempt": 1, "replays": 0}
+
+        answer = app.api.post(
+            f"/internal/deliveries/{delivery.delivery_id}/attempt", json=task, headers=token
+        )
+        kept = webhooks.get_delivery(delivery.delivery_id)
+
+    assert (answer.status_code, answer.get_json()) == (200, {"ok": True, "status": status})
+    assert len(receiver.requests) == 1
+    assert (kept is None) == erase_delivery
+    assert kept is None or (kept.status, kept.last_status_code) == ("failed", 410)
