@@ -68,6 +68,7 @@ class McpConfig:
 
     base_url: str
     allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()  # browser origins besides our own (MCP_ALLOWED_ORIGINS)
     local: bool = True
     oauth: OAuthConfig | None = None
     external_issuer: str | None = None
@@ -222,6 +223,7 @@ def _transport_security(config: McpConfig) -> TransportSecuritySettings:
         hosts.append(host)
         origins.append(f"https://{host}")
     hosts += [f"{h}:*" for h in list(hosts) if ":" not in h.rsplit("]", 1)[-1]]
+    origins += config.allowed_origins
     if config.local:
         hosts += LOOPBACK_HOSTS
         origins += [f"http://{h}" for h in LOOPBACK_HOSTS]

@@ -42,6 +42,7 @@ def mcp_config(settings: Settings) -> McpConfig:
     return McpConfig(
         base_url=base,
         allowed_hosts=tuple(settings.allowed_hosts),
+        allowed_origins=tuple(settings.mcp_allowed_origins),
         local=settings.backend == "embedded",
         oauth=None if settings.oauth_issuer else oauth,
         external_issuer=settings.oauth_issuer,

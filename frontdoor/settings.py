@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -41,6 +42,8 @@ class Settings(BaseSettings):
     oauth_allow_http_cimd: bool = False
     log_level: str = "INFO"
     allowed_hosts: list[str] = Field(default_factory=list)
+    # Browser origins /mcp accepts besides its own (the Origin check against DNS rebinding).
+    mcp_allowed_origins: list[str] = Field(default_factory=list)
     firestore_database: str = "(default)"
     signals_topic: str = "signal-events"  # Pub/Sub topic the ingest worker is pushed from
     # Webhook deliveries (issue 6B). Cloud Tasks queue; the emulator host is our own convention
@@ -89,6 +92,24 @@ class Settings(BaseSettings):
     def _strip_trailing_slash(cls, value: str) -> str:
         # Issuer and resource URLs are compared as exact strings by OAuth clients.
         return value.rstrip("/")
+
+    @field_validator("mcp_allowed_origins")
+    @classmethod
+    def _origins_only(cls, values: list[str]) -> list[str]:
+        # Browsers send `Origin: scheme://host[:port]`; anything else could never match.
+        origins = [value.rstrip("/") for value in values]
+        for origin in origins:
+            parts = urlsplit(origin)
+            if (
+                parts.scheme not in ("http", "https")
+                or not parts.hostname
+                or "@" in parts.netloc
+                or parts.path
+                or parts.query
+                or parts.fragment
+            ):
+                raise ValueError(f"{origin!r} is not an origin like https://app.example.com")
+        return origins
 
     @field_validator("content_api_key", "signals_api_key", "ingest_api_key")
     @classmethod

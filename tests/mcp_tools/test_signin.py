@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from pydantic import ValidationError
 
 from api.mcp_app import McpConfig, create_mcp_asgi_app
 from api.oauth_provider import OAuthConfig, sha256_hex
@@ -16,6 +17,7 @@ from backends.embedded.mail import OutboxMailer
 from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import OAuthTokenRecord
+from frontdoor.mcp_wiring import mcp_config
 from frontdoor.settings import Settings
 from tests.mcp_tools.conftest import (
     EMAIL,
@@ -291,3 +293,65 @@ async def test_configured_hosts_are_served_and_others_refused(tmp_path: Path) ->
         ]
 
     assert statuses == [200, 200, 200, 421]
+
+
+async def test_browser_origins_other_than_our_own_are_refused_unless_configured(
+    tmp_path: Path,
+) -> None:
+    """MCP_ALLOWED_ORIGINS: /mcp takes requests without Origin (agents) and from its own
+    origin; a browser page elsewhere gets 403 unless its origin is configured."""
+    settings = Settings(public_base_url=BASE, mcp_allowed_origins=["https://app.example.com/"])
+    config = replace(mcp_config(settings), local=False, oauth=LIMITS)
+    store = SqliteOAuthStore(SqliteDatabase(tmp_path / "origins.sqlite3"))
+    asgi = create_mcp_asgi_app(
+        config,
+        catalog=load_catalog(settings.content_dir),
+        oauth_store=store,
+        mailer=OutboxMailer(tmp_path / "outbox"),
+        clock=lambda: datetime.now(UTC),
+    )
+    store.add_token(
+        OAuthTokenRecord(
+            token_hash=sha256_hex("fda_origins"),
+            kind="access",
+            client_id="c",
+            subject="s",
+            scopes=("openid", "email", "profile"),
+            resource=f"{BASE}/mcp",
+            grant_id="g",
+            expires_at=datetime.now(UTC) + timedelta(hours=1),
+        )
+    )
+    headers = {
+        "Authorization": "Bearer fda_origins",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-11-25",
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    transport = httpx2.ASGITransport(app=asgi.app)
+
+    async with (
+        asgi.mcp.session_manager.run(),
+        httpx2.AsyncClient(transport=transport, base_url=BASE) as client,
+    ):
+        statuses = [
+            (await client.post("/mcp", json=body, headers={**headers, **origin})).status_code
+            for origin in (
+                {},
+                {"Origin": BASE},
+                {"Origin": "https://app.example.com"},
+                {"Origin": "https://evil.example"},
+            )
+        ]
+
+    assert config.allowed_origins == ("https://app.example.com",)
+    assert statuses == [200, 200, 200, 403]
+
+
+@pytest.mark.parametrize(
+    "origin", ["app.example.com", "https://app.example.com/path", "ftp://app.example.com", "*"]
+)
+def test_an_allowed_origin_that_is_not_an_origin_is_refused_at_startup(origin: str) -> None:
+    """A value that no browser would send as Origin is a configuration mistake."""
+    with pytest.raises(ValidationError, match="is not an origin"):
+        Settings(mcp_allowed_origins=[origin])
