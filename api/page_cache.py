@@ -1,5 +1,9 @@
-"""The render cache of /p/{slug}: prepared bodies per (slug, version, form state), and a short
-memo of store lookups so a hot page costs no store read on every request.
+"""The response cache of /p/{slug}: finished responses per (slug, version, form state), and a
+short memo of store lookups so a hot page costs no store read on every request.
+
+A hit is the memo's lookup of the page's current version plus one dict lookup: the body's bytes,
+its strong ETag and every header (CSP, Cache-Control, security headers, Content-Length) were
+fixed and checked when the page was rendered, so a request renders, hashes and checks nothing.
 
 A lookup is kept `freshness` seconds (default 1): a change made by another process shows within
 that time, and a change made through this process's Content API clears the memo at once.
@@ -11,16 +15,28 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from flask import Response, request
+from werkzeug.datastructures import Headers
 
 from api.http_cache import Header, PreparedResponse
 from backends.ports import PageStore, StoredPage
 from renderers.page_html import RenderedPage
 
-__all__ = ["HTML_UTF8", "SECURITY_HEADERS", "CachedPage", "PageCache", "PageLookup"]
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIEnvironment
+
+__all__ = [
+    "HTML_UTF8",
+    "SECURITY_HEADERS",
+    "CachedPage",
+    "PageCache",
+    "PageLookup",
+    "PageResponse",
+]
 
 HTML_UTF8 = "text/html; charset=utf-8"
 SECURITY_HEADERS = {
@@ -32,13 +48,18 @@ SECURITY_HEADERS = {
 
 @dataclass(frozen=True)
 class CachedPage:
-    """A prepared body (a rendered page or an asset): bytes, ETag, the 200 and 304 headers."""
+    """A finished response (a rendered page or an asset): bytes, ETag, the 200 and 304 headers."""
 
     body: bytes
     etag: str
     status: int
     headers: tuple[Header, ...]
     not_modified_headers: tuple[Header, ...]
+
+    def __post_init__(self) -> None:
+        # werkzeug's checks (no newline in a name or value), once here instead of per request.
+        Headers(self.headers)
+        Headers(self.not_modified_headers)
 
     @classmethod
     def of(
@@ -71,34 +92,88 @@ class CachedPage:
         if self.status == 200 and _etag_matches(
             request.environ.get("HTTP_IF_NONE_MATCH"), self.etag
         ):
-            return PreparedResponse(status=304, headers=self.not_modified_headers)
-        return PreparedResponse(self.body, status=self.status, headers=self.headers)
+            return PageResponse(status=304, headers=_CheckedHeaders(self.not_modified_headers))
+        return PageResponse(self.body, status=self.status, headers=_CheckedHeaders(self.headers))
+
+
+class PageResponse(PreparedResponse):
+    """A finished page: its checked headers as they are, its body handed over as one list.
+
+    granian writes a list body in one call but pulls any other iterable chunk by chunk
+    (granian/wsgi.py), and werkzeug wraps a body in an iterator unless `direct_passthrough`.
+    """
+
+    automatically_set_content_length = False  # the prepared headers carry Content-Length
+
+    def get_app_iter(self, environ: WSGIEnvironment) -> Iterable[bytes]:
+        # HEAD and 304 carry the headers only (RFC 9110 9.3.2, 15.4.5).
+        if environ["REQUEST_METHOD"] == "HEAD" or self.status_code == 304:
+            return []
+        body: list[bytes] = self.response  # type: ignore[assignment]  # set_data made it [bytes]
+        return body
+
+
+class _CheckedHeaders(Headers):
+    """A response's own copy of headers checked when their page was cached (CachedPage)."""
+
+    def __init__(self, checked: tuple[Header, ...]) -> None:
+        super().__init__()
+        self._list = list(checked)  # hooks may add headers: a fresh list per response
+
+
+@dataclass(frozen=True)
+class _Entry:
+    version: int
+    page: CachedPage
 
 
 class PageCache:
-    """A bounded, thread-safe LRU of rendered pages keyed by (slug, version, form state)."""
+    """Finished pages by (slug, form state), each for one version: a bounded, thread-safe LRU.
 
-    def __init__(self, capacity: int = 256) -> None:
+    A page's new version replaces the old one in place. Beyond `capacity` entries or `max_bytes`
+    of bodies, the least recently served go first (defaults: 256 entries and 32 MiB; a
+    ten-block page is about 17 KB).
+    """
+
+    def __init__(self, capacity: int = 256, *, max_bytes: int = 32 * 1024 * 1024) -> None:
         self._capacity = capacity
-        self._items: OrderedDict[tuple[str, int, str], CachedPage] = OrderedDict()
+        self._max_bytes = max_bytes
+        self._bytes = 0
+        self._items: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[str, int, str]) -> CachedPage | None:
+    def get(self, slug: str, version: int, form_state: str) -> CachedPage | None:
+        """The page as prepared for this version, or None (absent, or an older version)."""
+        key = (slug, form_state)
         with self._lock:
             found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: tuple[str, int, str], page: CachedPage) -> None:
-        with self._lock:
-            self._items[key] = page
+            if found is None or found.version != version:
+                return None
             self._items.move_to_end(key)
-            while len(self._items) > self._capacity:
-                self._items.popitem(last=False)
+            return found.page
+
+    def put(self, slug: str, version: int, form_state: str, page: CachedPage) -> None:
+        """Keep the page for this version; evict the least recently served beyond the bounds."""
+        key = (slug, form_state)
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._bytes -= len(old.page.body)
+            self._items[key] = _Entry(version, page)
+            self._bytes += len(page.body)
+            while self._items and (
+                len(self._items) > self._capacity or self._bytes > self._max_bytes
+            ):
+                _, evicted = self._items.popitem(last=False)
+                self._bytes -= len(evicted.page.body)
 
     def __len__(self) -> int:
         return len(self._items)
+
+    @property
+    def body_bytes(self) -> int:
+        """The bytes of the bodies held now (at most `max_bytes`)."""
+        return self._bytes
 
 
 class PageLookup:

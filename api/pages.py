@@ -1,8 +1,9 @@
 """Published landing pages at /p/{slug}, the on-brand 404 for /p/..., and the design assets.
 
-Rendered HTML is kept per (slug, version, form state) in a small LRU, so a page is rendered
-once per version; store lookups are remembered for a second (api/page_cache.py), and a write
-through this process's Content API forgets them at once.
+The finished response (body, strong ETag, every header) is kept per (slug, version, form state)
+in a bounded LRU, so a page is rendered, hashed and its headers checked once per version; store
+lookups are remembered for a second (api/page_cache.py), and a write through this process's
+Content API forgets them at once, so the next request reads the new version.
 """
 
 from __future__ import annotations
@@ -56,9 +57,8 @@ def create_pages_blueprint(
     assets = {name: _asset_body(asset) for name, asset in site.assets.by_name().items()}
 
     def rendered(stored: StoredPage, *, form_state: FormState, preview: bool) -> CachedPage:
-        """The page from the cache, or rendered now (previews are never kept)."""
-        key = (stored.slug, stored.version, form_state)
-        found = None if preview else cache.get(key)
+        """The finished response from the cache, or rendered now (previews are never kept)."""
+        found = None if preview else cache.get(stored.slug, stored.version, form_state)
         if found is None:
             page = SitePageInput.model_validate(stored.page_input)
             found = CachedPage.of(
@@ -73,7 +73,7 @@ def create_pages_blueprint(
                 noindex=preview or page.noindex,
             )
             if not preview:
-                cache.put(key, found)
+                cache.put(stored.slug, stored.version, form_state, found)
         return found
 
     @bp.get("/p/<slug>")

@@ -1,12 +1,15 @@
-"""Landing pages: /p/{slug} from the render cache against an empty route, page weight, Lighthouse.
+"""Landing pages: /p/{slug} from the response cache against an empty route, page weight, Lighthouse.
 
 The served process (`python -m frontdoor.serve`, granian WSGI, 1 worker) answers wrk from a
 second process: /p/{slug} of a ten-block page (rendered once, then from the per-version cache)
-against /healthz in the same run, in alternating rounds (goal >= 0.8x). Then the page's HTML
-and CSS bytes (goal <= 35 KB, no JavaScript), and Lighthouse (bench/package.json; `npm ci
---prefix bench` installs it) with Debian's chromium, loopback only, for performance,
-accessibility, best practices and SEO (goal 100 each; the median of LIGHTHOUSE_RUNS runs per
-form factor, since a busy machine moves the performance score; LIGHTHOUSE_RUNS=0 skips it).
+and its 304 against /healthz in the same run (goal: page >= 0.8x the empty route). The routes
+take turns in ROUNDS short rounds, each round in a rotated order, so a burst of load elsewhere on
+the machine lowers one round, not one route; the figure is the median of the rounds' ratios,
+next to the ratio of each route's best round. Then the page's HTML and CSS bytes (goal <= 35 KB,
+no JavaScript), and Lighthouse (bench/package.json; `npm ci --prefix bench` installs it) with
+Debian's chromium, loopback only, for performance, accessibility, best practices and SEO (goal
+100 each; the median of LIGHTHOUSE_RUNS runs per form factor, since a busy machine moves the
+performance score; LIGHTHOUSE_RUNS=0 skips it).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from bench.bench_public_read import EMPTY, WARM_UP, Served, wrk
+from bench.bench_public_read import EMPTY, WARM_UP, WRK_ARGS, Served, wrk
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from tests.e2e.sample_page import all_blocks_page, store_page
@@ -35,10 +38,11 @@ CHROME_FLAGS = (
     " --disable-component-update --disable-sync --no-first-run"
 )
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
-# Alternating short rounds keep a busy machine's swings out of the ratio (median of rounds).
-ROUNDS = 5
+# Ten rounds of three 2 s runs: about a minute of load in all.
+ROUNDS = 10
 ROUND = "2s"
 GOALS = {"page_vs_empty": 0.8, "html_plus_css_kb": 35.0, "lighthouse": 100}
+ROUTES = ("empty", "page_from_cache", "page_304")
 
 
 def main() -> dict[str, Any]:
@@ -49,25 +53,51 @@ def main() -> dict[str, Any]:
         with Served(["-m", "frontdoor.serve"], data_dir) as base:
             page_url = f"{base}/p/{SLUG}"
             weight = page_weight(page_url)
-            for url in (base + EMPTY, page_url):
-                wrk(url, (), duration=WARM_UP)
-            rounds = [
-                (wrk(base + EMPTY, (), duration=ROUND), wrk(page_url, (), duration=ROUND))
-                for _ in range(ROUNDS)
-            ]
+            etag = _etag(page_url)
+            routes = {
+                "empty": (base + EMPTY, ()),
+                "page_from_cache": (page_url, ()),
+                "page_304": (page_url, (f"If-None-Match: {etag}",)),
+            }
+            for url, headers in routes.values():
+                wrk(url, headers, duration=WARM_UP)
+            rounds: list[dict[str, float]] = []
+            for n in range(ROUNDS):
+                order = ROUTES[n % len(ROUTES) :] + ROUTES[: n % len(ROUTES)]
+                rounds.append({name: wrk(*routes[name], duration=ROUND) for name in order})
             lighthouse = {
                 form: lighthouse_scores(page_url, desktop=form == "desktop", runs=runs)
                 for form in ("mobile", "desktop")
                 if runs > 0
             }
-    ratio = statistics.median(page / empty for empty, page in rounds)
-    result: dict[str, Any] = {
+    result = report(rounds, weight=weight, lighthouse=lighthouse)
+    print(json.dumps(result, indent=2))
+    return result
+
+
+def report(
+    rounds: list[dict[str, float]],
+    *,
+    weight: dict[str, Any],
+    lighthouse: dict[str, dict[str, int]],
+) -> dict[str, Any]:
+    """Ratios and goals from each round's requests/s (pure: the tests feed it fake figures)."""
+    per_round = {name: [r[name] / r["empty"] for r in rounds] for name in ROUTES if name != "empty"}
+    best = {name: max(r[name] for r in rounds) for name in ROUTES}
+    ratio = statistics.median(per_round["page_from_cache"])
+    return {
         "requests_per_second": {
-            "empty": round(statistics.median(empty for empty, _ in rounds), 1),
-            "page_from_cache": round(statistics.median(page for _, page in rounds), 1),
+            name: round(statistics.median(r[name] for r in rounds), 1) for name in ROUTES
         },
-        "ratios": {"page_vs_empty": round(ratio, 3)},
-        "ratio_per_round": [round(page / empty, 3) for empty, page in rounds],
+        "best_round_requests_per_second": {name: round(rps, 1) for name, rps in best.items()},
+        "ratios": {
+            "page_vs_empty": round(ratio, 3),
+            "page_vs_empty_best_rounds": round(best["page_from_cache"] / best["empty"], 3),
+            "page_304_vs_empty": round(statistics.median(per_round["page_304"]), 3),
+        },
+        "ratio_per_round": {
+            name: [round(value, 3) for value in values] for name, values in per_round.items()
+        },
         "weight": weight,
         "lighthouse": lighthouse,
         "goals": GOALS,
@@ -75,17 +105,18 @@ def main() -> dict[str, Any]:
             "page_vs_empty": ratio >= GOALS["page_vs_empty"],
             "html_plus_css_kb": weight["html_plus_css_kb"] <= GOALS["html_plus_css_kb"]
             and weight["scripts"] == 0,
-            "lighthouse": all(
+            "lighthouse": bool(lighthouse)
+            and all(
                 score >= GOALS["lighthouse"]
                 for form in lighthouse.values()
                 for score in form.values()
             ),
         },
-        "load": f"wrk -t1 -c32, {ROUNDS} rounds of {ROUND} per route, alternating, after a"
-        f" {WARM_UP} warm-up; the ratio is the median of the rounds' ratios",
+        "load": f"wrk {' '.join(WRK_ARGS)}, {len(rounds)} rounds of {ROUND} per route, each"
+        f" round in a rotated order, after a {WARM_UP} warm-up per route; page_vs_empty is the"
+        " median of the rounds' ratios, page_vs_empty_best_rounds the best page round over the"
+        " best empty round",
     }
-    print(json.dumps(result, indent=2))
-    return result
 
 
 def seed_page(data_dir: Path) -> None:
@@ -141,6 +172,12 @@ def lighthouse_scores(url: str, *, desktop: bool, runs: int) -> dict[str, int]:
             for name in CATEGORIES:
                 samples[name].append(categories[name]["score"] * 100)
     return {name: round(statistics.median(values)) for name, values in samples.items()}
+
+
+def _etag(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=5) as resp:  # noqa: S310  # loopback only
+        etag: str = resp.headers["ETag"]
+        return etag
 
 
 def _get(url: str) -> bytes:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import timedelta
 
@@ -9,11 +10,15 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+import api.app
+from api.app import create_app
 from api.page_cache import CachedPage, PageCache
 from api.pages import create_pages_blueprint
 from api.previews import make_preview_token
 from backends.bundle import Backends
 from backends.ports import PageStatus
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config
 from renderers.page_html import RenderedPage, build_site
 from tests.conftest import CONTENT_KEY
 from tests.e2e.sample_page import STORED_AT as NOW
@@ -193,19 +198,66 @@ def test_stylesheet_is_served_at_its_hashed_url_for_a_year(
     assert client.get("/static/site.0000.css").status_code == 404
 
 
-@pytest.mark.spec("pages.serve")
-def test_render_cache_stays_within_its_bound() -> None:
-    """DESIGN pages: the per-version page cache is a bounded LRU."""
-    cache = PageCache(capacity=2)
-    page = CachedPage.of(
-        RenderedPage(html="x", content_security_policy=""), cache_control="", noindex=False
+def cached(html: str) -> CachedPage:
+    return CachedPage.of(
+        RenderedPage(html=html, content_security_policy=""), cache_control="", noindex=False
     )
+
+
+@pytest.mark.spec("pages.serve")
+def test_response_cache_stays_within_its_entry_bound() -> None:
+    """DESIGN pages: the per-version response cache is a bounded LRU."""
+    cache = PageCache(capacity=2)
+    page = cached("x")
     for n in range(5):
-        cache.put((f"s{n}", 1, "open"), page)
+        cache.put(f"s{n}", 1, "open", page)
+    cache.get("s3", 1, "open")  # served recently: s4, the newer one, goes first
+    cache.put("s5", 1, "open", page)
 
     assert len(cache) == 2
-    assert cache.get(("s4", 1, "open")) is page
-    assert cache.get(("s0", 1, "open")) is None
+    assert cache.get("s3", 1, "open") is page
+    assert cache.get("s5", 1, "open") is page
+    assert cache.get("s4", 1, "open") is None
+    assert cache.get("s0", 1, "open") is None
+
+
+@pytest.mark.spec("pages.serve")
+def test_response_cache_stays_within_its_byte_bound() -> None:
+    """DESIGN pages: the bodies held never pass max_bytes, however many slugs are served."""
+    cache = PageCache(capacity=1000, max_bytes=10_000)
+    for n in range(50):
+        cache.put(f"s{n}", 1, "open", cached("x" * 1_000))
+
+    assert cache.body_bytes <= 10_000
+    assert len(cache) == 10
+    assert cache.get("s49", 1, "open") is not None
+    assert cache.get("s39", 1, "open") is None
+
+
+@pytest.mark.spec("pages.serve")
+def test_a_new_version_replaces_the_cached_one() -> None:
+    """A page's old version is neither served nor kept once its new version is cached."""
+    cache = PageCache()
+    first, second = cached("first"), cached("second")
+    cache.put("audit", 1, "open", first)
+    cache.put("audit", 1, "submitted", first)
+    cache.put("audit", 2, "open", second)
+
+    assert cache.get("audit", 1, "open") is None
+    assert cache.get("audit", 2, "open") is second
+    assert cache.get("audit", 1, "submitted") is first
+    assert len(cache) == 2
+    assert cache.body_bytes == len(b"second") + len(b"first")
+
+
+def test_cached_headers_are_checked_once_when_the_page_is_cached() -> None:
+    """A header werkzeug would refuse (a newline) is refused when cached, not when served."""
+    with pytest.raises(ValueError, match="newline"):
+        CachedPage.of(
+            RenderedPage(html="x", content_security_policy="default-src 'none'\r\nX-Evil: 1"),
+            cache_control="",
+            noindex=False,
+        )
 
 
 @pytest.mark.spec("pages.sitemap")
@@ -262,3 +314,61 @@ def test_page_published_through_the_content_api_goes_live_changes_and_comes_down
     assert live.status_code == 200
     assert "second edition" in changed.text
     assert gone.status_code == 404
+
+
+@pytest.mark.spec("pages.serve")
+def test_each_content_api_write_changes_the_cached_page_at_once(
+    settings: Settings, backends: Backends, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DESIGN pages: publish, patch, unpublish and draft show on this process's next request.
+
+    The lookup memo's clock is stopped, so only the write's own invalidation can show a change.
+    """
+    stopped = functools.partial(create_pages_blueprint, monotonic=lambda: 100.0)
+    monkeypatch.setattr(api.app, "create_pages_blueprint", stopped)
+    client = create_app(app_config(settings), backends).test_client()
+    key = {"x-api-key": CONTENT_KEY}
+    client.post("/api/public/content/pages", json=all_blocks_page("audit"), headers=key)
+    live = client.get("/p/audit")
+    store_page(backends.pages, "audit", title="Written by another process")
+    memoised = client.get("/p/audit")
+
+    client.patch("/api/public/content/pages/audit", json={"title": "Patched"}, headers=key)
+    patched = client.get("/p/audit")
+    client.delete("/api/public/content/pages/audit", headers=key)
+    unpublished = client.get("/p/audit")
+    client.patch("/api/public/content/pages/audit", json={"is_published": True}, headers=key)
+    republished = client.get("/p/audit", headers={"If-None-Match": patched.headers["ETag"]})
+    draft = {**all_blocks_page("audit"), "is_published": False}
+    client.post("/api/public/content/pages", json=draft, headers=key)
+    drafted = client.get("/p/audit")
+
+    assert live.status_code == 200
+    assert memoised.headers["ETag"] == live.headers["ETag"]
+    assert "Patched" in patched.text
+    assert patched.headers["ETag"] != live.headers["ETag"]
+    assert unpublished.status_code == 404
+    assert "We could not find that page" in unpublished.text
+    assert republished.status_code == 304
+    assert drafted.status_code == 404
+
+
+@pytest.mark.spec("pages.serve")
+def test_a_304_and_a_head_carry_the_cached_validators(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """DESIGN: a 304 carries ETag and Cache-Control only; HEAD all of GET's headers, no body."""
+    store_page(backends.pages, "audit")
+    full = client.get("/p/audit")
+
+    not_modified = client.get("/p/audit", headers={"If-None-Match": f"W/{full.headers['ETag']}"})
+    head = client.head("/p/audit")
+
+    assert not_modified.status_code == 304
+    assert not_modified.headers["ETag"] == full.headers["ETag"]
+    assert not_modified.headers["Cache-Control"] == full.headers["Cache-Control"]
+    assert "Content-Security-Policy" not in not_modified.headers
+    assert not_modified.data == b""
+    assert head.data == b""
+    for name in ("ETag", "Cache-Control", "Content-Security-Policy", "Content-Length"):
+        assert head.headers[name] == full.headers[name]
