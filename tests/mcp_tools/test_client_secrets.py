@@ -238,3 +238,41 @@ async def test_expired_codes_refresh_tokens_and_sign_ins_are_refused_before_dele
     assert (refreshed.status_code, refreshed.json()["error"]) == (400, "invalid_grant")
     assert signin.status_code == 400
     assert "expired" in signin.text
+
+
+@pytest.mark.parametrize(
+    "authorization", ["Basic !!!not-base64", "Basic " + "é" * 8, "Basic bm9jb2xvbg=="]
+)
+async def test_a_malformed_basic_header_is_401_not_a_server_error(
+    served: Served, authorization: str
+) -> None:
+    """Bad base64, non-ASCII, no colon: refused as client authentication, never a 500."""
+    client_id = register_confidential(served, "client_secret_basic")["client_id"]
+
+    response = httpx2.post(
+        f"{served.base}/token",
+        data={"grant_type": "refresh_token", "client_id": client_id, "refresh_token": "x"},
+        headers={b"Authorization": authorization.encode("utf-8")},
+    )
+
+    assert (response.status_code, response.json()["error"]) == (401, "invalid_client")
+
+
+async def test_a_confidential_client_revokes_with_its_secret(served: Served) -> None:
+    """/revoke authenticates like /token: the wrong secret is refused, the right one ends
+    the grant."""
+    client = register_confidential(served, "client_secret_post")
+    client_id, secret = client["client_id"], client["client_secret"]
+    pkce = new_pkce()
+    code = await obtain_code(served, client_id, pkce)
+    tokens = exchange(served, client_id, code, pkce.verifier, client_secret=secret).json()
+    form = {"token": tokens["access_token"], "client_id": client_id}
+
+    wrong = httpx2.post(f"{served.base}/revoke", data={**form, "client_secret": "wrong"})
+    still = call_tool_raw(served, tokens["access_token"]).status_code
+    right = httpx2.post(f"{served.base}/revoke", data={**form, "client_secret": secret})
+
+    assert wrong.status_code == 401
+    assert still == 200
+    assert right.status_code == 200
+    assert call_tool_raw(served, tokens["access_token"]).status_code == 401
