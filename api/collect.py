@@ -1,7 +1,8 @@
 """POST /api/public/v1/collect: the site's own form posts and beacons, no key.
 
 Origin-checked (Origin or Referer must be this service's host, else 403) and rate-limited per
-client (the IP only as a salted hash, never logged raw; 429 with Retry-After). A form post
+client address (FORWARDED_FOR_HOPS picks it from X-Forwarded-For in gcp mode) and per process
+(the IP only as a salted hash, never logged raw; 429 with Retry-After). A form post
 (the landing pages' lead form, no JavaScript needed) answers 303 to `/p/{slug}?submitted=1`;
 a JSON beacon answers 202. Event ids are `site:<hash of the submission and its day>` (or the
 beacon's own `id`), so a repeated delivery is stored once.
@@ -97,12 +98,27 @@ def _origin_host() -> str:
 
 
 def _client_ip(config: AppConfig) -> str:
-    if config.mode == "gcp":
-        # Cloud Run appends the caller's address last; earlier entries are the client's own claim.
-        forwarded = [p.strip() for p in request.headers.get("X-Forwarded-For", "").split(",")]
-        if forwarded[-1]:
-            return forwarded[-1]
-    return request.remote_addr or ""
+    # Embedded mode listens to its clients directly; in gcp mode our own proxies append to
+    # X-Forwarded-For and only their entries can be trusted.
+    hops = config.forwarded_for_hops if config.mode == "gcp" else 0
+    return client_address(
+        request.headers.get("X-Forwarded-For", ""), request.remote_addr or "", hops=hops
+    )
+
+
+def client_address(forwarded_for: str, peer: str, *, hops: int) -> str:
+    """The client's address: the `hops`-th X-Forwarded-For entry from the end, else the peer.
+
+    Each trusted proxy appends what it saw; everything to the left of the entries they wrote
+    is the client's own claim and spoofable. The Google external Application Load Balancer
+    appends `<client>,<load balancer>`, so behind it the client is 2 from the end; a bare
+    Cloud Run URL appends `<client>` (1). 0 ignores the header. A header with fewer entries
+    than that did not come through those proxies: the peer address is used.
+    """
+    entries = [p.strip() for p in forwarded_for.split(",")] if forwarded_for.strip() else []
+    if hops < 1 or len(entries) < hops or not entries[-hops]:
+        return peer
+    return entries[-hops]
 
 
 def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:

@@ -42,6 +42,11 @@ class Settings(BaseSettings):
     oauth_allow_http_cimd: bool = False
     log_level: str = "INFO"
     allowed_hosts: list[str] = Field(default_factory=list)
+    # gcp mode: how many X-Forwarded-For entries, from the end, our own proxies append; the
+    # client address (collect's rate limit) is that entry. 2 behind the Google external
+    # Application Load Balancer (`<client>,<load balancer>`, terraform/storage.tf); 1 for a
+    # bare Cloud Run URL; 0 ignores the header. Embedded mode uses the socket peer.
+    forwarded_for_hops: int = Field(default=2, ge=0, le=10)
     # Browser origins /mcp accepts besides its own (the Origin check against DNS rebinding).
     mcp_allowed_origins: list[str] = Field(default_factory=list)
     firestore_database: str = "(default)"

@@ -154,6 +154,7 @@ def app_config(settings: Settings) -> AppConfig:
         preview_secret=_preview_secret(settings),
         generate_wait_seconds=settings.generate_wait_seconds,
         oauth_issuer=settings.oauth_issuer,
+        forwarded_for_hops=settings.forwarded_for_hops,
     )
 
 

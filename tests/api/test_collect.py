@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from typing import Any
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
+from api.app import create_app
+from api.collect import client_address
 from backends.bundle import Backends
 from backends.embedded.queues import InProcessQueue
 from backends.ports import StreamQuery
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config
 from schemas.signals import Event, Position, parse_since
 
 URL = "/api/public/v1/collect"
@@ -113,6 +119,47 @@ def test_a_client_over_the_rate_limit_gets_429_with_retry_after_and_its_ip_is_no
     assert 1 <= int(limited.headers["Retry-After"]) <= 60
     assert "127.0.0.1" not in caplog.text
     assert "client_hash" in caplog.records[-1].__dict__
+
+
+@pytest.mark.parametrize(
+    ("forwarded", "hops", "expected"),
+    [
+        ("203.0.113.7, 34.120.1.1", 2, "203.0.113.7"),  # behind the Google load balancer
+        ("6.6.6.6, 203.0.113.7, 34.120.1.1", 2, "203.0.113.7"),  # a spoofed entry ignored
+        ("203.0.113.7", 1, "203.0.113.7"),  # a bare Cloud Run URL
+        ("203.0.113.7", 2, "10.0.0.9"),  # too few entries: not through our proxies
+        ("203.0.113.7, 34.120.1.1", 0, "10.0.0.9"),  # the header ignored
+        ("", 2, "10.0.0.9"),
+    ],
+)
+def test_the_client_address_is_the_entry_our_proxies_appended(
+    forwarded: str, hops: int, expected: str
+) -> None:
+    """FORWARDED_FOR_HOPS: entries left of what our own proxies wrote are the client's claim."""
+    assert client_address(forwarded, "10.0.0.9", hops=hops) == expected
+
+
+@pytest.mark.spec("signals.collect")
+def test_in_gcp_mode_the_rate_limit_keys_on_the_address_the_load_balancer_saw(
+    settings: Settings, backends: Backends
+) -> None:
+    """DESIGN Ingest: collect is rate-limited per client; a forged X-Forwarded-For prefix
+    does not open a fresh allowance, another client behind the same balancer has its own."""
+    config = dataclasses.replace(app_config(settings), mode="gcp")
+    assert config.forwarded_for_hops == 2  # the default: the Google load balancer's two entries
+    app: Flask = create_app(config, backends)
+    client = app.test_client()
+    beacon: dict[str, Any] = {"type": "article_read", "page": {"path": "/blog/a"}}
+
+    def post(forwarded: str) -> int:
+        headers = {**SITE, "X-Forwarded-For": forwarded}
+        return client.post(URL, json=beacon, headers=headers).status_code
+
+    first = [post(f"198.51.100.{i}, 203.0.113.7, 34.120.1.1") for i in range(21)]
+    other = post("203.0.113.8, 34.120.1.1")
+
+    assert first == [202] * 20 + [429]
+    assert other == 202
 
 
 @pytest.mark.spec("signals.collect")
