@@ -101,9 +101,12 @@ def create_pages_blueprint(
 
     @bp.after_app_request
     def forget_after_content_writes(response: Response) -> Response:
-        # A write through this process's Content API shows on the very next request.
+        # A write through this process's Content API shows on the very next request. A write
+        # that failed on our side (5xx, e.g. the CDN purge) may have saved the page already;
+        # one refused up front (4xx) saved nothing.
         writes = request.method not in ("GET", "HEAD", "OPTIONS")
-        if writes and response.status_code < 400 and request.path.startswith(CONTENT_PATH):
+        status = response.status_code
+        if writes and not 400 <= status < 500 and request.path.startswith(CONTENT_PATH):
             lookup.forget_all()
         return response
 

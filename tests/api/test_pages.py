@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from datetime import timedelta
@@ -16,7 +17,7 @@ from api.page_cache import CachedPage, PageCache
 from api.pages import create_pages_blueprint
 from api.previews import make_preview_token
 from backends.bundle import Backends
-from backends.ports import PageStatus
+from backends.ports import PageStatus, UnavailableError
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
 from renderers.page_html import RenderedPage, build_site
@@ -372,3 +373,31 @@ def test_a_304_and_a_head_carry_the_cached_validators(
     assert head.data == b""
     for name in ("ETag", "Cache-Control", "Content-Security-Policy", "Content-Length"):
         assert head.headers[name] == full.headers[name]
+
+
+class FailingCdn:
+    """A Cdn whose purge the API refuses, as backends/gcp/cdn.py reports it."""
+
+    def purge(self, path: str) -> None:
+        raise UnavailableError(f"cdn purge of {path}")
+
+
+@pytest.mark.spec("pages.serve")
+def test_a_write_saved_before_a_failed_purge_still_shows_at_once(
+    settings: Settings, backends: Backends, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page is saved before the purge fails (500): this process serves the saved version."""
+    stopped = functools.partial(create_pages_blueprint, monotonic=lambda: 100.0)
+    monkeypatch.setattr(api.app, "create_pages_blueprint", stopped)
+    store_page(backends.pages, "audit", page_input=all_blocks_page("audit"))
+    failing = dataclasses.replace(backends, cdn=FailingCdn())
+    client = create_app(app_config(settings), failing).test_client()
+    live = client.get("/p/audit")
+
+    key = {"x-api-key": CONTENT_KEY}
+    patch = client.patch("/api/public/content/pages/audit", json={"title": "Patched"}, headers=key)
+    after = client.get("/p/audit")
+
+    assert live.status_code == 200
+    assert patch.status_code == 500
+    assert "Patched" in after.text
