@@ -10,7 +10,6 @@ starts a second job.
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
@@ -32,10 +31,6 @@ from workers.job_callbacks import job_url
 GENERATE_PATH = "/api/public/content/pages/generate"
 JOBS_PATH = "/api/public/content/jobs"
 MAX_BODY_BYTES = 256 * 1024
-# Check the job store after each wait: in-process queues end a wait as soon as a delivery
-# finishes; otherwise poll often while a fast writer may finish, then back off (a model call
-# takes seconds, and each poll is a read that Firestore bills).
-_FAST_POLL, _FAST_FOR, _MAX_POLL = 0.05, 2.0, 0.25
 
 
 def create_jobs_blueprint() -> Blueprint:
@@ -135,21 +130,15 @@ def _answer(job: JobRecord, *, created: bool) -> Response:
 
 
 def _wait_for(job: JobRecord, *, seconds: float) -> JobRecord:
-    """The job once finished, or as it stands when `seconds` have passed."""
-    backends = _backends()
-    started = time.monotonic()
-    deadline = started + seconds
-    pause = _FAST_POLL
-    while time.monotonic() < deadline:
-        backends.job_queue.wait(min(pause, max(0.0, deadline - time.monotonic())))
-        found = backends.jobs.get_job(job.id)
-        if found is not None:
-            job = found
-        if job.finished:
-            break
-        if time.monotonic() - started > _FAST_FOR:
-            pause = min(pause * 1.5, _MAX_POLL)
-    return job
+    """The job once finished, or as it stands when `seconds` have passed.
+
+    The store does the waiting: embedded, the request thread sleeps until the worker thread
+    commits the final state (no polling timer competing with it for the GIL); on Google Cloud
+    it polls Firestore, backing off.
+    """
+    if seconds <= 0:
+        return job
+    return _backends().jobs.wait_finished(job.id, seconds) or job
 
 
 def _prefers_async() -> bool:

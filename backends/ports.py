@@ -225,6 +225,12 @@ class JobStore(Protocol):
         abort without writing. Raises: NotFoundError, and whatever `change` raises.
         """
 
+    def wait_finished(self, job_id: str, seconds: float) -> JobRecord | None:
+        """The job once finished, or as stored when `seconds` have passed; None if unknown.
+
+        SQLite wakes on the finishing write of an in-process worker; Firestore polls.
+        """
+
 
 class JobQueue(Protocol):
     """Hands a job id to the generation workers (Pub/Sub, or in-process threads)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from google.api_core import exceptions as gexc
@@ -13,6 +14,9 @@ from schemas.jobs import JobRecord
 # Concurrent transactions on one document are slow on the emulator (notes/gcp-emulators.md);
 # duplicate deliveries of one job are the only contention, so a few more attempts suffice.
 _MAX_ATTEMPTS = 15
+# The workers run in another process and say nothing here, so a wait polls: often while a
+# fast writer may finish, then backing off (a model call takes seconds; Firestore bills reads).
+_FAST_POLL, _FAST_FOR, _MAX_POLL = 0.05, 2.0, 0.25
 
 
 class FirestoreJobStore:
@@ -58,6 +62,21 @@ class FirestoreJobStore:
                 raise
             raise UnavailableError("firestore contention") from err
         return result
+
+    def wait_finished(self, job_id: str, seconds: float) -> JobRecord | None:
+        started = time.monotonic()
+        deadline = started + seconds
+        pause = _FAST_POLL
+        job = self.get_job(job_id)
+        while job is not None and not job.finished:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            time.sleep(min(pause, left))
+            job = self.get_job(job_id) or job
+            if time.monotonic() - started > _FAST_FOR:
+                pause = min(pause * 1.5, _MAX_POLL)
+        return job
 
 
 def _to_doc(job: JobRecord) -> dict[str, Any]:

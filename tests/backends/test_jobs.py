@@ -15,7 +15,8 @@ from backends.embedded.job_queue import InProcessJobQueue
 from backends.embedded.jobs import SqliteJobStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import ConflictError, JobStore, NotFoundError
-from schemas.jobs import GenerationBrief, JobRecord
+from schemas.jobs import GenerationBrief, JobError, JobRecord
+from tests.polling import wait_for
 from workers import steps
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -126,6 +127,122 @@ def test_concurrent_writer_claims_never_exceed_two(store: JobStore) -> None:
 
     assert sorted(granted) == [1, 2]
     assert store.get_job("job-1").writer_calls == 2  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("outcome", ["succeeded", "failed"])
+def test_waiting_on_a_job_returns_it_once_another_thread_finishes_it(
+    store: JobStore, outcome: str
+) -> None:
+    """JobStore.wait_finished: POST generate's bounded wait ends with the finished job."""
+    store.create_job(_job())
+    go = threading.Event()
+
+    def work() -> None:
+        go.wait(10)
+        lease = timedelta(seconds=60)
+        store.update_job(
+            "job-1", lambda j: steps.start_attempt(j, worker="w", now=NOW, lease=lease)
+        )
+        if outcome == "succeeded":
+            store.update_job("job-1", lambda j: steps.succeed(j, worker="w", now=NOW))
+        else:
+            error = JobError(code="model_failed", message="down", retryable=True)
+            store.update_job(
+                "job-1", lambda j: steps.fail(j, error=error, issues=[], now=NOW, worker=None)
+            )
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    go.set()
+
+    found = store.wait_finished("job-1", 60)
+
+    worker.join(10)
+    assert found is not None
+    assert found.status == outcome
+    assert found == store.get_job("job-1")
+
+
+def test_waiting_on_an_unfinished_job_returns_it_as_stored_when_the_time_is_up(
+    store: JobStore,
+) -> None:
+    store.create_job(_job())
+    running = store.update_job(
+        "job-1",
+        lambda j: steps.start_attempt(j, worker="w", now=NOW, lease=timedelta(seconds=60)),
+    )
+
+    assert store.wait_finished("job-1", 0.2) == running
+
+
+def test_waiting_on_an_unknown_job_returns_none(store: JobStore) -> None:
+    assert store.wait_finished("missing", 0.1) is None
+
+
+def test_a_sqlite_wait_sees_a_job_finished_through_another_store_on_the_same_file(
+    tmp_path: Path,
+) -> None:
+    """A finish written by another process (no in-process signal) still ends the wait."""
+    path = tmp_path / "jobs.sqlite3"
+    waiting, other = SqliteJobStore(SqliteDatabase(path)), SqliteJobStore(SqliteDatabase(path))
+    waiting.create_job(_job())
+    lease = timedelta(seconds=60)
+    other.update_job("job-1", lambda j: steps.start_attempt(j, worker="w", now=NOW, lease=lease))
+    go = threading.Event()
+
+    def succeed_later(job: JobRecord) -> JobRecord:
+        go.wait(10)  # inside the other store's transaction: the waiter first reads `running`
+        return steps.succeed(job, worker="w", now=NOW)
+
+    finisher = threading.Thread(target=other.update_job, args=("job-1", succeed_later))
+    finisher.start()
+    release = threading.Timer(0.2, go.set)
+    release.start()
+
+    found: list[JobRecord | None] = []
+    waiter = threading.Thread(
+        target=lambda: found.append(waiting.wait_finished("job-1", 300)), daemon=True
+    )
+    waiter.start()
+
+    waiter.join(30)  # bounded like tests/polling.py: only a missing re-read takes 300 s
+    finisher.join(10)
+    release.cancel()
+    assert not waiter.is_alive(), "the wait never re-read the row"
+    assert found[0] is not None
+    assert found[0].status == "succeeded"
+
+
+class _ReadCountingJobStore(SqliteJobStore):
+    """The SQLite store, counting reads: a test knows a waiter has read the row."""
+
+    reads = 0
+
+    def get_job(self, job_id: str) -> JobRecord | None:
+        found = super().get_job(job_id)
+        self.reads += 1
+        return found
+
+
+def test_a_sqlite_wait_ends_on_the_finishing_write_of_this_process(tmp_path: Path) -> None:
+    """Embedded: the finishing write wakes the waiter; it does not wait for a re-read timer."""
+    store = _ReadCountingJobStore(SqliteDatabase(tmp_path / "jobs.sqlite3"), recheck_seconds=300)
+    store.create_job(_job())
+    lease = timedelta(seconds=60)
+    store.update_job("job-1", lambda j: steps.start_attempt(j, worker="w", now=NOW, lease=lease))
+    found: list[JobRecord | None] = []
+    waiter = threading.Thread(
+        target=lambda: found.append(store.wait_finished("job-1", 300)), daemon=True
+    )
+    waiter.start()
+    wait_for(lambda: store.reads > 0, timeout=10, what="the waiter's first read")
+
+    store.update_job("job-1", lambda j: steps.succeed(j, worker="w", now=NOW))
+
+    waiter.join(30)  # bounded like tests/polling.py: without the signal it takes 300 s
+    assert not waiter.is_alive(), "the finishing write did not wake the waiter"
+    assert found[0] is not None
+    assert found[0].status == "succeeded"
 
 
 # --- JobQueue ---------------------------------------------------------------------------
