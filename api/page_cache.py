@@ -103,7 +103,8 @@ class PageResponse(PreparedResponse):
     (granian/wsgi.py), and werkzeug wraps a body in an iterator unless `direct_passthrough`.
     """
 
-    automatically_set_content_length = False  # the prepared headers carry Content-Length
+    # The prepared headers carry Content-Length (a hook that replaced the body would set it).
+    automatically_set_content_length = False
 
     def get_app_iter(self, environ: WSGIEnvironment) -> Iterable[bytes]:
         # HEAD and 304 carry the headers only (RFC 9110 9.3.2, 15.4.5).
