@@ -3,18 +3,23 @@
 Embedded mode, template writer and procedural hero image. Each round times one brief through
 `POST /api/public/content/pages/generate` (Flask, job store, in-process queue and worker
 thread, the API's bounded wait) and one brief through `run_generation` on the calling thread
-with the same ports; the rounds alternate so drift hits both. The figure is the ratio of the
-medians (goal: overhead <= 10%, a ratio <= 1.10). Then each of a set of jobs is delivered
-four times at once (duplicate deliveries) and its writer calls are read from the job record,
-where they are counted before each call (goal: <= 2 per brief).
+with the same ports; the order alternates each round so drift and load hit both. The goal
+(queue and API overhead <= 10%) is judged on the ratio of the medians; the ratio of the
+minimums (the least disturbed run of each path) and the median of the per-round ratios are
+printed beside it. Then each of a set of jobs is delivered four times at once (duplicate
+deliveries) and its writer calls are read from the job record, where they are counted before
+each call (goal: <= 2 per brief).
 """
 
 from __future__ import annotations
 
+import logging
 import statistics
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -27,7 +32,9 @@ from schemas.jobs import GenerationBrief, JobRecord
 from workers.pipeline import run_generation
 
 KEY = "bench-content-key-0123456789"
-ROUNDS = 25
+GENERATE = "/api/public/content/pages/generate"
+WARM_UP = 3
+ROUNDS = 60
 DUPLICATE_JOBS = 10
 DELIVERIES = 4
 GOAL_OVERHEAD = 0.10
@@ -44,6 +51,51 @@ def brief(slug: str) -> dict[str, Any]:
         "proof": ["Found 18% of pipeline double-counted across 3 ad platforms"],
         "sections": ["How it works", "Results", "Questions"],
     }
+
+
+def report(
+    direct: Sequence[float], over_http: Sequence[float], writer_calls: Sequence[int]
+) -> dict[str, Any]:
+    """Ratios and goals from paired timings in seconds (pure: the tests feed it figures)."""
+    ratio = statistics.median(over_http) / statistics.median(direct)
+    return {
+        "rounds": len(direct),
+        "direct_pipeline_median_ms": round(statistics.median(direct) * 1000, 1),
+        "post_generate_median_ms": round(statistics.median(over_http) * 1000, 1),
+        "ratio_post_to_direct": round(ratio, 3),  # the goal's figure
+        "ratio_of_minimums": round(min(over_http) / min(direct), 3),
+        "ratio_per_round_median": round(
+            statistics.median(h / d for h, d in zip(over_http, direct, strict=True)), 3
+        ),
+        "overhead": round(ratio - 1, 3),
+        "goal_overhead": GOAL_OVERHEAD,
+        "overhead_met": ratio - 1 <= GOAL_OVERHEAD,
+        "duplicate_jobs": len(writer_calls),
+        "deliveries_per_job": DELIVERIES,
+        "writer_calls_per_brief_max": max(writer_calls),
+        "writer_calls_per_brief_mean": round(statistics.mean(writer_calls), 2),
+        "goal_writer_calls": GOAL_WRITER_CALLS,
+        "writer_calls_met": max(writer_calls) <= GOAL_WRITER_CALLS,
+    }
+
+
+def format_report(result: dict[str, Any]) -> str:
+    """The figures as lines for the terminal."""
+    overhead = "ok" if result["overhead_met"] else "ABOVE GOAL"
+    writer = "ok" if result["writer_calls_met"] else "ABOVE GOAL"
+    return "\n".join(
+        [
+            f"  direct pipeline, median    {result['direct_pipeline_median_ms']:>8.1f} ms",
+            f"  POST generate, median      {result['post_generate_median_ms']:>8.1f} ms",
+            f"  ratio of medians           {result['ratio_post_to_direct']:>8.3f}"
+            f"  (goal <= {1 + GOAL_OVERHEAD:.2f}: {overhead})",
+            f"  ratio of minimums          {result['ratio_of_minimums']:>8.3f}",
+            f"  per-round ratio, median    {result['ratio_per_round_median']:>8.3f}",
+            f"  writer calls per brief     {result['writer_calls_per_brief_max']:>8d}"
+            f"  (max of {result['duplicate_jobs']} jobs x {result['deliveries_per_job']}"
+            f" deliveries; goal <= {GOAL_WRITER_CALLS}: {writer})",
+        ]
+    )
 
 
 def main() -> dict[str, Any]:
@@ -72,17 +124,14 @@ def main() -> dict[str, Any]:
 
             def over_http(slug: str) -> float:
                 started = time.perf_counter()
-                response = client.post(
-                    "/api/public/content/pages/generate",
-                    json=brief(slug),
-                    headers={"x-api-key": KEY},
-                )
+                response = client.post(GENERATE, json=brief(slug), headers={"x-api-key": KEY})
                 elapsed = time.perf_counter() - started
                 assert response.status_code == 201, response.get_data(as_text=True)
                 return elapsed
 
-            direct(f"warm-{uuid.uuid4().hex[:6]}")
-            over_http(f"warm-{uuid.uuid4().hex[:6]}")
+            for _ in range(WARM_UP):
+                direct(f"warm-{uuid.uuid4().hex[:6]}")
+                over_http(f"warm-{uuid.uuid4().hex[:6]}")
             direct_times: list[float] = []
             http_times: list[float] = []
             for index in range(ROUNDS):
@@ -90,28 +139,12 @@ def main() -> dict[str, Any]:
                 for kind, run in pair if index % 2 == 0 else reversed(pair):
                     seconds = run(f"{kind}-{index}-{uuid.uuid4().hex[:6]}")
                     (direct_times if kind == "d" else http_times).append(seconds)
-            writer_calls = duplicate_deliveries(backends)
+            with _quiet_redeliveries():
+                writer_calls = duplicate_deliveries(backends)
         finally:
             backends.close()
-    direct_median, http_median = statistics.median(direct_times), statistics.median(http_times)
-    result = {
-        "rounds": ROUNDS,
-        "direct_pipeline_median_ms": round(direct_median * 1000, 1),
-        "post_generate_median_ms": round(http_median * 1000, 1),
-        "ratio_post_to_direct": round(http_median / direct_median, 3),
-        # The fastest run of each path: the least disturbed by other load on the machine.
-        "ratio_of_minimums": round(min(http_times) / min(direct_times), 3),
-        "overhead": round(http_median / direct_median - 1, 3),
-        "goal_overhead": GOAL_OVERHEAD,
-        "overhead_met": http_median / direct_median - 1 <= GOAL_OVERHEAD,
-        "duplicate_jobs": DUPLICATE_JOBS,
-        "deliveries_per_job": DELIVERIES,
-        "writer_calls_per_brief_max": max(writer_calls),
-        "writer_calls_per_brief_mean": round(statistics.mean(writer_calls), 2),
-        "goal_writer_calls": GOAL_WRITER_CALLS,
-        "writer_calls_met": max(writer_calls) <= GOAL_WRITER_CALLS,
-    }
-    print(result)
+    result = report(direct_times, http_times, writer_calls)
+    print(format_report(result))
     return result
 
 
@@ -134,14 +167,23 @@ def duplicate_deliveries(backends: Any) -> list[int]:
         backends.jobs.create_job(job)
         for _ in range(DELIVERIES):
             backends.job_queue.publish_job(job.id)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        found = [backends.jobs.get_job(job.id) for job in jobs]
-        if all(f is not None and f.finished for f in found):
-            break
-        time.sleep(0.05)
+    for job in jobs:
+        backends.jobs.wait_finished(job.id, 120)
     backends.job_queue.drain(60)
     return [backends.jobs.get_job(job.id).writer_calls for job in jobs]
+
+
+@contextmanager
+def _quiet_redeliveries() -> Iterator[None]:
+    # A duplicate that finds the job held raises to be delivered again, and the in-process
+    # queue logs each such retry with a traceback: expected here, and pages of noise.
+    queue_logger = logging.getLogger("backends.embedded.queues")
+    level = queue_logger.level
+    queue_logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        queue_logger.setLevel(level)
 
 
 if __name__ == "__main__":
