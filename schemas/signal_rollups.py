@@ -103,7 +103,7 @@ def fold_event(
             path = event.page.path
             if path and path not in account.anon_pages and len(account.anon_pages) < ENGAGED_PAGES:
                 account.anon_pages.append(path)
-            stage = _event_stage(event, len(account.anon_pages))
+            stage = event_stage(event, len(account.anon_pages))
             account.anon_stage = (
                 stage if account.anon_stage is None else higher(account.anon_stage, stage)
             )
@@ -139,7 +139,7 @@ def _fold_person(person: PersonRollup | None, event: Event) -> PersonRollup:
     _touch(person, event)
     person.name = event.person.name or person.name
     person.domain = event.account.domain or person.domain
-    person.stage = higher(person.stage, _event_stage(event, len(person.pages)))
+    person.stage = higher(person.stage, event_stage(event, len(person.pages)))
     return person
 
 
@@ -165,7 +165,8 @@ def _touch(rollup: PersonRollup | AccountRollup, event: Event) -> None:
     rollup.sources[event.source] = rollup.sources.get(event.source, 0) + 1
 
 
-def _event_stage(event: Event, distinct_pages: int) -> Stage:
+def event_stage(event: Event, distinct_pages: int) -> Stage:
+    """The stage one event shows, given the distinct pages seen so far (this one included)."""
     stage = TYPE_STAGE[event.type]
     return higher(stage, "engaged") if distinct_pages >= ENGAGED_PAGES else stage
 

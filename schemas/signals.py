@@ -121,8 +121,17 @@ _EVENT_FIELDS = frozenset(Event.model_fields)
 
 
 def stamp_event(event: NewEvent, recorded_at: datetime) -> Event:
-    """The stored form of an event validated already: built without validating again."""
-    return Event.model_construct(set(_EVENT_FIELDS), **vars(event), recorded_at=recorded_at)
+    """The stored form of an event validated already: built without validating again.
+
+    What `Event.model_construct` does, without its per-field defaults pass (a third of the
+    time, on the ingest path): every field is present already.
+    """
+    stored = Event.__new__(Event)
+    object.__setattr__(stored, "__dict__", {**vars(event), "recorded_at": recorded_at})
+    object.__setattr__(stored, "__pydantic_fields_set__", set(_EVENT_FIELDS))
+    object.__setattr__(stored, "__pydantic_extra__", None)
+    object.__setattr__(stored, "__pydantic_private__", None)
+    return stored
 
 
 def normalize_email(raw: str) -> str | None:

@@ -4,79 +4,63 @@ Gapless by construction: `BEGIN IMMEDIATE` serializes writers, and inside that l
 event gets recorded_at = max(now, last + 1 µs) from a clock row, so commit order equals stream
 order and a reader that has seen a position has seen everything before it. recorded_at is kept
 as integer microseconds (`rec_us`, the rowid), unique, so polls are a primary-key range scan.
+
+A batch is one transaction: its events go in by INSERT OR IGNORE (an id stored before is
+skipped, so the common all-new batch needs no lookup), the new ones are folded into roll-ups
+in memory (schemas/signal_fold.py) and each touched row and tally is written once by UPSERT
+(backends/embedded/signal_tables.py has the layout).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from backends.bundle import utc_now
+from backends.embedded.signal_tables import (
+    ACCOUNT_COLUMNS,
+    ADD_ACCOUNT_PAGE,
+    ADD_BRIEF,
+    ADD_PERSON_PAGE,
+    DDL,
+    INSERT_EVENT,
+    INSERT_NEW_EVENT,
+    PERSON_COLUMNS,
+    UPSERT_ACCOUNT,
+    UPSERT_PERSON,
+    account_row,
+    account_state,
+    brief_row,
+    from_us,
+    migrate,
+    person_row,
+    person_state,
+    read_account,
+    read_person,
+    replace_account,
+    to_us,
+)
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery
-from backends.signal_codec import dump_rollup, load_account, load_person
-from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, fold_event, rebuild_account
+from schemas.signal_fold import AccountState, PersonState, fold_batch
+from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, rebuild_account
 from schemas.signals import Event, NewEvent, Position, event_words, stamp_event
 
-DDL = """
-CREATE TABLE IF NOT EXISTS signal_events (
-    rec_us INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    type TEXT NOT NULL,
-    domain TEXT,
-    email TEXT,
-    words TEXT NOT NULL,
-    body TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS signal_events_type ON signal_events (type, rec_us);
-CREATE INDEX IF NOT EXISTS signal_events_domain ON signal_events (domain, rec_us);
-CREATE INDEX IF NOT EXISTS signal_events_email ON signal_events (email, rec_us);
-CREATE TABLE IF NOT EXISTS signal_accounts (
-    domain TEXT PRIMARY KEY,
-    stage_rank INTEGER NOT NULL,
-    last_rec_us INTEGER NOT NULL,
-    state TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS signal_accounts_recent ON signal_accounts (last_rec_us);
-CREATE TABLE IF NOT EXISTS signal_people (email TEXT PRIMARY KEY, state TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS signal_clock (one INTEGER PRIMARY KEY CHECK (one = 1), last_us INTEGER);
-"""
-INSERT_EVENT = "INSERT INTO signal_events VALUES (?, ?, ?, ?, ?, ?, ?)"
-# Upserts rewrite a known roll-up in place: no delete and re-insert, no primary-key index churn.
-UPSERT_PERSON = (
-    "INSERT INTO signal_people VALUES (?, ?)"
-    " ON CONFLICT (email) DO UPDATE SET state = excluded.state"
-)
-UPSERT_ACCOUNT = (
-    "INSERT INTO signal_accounts VALUES (?, ?, ?, ?) ON CONFLICT (domain) DO UPDATE SET"
-    " stage_rank = excluded.stage_rank, last_rec_us = excluded.last_rec_us, state = excluded.state"
-)
-CACHE_LIMIT = 20_000  # roll-ups kept in memory between batches (some tens of MB at most)
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+__all__ = ["DDL", "INSERT_EVENT", "SqliteSignalStore", "event_row", "from_us", "to_us"]
+CACHE_LIMIT = 50_000  # roll-up states kept in memory between batches (a few hundred bytes each)
 _CHUNK = 500  # bound on `?` parameters per IN (...)
-
-
-def to_us(when: datetime) -> int:
-    """Microseconds since the epoch (exact; no float rounding)."""
-    delta = when - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
-def from_us(us: int) -> datetime:
-    return _EPOCH + timedelta(microseconds=us)
 
 
 def event_row(event: Event, rec_us: int) -> tuple[int, str, str, str | None, str | None, str, str]:
     """The stored row of one event (also used by the bench's raw-insert baseline)."""
-    words = " " + " ".join(event_words(event)) + " "
     return (
         rec_us,
         event.id,
         event.type,
         event.account.domain,
         event.person.email,
-        words,
+        " " + " ".join(event_words(event)) + " ",
         event.model_dump_json(),
     )
 
@@ -93,68 +77,55 @@ class SqliteSignalStore:
     ) -> None:
         self._db = db
         self._clock = clock
-        self._cache = _RollupCache(cache_limit)
+        self._cache = _StateCache(cache_limit)
         db.ensure_schema("signal_events", DDL)
+        with db.transaction() as conn:
+            migrate(conn)
 
     def store_events(self, events: Sequence[NewEvent]) -> StoreResult:
-        ids = list(dict.fromkeys(e.id for e in events))
+        first: dict[str, NewEvent] = {}
+        for new in events:
+            first.setdefault(new.id, new)  # a repeated id within the batch: the first stands
         try:
             with self._db.transaction() as conn:
-                existing: dict[str, str] = {
-                    r[0]: r[1]
-                    for r in _select_in(conn, "signal_events", "id", ids, columns="id, body")
-                }
-                fresh = {e.id: e for e in reversed(events) if e.id not in existing}
                 last_us = self._cache.check(conn)
                 base = max(to_us(self._clock()), (last_us or 0) + 1)
-                stored = [
-                    stamp_event(fresh[event_id], from_us(base + i))
-                    for i, event_id in enumerate(i for i in ids if i in fresh)
-                ]
+                stamped = [stamp_event(e, from_us(base + i)) for i, e in enumerate(first.values())]
+                rows = [event_row(e, base + i) for i, e in enumerate(stamped)]
+                before = conn.total_changes
+                conn.executemany(INSERT_NEW_EVENT, rows)
+                existing: dict[str, Event] = {}
+                if conn.total_changes - before != len(rows):
+                    existing = _stored_before(conn, rows)
+                stored = [e for e in stamped if e.id not in existing]
                 if stored:
-                    conn.executemany(
-                        INSERT_EVENT, [event_row(e, base + i) for i, e in enumerate(stored)]
-                    )
-                    last_us = base + len(stored) - 1
+                    last_us = base + len(rows) - 1
                     conn.execute("INSERT OR REPLACE INTO signal_clock VALUES (1, ?)", (last_us,))
                     self._fold(conn, stored)
                 self._cache.stamp = last_us
         except BaseException:
-            self._cache.clear()  # roll-ups were folded in place, then rolled back
+            self._cache.clear()  # states were folded in place, then rolled back
             raise
-        by_id = {e.id: e for e in stored}
-        for event_id, body in existing.items():
-            by_id[event_id] = Event.model_validate_json(body)
-        return StoreResult(events=[by_id[i] for i in ids], new_ids=frozenset(fresh))
+        return StoreResult(
+            events=[existing.get(e.id, e) for e in stamped],
+            new_ids=frozenset(e.id for e in stored),
+        )
 
     def _fold(self, conn: sqlite3.Connection, events: list[Event]) -> None:
-        """Fold the batch into its roll-ups in memory, then write each touched one once."""
+        """Fold the batch into its roll-up states, then write each touched row once."""
         people, accounts = self._cache.people, self._cache.accounts
         emails = {e.person.email for e in events if e.person.email} - people.keys()
         domains = {e.account.domain for e in events if e.account.domain} - accounts.keys()
-        for row in _select_in(conn, "signal_people", "email", list(emails), columns="email, state"):
-            people[row[0]] = load_person(row[1])
-        for row in _select_in(
-            conn, "signal_accounts", "domain", list(domains), columns="domain, state"
-        ):
-            accounts[row[0]] = load_account(row[1])
-        touched_people: dict[str, PersonRollup] = {}
-        touched_accounts: dict[str, AccountRollup] = {}
-        for event in events:
-            email, domain = event.person.email, event.account.domain
-            account, person = fold_event(
-                accounts.get(domain) if domain else None,
-                people.get(email) if email else None,
-                event,
-            )
-            if person is not None:
-                people[person.email] = touched_people[person.email] = person
-            if account is not None:
-                accounts[account.domain] = touched_accounts[account.domain] = account
-        conn.executemany(
-            UPSERT_PERSON, [(p.email, dump_rollup(p)) for p in touched_people.values()]
-        )
-        _save_accounts(conn, touched_accounts.values())
+        for row in _select_in(conn, "signal_person_rollups", "email", emails, PERSON_COLUMNS):
+            people[row[0]] = person_state(tuple(row))
+        for row in _select_in(conn, "signal_account_rollups", "domain", domains, ACCOUNT_COLUMNS):
+            accounts[row[0]] = account_state(tuple(row))
+        done = fold_batch(people, accounts, events)
+        conn.executemany(UPSERT_PERSON, [person_row(p) for p in done.people.values()])
+        conn.executemany(UPSERT_ACCOUNT, [account_row(a) for a in done.accounts.values()])
+        conn.executemany(ADD_PERSON_PAGE, [(*k, n) for k, n in done.person_pages.items()])
+        conn.executemany(ADD_ACCOUNT_PAGE, [(*k, n) for k, n in done.account_pages.items()])
+        conn.executemany(ADD_BRIEF, [brief_row(*k, b) for k, b in done.briefs.items()])
         self._cache.trim()
 
     def read_stream(self, query: StreamQuery) -> StreamPage:
@@ -175,39 +146,36 @@ class SqliteSignalStore:
         return StreamPage(events=events, has_more=has_more, last=last)
 
     def get_account(self, domain: str) -> AccountRollup | None:
-        row = (
-            self._db.connection()
-            .execute("SELECT state FROM signal_accounts WHERE domain = ?", (domain,))
-            .fetchone()
-        )
-        return load_account(row["state"]) if row else None
+        conn = self._db.connection()
+        sql = f"SELECT {ACCOUNT_COLUMNS} FROM signal_account_rollups WHERE domain = ?"  # noqa: S608  # fixed names
+        row = conn.execute(sql, (domain,)).fetchone()
+        return read_account(conn, row) if row else None
 
     def list_accounts(self, query: AccountQuery) -> tuple[list[AccountRollup], bool]:
-        sql = "SELECT state FROM signal_accounts WHERE last_rec_us >= ?"
+        sql = f"SELECT {ACCOUNT_COLUMNS} FROM signal_account_rollups WHERE rec_us >= ?"  # noqa: S608  # fixed names
         params: list[object] = [to_us(query.active_since)]
         if query.stages:
             sql += f" AND stage_rank IN ({','.join('?' * len(query.stages))})"
             params += [RANK[s] for s in query.stages]
-        sql += " ORDER BY last_rec_us DESC LIMIT ?"
-        rows = self._db.connection().execute(sql, [*params, query.limit + 1]).fetchall()
-        return [load_account(r["state"]) for r in rows[: query.limit]], len(rows) > query.limit
+        sql += " ORDER BY rec_us DESC LIMIT ?"
+        conn = self._db.connection()
+        rows = conn.execute(sql, [*params, query.limit + 1]).fetchall()
+        return [read_account(conn, r) for r in rows[: query.limit]], len(rows) > query.limit
 
     def get_person(self, email: str) -> PersonRollup | None:
-        row = (
-            self._db.connection()
-            .execute("SELECT state FROM signal_people WHERE email = ?", (email,))
-            .fetchone()
-        )
-        return load_person(row["state"]) if row else None
+        return read_person(self._db.connection(), email)
 
     def erase_person(self, email: str) -> list[str]:
+        """One transaction: all of it happens or none, so a retry after a failure redoes it
+        whole, and a repeat finds nothing left (idempotent)."""
         with self._db.transaction() as conn:
             erased = conn.execute(
                 "SELECT id, domain FROM signal_events WHERE email = ? ORDER BY rec_us", (email,)
             ).fetchall()
-            domains = {r["domain"] for r in erased if r["domain"]}
+            domains = sorted({r["domain"] for r in erased if r["domain"]})
             conn.execute("DELETE FROM signal_events WHERE email = ?", (email,))
-            conn.execute("DELETE FROM signal_people WHERE email = ?", (email,))
+            conn.execute("DELETE FROM signal_person_rollups WHERE email = ?", (email,))
+            conn.execute("DELETE FROM signal_person_pages WHERE email = ?", (email,))
             # Moving the clock tells every store's roll-up cache that roll-ups changed.
             conn.execute("UPDATE signal_clock SET last_us = last_us + 1")
             self._cache.clear()
@@ -217,14 +185,12 @@ class SqliteSignalStore:
                     "SELECT body FROM signal_events WHERE domain = ? ORDER BY rec_us", (domain,)
                 )
                 account = rebuild_account(Event.model_validate_json(r["body"]) for r in rows)
-                conn.execute("DELETE FROM signal_accounts WHERE domain = ?", (domain,))
-                if account is not None:
-                    _save_accounts(conn, [account])
+                replace_account(conn, domain, account)
         return [r["id"] for r in erased]
 
 
-class _RollupCache:
-    """The roll-ups as this store last wrote them, trusted while the clock row is unmoved.
+class _StateCache:
+    """Roll-up states as this store last wrote them, trusted while the clock row is unmoved.
 
     Every write of events or roll-ups moves `signal_clock.last_us` (erasure too), so a clock
     that differs from the one this store left means another writer was here: start afresh.
@@ -234,8 +200,8 @@ class _RollupCache:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.stamp: int | None = None
-        self.people: dict[str, PersonRollup] = {}
-        self.accounts: dict[str, AccountRollup] = {}
+        self.people: dict[str, PersonState] = {}
+        self.accounts: dict[str, AccountState] = {}
 
     def check(self, conn: sqlite3.Connection) -> int | None:
         """The clock's value, after forgetting everything if someone else moved it."""
@@ -256,23 +222,35 @@ class _RollupCache:
             self.accounts.clear()
 
 
-def _save_accounts(conn: sqlite3.Connection, accounts: Iterable[AccountRollup]) -> None:
-    conn.executemany(
-        UPSERT_ACCOUNT,
-        [(a.domain, RANK[a.stage], to_us(a.last_recorded_at), dump_rollup(a)) for a in accounts],
-    )
+def _stored_before(
+    conn: sqlite3.Connection, rows: Sequence[tuple[object, ...]]
+) -> dict[str, Event]:
+    """The batch's events that were stored before (their rows kept their own rec_us).
+
+    Raises: sqlite3.IntegrityError if a row is missing altogether (ignored for another reason).
+    """
+    given = {str(r[1]): r[0] for r in rows}
+    found = _select_in(conn, "signal_events", "id", set(given), "id, rec_us, body")
+    if len(found) != len(given):
+        raise sqlite3.IntegrityError("signal event neither stored nor found")
+    return {
+        r["id"]: Event.model_validate_json(r["body"])
+        for r in found
+        if r["rec_us"] != given[r["id"]]
+    }
 
 
 def _select_in(
-    conn: sqlite3.Connection, table: str, column: str, values: list[str], *, columns: str = "*"
+    conn: sqlite3.Connection, table: str, column: str, values: set[str], columns: str
 ) -> list[sqlite3.Row]:
-    rows: list[sqlite3.Row] = []
-    for start in range(0, len(values), _CHUNK):
-        chunk = values[start : start + _CHUNK]
+    wanted = sorted(values)
+    found: list[sqlite3.Row] = []
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk))
         sql = f"SELECT {columns} FROM {table} WHERE {column} IN ({marks})"  # noqa: S608  # fixed names
-        rows += conn.execute(sql, chunk).fetchall()
-    return rows
+        found += conn.execute(sql, chunk).fetchall()
+    return found
 
 
 def _filters(query: StreamQuery) -> tuple[str, list[object]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import sqlite3
 import threading
 import time
 import uuid
@@ -15,7 +17,9 @@ import pytest
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import AccountQuery, SignalStore, StreamQuery
-from schemas.signals import NewEvent, Position, normalize_event
+from backends.signal_codec import dump_rollup
+from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, fold_event
+from schemas.signals import EVENT_TYPES, Event, NewEvent, Position, normalize_event
 
 EPOCH = Position(recorded_at=datetime(2000, 1, 1, tzinfo=UTC))
 StoreFactory = Callable[..., SignalStore]
@@ -310,3 +314,120 @@ def test_two_stores_on_one_database_fold_each_others_events_and_erasures(
         ["ada@acme.com"],
         ["/a", "/b", "/d"],
     )
+
+
+def reference_rollups(
+    events: list[Event],
+) -> tuple[dict[str, AccountRollup], dict[str, PersonRollup]]:
+    """DESIGN Signals' rules as `fold_event` applies them, event by event in stream order."""
+    accounts: dict[str, AccountRollup] = {}
+    people: dict[str, PersonRollup] = {}
+    for e in events:
+        email, domain = e.person.email, e.account.domain
+        account, person = fold_event(
+            accounts.get(domain) if domain else None, people.get(email) if email else None, e
+        )
+        if account is not None:
+            accounts[account.domain] = account
+        if person is not None:
+            people[person.email] = person
+    return accounts, people
+
+
+def random_events(rng: random.Random, count: int) -> list[NewEvent]:
+    """Events over a few accounts, people (one on free mail), anonymous visits and pages."""
+    emails = [f"p{i}@{d}" for i, d in enumerate(["acme.com", "beta.example", "acme.com"] * 9)]
+    emails.append("ada@gmail.com")
+    base = datetime.now(UTC) - timedelta(days=3)
+    out = []
+    for i in range(count):
+        email = rng.choice([*emails, None])
+        out.append(
+            event(
+                f"r{i}",
+                # mostly opens (aware), so the 3-pages rule decides many stages
+                type="email_open" if rng.random() < 0.9 else rng.choice(EVENT_TYPES),
+                email=email,
+                domain=rng.choice(["acme.com", "gamma.example", None]) if email is None else None,
+                path=rng.choice(["/a", "/b", "/c", "/d", "/blog/e", None, None, None]),
+                occurred_at=base + timedelta(minutes=rng.randrange(0, 4000)),
+                source=rng.choice(["crm", "site", "mail"]),
+            )
+        )
+    return out
+
+
+@pytest.mark.spec("signals.accounts")
+def test_rollups_equal_the_event_by_event_fold_of_the_stream(store: SignalStore) -> None:
+    """DESIGN Signals: roll-ups are updated per event; whatever the storage layout, they are
+    what folding the stream event by event gives (stages, pages, people, sources, times)."""
+    rng = random.Random(6)  # noqa: S311  # test data, not secrets
+    events = random_events(rng, 240)
+    start = 0
+    while start < len(events):
+        size = rng.randrange(1, 60)
+        resent = events[max(0, start - 3) : start]  # a redelivery overlapping the last batch
+        store.store_events(resent + events[start : start + size])
+        start += size
+
+    stream = store.read_stream(StreamQuery(after=EPOCH, forward=True, limit=1000)).events
+    accounts, people = reference_rollups(list(reversed(stream)))
+
+    assert len(stream) == len(events)
+    assert {d: store.get_account(d) for d in accounts} == accounts
+    assert {e: store.get_person(e) for e in people} == people
+    listed, _ = store.list_accounts(AccountQuery(active_since=EPOCH.recorded_at, limit=10))
+    assert sorted(a.domain for a in listed) == sorted(accounts)
+
+
+# The first embedded layout: each roll-up one JSON document (kept here to build old files).
+FIRST_LAYOUT = """
+CREATE TABLE signal_accounts (
+    domain TEXT PRIMARY KEY, stage_rank INTEGER NOT NULL, last_rec_us INTEGER NOT NULL,
+    state TEXT NOT NULL
+);
+CREATE INDEX signal_accounts_recent ON signal_accounts (last_rec_us);
+CREATE TABLE signal_people (email TEXT PRIMARY KEY, state TEXT NOT NULL);
+"""
+
+
+@pytest.mark.spec("signals.accounts")
+def test_a_data_file_of_the_first_layout_is_converted_on_open(tmp_path: Path) -> None:
+    """Roll-ups kept as JSON documents by earlier versions are converted, then folded on."""
+    events = random_events(random.Random(8), 120)  # noqa: S311  # test data
+    old = SqliteSignalStore(SqliteDatabase(tmp_path / "old.sqlite3"))
+    old.store_events(events)
+    stream = old.read_stream(StreamQuery(after=EPOCH, forward=True, limit=1000)).events
+    accounts, people = reference_rollups(list(reversed(stream)))
+    conn = sqlite3.connect(tmp_path / "old.sqlite3", isolation_level=None)
+    for table in ("person_rollups", "account_rollups", "person_pages", "account_pages"):
+        conn.execute(f"DROP TABLE signal_{table}")
+    conn.execute("DROP TABLE signal_account_people")
+    conn.executescript(FIRST_LAYOUT)
+    conn.executemany(
+        "INSERT INTO signal_people VALUES (?, ?)",
+        [(p.email, dump_rollup(p)) for p in people.values()],
+    )
+    conn.executemany(
+        "INSERT INTO signal_accounts VALUES (?, ?, ?, ?)",
+        [(a.domain, RANK[a.stage], 0, dump_rollup(a)) for a in accounts.values()],
+    )
+    conn.close()
+
+    store = SqliteSignalStore(SqliteDatabase(tmp_path / "old.sqlite3"))
+    converted = (
+        {d: store.get_account(d) for d in accounts},
+        {e: store.get_person(e) for e in people},
+    )
+    store.store_events([event("after", email="p0@acme.com", path="/z")])
+    tables = {
+        r[0]
+        for r in sqlite3.connect(tmp_path / "old.sqlite3").execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'"
+        )
+    }
+
+    assert converted == (accounts, people)
+    assert store.get_account("acme.com").events == accounts["acme.com"].events + 1  # type: ignore[union-attr]
+    assert store.get_person("p0@acme.com").pages["/z"] == 1  # type: ignore[union-attr]
+    assert not {"signal_people", "signal_accounts"} & tables

@@ -1,0 +1,327 @@
+"""The embedded signal store's tables: events, roll-up rows and tallies, and their conversions.
+
+A roll-up is one fixed-size row (counters, times, stage, the first 3 distinct paths, the
+source counts) plus tally rows keyed by their own pair: (email, path), (domain, path) and
+(domain, email) for an account's people. Storing an event updates each by UPSERT in place, so
+its cost does not grow with the roll-up. Reads put the pieces back together as the
+AccountRollup and PersonRollup the API summarizes. Earlier files kept each roll-up as one JSON
+document (tables signal_people, signal_accounts): `migrate` converts them on open.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pydantic_core import from_json, to_json
+
+from backends.signal_codec import load_account, load_person
+from schemas.signal_fold import AccountState, Brief, PersonState
+from schemas.signal_rollups import ENGAGED_PAGES, RANK, STAGES, AccountRollup, PersonRollup
+
+DDL = """
+CREATE TABLE IF NOT EXISTS signal_events (
+    rec_us INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    domain TEXT,
+    email TEXT,
+    words TEXT NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS signal_events_type ON signal_events (type, rec_us);
+CREATE INDEX IF NOT EXISTS signal_events_domain ON signal_events (domain, rec_us);
+CREATE INDEX IF NOT EXISTS signal_events_email ON signal_events (email, rec_us);
+CREATE TABLE IF NOT EXISTS signal_person_rollups (
+    email TEXT PRIMARY KEY,
+    name TEXT,
+    domain TEXT,
+    stage_rank INTEGER NOT NULL,
+    first_us INTEGER NOT NULL,
+    last_us INTEGER NOT NULL,
+    rec_us INTEGER NOT NULL,
+    events INTEGER NOT NULL,
+    first_pages TEXT NOT NULL,
+    sources TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS signal_account_rollups (
+    domain TEXT PRIMARY KEY,
+    name TEXT,
+    stage_rank INTEGER NOT NULL,
+    first_us INTEGER NOT NULL,
+    last_us INTEGER NOT NULL,
+    rec_us INTEGER NOT NULL,
+    events INTEGER NOT NULL,
+    anon_rank INTEGER,
+    anon_pages TEXT NOT NULL,
+    sources TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS signal_account_rollups_recent ON signal_account_rollups (rec_us);
+CREATE TABLE IF NOT EXISTS signal_person_pages (
+    email TEXT, path TEXT, n INTEGER NOT NULL, PRIMARY KEY (email, path)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS signal_account_pages (
+    domain TEXT, path TEXT, n INTEGER NOT NULL, PRIMARY KEY (domain, path)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS signal_account_people (
+    domain TEXT,
+    email TEXT,
+    stage_rank INTEGER NOT NULL,
+    events INTEGER NOT NULL,
+    last_us INTEGER NOT NULL,
+    PRIMARY KEY (domain, email)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS signal_clock (one INTEGER PRIMARY KEY CHECK (one = 1), last_us INTEGER);
+"""
+INSERT_EVENT = "INSERT INTO signal_events VALUES (?, ?, ?, ?, ?, ?, ?)"
+# An id stored before is skipped, not an error: the caller counts the rows that went in.
+INSERT_NEW_EVENT = "INSERT OR IGNORE INTO signal_events VALUES (?, ?, ?, ?, ?, ?, ?)"
+PERSON_COLUMNS = (
+    "email, name, domain, stage_rank, first_us, last_us, rec_us, events, first_pages, sources"
+)
+ACCOUNT_COLUMNS = (
+    "domain, name, stage_rank, first_us, last_us, rec_us, events, anon_rank, anon_pages, sources"
+)
+# Roll-up rows are rewritten in place with the folded values; tallies are added to.
+UPSERT_PERSON = (
+    "INSERT INTO signal_person_rollups VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (email) DO UPDATE SET name = excluded.name, domain = excluded.domain,"
+    " stage_rank = excluded.stage_rank, first_us = excluded.first_us,"
+    " last_us = excluded.last_us, rec_us = excluded.rec_us, events = excluded.events,"
+    " first_pages = excluded.first_pages, sources = excluded.sources"
+)
+UPSERT_ACCOUNT = (
+    "INSERT INTO signal_account_rollups VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (domain) DO UPDATE SET name = excluded.name,"
+    " stage_rank = excluded.stage_rank, first_us = excluded.first_us,"
+    " last_us = excluded.last_us, rec_us = excluded.rec_us, events = excluded.events,"
+    " anon_rank = excluded.anon_rank, anon_pages = excluded.anon_pages,"
+    " sources = excluded.sources"
+)
+ADD_PERSON_PAGE = (
+    "INSERT INTO signal_person_pages VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n"
+)
+ADD_ACCOUNT_PAGE = (
+    "INSERT INTO signal_account_pages VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n"
+)
+ADD_BRIEF = (
+    "INSERT INTO signal_account_people VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET"
+    " stage_rank = excluded.stage_rank, events = events + excluded.events,"
+    " last_us = excluded.last_us"
+)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def to_us(when: datetime) -> int:
+    """Microseconds since the epoch (exact; no float rounding)."""
+    delta = when - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def from_us(us: int) -> datetime:
+    return _EPOCH + timedelta(microseconds=us)
+
+
+def _json(value: Any) -> str:
+    return to_json(value).decode()
+
+
+def person_row(p: PersonState) -> tuple[Any, ...]:
+    return (
+        p.email,
+        p.name,
+        p.domain,
+        RANK[p.stage],
+        to_us(p.first_seen),
+        to_us(p.last_seen),
+        to_us(p.last_recorded_at),
+        p.events,
+        _json(p.first_pages),
+        _json(p.sources),
+    )
+
+
+def account_row(a: AccountState) -> tuple[Any, ...]:
+    return (
+        a.domain,
+        a.name,
+        RANK[a.stage],
+        to_us(a.first_seen),
+        to_us(a.last_seen),
+        to_us(a.last_recorded_at),
+        a.events,
+        None if a.anon_stage is None else RANK[a.anon_stage],
+        _json(a.anon_pages),
+        _json(a.sources),
+    )
+
+
+def brief_row(domain: str, email: str, brief: Brief) -> tuple[Any, ...]:
+    return (domain, email, RANK[brief.stage], brief.events, to_us(brief.last_seen))
+
+
+def person_state(row: sqlite3.Row | tuple[Any, ...]) -> PersonState:
+    """A PersonState from a row of PERSON_COLUMNS."""
+    email, name, domain, rank, first, last, rec, events, first_pages, sources = row
+    return PersonState(
+        email=email,
+        name=name,
+        domain=domain,
+        stage=STAGES[rank],
+        first_seen=from_us(first),
+        last_seen=from_us(last),
+        last_recorded_at=from_us(rec),
+        events=events,
+        first_pages=from_json(first_pages),
+        sources=from_json(sources),
+    )
+
+
+def account_state(row: sqlite3.Row | tuple[Any, ...]) -> AccountState:
+    """An AccountState from a row of ACCOUNT_COLUMNS."""
+    domain, name, rank, first, last, rec, events, anon_rank, anon_pages, sources = row
+    return AccountState(
+        domain=domain,
+        name=name,
+        stage=STAGES[rank],
+        first_seen=from_us(first),
+        last_seen=from_us(last),
+        last_recorded_at=from_us(rec),
+        events=events,
+        anon_stage=None if anon_rank is None else STAGES[anon_rank],
+        anon_pages=from_json(anon_pages),
+        sources=from_json(sources),
+    )
+
+
+def read_person(conn: sqlite3.Connection, email: str) -> PersonRollup | None:
+    """One person's roll-up: the row and its page tallies."""
+    sql = f"SELECT {PERSON_COLUMNS} FROM signal_person_rollups WHERE email = ?"  # noqa: S608  # fixed names
+    row = conn.execute(sql, (email,)).fetchone()
+    if row is None:
+        return None
+    s = person_state(tuple(row))
+    pages = conn.execute("SELECT path, n FROM signal_person_pages WHERE email = ?", (email,))
+    return PersonRollup(
+        email=s.email,
+        name=s.name,
+        domain=s.domain,
+        stage=s.stage,
+        first_seen=s.first_seen,
+        last_seen=s.last_seen,
+        last_recorded_at=s.last_recorded_at,
+        events=s.events,
+        pages={r[0]: r[1] for r in pages},
+        sources=s.sources,
+    )
+
+
+def read_account(conn: sqlite3.Connection, row: sqlite3.Row | tuple[Any, ...]) -> AccountRollup:
+    """One account's roll-up from its row (ACCOUNT_COLUMNS), page tallies and people."""
+    s = account_state(tuple(row))
+    pages = conn.execute("SELECT path, n FROM signal_account_pages WHERE domain = ?", (s.domain,))
+    people = conn.execute(
+        "SELECT b.email, p.name, b.stage_rank, b.events, b.last_us FROM signal_account_people b"
+        " LEFT JOIN signal_person_rollups p ON p.email = b.email WHERE b.domain = ?",
+        (s.domain,),
+    )
+    return AccountRollup(
+        domain=s.domain,
+        name=s.name,
+        stage=s.stage,
+        first_seen=s.first_seen,
+        last_seen=s.last_seen,
+        last_recorded_at=s.last_recorded_at,
+        events=s.events,
+        people={
+            email: {
+                "name": name,
+                "stage": STAGES[rank],
+                "events": events,
+                "last_seen": from_us(last).isoformat(),
+            }
+            for email, name, rank, events, last in people
+        },
+        pages={r[0]: r[1] for r in pages},
+        sources=s.sources,
+        anon_stage=s.anon_stage,
+        anon_pages=s.anon_pages,
+    )
+
+
+def write_person(conn: sqlite3.Connection, person: PersonRollup) -> None:
+    """Store a whole PersonRollup (migration) as its row and page tallies."""
+    state = PersonState(
+        email=person.email,
+        name=person.name,
+        domain=person.domain,
+        stage=person.stage,
+        first_seen=person.first_seen,
+        last_seen=person.last_seen,
+        last_recorded_at=person.last_recorded_at,
+        events=person.events,
+        first_pages=list(person.pages)[:ENGAGED_PAGES],  # pages keep first-touch order
+        sources=dict(person.sources),
+    )
+    conn.execute(UPSERT_PERSON, person_row(state))
+    conn.executemany(ADD_PERSON_PAGE, [(person.email, p, n) for p, n in person.pages.items()])
+
+
+def replace_account(conn: sqlite3.Connection, domain: str, account: AccountRollup | None) -> None:
+    """Drop an account's rows and tallies and store `account` (if any) in their place."""
+    for table in ("signal_account_rollups", "signal_account_pages", "signal_account_people"):
+        conn.execute(f"DELETE FROM {table} WHERE domain = ?", (domain,))  # noqa: S608  # fixed names
+    if account is None:
+        return
+    state = AccountState(
+        domain=account.domain,
+        name=account.name,
+        stage=account.stage,
+        first_seen=account.first_seen,
+        last_seen=account.last_seen,
+        last_recorded_at=account.last_recorded_at,
+        events=account.events,
+        anon_stage=account.anon_stage,
+        anon_pages=list(account.anon_pages),
+        sources=dict(account.sources),
+    )
+    conn.execute(UPSERT_ACCOUNT, account_row(state))
+    conn.executemany(ADD_ACCOUNT_PAGE, [(domain, p, n) for p, n in account.pages.items()])
+    conn.executemany(ADD_BRIEF, list(_brief_rows(domain, account.people.items())))
+
+
+def _brief_rows(
+    domain: str, people: Iterable[tuple[str, dict[str, Any]]]
+) -> Iterable[tuple[Any, ...]]:
+    for email, b in people:
+        last = datetime.fromisoformat(b["last_seen"])
+        yield brief_row(domain, email, Brief(stage=b["stage"], events=b["events"], last_seen=last))
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Convert roll-ups kept as JSON documents (the first layout) into rows; how many.
+
+    Run inside the write transaction that opens the store; the old tables go once converted.
+    """
+    old = {
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'"
+            " AND name IN ('signal_people', 'signal_accounts')"
+        )
+    }
+    converted = 0
+    if "signal_people" in old:
+        for (state,) in conn.execute("SELECT state FROM signal_people").fetchall():
+            write_person(conn, load_person(state))
+            converted += 1
+        conn.execute("DROP TABLE signal_people")
+    if "signal_accounts" in old:
+        for (state,) in conn.execute("SELECT state FROM signal_accounts").fetchall():
+            account = load_account(state)
+            replace_account(conn, account.domain, account)
+            converted += 1
+        conn.execute("DROP TABLE signal_accounts")
+    return converted
