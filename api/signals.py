@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, Response, current_app, json, request
@@ -31,6 +32,7 @@ from schemas.signal_rollups import account_summary, person_summary
 from schemas.signals import (
     MAX_BATCH,
     NewEvent,
+    Position,
     encode_cursor,
     normalize_domain,
     normalize_email,
@@ -91,12 +93,14 @@ def create_signals_blueprint() -> Blueprint:
         account = signals.get_account(domain)
         if account is None:
             return _json(AccountBody(seen=False, domain=domain))
-        people = [signals.get_person(email) for email in list(account.people)[:PEOPLE_LIMIT]]
+        summary = account_summary(account, cap=None)
+        # The first PEOPLE_LIMIT in the summary's order (highest stage, most events first).
+        people = [signals.get_person(b.email) for b in summary.people[:PEOPLE_LIMIT]]
         timeline = signals.read_stream(StreamQuery(domain=domain, limit=TIMELINE_LIMIT))
         body = AccountBody(
             seen=True,
             domain=domain,
-            account=account_summary(account, cap=None),
+            account=summary,
             people=[person_summary(p, cap=None) for p in people if p is not None],
             timeline=timeline.events,
             timeline_truncated=timeline.has_more,
@@ -126,9 +130,15 @@ def create_signals_blueprint() -> Blueprint:
         principal = require_key("ingest", allow_bearer=True)
         email = _email(raw_email)
         backends = _backends()
+        # Delivery records keep each event's payload (with the address) for replays. Those of
+        # the listed events go first, while the events still name the person: if a later step
+        # fails, a retry lists whatever is left and erases it.
+        listed = _event_ids_of(backends, email)
+        deliveries = backends.webhooks.erase_deliveries_for_events(listed)
         event_ids = backends.signals.erase_person(email)
-        # Delivery records keep each event's payload (with the address) for replays.
-        deliveries = backends.webhooks.erase_deliveries_for_events(event_ids)
+        seen = set(listed)
+        unlisted = [i for i in event_ids if i not in seen]  # stored meanwhile
+        deliveries += backends.webhooks.erase_deliveries_for_events(unlisted)
         logger.info(
             "erased person %s: %d events and %d webhook deliveries removed",
             email_hash(email),
@@ -177,6 +187,19 @@ def publish(backends: Backends, data: bytes) -> None:
         raise ApiError(
             503, "unavailable", "Could not queue the events; retry", headers={"Retry-After": "5"}
         ) from err
+
+
+def _event_ids_of(backends: Backends, email: str) -> list[str]:
+    """The ids of every event of the person the stream shows, oldest first."""
+    after: Position | None = Position(recorded_at=datetime(1970, 1, 1, tzinfo=UTC))
+    ids: list[str] = []
+    while after is not None:
+        page = backends.signals.read_stream(
+            StreamQuery(after=after, forward=True, email=email, limit=TIMELINE_LIMIT)
+        )
+        ids += [e.id for e in reversed(page.events)]
+        after = page.last if page.has_more else None
+    return ids
 
 
 def _email(raw: str) -> str:

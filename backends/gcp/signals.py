@@ -33,6 +33,7 @@ logger = logging.getLogger(__name__)
 SETTLE = timedelta(seconds=2)
 _SCAN_PAGE = 200
 _SCAN_CAP = 2000  # documents one read may examine for filters applied in memory
+_ERASE_PASSES = 3  # the last finds nothing unless events keep arriving for the person
 
 
 class FirestoreSignalStore:
@@ -147,35 +148,49 @@ class FirestoreSignalStore:
         return found
 
     def erase_person(self, email: str) -> list[str]:
-        query = self._events.where(filter=firestore.FieldFilter("person.email", "==", email))
-        docs = list(self._run(query, "signal_events", equality=("person.email",)))
-        domains = {_data(d)["account"]["domain"] for d in docs} - {None}
-        for start in range(0, len(docs), 200):
-            batch = self._client.batch()
-            for snap in docs[start : start + 200]:
-                batch.delete(snap.reference)
-            batch.commit()
-        self._people.document(doc_id(email)).delete()
-        for domain in sorted(domains):
-            # Erasure alone rebuilds an account from its remaining events.
-            remaining = (
-                self._events.where(filter=firestore.FieldFilter("account.domain", "==", domain))
-                .order_by("recorded_at")
-                .order_by("id")
-            )
-            snaps = self._run(
-                remaining,
-                "signal_events",
-                equality=("account.domain",),
-                orders=(("recorded_at", "ASCENDING"), ("id", "ASCENDING")),
-            )
-            account = rebuild_account(event_from_doc(_data(s)) for s in snaps)
-            ref = self._accounts.document(doc_id(domain))
-            if account is None:
-                ref.delete()
-            else:
-                ref.set(_account_doc(account))
-        return [_data(d)["id"] for d in docs]
+        """Safe to retry and to repeat: each pass rebuilds the person's accounts without their
+        events and deletes the person document before it deletes any event, so a pass that
+        fails part way leaves events that still name the person, and the retry finds them.
+        Passes repeat (up to _ERASE_PASSES) while events of the person turn up, so one stored
+        by a concurrent ingest before the last pass is erased too."""
+        erased: list[str] = []
+        for _ in range(_ERASE_PASSES):
+            query = self._events.where(filter=firestore.FieldFilter("person.email", "==", email))
+            docs = list(self._run(query, "signal_events", equality=("person.email",)))
+            domains = {_data(d)["account"]["domain"] for d in docs} - {None}
+            for domain in sorted(domains):
+                self._rebuild_account(domain, without=email)
+            self._people.document(doc_id(email)).delete()
+            for start in range(0, len(docs), 200):
+                batch = self._client.batch()
+                for snap in docs[start : start + 200]:
+                    batch.delete(snap.reference)
+                batch.commit()
+            erased += [_data(d)["id"] for d in docs]
+            if not docs:
+                break
+        return erased
+
+    def _rebuild_account(self, domain: str, *, without: str) -> None:
+        """Erasure alone rebuilds an account: from its events, less those of `without`."""
+        remaining = (
+            self._events.where(filter=firestore.FieldFilter("account.domain", "==", domain))
+            .order_by("recorded_at")
+            .order_by("id")
+        )
+        snaps = self._run(
+            remaining,
+            "signal_events",
+            equality=("account.domain",),
+            orders=(("recorded_at", "ASCENDING"), ("id", "ASCENDING")),
+        )
+        kept = (e for e in map(event_from_doc, map(_data, snaps)) if e.person.email != without)
+        account = rebuild_account(kept)
+        ref = self._accounts.document(doc_id(domain))
+        if account is None:
+            ref.delete()
+        else:
+            ref.set(_account_doc(account))
 
     # --- reads -------------------------------------------------------------------------------
 

@@ -302,10 +302,12 @@ def test_erasing_a_person_removes_them_and_logs_no_address(
 
     refused = client.delete(f"{BASE}/people/ada@acme.com", headers=READ)
     erased = client.delete(f"{BASE}/people/ada@acme.com", headers=INGEST)
+    repeated = client.delete(f"{BASE}/people/ada@acme.com", headers=INGEST)
 
     account = client.get(f"{BASE}/accounts/acme.com", headers=READ).get_json()["account"]
     assert refused.status_code == 401
     assert erased.get_json() == {"ok": True, "erased": True, "events_removed": 1}
+    assert repeated.get_json() == {"ok": True, "erased": True, "events_removed": 0}
     assert client.get(f"{BASE}/people/ada@acme.com", headers=READ).get_json()["seen"] is False
     assert [e["id"] for e in stream(client)["events"]] == ["crm:2"]
     assert (account["stage"], [p["email"] for p in account["people"]]) == (

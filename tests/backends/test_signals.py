@@ -16,7 +16,7 @@ import pytest
 
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
-from backends.ports import AccountQuery, SignalStore, StreamQuery
+from backends.ports import AccountQuery, SignalStore, StreamQuery, UnavailableError
 from backends.signal_codec import dump_rollup
 from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, fold_event
 from schemas.signals import EVENT_TYPES, Event, NewEvent, Position, normalize_event
@@ -431,3 +431,78 @@ def test_a_data_file_of_the_first_layout_is_converted_on_open(tmp_path: Path) ->
     assert store.get_account("acme.com").events == accounts["acme.com"].events + 1  # type: ignore[union-attr]
     assert store.get_person("p0@acme.com").pages["/z"] == 1  # type: ignore[union-attr]
     assert not {"signal_people", "signal_accounts"} & tables
+
+
+@pytest.mark.spec("signals.erase")
+def test_erasure_is_safe_to_repeat_and_a_later_event_is_erased_by_the_next_one(
+    store: SignalStore,
+) -> None:
+    """DESIGN Signals: erasure is idempotent; an event stored after it is kept until the
+    erasure is repeated (content/docs/signals-api.md, "People")."""
+    store.store_events(
+        [
+            event("1", email="ada@acme.com", type="book_call", path="/pricing"),
+            event("2", email="ada@acme.com", domain="beta.example", path="/b"),
+            event("3", email="bob@acme.com", path="/blog/a"),
+        ]
+    )
+    first = store.erase_person("ada@acme.com")
+    acme = store.get_account("acme.com")
+
+    again = store.erase_person("ada@acme.com")
+    store.store_events([event("4", email="ada@acme.com", path="/late")])
+    late = store.get_person("ada@acme.com")
+    third = store.erase_person("ada@acme.com")
+
+    assert (first, again, third) == (["crm:1", "crm:2"], [], ["crm:4"])
+    assert store.get_account("beta.example") is None
+    assert acme is not None
+    assert (list(acme.people), acme.events, acme.stage) == (["bob@acme.com"], 1, "engaged")
+    assert late is not None
+    assert late.events == 1
+    assert store.get_person("ada@acme.com") is None
+    assert store.get_account("acme.com") == acme
+    assert walk(store)[0] == ["crm:3"]
+
+
+@pytest.mark.emulator
+@pytest.mark.spec("signals.erase")
+def test_a_firestore_erasure_that_failed_part_way_is_finished_by_a_retry(
+    request: pytest.FixtureRequest, unique_prefix: str
+) -> None:
+    """The retry finds what it needs: accounts are rebuilt and the person document deleted
+    before any event goes, so a failure part way leaves events that still name the person."""
+    request.getfixturevalue("firestore_emulator")
+    from backends.gcp.firestore import firestore_client
+    from backends.gcp.signals import FirestoreSignalStore
+
+    class FailsAfterOneAccount(FirestoreSignalStore):
+        """A Firestore outage right after the first account is rebuilt."""
+
+        def _rebuild_account(self, domain: str, *, without: str) -> None:
+            super()._rebuild_account(domain, without=without)
+            raise UnavailableError("firestore went away")
+
+    client = firestore_client(project="demo-frontdoor")
+    settled = timedelta(0)
+    store = FirestoreSignalStore(client, prefix=unique_prefix, settle=settled)
+    store.store_events(
+        [
+            event("1", email="ada@acme.com", type="book_call"),
+            event("2", email="ada@acme.com", domain="beta.example", path="/b"),
+            event("3", email="bob@acme.com", path="/blog/a"),
+        ]
+    )
+    failing = FailsAfterOneAccount(client, prefix=unique_prefix, settle=settled)
+    with pytest.raises(UnavailableError):
+        failing.erase_person("ada@acme.com")
+
+    retried = store.erase_person("ada@acme.com")
+
+    acme = store.get_account("acme.com")
+    assert retried == ["crm:1", "crm:2"]
+    assert store.get_person("ada@acme.com") is None
+    assert store.get_account("beta.example") is None
+    assert acme is not None
+    assert (list(acme.people), acme.events) == (["bob@acme.com"], 1)
+    assert walk(store)[0] == ["crm:3"]
