@@ -19,11 +19,12 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
+from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
 from mcp.server.auth.provider import ProviderTokenVerifier, TokenVerifier
 from mcp.server.auth.routes import build_metadata, cors_middleware, create_auth_routes
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import MCPServer
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
@@ -35,7 +36,8 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.jwt_verifier import JwtTokenVerifier
-from api.mcp_tools import create_mcp_server
+from api.mcp_fast_path import FastPathConfig
+from api.mcp_tools import FIXED_RESULT_TOOLS, create_mcp_server
 from api.oauth_clients import presented_client_secrets, secrets_in_request
 from api.oauth_provider import (
     BuiltinOAuthProvider,
@@ -48,6 +50,8 @@ from backends.ports import Mailer, OAuthStore
 from schemas.catalog import Catalog
 
 SCOPES = ("openid", "email", "profile")
+# The protocol versions the WSGI fast path may answer (one per era; others go to the SDK).
+FAST_PATH_VERSIONS = frozenset({"2025-11-25", "2026-07-28"})
 PRM_ROOT = "/.well-known/oauth-protected-resource"
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 MCP_ALLOW_HEADERS = [
@@ -82,11 +86,13 @@ class McpConfig:
 
 @dataclass(frozen=True)
 class McpAsgiApp:
-    """The Starlette app, the exact paths it serves, and the MCP server inside it."""
+    """The Starlette app, the exact paths it serves, the MCP server inside it, and what the
+    WSGI fast path (api.mcp_fast_path) checks with: the same SDK objects as /mcp."""
 
     app: Starlette
     paths: frozenset[str]
     mcp: MCPServer
+    fast_path: FastPathConfig
 
 
 def create_mcp_asgi_app(
@@ -132,8 +138,10 @@ def create_mcp_asgi_app(
         stateless_http=True, json_response=True, transport_security=_transport_security(config)
     )
     prm = _prm_endpoint(config.resource, issuer, catalog.company.name)
+    require_auth: object = None
     for route in mcp_app.routes:
         if isinstance(route, Route) and route.path == "/mcp":
+            require_auth = route.app
             route = Route("/mcp", endpoint=_mcp_cors(_ScopeChallenge(route.app)))
         elif isinstance(route, Route) and route.path.startswith(PRM_ROOT):
             route = Route(route.path, endpoint=prm, methods=["GET", "OPTIONS"])
@@ -147,7 +155,20 @@ def create_mcp_asgi_app(
 
     app = Starlette(routes=routes, middleware=mcp_app.user_middleware, lifespan=lifespan)
     paths = frozenset(r.path for r in routes if isinstance(r, Route))
-    return McpAsgiApp(app=app, paths=paths, mcp=mcp)
+    backend = next((m.kwargs.get("backend") for m in mcp_app.user_middleware), None)
+    if not isinstance(require_auth, RequireAuthMiddleware) or not isinstance(
+        backend, BearerAuthBackend
+    ):
+        raise RuntimeError("the SDK's /mcp app no longer has the auth layers the fast path uses")
+    fast_path = FastPathConfig(
+        path="/mcp",
+        auth=backend,
+        required_scopes=tuple(require_auth.required_scopes),
+        security=TransportSecurityMiddleware(mcp.session_manager.security_settings),
+        versions=FAST_PATH_VERSIONS,
+        memo_tools=FIXED_RESULT_TOOLS,
+    )
+    return McpAsgiApp(app=app, paths=paths, mcp=mcp, fast_path=fast_path)
 
 
 def _authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRoute]:
