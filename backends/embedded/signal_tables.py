@@ -300,18 +300,23 @@ def _brief_rows(
         yield brief_row(domain, email, Brief(stage=b["stage"], events=b["events"], last_seen=last))
 
 
-def migrate(conn: sqlite3.Connection) -> int:
-    """Convert roll-ups kept as JSON documents (the first layout) into rows; how many.
-
-    Run inside the write transaction that opens the store; the old tables go once converted.
-    """
-    old = {
+def first_layout_tables(conn: sqlite3.Connection) -> set[str]:
+    """The tables of the first layout still in the file (none once migrated)."""
+    return {
         r[0]
         for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'"
             " AND name IN ('signal_people', 'signal_accounts')"
         )
     }
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Convert roll-ups kept as JSON documents (the first layout) into rows; how many.
+
+    Run inside a write transaction; the old tables go once converted, so it runs once.
+    """
+    old = first_layout_tables(conn)
     converted = 0
     if "signal_people" in old:
         for (state,) in conn.execute("SELECT state FROM signal_people").fetchall():

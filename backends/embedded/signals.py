@@ -13,6 +13,7 @@ in memory (schemas/signal_fold.py) and each touched row and tally is written onc
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -32,6 +33,7 @@ from backends.embedded.signal_tables import (
     account_row,
     account_state,
     brief_row,
+    first_layout_tables,
     from_us,
     migrate,
     person_row,
@@ -47,6 +49,7 @@ from schemas.signal_fold import AccountState, PersonState, fold_batch
 from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, rebuild_account
 from schemas.signals import Event, NewEvent, Position, event_words, stamp_event
 
+logger = logging.getLogger(__name__)
 __all__ = ["DDL", "INSERT_EVENT", "SqliteSignalStore", "event_row", "from_us", "to_us"]
 CACHE_LIMIT = 50_000  # roll-up states kept in memory between batches (a few hundred bytes each)
 _CHUNK = 500  # bound on `?` parameters per IN (...)
@@ -79,8 +82,10 @@ class SqliteSignalStore:
         self._clock = clock
         self._cache = _StateCache(cache_limit)
         db.ensure_schema("signal_events", DDL)
-        with db.transaction() as conn:
-            migrate(conn)
+        if first_layout_tables(db.connection()):
+            with db.transaction() as conn:
+                converted = migrate(conn)
+            logger.info("signal roll-ups converted to the row layout: %d", converted)
 
     def store_events(self, events: Sequence[NewEvent]) -> StoreResult:
         first: dict[str, NewEvent] = {}
