@@ -45,12 +45,20 @@ from backends.embedded.signal_tables import (
 )
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery
-from schemas.signal_fold import AccountState, PersonState, fold_batch
+from schemas.signal_fold import AccountState, BatchFold, PersonState, fold_batch
 from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, rebuild_account
 from schemas.signals import Event, NewEvent, Position, event_words, stamp_event
 
 logger = logging.getLogger(__name__)
-__all__ = ["DDL", "INSERT_EVENT", "SqliteSignalStore", "event_row", "from_us", "to_us"]
+__all__ = [
+    "DDL",
+    "INSERT_EVENT",
+    "SqliteSignalStore",
+    "event_row",
+    "from_us",
+    "rollup_writes",
+    "to_us",
+]
 CACHE_LIMIT = 50_000  # roll-up states kept in memory between batches (a few hundred bytes each)
 _CHUNK = 500  # bound on `?` parameters per IN (...)
 
@@ -66,6 +74,17 @@ def event_row(event: Event, rec_us: int) -> tuple[int, str, str, str | None, str
         " " + " ".join(event_words(event)) + " ",
         event.model_dump_json(),
     )
+
+
+def rollup_writes(done: BatchFold) -> list[tuple[str, list[tuple[object, ...]]]]:
+    """The statements and rows that store a folded batch (also timed alone by the bench)."""
+    return [
+        (UPSERT_PERSON, [person_row(p) for p in done.people.values()]),
+        (UPSERT_ACCOUNT, [account_row(a) for a in done.accounts.values()]),
+        (ADD_PERSON_PAGE, [(*k, n) for k, n in done.person_pages.items()]),
+        (ADD_ACCOUNT_PAGE, [(*k, n) for k, n in done.account_pages.items()]),
+        (ADD_BRIEF, [brief_row(*k, b) for k, b in done.briefs.items()]),
+    ]
 
 
 class SqliteSignalStore:
@@ -125,12 +144,8 @@ class SqliteSignalStore:
             people[row[0]] = person_state(tuple(row))
         for row in _select_in(conn, "signal_account_rollups", "domain", domains, ACCOUNT_COLUMNS):
             accounts[row[0]] = account_state(tuple(row))
-        done = fold_batch(people, accounts, events)
-        conn.executemany(UPSERT_PERSON, [person_row(p) for p in done.people.values()])
-        conn.executemany(UPSERT_ACCOUNT, [account_row(a) for a in done.accounts.values()])
-        conn.executemany(ADD_PERSON_PAGE, [(*k, n) for k, n in done.person_pages.items()])
-        conn.executemany(ADD_ACCOUNT_PAGE, [(*k, n) for k, n in done.account_pages.items()])
-        conn.executemany(ADD_BRIEF, [brief_row(*k, b) for k, b in done.briefs.items()])
+        for sql, params in rollup_writes(fold_batch(people, accounts, events)):
+            conn.executemany(sql, params)
         self._cache.trim()
 
     def read_stream(self, query: StreamQuery) -> StreamPage:
