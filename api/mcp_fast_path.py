@@ -139,8 +139,11 @@ class McpFastPath:
         self.app = app
         self.config = config
         self._memos: dict[tuple[Any, ...], _Memo] = {}
+        self._memo_lock = threading.Lock()  # writers only (misses); readers take no lock
+        # The SDK's verdicts on Host and Accept values seen (bounded: beyond it, asked each time).
         self._hosts: dict[str, bool] = {}
-        self.hits = 0
+        self._accepts: dict[str, bool] = {}
+        self.hits = 0  # approximate under threads; tests read it single-threaded
 
     def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("PATH_INFO") != self.config.path or environ.get("REQUEST_METHOD") != "POST":
@@ -180,8 +183,7 @@ class McpFastPath:
         # Passes both SDK checks: `startswith` (transport security) and the exact media type.
         if content_type.split(";")[0].strip() != "application/json":
             return None
-        accept = get("HTTP_ACCEPT", "")
-        if not check_accept_headers(_Headers({"accept": accept}))[0]:  # type: ignore[arg-type]
+        if not self._accepts_json(get("HTTP_ACCEPT", "")):
             return None
         if not self._host_allowed(get("HTTP_HOST")):
             return None
@@ -196,6 +198,14 @@ class McpFastPath:
         if call is None:
             environ["wsgi.input"] = io.BytesIO(body)
         return call
+
+    def _accepts_json(self, accept: str) -> bool:
+        allowed = self._accepts.get(accept)
+        if allowed is None:
+            allowed = check_accept_headers(_Headers({"accept": accept}))[0]  # type: ignore[arg-type]
+            if len(self._accepts) < 256:
+                self._accepts[accept] = allowed
+        return allowed
 
     def _host_allowed(self, host: str | None) -> bool:
         if not host:
@@ -280,9 +290,10 @@ class McpFastPath:
         body = b"".join(chunks)
         memo = self._memo_of(call, seen, body)
         if memo is not None:
-            if len(self._memos) >= self.config.memo_size:
-                self._memos.pop(next(iter(self._memos)), None)
-            self._memos[call.key] = memo
+            with self._memo_lock:
+                if len(self._memos) >= self.config.memo_size:
+                    del self._memos[next(iter(self._memos))]  # the oldest
+                self._memos[call.key] = memo
         return chunks
 
     def _memo_of(self, call: _Call, seen: Mapping[str, Any], body: bytes) -> _Memo | None:
