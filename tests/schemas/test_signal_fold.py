@@ -28,7 +28,7 @@ def events(seed: int, count: int) -> list[Event]:
             "type": "email_open" if rng.random() < 0.8 else rng.choice(EVENT_TYPES),
             "occurred_at": (START + timedelta(hours=rng.randrange(0, 200))).isoformat(),
             "person": {} if anonymous else {"email": email, "name": email[:2].title()},
-            "account": {"domain": "acme.com"} if anonymous else {},
+            "account": {"domain": rng.choice(["acme.com", "gamma.example"])} if anonymous else {},
             "page": {"path": rng.choice(["/a", "/b", "/c", "/d"])} if rng.random() < 0.7 else {},
         }
         new = normalize_event(raw, now=START + timedelta(days=30))
