@@ -1,8 +1,8 @@
 """SqliteJobStore: generation jobs in the embedded database, one JSON document per row.
 
 The embedded workers are threads of this process and write through this store, so a wait for
-a job (POST generate's bounded wait) sleeps on a per-job signal set when the finishing write
-commits, not on a polling timer; the row stays the source of truth and is read on each wake.
+a job (POST generate's bounded wait) sleeps on a per-job signal that the finishing write sets
+once it has committed, handing over the record it wrote, rather than on a polling timer.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import ConflictError, JobChange, NotFoundError
@@ -67,47 +68,56 @@ class SqliteJobStore:
                 "UPDATE generation_jobs SET doc = ? WHERE job_id = ?",
                 (updated.model_dump_json(), job_id),
             )
-        if updated.finished:  # committed: a waiter that wakes now reads the final state
-            self._finished.signal(job_id)
+        if updated.finished:  # committed, and final: every later step refuses a finished job
+            self._finished.signal(updated)
         return updated
 
     def wait_finished(self, job_id: str, seconds: float) -> JobRecord | None:
         deadline = time.monotonic() + seconds
-        # Watch before the first read: a finish committed after that read sets the signal.
-        with self._finished.watch(job_id) as signal:
+        # Watch before the first read: a finish committed after that read is handed over.
+        with self._finished.watch(job_id) as watch:
             job = self.get_job(job_id)
             while job is not None and not job.finished:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
-                signal.wait(min(self._recheck, left))
-                signal.clear()  # before the read, so a later finish is never missed
+                if watch.done.wait(min(self._recheck, left)):
+                    return watch.job  # the committed final record: no re-read, no re-parse
                 job = self.get_job(job_id) or job
         return job
 
 
+@dataclass
+class _Watch:
+    """One open wait: set with the final record when this process commits it."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    job: JobRecord | None = None
+
+
 class _FinishSignals:
-    """Per-job events, set when this process commits a job's final state."""
+    """The open waits by job id."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._waiting: dict[str, list[threading.Event]] = {}
+        self._waiting: dict[str, list[_Watch]] = {}
 
     @contextmanager
-    def watch(self, job_id: str) -> Iterator[threading.Event]:
-        event = threading.Event()
+    def watch(self, job_id: str) -> Iterator[_Watch]:
+        watch = _Watch()
         with self._lock:
-            self._waiting.setdefault(job_id, []).append(event)
+            self._waiting.setdefault(job_id, []).append(watch)
         try:
-            yield event
+            yield watch
         finally:
             with self._lock:
-                events = self._waiting.get(job_id, [])
-                events.remove(event)
-                if not events:
+                watches = self._waiting[job_id]
+                watches.remove(watch)
+                if not watches:
                     del self._waiting[job_id]
 
-    def signal(self, job_id: str) -> None:
+    def signal(self, job: JobRecord) -> None:
         with self._lock:
-            for event in self._waiting.get(job_id, ()):
-                event.set()
+            for watch in self._waiting.get(job.id, ()):
+                watch.job = job
+                watch.done.set()
