@@ -103,7 +103,10 @@ class PathDispatcher:
     def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
         path: str = environ.get("PATH_INFO", "")
         if path in self._exact or (self._prefixes and path.startswith(self._prefixes)):
-            return _Primed(self._asgi(environ, start_response))
+            body = self._asgi(environ, start_response)
+            # A list means start_response already ran (PEP 3333), and granian sends a list
+            # in one write instead of iterating it (the /mcp fast path answers with one).
+            return body if isinstance(body, list) else _Primed(body)
         return self._wsgi(environ, start_response)
 
 
