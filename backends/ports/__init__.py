@@ -1,0 +1,131 @@
+"""The ports: one small Protocol per need, their value types and the errors adapters raise.
+
+One module per capability; this package re-exports them all, so callers import from
+`backends.ports`. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from backends.ports.blobs import (
+    Blob,
+    BlobStore,
+)
+from backends.ports.cdn import (
+    Cdn,
+)
+from backends.ports.errors import (
+    ConflictError,
+    NotFoundError,
+    PortError,
+    UnavailableError,
+)
+from backends.ports.idempotency import (
+    IDEMPOTENCY_LEASE,
+    IDEMPOTENCY_TTL,
+    IdempotencyBegin,
+    IdempotencyState,
+    IdempotencyStore,
+    StoredResponse,
+)
+from backends.ports.jobs import (
+    JobChange,
+    JobQueue,
+    JobStore,
+)
+from backends.ports.keys import (
+    SCOPES,
+    ApiKeyRecord,
+    KeyStore,
+    Scope,
+)
+from backends.ports.mail import (
+    Mailer,
+)
+from backends.ports.oauth import (
+    AuthorizationCodeRecord,
+    OAuthClientRecord,
+    OAuthStore,
+    OAuthTokenKind,
+    OAuthTokenRecord,
+    PendingAuthorization,
+)
+from backends.ports.pages import (
+    PAGE_STATUSES,
+    PageList,
+    PageSource,
+    PageStatus,
+    PageStore,
+    StoredPage,
+)
+from backends.ports.signals import (
+    AccountQuery,
+    SignalDeliveries,
+    SignalQueue,
+    SignalStore,
+    StoreResult,
+    StreamPage,
+    StreamQuery,
+)
+from backends.ports.webhooks import (
+    DELIVERY_STATUSES,
+    Delivery,
+    DeliveryOptions,
+    DeliveryStatus,
+    HttpTask,
+    TaskQueue,
+    WebhookEndpoint,
+    WebhookSecret,
+    WebhookStore,
+)
+
+__all__ = [
+    "DELIVERY_STATUSES",
+    "IDEMPOTENCY_LEASE",
+    "IDEMPOTENCY_TTL",
+    "PAGE_STATUSES",
+    "SCOPES",
+    "AccountQuery",
+    "ApiKeyRecord",
+    "AuthorizationCodeRecord",
+    "Blob",
+    "BlobStore",
+    "Cdn",
+    "ConflictError",
+    "Delivery",
+    "DeliveryOptions",
+    "DeliveryStatus",
+    "HttpTask",
+    "IdempotencyBegin",
+    "IdempotencyState",
+    "IdempotencyStore",
+    "JobChange",
+    "JobQueue",
+    "JobStore",
+    "KeyStore",
+    "Mailer",
+    "NotFoundError",
+    "OAuthClientRecord",
+    "OAuthStore",
+    "OAuthTokenKind",
+    "OAuthTokenRecord",
+    "PageList",
+    "PageSource",
+    "PageStatus",
+    "PageStore",
+    "PendingAuthorization",
+    "PortError",
+    "Scope",
+    "SignalDeliveries",
+    "SignalQueue",
+    "SignalStore",
+    "StoreResult",
+    "StoredPage",
+    "StoredResponse",
+    "StreamPage",
+    "StreamQuery",
+    "TaskQueue",
+    "UnavailableError",
+    "WebhookEndpoint",
+    "WebhookSecret",
+    "WebhookStore",
+]

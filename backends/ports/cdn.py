@@ -1,0 +1,15 @@
+"""The CDN port (issue 4): purge a page's path after a change.
+
+Protocols and value types only; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class Cdn(Protocol):
+    """The cache in front of public pages."""
+
+    def purge(self, path: str) -> None:
+        """Invalidate one path, e.g. /p/launch."""

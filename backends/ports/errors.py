@@ -1,0 +1,22 @@
+"""The errors every adapter raises; adapters translate client exceptions into these.
+
+Protocols and value types only; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+
+class PortError(Exception):
+    """Base of every error an adapter raises."""
+
+
+class NotFoundError(PortError):
+    """The record asked for does not exist."""
+
+
+class ConflictError(PortError):
+    """The write lost a race or would overwrite what it must not (a version check failed)."""
+
+
+class UnavailableError(PortError):
+    """The backend cannot answer now; the caller may retry."""

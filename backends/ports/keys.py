@@ -1,0 +1,45 @@
+"""API keys (issue 3): stored hashed, one scope each.
+
+Protocols and value types only; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, Protocol
+
+Scope = Literal["content", "signals", "ingest"]
+SCOPES: tuple[Scope, ...] = ("content", "signals", "ingest")
+
+
+@dataclass(frozen=True)
+class ApiKeyRecord:
+    """A partner key as stored: the secret only as its hash."""
+
+    key_id: str
+    partner: str
+    scope: Scope
+    secret_hash: str
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+
+class KeyStore(Protocol):
+    """Partner API keys, hashed at rest."""
+
+    def add_key(self, record: ApiKeyRecord) -> None:
+        """Store a new key. Raises: ConflictError if the key id exists."""
+
+    def get_key(self, key_id: str) -> ApiKeyRecord | None:
+        """The key with this id, revoked or not."""
+
+    def revoke_key(self, key_id: str, *, now: datetime) -> ApiKeyRecord:
+        """Mark a key revoked (idempotent). Raises: NotFoundError."""
+
+    def list_keys(self) -> list[ApiKeyRecord]:
+        """Every key, oldest first."""

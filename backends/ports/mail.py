@@ -1,0 +1,15 @@
+"""The mail port (issue 7): sign-in codes to a person.
+
+Protocols and value types only; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class Mailer(Protocol):
+    """Outbound mail (sign-in codes)."""
+
+    def send(self, *, to: str, subject: str, text: str) -> None:
+        """Send one plain-text message."""

@@ -1,0 +1,101 @@
+"""Signals (issue 6): the event stream, roll-ups, the ingest queue.
+
+Protocols and value types only; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from schemas.signal_rollups import AccountRollup, PersonRollup, Stage
+from schemas.signals import Event, NewEvent, Position
+
+
+@dataclass(frozen=True)
+class StreamQuery:
+    """One read of the stream, bounds on `recorded_at` already resolved by the caller.
+
+    `forward`: walk up from `after` and return the oldest `limit` events after it (newest
+    first); otherwise the newest `limit` events at or after `after` (a days window, or all).
+    """
+
+    after: Position | None = None
+    until: datetime | None = None  # exclusive
+    forward: bool = False
+    types: tuple[str, ...] = ()
+    domain: str | None = None
+    email: str | None = None
+    words: tuple[str, ...] = ()  # every word must match
+    limit: int = 100
+
+
+@dataclass(frozen=True)
+class StreamPage:
+    """Events newest first; `last` is where a poller continues (None: stay at `after`)."""
+
+    events: list[Event]
+    has_more: bool
+    last: Position | None = None
+
+
+@dataclass(frozen=True)
+class AccountQuery:
+    """The accounts list: recently active (by `last_recorded_at`) at or above a stage."""
+
+    active_since: datetime
+    stages: tuple[Stage, ...] = ()  # empty: any stage
+    limit: int = 50
+
+
+@dataclass(frozen=True)
+class StoreResult:
+    """The stored form of every event of a batch (recorded_at set) and which ones are new."""
+
+    events: list[Event]
+    new_ids: frozenset[str]
+
+
+class SignalStore(Protocol):
+    """Signal events once by id, the gapless stream over them, and their roll-ups."""
+
+    def store_events(self, events: Sequence[NewEvent]) -> StoreResult:
+        """Store each event once by id and fold it into its roll-ups in the same transaction.
+
+        Raises: UnavailableError when the backend cannot commit now (retry the whole batch).
+        """
+
+    def read_stream(self, query: StreamQuery) -> StreamPage:
+        """Settled events only, ordered by recorded_at then id."""
+
+    def get_account(self, domain: str) -> AccountRollup | None:
+        """One account's roll-up, if seen."""
+
+    def list_accounts(self, query: AccountQuery) -> tuple[list[AccountRollup], bool]:
+        """Accounts most recently active first, and whether more matched than `limit`."""
+
+    def get_person(self, email: str) -> PersonRollup | None:
+        """One person's roll-up, if seen."""
+
+    def erase_person(self, email: str) -> list[str]:
+        """Remove a person's events and roll-up contributions; the ids of the events removed."""
+
+
+class SignalQueue(Protocol):
+    """Carries encoded IngestMessages from the API to the ingest worker (Pub/Sub in gcp)."""
+
+    def publish(self, data: bytes) -> None:
+        """Queue one message. Raises: UnavailableError."""
+
+
+class SignalDeliveries(Protocol):
+    """The seam to outbound webhooks: called by the ingest worker for each stored event.
+
+    Called again for the same event when a message is redelivered or a source re-sends an
+    id, so it must be idempotent per event id.
+    """
+
+    def enqueue_for_event(self, event: Event) -> None:
+        """Queue deliveries of this event to every matching endpoint."""
