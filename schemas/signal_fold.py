@@ -17,51 +17,62 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
-from schemas.signal_rollups import ENGAGED_PAGES, Stage, event_stage, higher
+from schemas.signal_rollups import ENGAGED_PAGES, RANK, TYPE_STAGE
 from schemas.signals import Event
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+_TYPE_RANK = {kind: RANK[stage] for kind, stage in TYPE_STAGE.items()}
+_ENGAGED = RANK["engaged"]  # what 3+ distinct pages show at least (event_stage's rule)
 
-@dataclass
+
+def to_us(when: datetime) -> int:
+    """Microseconds since the epoch (exact; no float rounding)."""
+    return (when - _EPOCH) // _MICROSECOND
+
+
+@dataclass(slots=True)
 class PersonState:
-    """One person's roll-up without its page counts."""
+    """One person's roll-up without its page counts; times in µs since the epoch, the stage as
+    its rank (the row's own encoding, so writing a state converts nothing)."""
 
     email: str
     name: str | None
     domain: str | None
-    stage: Stage
-    first_seen: datetime
-    last_seen: datetime
-    last_recorded_at: datetime
+    rank: int
+    first_us: int
+    last_us: int
+    rec_us: int
     events: int = 0
     first_pages: list[str] = field(default_factory=list)  # the first 3 distinct paths
     sources: dict[str, int] = field(default_factory=dict)  # a handful of source names
 
 
-@dataclass
+@dataclass(slots=True)
 class AccountState:
-    """One account's roll-up without its page counts and people."""
+    """One account's roll-up without its page counts and people (encoded as PersonState)."""
 
     domain: str
     name: str | None
-    stage: Stage
-    first_seen: datetime
-    last_seen: datetime
-    last_recorded_at: datetime
+    rank: int
+    first_us: int
+    last_us: int
+    rec_us: int
     events: int = 0
-    anon_stage: Stage | None = None  # touches with no person count as one visitor
+    anon_rank: int | None = None  # touches with no person count as one visitor
     anon_pages: list[str] = field(default_factory=list)
     sources: dict[str, int] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(slots=True)
 class Brief:
     """A person as one account sees them after a batch; `events` counts this batch's only."""
 
-    stage: Stage
+    rank: int
     events: int
-    last_seen: datetime
+    last_us: int
 
 
 @dataclass
@@ -79,82 +90,77 @@ def fold_batch(
     people: dict[str, PersonState], accounts: dict[str, AccountState], events: Iterable[Event]
 ) -> BatchFold:
     """Fold events, in stream order, into `people` and `accounts` (updated in place, created
-    when absent) and count what the batch adds to the tallies."""
+    when absent) and count what the batch adds to the tallies.
+
+    Written flat (no helper calls per event): it runs for every stored event.
+    """
     out = BatchFold()
+    out_people, out_accounts, briefs = out.people, out.accounts, out.briefs
+    person_pages, account_pages = out.person_pages, out.account_pages
     for event in events:
         email, domain, path = event.person.email, event.account.domain, event.page.path
+        occurred, recorded = to_us(event.occurred_at), to_us(event.recorded_at)
+        source = event.source
+        rank = _TYPE_RANK[event.type]
         person = None
         if email is not None:
-            person = people.get(email) or _new_person(email, event)
-            people[email] = out.people[email] = person
-            _touch(person, event)
+            person = people.get(email)
+            if person is None:
+                person = people[email] = PersonState(
+                    email, None, None, 0, occurred, occurred, recorded
+                )
+            out_people[email] = person
+            person.events += 1
+            if occurred < person.first_us:
+                person.first_us = occurred
+            if occurred > person.last_us:
+                person.last_us = occurred
+            if recorded > person.rec_us:
+                person.rec_us = recorded
+            person.sources[source] = person.sources.get(source, 0) + 1
             person.name = event.person.name or person.name
             person.domain = domain or person.domain
-            _first(person.first_pages, path)
-            person.stage = higher(person.stage, event_stage(event, len(person.first_pages)))
+            pages = person.first_pages
             if path:
-                _add(out.person_pages, (email, path))
+                if len(pages) < ENGAGED_PAGES and path not in pages:
+                    pages.append(path)
+                person_pages[email, path] = person_pages.get((email, path), 0) + 1
+            shown = max(rank, _ENGAGED) if len(pages) >= ENGAGED_PAGES else rank
+            if shown > person.rank:
+                person.rank = shown
         if domain is None:
             continue
-        account = accounts.get(domain) or _new_account(domain, event)
-        accounts[domain] = out.accounts[domain] = account
-        _touch(account, event)
+        account = accounts.get(domain)
+        if account is None:
+            account = accounts[domain] = AccountState(domain, None, 0, occurred, occurred, recorded)
+        out_accounts[domain] = account
+        account.events += 1
+        if occurred < account.first_us:
+            account.first_us = occurred
+        if occurred > account.last_us:
+            account.last_us = occurred
+        if recorded > account.rec_us:
+            account.rec_us = recorded
+        account.sources[source] = account.sources.get(source, 0) + 1
         account.name = event.account.name or account.name
         if path:
-            _add(out.account_pages, (domain, path))
+            account_pages[domain, path] = account_pages.get((domain, path), 0) + 1
         if person is not None:
-            brief = out.briefs.get((domain, person.email))
-            added = brief.events + 1 if brief else 1
-            out.briefs[domain, person.email] = Brief(person.stage, added, person.last_seen)
-            account.stage = higher(account.stage, person.stage)
+            brief = briefs.get((domain, person.email))
+            if brief is None:
+                briefs[domain, person.email] = Brief(person.rank, 1, person.last_us)
+            else:
+                brief.rank, brief.last_us = person.rank, person.last_us
+                brief.events += 1
+            if person.rank > account.rank:
+                account.rank = person.rank
         else:
-            _first(account.anon_pages, path)
-            stage = event_stage(event, len(account.anon_pages))
-            account.anon_stage = (
-                stage if account.anon_stage is None else higher(account.anon_stage, stage)
-            )
-            account.stage = higher(account.stage, account.anon_stage)
+            pages = account.anon_pages
+            if path and len(pages) < ENGAGED_PAGES and path not in pages:
+                pages.append(path)
+            shown = max(rank, _ENGAGED) if len(pages) >= ENGAGED_PAGES else rank
+            if account.anon_rank is None or shown > account.anon_rank:
+                account.anon_rank = shown
+            if account.anon_rank > account.rank:
+                account.rank = account.anon_rank
     return out
-
-
-def _new_person(email: str, event: Event) -> PersonState:
-    return PersonState(
-        email=email,
-        name=None,
-        domain=None,
-        stage="aware",
-        first_seen=event.occurred_at,
-        last_seen=event.occurred_at,
-        last_recorded_at=event.recorded_at,
-    )
-
-
-def _new_account(domain: str, event: Event) -> AccountState:
-    return AccountState(
-        domain=domain,
-        name=None,
-        stage="aware",
-        first_seen=event.occurred_at,
-        last_seen=event.occurred_at,
-        last_recorded_at=event.recorded_at,
-    )
-
-
-def _touch(state: PersonState | AccountState, event: Event) -> None:
-    state.events += 1
-    if event.occurred_at < state.first_seen:
-        state.first_seen = event.occurred_at
-    if event.occurred_at > state.last_seen:
-        state.last_seen = event.occurred_at
-    if event.recorded_at > state.last_recorded_at:
-        state.last_recorded_at = event.recorded_at
-    state.sources[event.source] = state.sources.get(event.source, 0) + 1
-
-
-def _first(paths: list[str], path: str | None) -> None:
-    if path and len(paths) < ENGAGED_PAGES and path not in paths:
-        paths.append(path)
-
-
-def _add(tally: dict[tuple[str, str], int], key: tuple[str, str]) -> None:
-    tally[key] = tally.get(key, 0) + 1

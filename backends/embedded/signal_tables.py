@@ -18,7 +18,7 @@ from typing import Any
 from pydantic_core import from_json, to_json
 
 from backends.signal_codec import load_account, load_person
-from schemas.signal_fold import AccountState, Brief, PersonState
+from schemas.signal_fold import AccountState, Brief, PersonState, to_us
 from schemas.signal_rollups import ENGAGED_PAGES, RANK, STAGES, AccountRollup, PersonRollup
 
 DDL = """
@@ -114,12 +114,6 @@ ADD_BRIEF = (
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def to_us(when: datetime) -> int:
-    """Microseconds since the epoch (exact; no float rounding)."""
-    delta = when - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
 def from_us(us: int) -> datetime:
     return _EPOCH + timedelta(microseconds=us)
 
@@ -133,10 +127,10 @@ def person_row(p: PersonState) -> tuple[Any, ...]:
         p.email,
         p.name,
         p.domain,
-        RANK[p.stage],
-        to_us(p.first_seen),
-        to_us(p.last_seen),
-        to_us(p.last_recorded_at),
+        p.rank,
+        p.first_us,
+        p.last_us,
+        p.rec_us,
         p.events,
         _json(p.first_pages),
         _json(p.sources),
@@ -147,35 +141,35 @@ def account_row(a: AccountState) -> tuple[Any, ...]:
     return (
         a.domain,
         a.name,
-        RANK[a.stage],
-        to_us(a.first_seen),
-        to_us(a.last_seen),
-        to_us(a.last_recorded_at),
+        a.rank,
+        a.first_us,
+        a.last_us,
+        a.rec_us,
         a.events,
-        None if a.anon_stage is None else RANK[a.anon_stage],
+        a.anon_rank,
         _json(a.anon_pages),
         _json(a.sources),
     )
 
 
 def brief_row(domain: str, email: str, brief: Brief) -> tuple[Any, ...]:
-    return (domain, email, RANK[brief.stage], brief.events, to_us(brief.last_seen))
+    return (domain, email, brief.rank, brief.events, brief.last_us)
 
 
 def person_state(row: sqlite3.Row | tuple[Any, ...]) -> PersonState:
     """A PersonState from a row of PERSON_COLUMNS."""
     email, name, domain, rank, first, last, rec, events, first_pages, sources = row
     return PersonState(
-        email=email,
-        name=name,
-        domain=domain,
-        stage=STAGES[rank],
-        first_seen=from_us(first),
-        last_seen=from_us(last),
-        last_recorded_at=from_us(rec),
-        events=events,
-        first_pages=from_json(first_pages),
-        sources=from_json(sources),
+        email,
+        name,
+        domain,
+        rank,
+        first,
+        last,
+        rec,
+        events,
+        from_json(first_pages),
+        from_json(sources),
     )
 
 
@@ -183,16 +177,16 @@ def account_state(row: sqlite3.Row | tuple[Any, ...]) -> AccountState:
     """An AccountState from a row of ACCOUNT_COLUMNS."""
     domain, name, rank, first, last, rec, events, anon_rank, anon_pages, sources = row
     return AccountState(
-        domain=domain,
-        name=name,
-        stage=STAGES[rank],
-        first_seen=from_us(first),
-        last_seen=from_us(last),
-        last_recorded_at=from_us(rec),
-        events=events,
-        anon_stage=None if anon_rank is None else STAGES[anon_rank],
-        anon_pages=from_json(anon_pages),
-        sources=from_json(sources),
+        domain,
+        name,
+        rank,
+        first,
+        last,
+        rec,
+        events,
+        anon_rank,
+        from_json(anon_pages),
+        from_json(sources),
     )
 
 
@@ -208,10 +202,10 @@ def read_person(conn: sqlite3.Connection, email: str) -> PersonRollup | None:
         email=s.email,
         name=s.name,
         domain=s.domain,
-        stage=s.stage,
-        first_seen=s.first_seen,
-        last_seen=s.last_seen,
-        last_recorded_at=s.last_recorded_at,
+        stage=STAGES[s.rank],
+        first_seen=from_us(s.first_us),
+        last_seen=from_us(s.last_us),
+        last_recorded_at=from_us(s.rec_us),
         events=s.events,
         pages={r[0]: r[1] for r in pages},
         sources=s.sources,
@@ -230,10 +224,10 @@ def read_account(conn: sqlite3.Connection, row: sqlite3.Row | tuple[Any, ...]) -
     return AccountRollup(
         domain=s.domain,
         name=s.name,
-        stage=s.stage,
-        first_seen=s.first_seen,
-        last_seen=s.last_seen,
-        last_recorded_at=s.last_recorded_at,
+        stage=STAGES[s.rank],
+        first_seen=from_us(s.first_us),
+        last_seen=from_us(s.last_us),
+        last_recorded_at=from_us(s.rec_us),
         events=s.events,
         people={
             email: {
@@ -246,7 +240,7 @@ def read_account(conn: sqlite3.Connection, row: sqlite3.Row | tuple[Any, ...]) -
         },
         pages={r[0]: r[1] for r in pages},
         sources=s.sources,
-        anon_stage=s.anon_stage,
+        anon_stage=None if s.anon_rank is None else STAGES[s.anon_rank],
         anon_pages=s.anon_pages,
     )
 
@@ -257,10 +251,10 @@ def write_person(conn: sqlite3.Connection, person: PersonRollup) -> None:
         email=person.email,
         name=person.name,
         domain=person.domain,
-        stage=person.stage,
-        first_seen=person.first_seen,
-        last_seen=person.last_seen,
-        last_recorded_at=person.last_recorded_at,
+        rank=RANK[person.stage],
+        first_us=to_us(person.first_seen),
+        last_us=to_us(person.last_seen),
+        rec_us=to_us(person.last_recorded_at),
         events=person.events,
         first_pages=list(person.pages)[:ENGAGED_PAGES],  # pages keep first-touch order
         sources=dict(person.sources),
@@ -278,12 +272,12 @@ def replace_account(conn: sqlite3.Connection, domain: str, account: AccountRollu
     state = AccountState(
         domain=account.domain,
         name=account.name,
-        stage=account.stage,
-        first_seen=account.first_seen,
-        last_seen=account.last_seen,
-        last_recorded_at=account.last_recorded_at,
+        rank=RANK[account.stage],
+        first_us=to_us(account.first_seen),
+        last_us=to_us(account.last_seen),
+        rec_us=to_us(account.last_recorded_at),
         events=account.events,
-        anon_stage=account.anon_stage,
+        anon_rank=None if account.anon_stage is None else RANK[account.anon_stage],
         anon_pages=list(account.anon_pages),
         sources=dict(account.sources),
     )
@@ -296,8 +290,10 @@ def _brief_rows(
     domain: str, people: Iterable[tuple[str, dict[str, Any]]]
 ) -> Iterable[tuple[Any, ...]]:
     for email, b in people:
-        last = datetime.fromisoformat(b["last_seen"])
-        yield brief_row(domain, email, Brief(stage=b["stage"], events=b["events"], last_seen=last))
+        last = to_us(datetime.fromisoformat(b["last_seen"]))
+        yield brief_row(
+            domain, email, Brief(rank=RANK[b["stage"]], events=b["events"], last_us=last)
+        )
 
 
 def first_layout_tables(conn: sqlite3.Connection) -> set[str]:

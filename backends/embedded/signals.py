@@ -41,11 +41,10 @@ from backends.embedded.signal_tables import (
     read_account,
     read_person,
     replace_account,
-    to_us,
 )
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery
-from schemas.signal_fold import AccountState, BatchFold, PersonState, fold_batch
+from schemas.signal_fold import AccountState, BatchFold, PersonState, fold_batch, to_us
 from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, rebuild_account
 from schemas.signals import Event, NewEvent, Position, event_words, stamp_event
 
@@ -61,6 +60,8 @@ __all__ = [
 ]
 CACHE_LIMIT = 50_000  # roll-up states kept in memory between batches (a few hundred bytes each)
 _CHUNK = 500  # bound on `?` parameters per IN (...)
+# model_dump_json without its Python wrapper: the same serializer with the same defaults.
+_event_json = Event.__pydantic_serializer__.to_json
 
 
 def event_row(event: Event, rec_us: int) -> tuple[int, str, str, str | None, str | None, str, str]:
@@ -72,7 +73,7 @@ def event_row(event: Event, rec_us: int) -> tuple[int, str, str, str | None, str
         event.account.domain,
         event.person.email,
         " " + " ".join(event_words(event)) + " ",
-        event.model_dump_json(),
+        _event_json(event).decode(),
     )
 
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from schemas.signal_fold import AccountState, PersonState, fold_batch
-from schemas.signal_rollups import AccountRollup, PersonRollup, fold_event
+from schemas.signal_fold import AccountState, PersonState, fold_batch, to_us
+from schemas.signal_rollups import STAGES, AccountRollup, PersonRollup, fold_event
 from schemas.signals import EVENT_TYPES, Event, NewEvent, normalize_event, stamp_event
 
 START = datetime(2026, 11, 1, tzinfo=UTC)
@@ -70,35 +70,53 @@ def test_batches_folded_give_what_fold_event_gives_event_by_event(seed: int) -> 
 
     for email, want in persons.items():
         got = people[email]
-        assert (got.stage, got.events, got.name, got.domain) == (
+        assert (STAGES[got.rank], got.events, got.name, got.domain) == (
             want.stage,
             want.events,
             want.name,
             want.domain,
         )
-        assert (got.first_seen, got.last_seen, got.last_recorded_at, got.sources) == (
-            want.first_seen,
-            want.last_seen,
-            want.last_recorded_at,
+        assert (got.first_us, got.last_us, got.rec_us, got.sources) == (
+            to_us(want.first_seen),
+            to_us(want.last_seen),
+            to_us(want.last_recorded_at),
             want.sources,
         )
         assert got.first_pages == list(want.pages)[:3]
         assert {p: n for (e, p), n in person_pages.items() if e == email} == want.pages
     for domain, acct in accounts.items():
         state = states[domain]
-        assert (state.stage, state.events, state.anon_stage, state.anon_pages) == (
+        anon = None if state.anon_rank is None else STAGES[state.anon_rank]
+        assert (STAGES[state.rank], state.events, anon, state.anon_pages) == (
             acct.stage,
             acct.events,
             acct.anon_stage,
             acct.anon_pages,
         )
-        assert (state.first_seen, state.last_seen, state.sources) == (
-            acct.first_seen,
-            acct.last_seen,
+        assert (state.first_us, state.last_us, state.rec_us, state.sources) == (
+            to_us(acct.first_seen),
+            to_us(acct.last_seen),
+            to_us(acct.last_recorded_at),
             acct.sources,
         )
         assert {p: n for (d, p), n in account_pages.items() if d == domain} == acct.pages
         assert {
-            e: (briefs[d, e].stage, n) for (d, e), n in brief_events.items() if d == domain
-        } == {e: (b["stage"], b["events"]) for e, b in acct.people.items()}
+            e: (STAGES[briefs[d, e].rank], n, briefs[d, e].last_us)
+            for (d, e), n in brief_events.items()
+            if d == domain
+        } == {
+            e: (b["stage"], b["events"], to_us(datetime.fromisoformat(b["last_seen"])))
+            for e, b in acct.people.items()
+        }
     assert "gmail.com" not in states
+
+
+def test_to_us_is_exact_microseconds_since_the_epoch() -> None:
+    """Exact integers, also far from the epoch and before it, where floats would round."""
+    for when, want in [
+        (datetime(1970, 1, 1, tzinfo=UTC), 0),
+        (datetime(2026, 11, 1, 12, 0, 0, 999_999, tzinfo=UTC), 1_793_534_400_999_999),
+        (datetime(1969, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC), -1),
+        (datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC), 253_402_300_799_999_999),
+    ]:
+        assert to_us(when) == want
