@@ -20,7 +20,6 @@ from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import (
     AuthorizationCodeRecord,
     OAuthClientRecord,
-    OAuthTokenRecord,
     PendingAuthorization,
 )
 from tests.mcp_tools.conftest import (
@@ -30,6 +29,7 @@ from tests.mcp_tools.conftest import (
     exchange,
     new_pkce,
     obtain_code,
+    plant_token,
     register,
 )
 
@@ -204,17 +204,14 @@ async def test_expired_codes_refresh_tokens_and_sign_ins_are_refused_before_dele
             expires_at=past,
         )
     )
-    store.add_token(
-        OAuthTokenRecord(
-            token_hash=sha256_hex("fdr_expired"),
-            kind="refresh",
-            client_id=client_id,
-            subject="ada@example.com",
-            scopes=("openid", "email", "profile"),
-            resource=f"{served.base}/mcp",
-            grant_id="expired-grant",
-            expires_at=past,
-        )
+    plant_token(
+        store,
+        "fdr_expired",
+        resource=f"{served.base}/mcp",
+        kind="refresh",
+        client_id=client_id,
+        grant_id="expired-grant",
+        expires_at=past,
     )
     store.save_pending(
         PendingAuthorization(

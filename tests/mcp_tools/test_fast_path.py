@@ -29,13 +29,12 @@ from backends.content_files import load_catalog
 from backends.embedded.mail import OutboxMailer
 from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.sqlite import SqliteDatabase
-from backends.ports import OAuthTokenRecord
 from frontdoor.composition import LifespanBridge
 from frontdoor.settings import Settings
+from tests.mcp_tools.conftest import plant_token
 
 BASE = "http://127.0.0.1:8080"
 RESOURCE = f"{BASE}/mcp"
-SCOPES = ("openid", "email", "profile")
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
 # Headers whose value matters to a client; date/server come from the WSGI server.
 COMPARED = ("content-type", "www-authenticate", "vary", "mcp-session-id", "allow")
@@ -50,20 +49,8 @@ class Sides:
     slugs: dict[str, str]
 
 
-def _token(store: SqliteOAuthStore, name: str, **overrides: Any) -> str:
-    raw = f"fda_test_{name}"
-    record: dict[str, Any] = {
-        "token_hash": sha256_hex(raw),
-        "kind": "access",
-        "client_id": "test",
-        "subject": "test@example.com",
-        "scopes": SCOPES,
-        "resource": RESOURCE,
-        "grant_id": f"grant-{name}",
-        "expires_at": datetime.now(UTC) + timedelta(hours=1),
-    }
-    store.add_token(OAuthTokenRecord(**(record | overrides)))
-    return raw
+def _token(store: SqliteOAuthStore, name: str, **fields: Any) -> str:
+    return plant_token(store, f"fda_test_{name}", **({"resource": RESOURCE} | fields))
 
 
 @pytest.fixture(scope="module")

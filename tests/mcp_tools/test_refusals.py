@@ -8,10 +8,8 @@ from urllib.parse import parse_qs, urlsplit
 import httpx2
 import pytest
 
-from api.oauth_provider import sha256_hex
 from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.sqlite import SqliteDatabase
-from backends.ports import OAuthTokenRecord
 from tests.mcp_tools.conftest import (
     REDIRECT_URI,
     HeadlessBrowser,
@@ -22,6 +20,7 @@ from tests.mcp_tools.conftest import (
     exchange,
     new_pkce,
     obtain_code,
+    plant_token,
     refresh,
     register,
 )
@@ -32,21 +31,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.spec("mcp.oauth")]
 def store_of(served: Served) -> SqliteOAuthStore:
     """The served process's own OAuth store (same SQLite file), to plant tokens."""
     return SqliteOAuthStore(SqliteDatabase(served.data_dir / "frontdoor.sqlite3"))
-
-
-def plant_token(served: Served, raw: str, *, resource: str, expires_at: datetime) -> None:
-    store_of(served).add_token(
-        OAuthTokenRecord(
-            token_hash=sha256_hex(raw),
-            kind="access",
-            client_id="planted",
-            subject="ada@example.com",
-            scopes=("openid", "email", "profile"),
-            resource=resource,
-            grant_id="planted-" + raw[-8:],
-            expires_at=expires_at,
-        )
-    )
 
 
 def error_of(response: httpx2.Response) -> str:
@@ -86,7 +70,7 @@ async def test_a_tampered_token_is_refused(served: Served) -> None:
 async def test_an_expired_token_is_refused(served: Served) -> None:
     """Access tokens are short-lived; past expiry they stop working."""
     plant_token(
-        served,
+        store_of(served),
         "fda_expired-token-0001",
         resource=f"{served.base}/mcp",
         expires_at=datetime.now(UTC) - timedelta(minutes=5),
@@ -98,7 +82,7 @@ async def test_an_expired_token_is_refused(served: Served) -> None:
 async def test_a_token_for_another_resource_is_refused(served: Served) -> None:
     """RFC 8707: a token bound to another resource is not accepted at /mcp."""
     plant_token(
-        served,
+        store_of(served),
         "fda_other-resource-0001",
         resource="https://other.example/mcp",
         expires_at=datetime.now(UTC) + timedelta(hours=1),

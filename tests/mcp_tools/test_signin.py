@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx2
@@ -11,12 +11,11 @@ import pytest
 from pydantic import ValidationError
 
 from api.mcp_app import McpConfig, create_mcp_asgi_app
-from api.oauth_provider import OAuthConfig, sha256_hex
+from api.oauth_provider import OAuthConfig
 from backends.content_files import load_catalog
 from backends.embedded.mail import OutboxMailer
 from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.sqlite import SqliteDatabase
-from backends.ports import OAuthTokenRecord
 from frontdoor.mcp_wiring import mcp_config
 from frontdoor.settings import Settings
 from tests.mcp_tools.conftest import (
@@ -25,6 +24,7 @@ from tests.mcp_tools.conftest import (
     json_documents,
     new_pkce,
     parse_forms,
+    plant_token,
     read_code,
 )
 
@@ -263,18 +263,7 @@ async def test_configured_hosts_are_served_and_others_refused(tmp_path: Path) ->
         mailer=OutboxMailer(tmp_path / "outbox"),
         clock=lambda: datetime.now(UTC),
     )
-    store.add_token(
-        OAuthTokenRecord(
-            token_hash=sha256_hex("fda_hosts"),
-            kind="access",
-            client_id="c",
-            subject="s",
-            scopes=("openid", "email", "profile"),
-            resource=f"{BASE}/mcp",
-            grant_id="g",
-            expires_at=datetime.now(UTC) + timedelta(hours=1),
-        )
-    )
+    plant_token(store, "fda_hosts", resource=f"{BASE}/mcp")
     headers = {
         "Authorization": "Bearer fda_hosts",
         "Accept": "application/json, text/event-stream",
@@ -310,18 +299,7 @@ async def test_browser_origins_other_than_our_own_are_refused_unless_configured(
         mailer=OutboxMailer(tmp_path / "outbox"),
         clock=lambda: datetime.now(UTC),
     )
-    store.add_token(
-        OAuthTokenRecord(
-            token_hash=sha256_hex("fda_origins"),
-            kind="access",
-            client_id="c",
-            subject="s",
-            scopes=("openid", "email", "profile"),
-            resource=f"{BASE}/mcp",
-            grant_id="g",
-            expires_at=datetime.now(UTC) + timedelta(hours=1),
-        )
-    )
+    plant_token(store, "fda_origins", resource=f"{BASE}/mcp")
     headers = {
         "Authorization": "Bearer fda_origins",
         "Accept": "application/json, text/event-stream",
