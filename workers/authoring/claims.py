@@ -46,8 +46,32 @@ def clip(text: str, limit: int) -> str:
     text = text.strip()
     if len(text) <= limit:
         return text
-    cut = text[: limit + 1].rsplit(" ", 1)[0].rstrip(",;:-")
+    window = text[: limit + 1]
+    if " " not in window:
+        return text[:limit]
+    cut = window.rsplit(" ", 1)[0].rstrip(",;:-")
     return cut if cut else text[:limit]
+
+
+# Where a long fact can end early and still read whole: a clause break first, else before a
+# trailing qualifier ("... across 3 ad platforms for a Series A client").
+_PHRASE_ENDS = (
+    re.compile(r"[,;:] | [\u2013\u2014-] "),
+    re.compile(r" (?=(?:for|across|at|in|with|by|over|during) )"),
+)
+
+
+def caption(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters: whole, else up to its last phrase break that
+    keeps at least half of the room, else clipped at a word with an ellipsis."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    for pattern in _PHRASE_ENDS:
+        ends = [m.start() for m in pattern.finditer(text) if limit // 2 <= m.start() <= limit]
+        if ends:
+            return text[: ends[-1]]
+    return clip(text, limit - 1) + "\u2026"
 
 
 def sentences(text: str) -> list[str]:

@@ -16,6 +16,7 @@ from schemas.jobs import GenerationBrief
 from schemas.public import Company
 from workers.authoring.base import PagePayload
 from workers.authoring.claims import (
+    caption,
     clip,
     is_supported,
     numbers_in,
@@ -211,8 +212,7 @@ class _Page:
                 continue
             numbers = sorted(numbers_in(fact), key=lambda n: ("%" not in n, -len(n)))
             if numbers and len(numbers[0]) <= 24:
-                label = fact if len(fact) <= 80 else clip(fact, 79) + "\u2026"
-                items.append({"value": numbers[0], "label": label})
+                items.append({"value": numbers[0], "label": caption(fact, 80)})
         return {"type": "stats", "items": items[:4]} if items else None
 
     def quote(self) -> dict[str, Any] | None:
