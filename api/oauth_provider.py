@@ -61,6 +61,12 @@ T = TypeVar("T")
 token_request_resource: ContextVar[str | None] = ContextVar("token_request_resource", default=None)
 
 CIMD_CACHE = timedelta(minutes=10)
+# An access token found valid is trusted this long without a store read, so /mcp's check on
+# every request is a dict lookup (issue 7's bench: the read was most of a fast-path answer).
+# A revocation through this process forgets them all at once; one made through another
+# process takes effect here within this time.
+VERIFIED_TOKEN_TTL = timedelta(seconds=1)
+VERIFIED_TOKENS_MAX = 4096
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,8 @@ class BuiltinOAuthProvider:
         self.store = store
         self.config = config
         self.clock = clock
+        # token hash -> (the verified token, trusted until); dict reads need no lock
+        self._verified: dict[str, tuple[AccessToken, datetime]] = {}
 
     async def io(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
         """Run a store call: in a worker thread for a networked store, inline for SQLite.
@@ -237,7 +245,7 @@ class BuiltinOAuthProvider:
             return None  # as if already deleted, whether or not the store got to it yet
         if record.used_at is not None:
             # A replayed code: revoke whatever it already bought (RFC 6749 §4.1.2).
-            await self.io(self.store.revoke_grant, record.code_hash, now=self.clock())
+            await self._revoke_grant(record.code_hash)
             return None
         return AuthorizationCode(
             code=authorization_code,
@@ -280,7 +288,7 @@ class BuiltinOAuthProvider:
             return None  # as if already deleted, whether or not the store got to it yet
         if record.revoked_at is not None:
             # A rotated-out refresh token came back: treat the grant as stolen.
-            await self.io(self.store.revoke_grant, record.grant_id, now=self.clock())
+            await self._revoke_grant(record.grant_id)
             return None
         return RefreshToken(
             token=refresh_token,
@@ -302,6 +310,7 @@ class BuiltinOAuthProvider:
         if record.parent_hash is not None:
             # The new token is in use: the one it replaced stops working now.
             await self.io(self.store.revoke_token, record.parent_hash, now=self.clock())
+            self._verified.clear()
         return await self._issue_tokens(
             client,
             subject=record.subject,
@@ -311,12 +320,16 @@ class BuiltinOAuthProvider:
         )
 
     async def load_access_token(self, token: str) -> AccessToken | None:
-        record = await self.io(self.store.get_token, sha256_hex(token))
+        token_hash, now = sha256_hex(token), self.clock()
+        verified = self._verified.get(token_hash)
+        if verified is not None and now < verified[1]:
+            return verified[0]
+        record = await self.io(self.store.get_token, token_hash)
         if record is None or record.kind != "access" or record.revoked_at is not None:
             return None
-        if record.expires_at <= self.clock():
+        if record.expires_at <= now:
             return None
-        return AccessToken(
+        access = AccessToken(
             token=token,
             client_id=record.client_id,
             scopes=list(record.scopes),
@@ -325,11 +338,19 @@ class BuiltinOAuthProvider:
             subject=record.subject,
             claims={"iss": self.config.issuer},
         )
+        if len(self._verified) >= VERIFIED_TOKENS_MAX:
+            self._verified.clear()
+        self._verified[token_hash] = (access, min(now + VERIFIED_TOKEN_TTL, record.expires_at))
+        return access
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
         record = await self.io(self.store.get_token, sha256_hex(token.token))
         if record is not None:
-            await self.io(self.store.revoke_grant, record.grant_id, now=self.clock())
+            await self._revoke_grant(record.grant_id)
+
+    async def _revoke_grant(self, grant_id: str) -> None:
+        await self.io(self.store.revoke_grant, grant_id, now=self.clock())
+        self._verified.clear()  # revocations are rare: forget every verified token
 
     async def _issue_tokens(
         self,
