@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from backends.ports import DeliverLaterError
 from schemas.errors import Issue
 from schemas.jobs import MAX_WRITER_CALLS, JobDraft, JobError, JobRecord
 
@@ -22,7 +23,7 @@ class JobFinishedError(StepRefusedError):
     """The job already succeeded or failed: a duplicate delivery, acked with no work."""
 
 
-class JobBusyError(StepRefusedError):
+class JobBusyError(StepRefusedError, DeliverLaterError):
     """Another worker holds a live lease on the job: deliver again later."""
 
 

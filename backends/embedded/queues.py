@@ -13,6 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from backends.ports import DeliverLaterError
+
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -84,11 +86,12 @@ class InProcessQueue(Generic[T]):
         for attempt in range(1, self._max_attempts + 1):
             try:
                 self._handler(message)
+                return
+            except DeliverLaterError as err:  # expected (a job held by another worker)
+                logger.info("%s: delivering again later (%s)", self._name, err)
             except Exception:  # the worker's top level: log, then redeliver
                 logger.exception("%s: handler failed on attempt %d", self._name, attempt)
-                # Back-off between redeliveries, cut short when the queue closes.
-                if self._stopping.wait(self._backoff * 2 ** (attempt - 1)):
-                    break
-            else:
-                return
+            # Back-off between redeliveries, cut short when the queue closes.
+            if self._stopping.wait(self._backoff * 2 ** (attempt - 1)):
+                break
         logger.error("%s: message dead-lettered after %d attempts", self._name, self._max_attempts)

@@ -15,6 +15,7 @@ from backends.ports.cdn import (
 )
 from backends.ports.errors import (
     ConflictError,
+    DeliverLaterError,
     NotFoundError,
     PortError,
     UnavailableError,
@@ -91,6 +92,7 @@ __all__ = [
     "BlobStore",
     "Cdn",
     "ConflictError",
+    "DeliverLaterError",
     "Delivery",
     "DeliveryOptions",
     "DeliveryStatus",

@@ -20,3 +20,8 @@ class ConflictError(PortError):
 
 class UnavailableError(PortError):
     """The backend cannot answer now; the caller may retry."""
+
+
+class DeliverLaterError(PortError):
+    """A message handler's answer to its queue: not a failure, deliver the message again later
+    (e.g. another worker holds the job). Queues redeliver it without logging a failure."""
