@@ -16,11 +16,9 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from html.parser import HTMLParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import httpx2
@@ -36,31 +34,10 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl
 
-from api.oauth_provider import sha256_hex
-from backends.ports import OAuthStore, OAuthTokenRecord
 from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
 from tests.emulators import REPO, ManagedProcess, free_port, http_ok, start_process
 
 REDIRECT_URI = "http://127.0.0.1:33418/callback"
-EMAIL = "ada@example.com"
-SCOPES = ("openid", "email", "profile")
-
-
-def plant_token(store: OAuthStore, raw: str, *, resource: str, **fields: Any) -> str:
-    """`raw` stored as the built-in authorization server stores a token (its sha256 only):
-    an hour-long access token for EMAIL with every scope, unless `fields` say otherwise."""
-    record: dict[str, Any] = {
-        "token_hash": sha256_hex(raw),
-        "kind": "access",
-        "client_id": "planted",
-        "subject": EMAIL,
-        "scopes": SCOPES,
-        "resource": resource,
-        "grant_id": "planted-" + raw[-8:],
-        "expires_at": datetime.now(UTC) + timedelta(hours=1),
-    }
-    store.add_token(OAuthTokenRecord(**(record | fields)))
-    return raw
 
 
 @dataclass

@@ -9,7 +9,6 @@ from playwright.sync_api import Browser, Route
 
 from tests.emulators import REPO
 from tests.mcp_tools.conftest import (
-    EMAIL,
     REDIRECT_URI,
     Served,
     authorize_url,
@@ -19,6 +18,7 @@ from tests.mcp_tools.conftest import (
     read_code,
     register,
 )
+from tests.mcp_tools.tokens import EMAIL
 
 SCREENSHOTS = REPO / "tests" / "artifacts" / "screenshots"
 

@@ -29,9 +29,9 @@ from tests.mcp_tools.conftest import (
     exchange,
     new_pkce,
     obtain_code,
-    plant_token,
     register,
 )
+from tests.mcp_tools.tokens import plant_token
 
 pytestmark = [pytest.mark.anyio, pytest.mark.spec("mcp.oauth")]
 

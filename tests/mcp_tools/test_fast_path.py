@@ -31,7 +31,7 @@ from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.sqlite import SqliteDatabase
 from frontdoor.composition import LifespanBridge
 from frontdoor.settings import Settings
-from tests.mcp_tools.conftest import plant_token
+from tests.mcp_tools.tokens import plant_token
 
 BASE = "http://127.0.0.1:8080"
 RESOURCE = f"{BASE}/mcp"

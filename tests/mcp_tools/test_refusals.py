@@ -20,10 +20,10 @@ from tests.mcp_tools.conftest import (
     exchange,
     new_pkce,
     obtain_code,
-    plant_token,
     refresh,
     register,
 )
+from tests.mcp_tools.tokens import plant_token
 
 pytestmark = [pytest.mark.anyio, pytest.mark.spec("mcp.oauth")]
 

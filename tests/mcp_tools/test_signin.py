@@ -19,14 +19,13 @@ from backends.embedded.sqlite import SqliteDatabase
 from frontdoor.mcp_wiring import mcp_config
 from frontdoor.settings import Settings
 from tests.mcp_tools.conftest import (
-    EMAIL,
     REDIRECT_URI,
     json_documents,
     new_pkce,
     parse_forms,
-    plant_token,
     read_code,
 )
+from tests.mcp_tools.tokens import EMAIL, plant_token
 
 pytestmark = [pytest.mark.anyio, pytest.mark.spec("mcp.oauth.signin")]
 BASE = "http://localhost"

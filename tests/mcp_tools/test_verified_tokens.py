@@ -12,7 +12,7 @@ import pytest
 from api.oauth_provider import VERIFIED_TOKEN_TTL, BuiltinOAuthProvider, OAuthConfig, sha256_hex
 from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.sqlite import SqliteDatabase
-from tests.mcp_tools.conftest import plant_token
+from tests.mcp_tools.tokens import plant_token
 
 pytestmark = pytest.mark.anyio
 RESOURCE = "http://127.0.0.1:8080/mcp"
