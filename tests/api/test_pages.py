@@ -13,14 +13,13 @@ from flask.testing import FlaskClient
 
 import api.app
 from api.app import create_app
-from api.page_cache import CachedPage, PageCache
 from api.pages import create_pages_blueprint
 from api.previews import make_preview_token
 from backends.bundle import Backends
 from backends.ports import PageStatus, UnavailableError
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
-from renderers.page_html import RenderedPage, build_site
+from renderers.page_html import build_site
 from tests.conftest import CONTENT_KEY
 from tests.e2e.sample_page import STORED_AT as NOW
 from tests.e2e.sample_page import all_blocks_page, store_page
@@ -197,68 +196,6 @@ def test_stylesheet_is_served_at_its_hashed_url_for_a_year(
     assert "immutable" in response.headers["Cache-Control"]
     assert b"--c-accent" in response.data
     assert client.get("/static/site.0000.css").status_code == 404
-
-
-def cached(html: str) -> CachedPage:
-    return CachedPage.of(
-        RenderedPage(html=html, content_security_policy=""), cache_control="", noindex=False
-    )
-
-
-@pytest.mark.spec("pages.serve")
-def test_response_cache_stays_within_its_entry_bound() -> None:
-    """DESIGN pages: the per-version response cache is a bounded LRU."""
-    cache = PageCache(capacity=2)
-    page = cached("x")
-    for n in range(5):
-        cache.put(f"s{n}", 1, "open", page)
-    cache.get("s3", 1, "open")  # served recently: s4, the newer one, goes first
-    cache.put("s5", 1, "open", page)
-
-    assert len(cache) == 2
-    assert cache.get("s3", 1, "open") is page
-    assert cache.get("s5", 1, "open") is page
-    assert cache.get("s4", 1, "open") is None
-    assert cache.get("s0", 1, "open") is None
-
-
-@pytest.mark.spec("pages.serve")
-def test_response_cache_stays_within_its_byte_bound() -> None:
-    """DESIGN pages: the bodies held never pass max_bytes, however many slugs are served."""
-    cache = PageCache(capacity=1000, max_bytes=10_000)
-    for n in range(50):
-        cache.put(f"s{n}", 1, "open", cached("x" * 1_000))
-
-    assert cache.body_bytes <= 10_000
-    assert len(cache) == 10
-    assert cache.get("s49", 1, "open") is not None
-    assert cache.get("s39", 1, "open") is None
-
-
-@pytest.mark.spec("pages.serve")
-def test_a_new_version_replaces_the_cached_one() -> None:
-    """A page's old version is neither served nor kept once its new version is cached."""
-    cache = PageCache()
-    first, second = cached("first"), cached("second")
-    cache.put("audit", 1, "open", first)
-    cache.put("audit", 1, "submitted", first)
-    cache.put("audit", 2, "open", second)
-
-    assert cache.get("audit", 1, "open") is None
-    assert cache.get("audit", 2, "open") is second
-    assert cache.get("audit", 1, "submitted") is first
-    assert len(cache) == 2
-    assert cache.body_bytes == len(b"second") + len(b"first")
-
-
-def test_cached_headers_are_checked_once_when_the_page_is_cached() -> None:
-    """A header werkzeug would refuse (a newline) is refused when cached, not when served."""
-    with pytest.raises(ValueError, match="newline"):
-        CachedPage.of(
-            RenderedPage(html="x", content_security_policy="default-src 'none'\r\nX-Evil: 1"),
-            cache_control="",
-            noindex=False,
-        )
 
 
 @pytest.mark.spec("pages.sitemap")
