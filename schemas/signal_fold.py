@@ -10,7 +10,7 @@ grown. The rules are `fold_event`'s (schemas/signal_rollups.py), restated for th
 - stages only rise, so an account's stage is the higher of itself and each new brief or
   anonymous stage (fold_event takes the highest over all people: the same value).
 
-tests/backends/test_signals.py checks that both folds give the same roll-ups.
+tests/backends/signal_store/test_signal_rollups.py checks that both folds give the same roll-ups.
 """
 
 from __future__ import annotations
