@@ -24,7 +24,7 @@ scopes; Host through the same `TransportSecuritySettings`; Accept through the SD
 (stricter here). Anything else (no memo yet, another method, a batch, a notification, a
 GET or DELETE, an Origin header, a session id, Mcp-Param-* headers, a refused token or Host,
 an unusual Content-Type, id or body) goes to the SDK transport unchanged, so every refusal
-is the SDK's own. tests/mcp_tools/test_fast_path.py drives both and compares.
+is the SDK's own. tests/mcp_tools/fast_path/ drives both and compares.
 """
 
 from __future__ import annotations
