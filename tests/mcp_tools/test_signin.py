@@ -252,33 +252,44 @@ async def test_a_metadata_document_naming_another_client_id_is_refused(tmp_path:
     assert (response.status_code, response.json()["error"]) == (401, "invalid_client")
 
 
-async def test_configured_hosts_are_served_and_others_refused(tmp_path: Path) -> None:
-    """ALLOWED_HOSTS: /mcp answers for the base URL's host and the configured ones only."""
-    store = SqliteOAuthStore(SqliteDatabase(tmp_path / "hosts.sqlite3"))
+async def tools_list_statuses(
+    tmp_path: Path, config: McpConfig, variants: list[dict[str, str]]
+) -> list[int]:
+    """The status of an authorized tools/list on /mcp of an app built from `config`, once
+    with each set of extra headers."""
+    store = SqliteOAuthStore(SqliteDatabase(tmp_path / "oauth.sqlite3"))
     asgi = create_mcp_asgi_app(
-        McpConfig(base_url=BASE, allowed_hosts=("tools.example.com",), local=False, oauth=LIMITS),
+        config,
         catalog=load_catalog(Settings().content_dir),
         oauth_store=store,
         mailer=OutboxMailer(tmp_path / "outbox"),
         clock=lambda: datetime.now(UTC),
     )
-    plant_token(store, "fda_hosts", resource=f"{BASE}/mcp")
     headers = {
-        "Authorization": "Bearer fda_hosts",
+        "Authorization": "Bearer " + plant_token(store, "fda_statuses", resource=f"{BASE}/mcp"),
         "Accept": "application/json, text/event-stream",
         "MCP-Protocol-Version": "2025-11-25",
     }
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     transport = httpx2.ASGITransport(app=asgi.app)
-
     async with (
         asgi.mcp.session_manager.run(),
         httpx2.AsyncClient(transport=transport, base_url=BASE) as client,
     ):
-        statuses = [
-            (await client.post("/mcp", json=body, headers={**headers, "Host": host})).status_code
-            for host in ("localhost", "tools.example.com", "tools.example.com:443", "evil.example")
+        return [
+            (await client.post("/mcp", json=body, headers={**headers, **extra})).status_code
+            for extra in variants
         ]
+
+
+async def test_configured_hosts_are_served_and_others_refused(tmp_path: Path) -> None:
+    """ALLOWED_HOSTS: /mcp answers for the base URL's host and the configured ones only."""
+    config = McpConfig(
+        base_url=BASE, allowed_hosts=("tools.example.com",), local=False, oauth=LIMITS
+    )
+    hosts = ("localhost", "tools.example.com", "tools.example.com:443", "evil.example")
+
+    statuses = await tools_list_statuses(tmp_path, config, [{"Host": host} for host in hosts])
 
     assert statuses == [200, 200, 200, 421]
 
@@ -290,36 +301,14 @@ async def test_browser_origins_other_than_our_own_are_refused_unless_configured(
     origin; a browser page elsewhere gets 403 unless its origin is configured."""
     settings = Settings(public_base_url=BASE, mcp_allowed_origins=["https://app.example.com/"])
     config = replace(mcp_config(settings), local=False, oauth=LIMITS)
-    store = SqliteOAuthStore(SqliteDatabase(tmp_path / "origins.sqlite3"))
-    asgi = create_mcp_asgi_app(
-        config,
-        catalog=load_catalog(settings.content_dir),
-        oauth_store=store,
-        mailer=OutboxMailer(tmp_path / "outbox"),
-        clock=lambda: datetime.now(UTC),
-    )
-    plant_token(store, "fda_origins", resource=f"{BASE}/mcp")
-    headers = {
-        "Authorization": "Bearer fda_origins",
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2025-11-25",
-    }
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-    transport = httpx2.ASGITransport(app=asgi.app)
+    origins = [
+        {},
+        {"Origin": BASE},
+        {"Origin": "https://app.example.com"},
+        {"Origin": "https://evil.example"},
+    ]
 
-    async with (
-        asgi.mcp.session_manager.run(),
-        httpx2.AsyncClient(transport=transport, base_url=BASE) as client,
-    ):
-        statuses = [
-            (await client.post("/mcp", json=body, headers={**headers, **origin})).status_code
-            for origin in (
-                {},
-                {"Origin": BASE},
-                {"Origin": "https://app.example.com"},
-                {"Origin": "https://evil.example"},
-            )
-        ]
+    statuses = await tools_list_statuses(tmp_path, config, origins)
 
     assert config.allowed_origins == ("https://app.example.com",)
     assert statuses == [200, 200, 200, 403]
