@@ -111,16 +111,28 @@ def fold_event(
     return account, person
 
 
-def rebuild_account(events: Iterable[Event]) -> AccountRollup | None:
-    """An account folded afresh from its events in stream order (erasure only)."""
-    account: AccountRollup | None = None
+def fold_events(
+    events: Iterable[Event],
+) -> tuple[dict[str, AccountRollup], dict[str, PersonRollup]]:
+    """Every account and person the events touch, folded afresh in stream order."""
+    accounts: dict[str, AccountRollup] = {}
     people: dict[str, PersonRollup] = {}
     for event in events:
-        email = event.person.email
-        account, person = fold_event(account, people.get(email) if email else None, event)
+        email, domain = event.person.email, event.account.domain
+        account, person = fold_event(
+            accounts.get(domain) if domain else None, people.get(email) if email else None, event
+        )
+        if account is not None:
+            accounts[account.domain] = account
         if person is not None:
             people[person.email] = person
-    return account
+    return accounts, people
+
+
+def rebuild_account(events: Iterable[Event]) -> AccountRollup | None:
+    """An account folded afresh from its events in stream order (erasure only)."""
+    accounts, _ = fold_events(events)
+    return next(iter(accounts.values()), None)
 
 
 def _fold_person(person: PersonRollup | None, event: Event) -> PersonRollup:

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from schemas.signal_fold import AccountState, PersonState, fold_batch, to_us
-from schemas.signal_rollups import STAGES, AccountRollup, PersonRollup, fold_event
+from schemas.signal_rollups import STAGES, fold_events
 from schemas.signals import EVENT_TYPES, Event, NewEvent, normalize_event, stamp_event
 
 START = datetime(2026, 11, 1, tzinfo=UTC)
@@ -42,17 +42,7 @@ def test_batches_folded_give_what_fold_event_gives_event_by_event(seed: int) -> 
     """DESIGN Signals: stages (3+ distinct pages is engaged; an account's stage is the highest
     of its people and its anonymous visits), counts, times, sources, pages and people."""
     stream = events(seed, 150)
-    accounts: dict[str, AccountRollup] = {}
-    persons: dict[str, PersonRollup] = {}
-    for e in stream:
-        domain, email = e.account.domain, e.person.email
-        account, person = fold_event(
-            accounts.get(domain) if domain else None, persons.get(email) if email else None, e
-        )
-        if account is not None:
-            accounts[account.domain] = account
-        if person is not None:
-            persons[person.email] = person
+    accounts, persons = fold_events(stream)
 
     people: dict[str, PersonState] = {}
     states: dict[str, AccountState] = {}

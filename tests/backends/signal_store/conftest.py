@@ -14,8 +14,7 @@ import pytest
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import SignalStore, StreamQuery
-from schemas.signal_rollups import AccountRollup, PersonRollup, fold_event
-from schemas.signals import EVENT_TYPES, Event, NewEvent, Position, normalize_event
+from schemas.signals import EVENT_TYPES, NewEvent, Position, normalize_event
 
 EPOCH = Position(recorded_at=datetime(2000, 1, 1, tzinfo=UTC))
 StoreFactory = Callable[..., SignalStore]
@@ -87,24 +86,6 @@ def walk(
         after = page.last or after
         if not page.has_more:
             return seen, after
-
-
-def reference_rollups(
-    events: list[Event],
-) -> tuple[dict[str, AccountRollup], dict[str, PersonRollup]]:
-    """DESIGN Signals' rules as `fold_event` applies them, event by event in stream order."""
-    accounts: dict[str, AccountRollup] = {}
-    people: dict[str, PersonRollup] = {}
-    for e in events:
-        email, domain = e.person.email, e.account.domain
-        account, person = fold_event(
-            accounts.get(domain) if domain else None, people.get(email) if email else None, e
-        )
-        if account is not None:
-            accounts[account.domain] = account
-        if person is not None:
-            people[person.email] = person
-    return accounts, people
 
 
 def random_events(rng: random.Random, count: int) -> list[NewEvent]:

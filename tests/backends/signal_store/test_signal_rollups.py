@@ -14,12 +14,11 @@ from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import AccountQuery, SignalStore, StreamQuery, UnavailableError
 from backends.signal_codec import dump_rollup
-from schemas.signal_rollups import RANK
+from schemas.signal_rollups import RANK, fold_events
 from tests.backends.signal_store.conftest import (
     EPOCH,
     event,
     random_events,
-    reference_rollups,
     walk,
 )
 
@@ -38,7 +37,7 @@ def test_rollups_equal_the_event_by_event_fold_of_the_stream(store: SignalStore)
         start += size
 
     stream = store.read_stream(StreamQuery(after=EPOCH, forward=True, limit=1000)).events
-    accounts, people = reference_rollups(list(reversed(stream)))
+    accounts, people = fold_events(list(reversed(stream)))
 
     assert len(stream) == len(events)
     assert {d: store.get_account(d) for d in accounts} == accounts
@@ -65,7 +64,7 @@ def test_a_data_file_of_the_first_layout_is_converted_on_open(tmp_path: Path) ->
     old = SqliteSignalStore(SqliteDatabase(tmp_path / "old.sqlite3"))
     old.store_events(events)
     stream = old.read_stream(StreamQuery(after=EPOCH, forward=True, limit=1000)).events
-    accounts, people = reference_rollups(list(reversed(stream)))
+    accounts, people = fold_events(list(reversed(stream)))
     conn = sqlite3.connect(tmp_path / "old.sqlite3", isolation_level=None)
     for table in ("person_rollups", "account_rollups", "person_pages", "account_pages"):
         conn.execute(f"DROP TABLE signal_{table}")
