@@ -5,34 +5,26 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from backends.content_files import load_catalog
-from backends.embedded.blobs import LocalBlobStore
 from backends.embedded.jobs import SqliteJobStore
-from backends.embedded.pages import SqlitePageStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.embedded.tasks import InProcessTaskQueue
 from backends.embedded.webhooks import SqliteWebhookStore
 from backends.ports import Delivery, DeliveryOptions
-from frontdoor.settings import Settings
-from gate.check import check_page, ruleset
 from schemas.catalog import Brand
 from schemas.errors import Issue
 from schemas.jobs import GenerationBrief, JobRecord
 from schemas.public import Company
+from tests.workers.generation_ports import NOW, embedded_ports
 from workers.authoring.base import ModelError
 from workers.deliveries import attempt_delivery
 from workers.generation import handle_dead_letter, handle_generation
-from workers.imaging.procedural import ProceduralImager
 from workers.pipeline import GenerationPorts
-
-NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
-CATALOG = load_catalog(Settings().content_dir)
 
 
 class DownWriter:
@@ -56,19 +48,7 @@ def db(tmp_path: Path) -> SqliteDatabase:
 
 @pytest.fixture
 def ports(db: SqliteDatabase, tmp_path: Path) -> GenerationPorts:
-    brand = CATALOG.brand
-    return GenerationPorts(
-        jobs=SqliteJobStore(db),
-        pages=SqlitePageStore(db),
-        blobs=LocalBlobStore(tmp_path / "assets", base_url="http://testserver/assets"),
-        author=DownWriter(),
-        imager=ProceduralImager(),
-        brand=brand,
-        company=CATALOG.company,
-        gate=lambda payload, brief: check_page(payload, brand=brand, brief=brief),
-        ruleset=ruleset(brand),
-        clock=lambda: NOW,
-    )
+    return embedded_ports(db, tmp_path, author=DownWriter())
 
 
 def new_job(ports: GenerationPorts, job_id: str) -> str:

@@ -6,7 +6,7 @@ import base64
 import json
 import threading
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,27 +14,21 @@ import functions_framework
 import pytest
 from flask.testing import FlaskClient
 
-from backends.content_files import load_catalog
-from backends.embedded.blobs import LocalBlobStore
 from backends.embedded.jobs import SqliteJobStore
 from backends.embedded.pages import SqlitePageStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import Blob, UnavailableError
-from frontdoor.settings import Settings
-from gate.check import check_page, ruleset
 from schemas.catalog import Brand
 from schemas.errors import Issue
 from schemas.jobs import GenerationBrief, JobRecord
 from schemas.public import Company
+from tests.workers.generation_ports import NOW, embedded_ports
 from workers import steps
 from workers.authoring.template import TemplateWriter
 from workers.generation import handle_dead_letter, handle_generation
-from workers.imaging.procedural import ProceduralImager
 from workers.pipeline import GenerationPorts, run_generation
 
-NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 LEASE = timedelta(seconds=60)
-CATALOG = load_catalog(Settings().content_dir)
 
 
 class CountingWriter:
@@ -74,19 +68,8 @@ class DownBlobStore:
 
 @pytest.fixture
 def ports(tmp_path: Path) -> GenerationPorts:
-    db = SqliteDatabase(tmp_path / "db.sqlite3")
-    brand = CATALOG.brand
-    return GenerationPorts(
-        jobs=SqliteJobStore(db),
-        pages=SqlitePageStore(db),
-        blobs=LocalBlobStore(tmp_path / "assets", base_url="http://testserver/assets"),
-        author=CountingWriter(),
-        imager=ProceduralImager(),
-        brand=brand,
-        company=CATALOG.company,
-        gate=lambda payload, brief: check_page(payload, brand=brand, brief=brief),
-        ruleset=ruleset(brand),
-        clock=lambda: NOW,
+    return embedded_ports(
+        SqliteDatabase(tmp_path / "db.sqlite3"), tmp_path, author=CountingWriter()
     )
 
 

@@ -1,0 +1,36 @@
+"""Generation ports on embedded adapters in a temporary folder, with the writer a test picks."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from backends.content_files import load_catalog
+from backends.embedded.blobs import LocalBlobStore
+from backends.embedded.jobs import SqliteJobStore
+from backends.embedded.pages import SqlitePageStore
+from backends.embedded.sqlite import SqliteDatabase
+from frontdoor.settings import Settings
+from gate.check import check_page, ruleset
+from workers.authoring.base import Author
+from workers.imaging.procedural import ProceduralImager
+from workers.pipeline import GenerationPorts
+
+NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+CATALOG = load_catalog(Settings().content_dir)
+
+
+def embedded_ports(db: SqliteDatabase, folder: Path, *, author: Author) -> GenerationPorts:
+    brand = CATALOG.brand
+    return GenerationPorts(
+        jobs=SqliteJobStore(db),
+        pages=SqlitePageStore(db),
+        blobs=LocalBlobStore(folder / "assets", base_url="http://testserver/assets"),
+        author=author,
+        imager=ProceduralImager(),
+        brand=brand,
+        company=CATALOG.company,
+        gate=lambda payload, brief: check_page(payload, brand=brand, brief=brief),
+        ruleset=ruleset(brand),
+        clock=lambda: NOW,
+    )
