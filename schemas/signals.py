@@ -215,18 +215,28 @@ def _property_issues(properties: dict[str, PropertyValue]) -> list[Issue]:
 
 
 def event_words(event: NewEvent) -> list[str]:
-    """The lower-case words `q` matches: person, account, page and property values."""
-    parts = [
-        event.person.email,
-        event.person.name,
-        event.account.domain,
-        event.account.name,
-        event.page.url,
-        event.page.path,
-        event.page.title,
-        *(str(v) for v in event.properties.values() if v is not None),
-    ]
-    return list(dict.fromkeys(split_words(" ".join(p for p in parts if p))))[:200]
+    """The lower-case words `q` matches: person, account, page and property values.
+
+    Runs for every stored event, so it joins once and splits once.
+    """
+    person, account, page = event.person, event.account, event.page
+    text = " ".join(
+        filter(
+            None,
+            (
+                person.email,
+                person.name,
+                account.domain,
+                account.name,
+                page.url,
+                page.path,
+                page.title,
+            ),
+        )
+    )
+    if event.properties:
+        text += " " + " ".join([str(v) for v in event.properties.values() if v is not None])
+    return list(dict.fromkeys(split_words(text)))[:200]
 
 
 def split_words(text: str) -> list[str]:
