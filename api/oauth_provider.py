@@ -81,6 +81,9 @@ class OAuthConfig:
     # and, if the server expired first, answers the 401 with a full new sign-in.
     access_token_grace: timedelta = timedelta(seconds=30)
     refresh_token_ttl: timedelta = timedelta(days=30)
+    # A registered (DCR) client that gets no token for this long is forgotten; it then meets
+    # 401 invalid_client and registers again. Never before its newest refresh token ends.
+    unused_client_ttl: timedelta = timedelta(days=30)
     code_ttl: timedelta = timedelta(minutes=5)
     signin_ttl: timedelta = timedelta(minutes=10)
     code_attempts: int = 5
@@ -174,7 +177,27 @@ class BuiltinOAuthProvider:
             # The SDK answers with this same object, so the client learns of the grant.
             client_info.grant_types = [*client_info.grant_types, "refresh_token"]
         secret = client_info.client_secret  # in the 201 response once, never stored
-        await self._save_client(client_info, secret_hash=sha256_hex(secret) if secret else None)
+        await self._save_client(
+            client_info,
+            secret_hash=sha256_hex(secret) if secret else None,
+            expires_at=self.clock() + self.config.unused_client_ttl,
+        )
+
+    async def _keep_client(self, client_id: str, now: datetime) -> None:
+        """Push a registered client's expiry to cover the tokens just issued (CIMD clients
+        keep their cache expiry). At most one write a day per client: only a move of more
+        than a day is saved."""
+        if is_metadata_document_url(
+            client_id, allow_http_loopback=self.config.allow_http_loopback_cimd
+        ):
+            return
+        keep_until = now + max(self.config.unused_client_ttl, self.config.refresh_token_ttl)
+        record = await self.io(self.store.get_client, client_id)
+        if record is None or (
+            record.expires_at is not None and keep_until - record.expires_at <= timedelta(days=1)
+        ):
+            return
+        await self.io(self.store.save_client, replace(record, expires_at=keep_until))
 
     async def _save_client(
         self,
@@ -374,6 +397,7 @@ class BuiltinOAuthProvider:
             expires_at=now + self.config.access_token_ttl + self.config.access_token_grace,
         )
         await self.io(self.store.add_token, base)
+        await self._keep_client(client.client_id, now)
         refresh: str | None = None
         if "refresh_token" in client.grant_types:
             refresh = "fdr_" + secrets.token_urlsafe(32)

@@ -83,9 +83,9 @@ FIRESTORE_INDEXES: list[CompositeIndex] = [
 FIRESTORE_TTL_POLICIES: list[TtlPolicy] = [
     # idempotency keys are kept 24 h; expired ones are ignored on read before TTL removes them
     TtlPolicy("idempotency_keys", "expires_at"),
-    # the built-in authorization server (backends/gcp/oauth.py): sign-ins, codes, tokens and
-    # rate-limit counters end; clients only when they are cached metadata documents. Readers
-    # treat expired documents as absent, so TTL only has to catch up eventually.
+    # the built-in authorization server (backends/gcp/oauth.py): sign-ins, codes, tokens,
+    # rate-limit counters, registered clients unused for 30 days and cached metadata documents
+    # end. Readers treat expired documents as absent, so TTL only has to catch up eventually.
     *(
         TtlPolicy(f"oauth_{kind}", "expires_at")
         for kind in ("clients", "pending", "codes", "tokens", "hits")

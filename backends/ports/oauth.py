@@ -17,8 +17,9 @@ class OAuthClientRecord:
     """A registered OAuth client: its RFC 7591 information as a JSON document.
 
     `information` never holds the client secret: `secret_hash` is its sha256 hex digest.
-    `expires_at` is set on cached Client ID Metadata Documents only (registered clients
-    do not expire); stores may delete a row once it has passed.
+    `expires_at` is when a cached Client ID Metadata Document goes stale, or when a
+    registered client that got no token since is forgotten; stores may delete a row once it
+    has passed.
     """
 
     client_id: str
