@@ -11,7 +11,7 @@ import pkgutil
 import pytest
 
 import bench
-from bench import bench_pages, bench_public_read
+from bench import bench_pages, bench_public_read, bench_signals
 
 BENCH_MODULES = sorted(
     info.name for info in pkgutil.iter_modules(bench.__path__) if info.name.startswith("bench_")
@@ -92,3 +92,24 @@ def test_pages_report_takes_the_median_of_round_ratios_and_the_best_rounds() -> 
         "html_plus_css_kb": True,
         "lighthouse": False,
     }
+
+
+def test_signals_ingest_is_judged_against_a_raw_insert_of_the_rows_the_store_writes() -> None:
+    """Issue 6: ingest vs the same rows (events and roll-ups) inserted raw; the event rows alone
+    and the event rows built in Python without roll-ups are there for information."""
+    rates = {
+        "store": 13_000.0,
+        "raw_insert": 20_000.0,
+        "raw_event_rows": 50_000.0,
+        "event_rows_in_python": 30_000.0,
+    }
+
+    figures = bench_signals.ingest_figures(rates)
+
+    assert figures["ingest_vs_raw_insert"] == 0.65
+    assert figures["information"] == {
+        "ingest_vs_raw_event_rows": 0.26,
+        "raw_insert_vs_raw_event_rows": 0.4,
+        "event_rows_in_python_vs_raw_event_rows": 0.6,
+    }
+    assert figures["events_per_second"]["raw_insert"] == 20_000.0
