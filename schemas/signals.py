@@ -40,6 +40,11 @@ MAX_FUTURE = timedelta(days=1)
 
 _DOMAIN = re.compile(r"^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$")
 _WORD = re.compile(r"\w+")
+# What `_WORD` does for ASCII text, at C speed: every non-word character becomes a space.
+_NON_WORD_ASCII = str.maketrans(
+    {c: " " for c in map(chr, range(128)) if not (c.isalnum() or c == "_")}
+)
+SEARCH_TEXT_LIMIT = 4000
 PropertyValue = str | int | float | bool | None
 
 
@@ -214,29 +219,31 @@ def _property_issues(properties: dict[str, PropertyValue]) -> list[Issue]:
     return issues
 
 
-def event_words(event: NewEvent) -> list[str]:
-    """The lower-case words `q` matches: person, account, page and property values.
+def search_text(event: NewEvent) -> str:
+    """The words `q` matches (person, account, page and property values), lower-cased and
+    space-separated with a space at each end, so `instr(text, " word ")` finds a whole word.
 
-    Runs for every stored event, so it joins once and splits once.
+    Runs for every stored event: ASCII text (nearly all of it) becomes words with one
+    `str.translate`, non-word characters to spaces; repeated words are kept, which matching
+    does not mind. At most SEARCH_TEXT_LIMIT characters, cut between words.
     """
     person, account, page = event.person, event.account, event.page
-    text = " ".join(
-        filter(
-            None,
-            (
-                person.email,
-                person.name,
-                account.domain,
-                account.name,
-                page.url,
-                page.path,
-                page.title,
-            ),
-        )
-    )
+    parts = (person.email, person.name, account.domain, account.name, page.url, page.path)
+    text = " ".join(filter(None, (*parts, page.title)))
     if event.properties:
         text += " " + " ".join([str(v) for v in event.properties.values() if v is not None])
-    return list(dict.fromkeys(split_words(text)))[:200]
+    text = text.lower()
+    text = text.translate(_NON_WORD_ASCII) if text.isascii() else " ".join(_WORD.findall(text))
+    if len(text) > SEARCH_TEXT_LIMIT:
+        cut = text.rfind(" ", 0, SEARCH_TEXT_LIMIT + 1)
+        text = text[: cut if cut > 0 else SEARCH_TEXT_LIMIT]
+    return f" {text} "
+
+
+def event_words(event: NewEvent) -> list[str]:
+    """The distinct words of `search_text`, first seen first, at most 200 (Firestore keeps
+    them as an array for `array_contains`)."""
+    return list(dict.fromkeys(search_text(event).split()))[:200]
 
 
 def split_words(text: str) -> list[str]:

@@ -46,7 +46,7 @@ from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery
 from schemas.signal_fold import AccountState, BatchFold, PersonState, fold_batch, to_us
 from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, rebuild_account
-from schemas.signals import Event, NewEvent, Position, event_words, stamp_event
+from schemas.signals import Event, NewEvent, Position, search_text, stamp_event
 
 logger = logging.getLogger(__name__)
 __all__ = [
@@ -72,7 +72,7 @@ def event_row(event: Event, rec_us: int) -> tuple[int, str, str, str | None, str
         event.type,
         event.account.domain,
         event.person.email,
-        " " + " ".join(event_words(event)) + " ",
+        search_text(event),
         _event_json(event).decode(),
     )
 
