@@ -28,7 +28,7 @@ class Clock:
 
 
 def provider_on(path: Path, clock: Clock) -> tuple[BuiltinOAuthProvider, SqliteOAuthStore]:
-    store = SqliteOAuthStore(SqliteDatabase(path))
+    store = SqliteOAuthStore(SqliteDatabase(path), clock=clock)  # its purge runs on our clock
     config = OAuthConfig(issuer="http://127.0.0.1:8080", resource=RESOURCE)
     return BuiltinOAuthProvider(store, config, clock=clock), store
 
