@@ -39,12 +39,8 @@ from api.jwt_verifier import JwtTokenVerifier
 from api.mcp_fast_path import FastPathConfig
 from api.mcp_tools import FIXED_RESULT_TOOLS, create_mcp_server
 from api.oauth_clients import presented_client_secrets, secrets_in_request
-from api.oauth_provider import (
-    BuiltinOAuthProvider,
-    OAuthConfig,
-    sha256_hex,
-    token_request_resource,
-)
+from api.oauth_config import OAuthConfig, sha256_hex
+from api.oauth_provider import BuiltinOAuthProvider, token_request_resource
 from api.oauth_signin import Brand, create_signin_routes
 from backends.ports import Mailer, OAuthStore
 from schemas.catalog import Catalog

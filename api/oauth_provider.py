@@ -5,49 +5,38 @@ process can answer any step. The SDK handlers validate requests; this provider a
 they leave to it: the RFC 8707 `resource` checked at /authorize and /token and bound into
 every token, single-use codes, rotating refresh tokens, revocation by grant, Client ID
 Metadata Documents, loopback redirect ports and client secrets kept only as hashes.
-Expired rows are treated as absent (stores delete them later). Sign-in and consent live in
-api.oauth_signin.
+Expired rows are treated as absent (stores delete them later). Clients live in
+api.oauth_client_book, sign-in and consent in api.oauth_signin.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timedelta
-from functools import partial
 from typing import TypeVar
-from urllib.parse import urlsplit
 
-import anyio.to_thread
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
     AuthorizationParams,
     AuthorizeError,
     RefreshToken,
-    RegistrationError,
     TokenError,
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 
-from api.oauth_clients import (
-    LOOPBACK_HOSTS,
-    MetadataDocumentError,
-    RegisteredClient,
-    fetch_metadata_document,
-    is_metadata_document_url,
-    secret_for_authenticator,
-)
+from api.oauth_client_book import ClientBook
+from api.oauth_clients import RegisteredClient
+from api.oauth_config import OAuthConfig, call_store, sha256_hex
 from backends.ports import (
     AuthorizationCodeRecord,
     ConflictError,
     NotFoundError,
-    OAuthClientRecord,
     OAuthStore,
     OAuthTokenRecord,
     PendingAuthorization,
@@ -60,42 +49,12 @@ T = TypeVar("T")
 # the provider, so the route wrapper in api.mcp_app sets it here.
 token_request_resource: ContextVar[str | None] = ContextVar("token_request_resource", default=None)
 
-CIMD_CACHE = timedelta(minutes=10)
 # An access token found valid is trusted this long without a store read, so /mcp's check on
 # every request is a dict lookup (issue 7's bench: the read was most of a fast-path answer).
 # A revocation through this process forgets them all at once; one made through another
 # process takes effect here within this time.
 VERIFIED_TOKEN_TTL = timedelta(seconds=1)
 VERIFIED_TOKENS_MAX = 4096
-
-
-@dataclass(frozen=True)
-class OAuthConfig:
-    """The built-in authorization server's knobs (frontdoor builds it from Settings)."""
-
-    issuer: str
-    resource: str
-    scopes: tuple[str, ...] = ("openid", "email", "profile")
-    access_token_ttl: timedelta = timedelta(hours=1)
-    # Stored expiry = announced expiry + this grace: the SDK client refreshes by its own clock
-    # and, if the server expired first, answers the 401 with a full new sign-in.
-    access_token_grace: timedelta = timedelta(seconds=30)
-    refresh_token_ttl: timedelta = timedelta(days=30)
-    # A registered (DCR) client that gets no token for this long is forgotten; it then meets
-    # 401 invalid_client and registers again. Never before its newest refresh token ends.
-    unused_client_ttl: timedelta = timedelta(days=30)
-    code_ttl: timedelta = timedelta(minutes=5)
-    signin_ttl: timedelta = timedelta(minutes=10)
-    code_attempts: int = 5
-    registrations_per_hour: int = 120
-    signins_per_hour: int = 10
-    allow_http_loopback_cimd: bool = False
-    offload_store_calls: bool = True
-
-
-def sha256_hex(value: str) -> str:
-    """How codes, tokens and one-time secrets are stored."""
-    return hashlib.sha256(value.encode()).hexdigest()
 
 
 class BuiltinOAuthProvider:
@@ -107,113 +66,21 @@ class BuiltinOAuthProvider:
         self.store = store
         self.config = config
         self.clock = clock
+        self.clients = ClientBook(store, config, clock=clock)
         # token hash -> (the verified token, trusted until); dict reads need no lock
         self._verified: dict[str, tuple[AccessToken, datetime]] = {}
 
     async def io(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-        """Run a store call: in a worker thread for a networked store, inline for SQLite.
+        """Run a store call as config.offload_store_calls says (api.oauth_config.call_store)."""
+        return await call_store(self.config.offload_store_calls, fn, *args, **kwargs)
 
-        A thread hop cost more than a SQLite read under load (the GIL hands over slowly),
-        and it sat on every /mcp request through the token check.
-        """
-        if self.config.offload_store_calls:
-            return await anyio.to_thread.run_sync(partial(fn, *args, **kwargs))
-        return fn(*args, **kwargs)
-
-    # --- clients ---------------------------------------------------------------------
+    # --- clients (api.oauth_client_book) -----------------------------------------------
 
     async def get_client(self, client_id: str) -> RegisteredClient | None:
-        record = await self.io(self.store.get_client, client_id)
-        is_document = is_metadata_document_url(
-            client_id, allow_http_loopback=self.config.allow_http_loopback_cimd
-        )
-        now = self.clock()
-        if record is not None and (
-            (record.expires_at is not None and record.expires_at <= now)
-            or (is_document and record.created_at < now - CIMD_CACHE)
-        ):
-            record = None
-        if record is not None:
-            return await self._client_of(record)
-        if not is_document:
-            return None
-        try:
-            client = await fetch_metadata_document(
-                client_id,
-                default_scope=" ".join(self.config.scopes),
-                allow_loopback=self.config.allow_http_loopback_cimd,
-            )
-        except MetadataDocumentError as err:
-            logger.info("client metadata document refused: %s", err)
-            return None
-        await self._save_client(client, expires_at=self.clock() + CIMD_CACHE)
-        return client
-
-    async def _client_of(self, record: OAuthClientRecord) -> RegisteredClient:
-        """The client of a stored record, its secret verified against the hash (see above)."""
-        client = RegisteredClient.model_validate_json(record.information)
-        if client.client_secret is not None:
-            # A row written before secrets were hashed: hash it now and drop the plain one.
-            record = replace(
-                record,
-                information=client.model_dump_json(exclude={"client_secret"}, exclude_none=True),
-                secret_hash=sha256_hex(client.client_secret),
-            )
-            await self.io(self.store.save_client, record)
-            logger.info("hashed a stored client secret", extra={"client_id": record.client_id})
-        secret = secret_for_authenticator(client.token_endpoint_auth_method, record.secret_hash)
-        return client.model_copy(update={"client_secret": secret})
+        return await self.clients.get(client_id)
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
-        for uri in client_info.redirect_uris or ():
-            parts = urlsplit(str(uri))
-            if parts.scheme != "https" and not (
-                parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS
-            ):
-                raise RegistrationError(
-                    "invalid_redirect_uri", "redirect URIs must be https or http loopback"
-                )
-        if "refresh_token" not in client_info.grant_types:
-            # The SDK answers with this same object, so the client learns of the grant.
-            client_info.grant_types = [*client_info.grant_types, "refresh_token"]
-        secret = client_info.client_secret  # in the 201 response once, never stored
-        await self._save_client(
-            client_info,
-            secret_hash=sha256_hex(secret) if secret else None,
-            expires_at=self.clock() + self.config.unused_client_ttl,
-        )
-
-    async def _keep_client(self, client_id: str, now: datetime) -> None:
-        """Push a registered client's expiry to cover the tokens just issued (CIMD clients
-        keep their cache expiry). At most one write a day per client: only a move of more
-        than a day is saved."""
-        if is_metadata_document_url(
-            client_id, allow_http_loopback=self.config.allow_http_loopback_cimd
-        ):
-            return
-        keep_until = now + max(self.config.unused_client_ttl, self.config.refresh_token_ttl)
-        record = await self.io(self.store.get_client, client_id)
-        if record is None or (
-            record.expires_at is not None and keep_until - record.expires_at <= timedelta(days=1)
-        ):
-            return
-        await self.io(self.store.save_client, replace(record, expires_at=keep_until))
-
-    async def _save_client(
-        self,
-        client: OAuthClientInformationFull,
-        *,
-        secret_hash: str | None = None,
-        expires_at: datetime | None = None,
-    ) -> None:
-        record = OAuthClientRecord(
-            client_id=client.client_id,
-            information=client.model_dump_json(exclude={"client_secret"}, exclude_none=True),
-            created_at=self.clock(),
-            secret_hash=secret_hash,
-            expires_at=expires_at,
-        )
-        await self.io(self.store.save_client, record)
+        await self.clients.register(client_info)
 
     # --- authorization -----------------------------------------------------------------
 
@@ -397,7 +264,7 @@ class BuiltinOAuthProvider:
             expires_at=now + self.config.access_token_ttl + self.config.access_token_grace,
         )
         await self.io(self.store.add_token, base)
-        await self._keep_client(client.client_id, now)
+        await self.clients.keep(client.client_id, now)
         refresh: str | None = None
         if "refresh_token" in client.grant_types:
             refresh = "fdr_" + secrets.token_urlsafe(32)

@@ -23,7 +23,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from api.oauth_provider import BuiltinOAuthProvider, sha256_hex
+from api.oauth_config import sha256_hex
+from api.oauth_provider import BuiltinOAuthProvider
 from backends.ports import Mailer, PendingAuthorization
 
 logger = logging.getLogger(__name__)

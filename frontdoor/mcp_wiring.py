@@ -6,7 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from api.mcp_app import McpConfig
-from api.oauth_provider import OAuthConfig
+from api.oauth_config import OAuthConfig
 from backends.ports import OAuthStore
 from frontdoor.settings import Settings
 

@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from api.mcp_app import McpConfig, create_mcp_asgi_app
-from api.oauth_provider import OAuthConfig
+from api.oauth_config import OAuthConfig
 from backends.content_files import load_catalog
 from backends.embedded.mail import OutboxMailer
 from backends.embedded.oauth import SqliteOAuthStore

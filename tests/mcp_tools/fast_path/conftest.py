@@ -23,7 +23,7 @@ from werkzeug.test import Client
 
 from api.mcp_app import McpConfig, create_mcp_asgi_app
 from api.mcp_fast_path import McpFastPath
-from api.oauth_provider import OAuthConfig, sha256_hex
+from api.oauth_config import OAuthConfig, sha256_hex
 from backends.content_files import load_catalog
 from backends.embedded.mail import OutboxMailer
 from backends.embedded.oauth import SqliteOAuthStore

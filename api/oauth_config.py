@@ -1,0 +1,58 @@
+"""The built-in authorization server's settings, and how it stores and reaches its state.
+
+Shared by the provider (api.oauth_provider), its client book (api.oauth_client_book) and
+sign-in (api.oauth_signin).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from functools import partial
+from typing import TypeVar
+
+import anyio.to_thread
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class OAuthConfig:
+    """The built-in authorization server's knobs (frontdoor builds it from Settings)."""
+
+    issuer: str
+    resource: str
+    scopes: tuple[str, ...] = ("openid", "email", "profile")
+    access_token_ttl: timedelta = timedelta(hours=1)
+    # Stored expiry = announced expiry + this grace: the SDK client refreshes by its own clock
+    # and, if the server expired first, answers the 401 with a full new sign-in.
+    access_token_grace: timedelta = timedelta(seconds=30)
+    refresh_token_ttl: timedelta = timedelta(days=30)
+    # A registered (DCR) client that gets no token for this long is forgotten; it then meets
+    # 401 invalid_client and registers again. Never before its newest refresh token ends.
+    unused_client_ttl: timedelta = timedelta(days=30)
+    code_ttl: timedelta = timedelta(minutes=5)
+    signin_ttl: timedelta = timedelta(minutes=10)
+    code_attempts: int = 5
+    registrations_per_hour: int = 120
+    signins_per_hour: int = 10
+    allow_http_loopback_cimd: bool = False
+    offload_store_calls: bool = True
+
+
+def sha256_hex(value: str) -> str:
+    """How codes, tokens and one-time secrets are stored."""
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+async def call_store(offload: bool, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+    """Run a store call: in a worker thread for a networked store, inline for SQLite.
+
+    A thread hop cost more than a SQLite read under load (the GIL hands over slowly),
+    and it sat on every /mcp request through the token check.
+    """
+    if offload:
+        return await anyio.to_thread.run_sync(partial(fn, *args, **kwargs))
+    return fn(*args, **kwargs)
