@@ -21,6 +21,7 @@ from backends.ports import (
     OAuthTokenRecord,
     PendingAuthorization,
 )
+from tests.clock import ManualClock
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 pytestmark = pytest.mark.spec("mcp.oauth.store")
@@ -153,14 +154,6 @@ def test_hits_count_per_bucket_and_window(store: OAuthStore) -> None:
 # --- expiry: SQLite purges on writes, Firestore has TTL policies -----------------------
 
 
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 def _rows(db: SqliteDatabase, table: str) -> int:
     count: int = db.connection().execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # noqa: S608
     return count
@@ -191,7 +184,7 @@ def test_sqlite_purges_expired_rows_of_every_kind_on_a_later_write(tmp_path: Pat
     """Expired codes, tokens, sign-ins, cached clients and counters go; live rows and
     registered clients stay; the purge runs at most once per interval."""
     db = SqliteDatabase(tmp_path / "oauth.sqlite3")
-    clock = Clock(NOW)
+    clock = ManualClock(NOW)
     store = SqliteOAuthStore(db, clock=clock, purge_every=timedelta(minutes=1))
     store.save_client(OAuthClientRecord(client_id="dcr", information="{}", created_at=NOW))
     _one_of_each(store, "old", NOW + timedelta(minutes=5))
@@ -238,7 +231,7 @@ def test_sqlite_purges_expired_rows_of_every_kind_on_a_later_write(tmp_path: Pat
 def test_sqlite_purge_is_bounded_per_table(tmp_path: Path) -> None:
     """A backlog is cleared a slice at a time, so no single write pays for all of it."""
     db = SqliteDatabase(tmp_path / "oauth.sqlite3")
-    clock = Clock(NOW)
+    clock = ManualClock(NOW)
     store = SqliteOAuthStore(db, clock=clock, purge_limit=2)
     for n in range(5):
         store.add_token(replace(_token(f"t{n}"), expires_at=NOW + timedelta(seconds=n + 1)))

@@ -17,6 +17,7 @@ from api.oauth_provider import BuiltinOAuthProvider
 from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import PendingAuthorization
+from tests.clock import ManualClock
 
 pytestmark = pytest.mark.anyio
 RESOURCE = "http://127.0.0.1:8080/mcp"
@@ -25,26 +26,18 @@ START = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(START)
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def store(tmp_path: Path, clock: Clock) -> SqliteOAuthStore:
+def store(tmp_path: Path, clock: ManualClock) -> SqliteOAuthStore:
     return SqliteOAuthStore(SqliteDatabase(tmp_path / "oauth.sqlite3"), clock=clock)
 
 
 @pytest.fixture
-def provider(store: SqliteOAuthStore, clock: Clock) -> BuiltinOAuthProvider:
+def provider(store: SqliteOAuthStore, clock: ManualClock) -> BuiltinOAuthProvider:
     config = OAuthConfig(issuer="http://127.0.0.1:8080", resource=RESOURCE)
     return BuiltinOAuthProvider(store, config, clock=clock)
 
@@ -87,7 +80,7 @@ async def sign_in(provider: BuiltinOAuthProvider, client: OAuthClientInformation
 
 
 async def test_a_registered_client_that_gets_no_token_is_forgotten_after_30_days(
-    provider: BuiltinOAuthProvider, clock: Clock
+    provider: BuiltinOAuthProvider, clock: ManualClock
 ) -> None:
     await register(provider, "dcr-idle")
 
@@ -98,7 +91,7 @@ async def test_a_registered_client_that_gets_no_token_is_forgotten_after_30_days
 
 
 async def test_each_token_keeps_the_client_for_30_days_more(
-    provider: BuiltinOAuthProvider, clock: Clock
+    provider: BuiltinOAuthProvider, clock: ManualClock
 ) -> None:
     client = await register(provider, "dcr-active")
 
@@ -112,7 +105,7 @@ async def test_each_token_keeps_the_client_for_30_days_more(
 
 
 async def test_a_client_lives_as_long_as_its_newest_refresh_token(
-    store: SqliteOAuthStore, clock: Clock
+    store: SqliteOAuthStore, clock: ManualClock
 ) -> None:
     config = OAuthConfig(
         issuer="http://127.0.0.1:8080",
@@ -129,7 +122,7 @@ async def test_a_client_lives_as_long_as_its_newest_refresh_token(
 
 
 async def test_a_token_within_a_day_of_the_last_move_writes_nothing(
-    provider: BuiltinOAuthProvider, store: SqliteOAuthStore, clock: Clock
+    provider: BuiltinOAuthProvider, store: SqliteOAuthStore, clock: ManualClock
 ) -> None:
     client = await register(provider, "dcr-busy")
     saved = store.get_client("dcr-busy")
@@ -142,7 +135,7 @@ async def test_a_token_within_a_day_of_the_last_move_writes_nothing(
 
 
 async def test_the_store_deletes_a_forgotten_client(
-    provider: BuiltinOAuthProvider, store: SqliteOAuthStore, clock: Clock
+    provider: BuiltinOAuthProvider, store: SqliteOAuthStore, clock: ManualClock
 ) -> None:
     await register(provider, "dcr-gone")
 

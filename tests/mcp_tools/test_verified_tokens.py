@@ -13,6 +13,7 @@ from api.oauth_config import OAuthConfig, sha256_hex
 from api.oauth_provider import VERIFIED_TOKEN_TTL, BuiltinOAuthProvider
 from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.sqlite import SqliteDatabase
+from tests.clock import ManualClock
 from tests.mcp_tools.tokens import plant_token
 
 pytestmark = pytest.mark.anyio
@@ -20,22 +21,14 @@ RESOURCE = "http://127.0.0.1:8080/mcp"
 START = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-def provider_on(path: Path, clock: Clock) -> tuple[BuiltinOAuthProvider, SqliteOAuthStore]:
+def provider_on(path: Path, clock: ManualClock) -> tuple[BuiltinOAuthProvider, SqliteOAuthStore]:
     store = SqliteOAuthStore(SqliteDatabase(path), clock=clock)  # its purge runs on our clock
     config = OAuthConfig(issuer="http://127.0.0.1:8080", resource=RESOURCE)
     return BuiltinOAuthProvider(store, config, clock=clock), store
 
 
 async def test_a_token_revoked_elsewhere_stops_working_within_the_ttl(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = ManualClock(START)
     provider, store = provider_on(tmp_path / "oauth.sqlite3", clock)
     expires_at = START + timedelta(hours=1)
     raw = plant_token(
@@ -51,7 +44,7 @@ async def test_a_token_revoked_elsewhere_stops_working_within_the_ttl(tmp_path: 
 
 
 async def test_a_revocation_through_this_provider_takes_effect_at_once(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = ManualClock(START)
     provider, store = provider_on(tmp_path / "oauth.sqlite3", clock)
     raw = plant_token(
         store, "fda_verified_0002", resource=RESOURCE, expires_at=START + timedelta(hours=1)
@@ -65,7 +58,7 @@ async def test_a_revocation_through_this_provider_takes_effect_at_once(tmp_path:
 
 
 async def test_a_verified_token_is_never_trusted_past_its_expiry(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = ManualClock(START)
     provider, store = provider_on(tmp_path / "oauth.sqlite3", clock)
     expiry = START + VERIFIED_TOKEN_TTL / 4
     raw = plant_token(store, "fda_verified_0003", resource=RESOURCE, expires_at=expiry)
@@ -76,7 +69,7 @@ async def test_a_verified_token_is_never_trusted_past_its_expiry(tmp_path: Path)
 
 
 async def test_an_unknown_token_is_refused_and_not_remembered(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = ManualClock(START)
     provider, store = provider_on(tmp_path / "oauth.sqlite3", clock)
 
     assert await provider.load_access_token("fda_not_yet_issued") is None
