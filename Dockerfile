@@ -17,6 +17,7 @@ COPY pyproject.toml README.md ./
 COPY frontdoor/ frontdoor/
 COPY api/ api/
 COPY backends/ backends/
+COPY domain/ domain/
 COPY gate/ gate/
 COPY renderers/ renderers/
 COPY schemas/ schemas/

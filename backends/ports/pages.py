@@ -1,39 +1,17 @@
 """Landing pages (issue 4): stored pages and their versioned writes.
 
-Protocols and value types only; nothing here does I/O.
+Protocols and value types only; nothing here does I/O. The page record itself is domain/pages.py
+(re-exported here and from `backends.ports`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Protocol
 
-PageStatus = Literal["draft", "published", "unpublished"]
-PAGE_STATUSES: tuple[PageStatus, ...] = ("draft", "published", "unpublished")
-PageSource = Literal["api", "generate"]
+from domain.pages import PAGE_STATUSES, PageSource, PageStatus, StoredPage
 
-
-@dataclass(frozen=True)
-class StoredPage:
-    """A landing page as stored: its validated input as JSON plus what the service adds.
-
-    `page_input` is the SitePageInput as plain JSON (a dict), kept exactly as merged so that a
-    PATCH (JSON merge patch) applies over it. `version` starts at 1 and grows by one per write.
-    """
-
-    slug: str
-    version: int
-    status: PageStatus
-    source: PageSource
-    page_input: Mapping[str, Any]
-    created_at: datetime
-    updated_at: datetime
-    published_at: datetime | None = None
-    hero_image_url: str | None = None
-    gate_passed: bool = True
-    gate_ruleset: str = ""
+__all__ = ["PAGE_STATUSES", "PageList", "PageSource", "PageStatus", "PageStore", "StoredPage"]
 
 
 @dataclass(frozen=True)
