@@ -12,7 +12,6 @@ from pydantic import ValidationError
 from api.app import create_app
 from api.keys import issue_key
 from api.mcp_app import create_mcp_asgi_app
-from api.mcp_fast_path import McpFastPath
 from backends.bundle import Backends
 from backends.content_files import ContentError
 from backends.ports import SCOPES, Scope
@@ -39,10 +38,7 @@ def create_served_app(settings: Settings | None = None) -> WsgiApp:
         clock=backends.clock,
     )
     bridge = LifespanBridge(asgi.app)
-    # POST /mcp answers the SDK already gave are replayed on the WSGI side (no bridge hop);
-    # everything else goes through the bridge to the SDK (api.mcp_fast_path).
-    asgi_side = McpFastPath(bridge.wsgi_app, asgi.fast_path)
-    return PathDispatcher(flask_app.wsgi_app, asgi_side, exact=asgi.paths, prefixes=())
+    return PathDispatcher(flask_app.wsgi_app, bridge.wsgi_app, exact=asgi.paths, prefixes=())
 
 
 def announce_local_keys(settings: Settings, backends: Backends) -> dict[Scope, str]:

@@ -125,6 +125,13 @@ class JsonRpcDoc(BaseModel):
     error: dict[str, Any] | None = None
 
 
+class OAuthErrorDoc(BaseModel):
+    """An OAuth 2.0 bearer-token error (RFC 6750): /mcp's 401 and insufficient-scope 403."""
+
+    error: str = Field(examples=["invalid_token"])
+    error_description: str | None = None
+
+
 class AuthServerMetadataDoc(BaseModel):
     """RFC 8414 authorization server metadata."""
 

@@ -302,3 +302,69 @@ def test_the_readme_draws_the_same_layer_table_as_architecture_toml() -> None:
         assert [name.strip("`") for name in drawn] == list(LAYERS[package]), package
     assert set(LAYERS["frontdoor"]) == set(below_top) - {"frontdoor"}
     assert set(LAYERS["bench"]) == set(LAYERS) - {"bench"}
+
+
+def _private_names(paths: Iterator[Path] | list[Path]) -> set[str]:
+    """Names starting with one underscore that these files define (functions, classes,
+    attributes assigned through `self.`, module-level names)."""
+    found: set[str] = set()
+    for path in paths:
+        for node in ast.walk(parse(path)):
+            name = None
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = node.name
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                name = node.attr
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                name = node.id
+            if name and name.startswith("_") and not name.startswith("__"):
+                found.add(name)
+    return found
+
+
+def mcp_private_uses(tree: ast.Module, sdk_private: set[str], ours: set[str]) -> list[str]:
+    """Imports of a private module or name of the `mcp` package, and `._name` attribute reads
+    of a private name the SDK defines and we do not."""
+    uses = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "mcp":
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            uses += [n for n in names if any(p.startswith("_") for p in n.split("."))]
+        elif isinstance(node, ast.Import):
+            uses += [
+                a.name
+                for a in node.names
+                if a.name.split(".")[0] == "mcp"
+                and any(p.startswith("_") for p in a.name.split("."))
+            ]
+        elif isinstance(node, ast.Attribute) and node.attr in sdk_private and node.attr not in ours:
+            uses.append(f".{node.attr} (line {node.lineno})")
+    return uses
+
+
+OUR_FILES = LAYERED_FILES + python_files("tests")
+
+
+def test_no_private_name_of_the_mcp_sdk_is_used_anywhere() -> None:
+    """Issue 17: only the SDK's public API; a private helper can change in any release."""
+    import mcp
+
+    sdk_files = sorted(Path(mcp.__file__).parent.rglob("*.py"))
+    sdk_private = _private_names(sdk_files)
+    ours = _private_names(OUR_FILES)
+    synthetic = ast.parse(
+        "from mcp.server.transport_security import TransportSecurityMiddleware\n"
+        "TransportSecurityMiddleware(None)._validate_host('x')\n"
+        "from mcp.server.streamable_http import _private\n"
+    )
+
+    assert "_validate_host" in sdk_private
+    assert {
+        str(path.relative_to(REPO)): uses
+        for path in OUR_FILES
+        if (uses := mcp_private_uses(parse(path), sdk_private, ours))
+    } == {}
+    assert mcp_private_uses(synthetic, sdk_private, ours) == [
+        "mcp.server.streamable_http._private",
+        "._validate_host (line 2)",
+    ]
