@@ -6,6 +6,9 @@ real socket; the composition's parts are also driven directly as WSGI callables.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import io
 import json
 import shutil
 import subprocess
@@ -29,6 +32,7 @@ from frontdoor.composition import Environ, LifespanBridge, LifespanError, PathDi
 from frontdoor.settings import Settings
 from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
 from tests.emulators import REPO, ManagedProcess, free_port, http_ok, start_process
+from tests.polling import wait_for
 
 FIXED_KEYS = {
     "CONTENT_API_KEY": CONTENT_KEY,
@@ -296,6 +300,91 @@ def test_an_asgi_app_without_lifespan_support_fails_at_once_instead_of_hanging()
 
     with pytest.raises(LifespanError):
         LifespanBridge(no_lifespan, timeout=10)
+
+
+REQUEST_TAG: contextvars.ContextVar[str] = contextvars.ContextVar("request_tag", default="")
+
+
+def streaming_app(events: list[str], release: asyncio.Event | None = None) -> Any:
+    """An ASGI app that sends its headers, then holds its body until `release` or a disconnect,
+    setting a context variable for the request and resetting it on the way out (as the MCP
+    SDK's auth middleware does)."""
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await receive()
+            await send({"type": "lifespan.startup.complete"})
+            await receive()
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        token = REQUEST_TAG.set(scope["path"])
+        try:
+            await receive()  # the request body
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream")],
+                }
+            )
+            message = await receive()  # the response is open: only a disconnect comes now
+            events.append(message["type"])
+        finally:
+            REQUEST_TAG.reset(token)  # raises ValueError if run in another context
+            events.append("ended")
+
+    return app
+
+
+def wsgi_environ(path: str) -> Environ:
+    return {
+        "REQUEST_METHOD": "GET",
+        "PATH_INFO": path,
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "wsgi.input": io.BytesIO(),
+        "wsgi.url_scheme": "http",
+    }
+
+
+def test_the_bridge_hands_over_status_and_headers_before_any_body_arrives() -> None:
+    """Issue 17: GET /mcp's event stream gets its headers at once, not with its first event."""
+    events: list[str] = []
+    bridge = LifespanBridge(streaming_app(events))
+    started: list[str] = []
+    try:
+        body = bridge.wsgi_app(
+            wsgi_environ("/stream"), lambda status, headers: started.append(status)
+        )
+        assert started == ["200 OK"]
+        close = getattr(body, "close", None)
+        assert close is not None
+        close()
+        wait_for(lambda: "ended" in events, timeout=10, what="the request's end")
+    finally:
+        bridge.close()
+
+    assert events == ["http.disconnect", "ended"]
+
+
+def test_a_client_that_leaves_ends_the_request_in_its_own_context_without_an_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 17: the app is told `http.disconnect` and its context variable resets cleanly;
+    nothing is logged (no "Task was destroyed", no "created in a different Context")."""
+    events: list[str] = []
+    bridge = LifespanBridge(streaming_app(events))
+    try:
+        for path in ("/a", "/b", "/c"):
+            body = bridge.wsgi_app(wsgi_environ(path), lambda status, headers: None)
+            getattr(body, "close")()  # noqa: B009  # the WSGI server's close, as PEP 3333 calls it
+        wait_for(lambda: events.count("ended") == 3, timeout=10, what="three requests' end")
+    finally:
+        bridge.close()
+
+    assert events == ["http.disconnect", "ended"] * 3
+    assert [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")] == []
 
 
 def named_app(name: str) -> Any:
