@@ -36,6 +36,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.jwt_verifier import JwtTokenVerifier
+from api.mcp_paths import PRM_ROOT
 from api.mcp_tools import create_mcp_server
 from api.oauth_clients import presented_client_secrets, secrets_in_request
 from api.oauth_config import OAuthConfig, sha256_hex
@@ -46,7 +47,6 @@ from schemas.catalog import Catalog
 
 SCOPES = ("openid", "email", "profile")
 INVALID_REQUEST = -32600  # JSON-RPC 2.0
-PRM_ROOT = "/.well-known/oauth-protected-resource"
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 MCP_ALLOW_HEADERS = [
     "Authorization",

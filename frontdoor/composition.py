@@ -126,6 +126,33 @@ class LifespanBridge:
             self._loop.close()
 
 
+class BuiltOnFirstUse:
+    """A WSGI app built by `build` on its first request, once, however many threads ask.
+
+    The served process routes the ASGI side's paths here, so a start does not import the MCP
+    SDK nor run its lifespan (about half a second and 30 MB a process, bench/bench_startup.py);
+    the first request to /mcp or an OAuth path pays that instead.
+    """
+
+    def __init__(self, build: Callable[[], WsgiApp]) -> None:
+        self._build = build
+        self._app: WsgiApp | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+        app = self._app
+        if app is None:
+            with self._lock:
+                if self._app is None:
+                    self._app = self._build()
+                app = self._app
+        return app(environ, start_response)
+
+    @property
+    def built(self) -> bool:
+        return self._app is not None
+
+
 class PathDispatcher:
     """Sends exact paths and path prefixes to the ASGI side, the rest to Flask; paths unchanged."""
 

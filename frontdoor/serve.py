@@ -1,35 +1,63 @@
-"""The one served process: granian serves Flask as WSGI, the ASGI side bridged in at its paths."""
+"""The one served process: granian serves Flask as WSGI, the ASGI side bridged in at its paths.
+
+`main` runs in granian's parent process and imports only what it needs to check the settings
+and the content; the app itself is imported and built in the worker (`create_served_app`),
+and the ASGI side (the MCP SDK) on its first request (bench/bench_startup.py measures both).
+"""
 
 from __future__ import annotations
 
 import logging
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 import click
 from pydantic import ValidationError
 
-from api.app import create_app
-from api.keys import issue_key
-from api.mcp_app import create_mcp_asgi_app
-from backends.bundle import Backends
-from backends.content_files import ContentError
+from backends.bundle import Backends, utc_now
+from backends.content_files import ContentError, load_catalog
 from backends.ports import SCOPES, Scope
-from frontdoor.composition import LifespanBridge, PathDispatcher, WsgiApp
+from frontdoor.composition import BuiltOnFirstUse, PathDispatcher, WsgiApp
 from frontdoor.logs import configure_logging, granian_log_config
-from frontdoor.mcp_wiring import build_oauth_store, mcp_config
 from frontdoor.settings import Settings
-from frontdoor.wiring import app_config, build_backends
+from schemas.catalog import Catalog
 
 logger = logging.getLogger(__name__)
+
+# The content main() checked, by content directory: granian forks its worker from the process
+# that ran main(), so the worker starts with it loaded instead of reading it again.
+CHECKED_CONTENT: dict[str, Catalog] = {}
 
 
 def create_served_app(settings: Settings | None = None) -> WsgiApp:
     """The whole service as one WSGI callable (granian's factory target, one call per worker)."""
+    # Imported here, in the worker: granian's parent never loads the app.
+    from api.app import create_app
+    from api.mcp_paths import asgi_paths
+    from frontdoor.wiring import app_config, build_backends
+
     settings = settings or Settings()
     configure_logging(level=settings.log_level, project=settings.google_cloud_project)
-    backends = build_backends(settings)
+    backends = build_backends(settings, catalog=CHECKED_CONTENT.get(str(settings.content_dir)))
     flask_app = create_app(app_config(settings), backends)
+    resolved = settings
+
+    def build_asgi_side() -> WsgiApp:
+        return served_asgi_side(resolved, backends)
+
+    paths = asgi_paths(builtin_authorization_server=not settings.oauth_issuer)
+    return PathDispatcher(
+        flask_app.wsgi_app, BuiltOnFirstUse(build_asgi_side), exact=paths, prefixes=()
+    )
+
+
+def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
+    """The MCP SDK's app with the OAuth routes, its lifespan started, as WSGI over the bridge."""
+    from api.mcp_app import create_mcp_asgi_app
+    from frontdoor.composition import LifespanBridge
+    from frontdoor.mcp_wiring import build_oauth_store, mcp_config
+
     asgi = create_mcp_asgi_app(
         mcp_config(settings),
         catalog=backends.catalog,
@@ -37,20 +65,27 @@ def create_served_app(settings: Settings | None = None) -> WsgiApp:
         mailer=backends.mailer,
         clock=backends.clock,
     )
-    bridge = LifespanBridge(asgi.app)
-    return PathDispatcher(flask_app.wsgi_app, bridge.wsgi_app, exact=asgi.paths, prefixes=())
+    return LifespanBridge(asgi.app).wsgi_app
 
 
-def announce_local_keys(settings: Settings, backends: Backends) -> dict[Scope, str]:
+def announce_local_keys(settings: Settings) -> dict[Scope, str]:
     """Embedded mode: issue a key for each scope with no bootstrap key, and show them once."""
-    if settings.backend != "embedded":
+    missing = [scope for scope in SCOPES if getattr(settings, f"{scope}_api_key") is None]
+    if settings.backend != "embedded" or not missing:
         return {}
-    now = backends.clock()
+    from api.keys import issue_key
+    from backends.embedded.keys import SqliteKeyStore
+    from backends.embedded.sqlite import SqliteDatabase
+
+    db = SqliteDatabase(Path(settings.data_dir) / "frontdoor.sqlite3")
+    now = utc_now()
     issued: dict[Scope, str] = {}
-    for scope in SCOPES:
-        if getattr(settings, f"{scope}_api_key") is None:
-            raw, _record = issue_key(backends.keys, partner="local", scope=scope, now=now)
+    try:
+        for scope in missing:
+            raw, _record = issue_key(SqliteKeyStore(db), partner="local", scope=scope, now=now)
             issued[scope] = raw
+    finally:
+        db.connection().close()  # the worker opens its own; none is carried across the fork
     if issued:
         # On the terminal only, never through logging: the one time these secrets exist in clear.
         click.echo(local_keys_block(issued), err=True)
@@ -93,11 +128,11 @@ def main() -> None:
         sys.exit(2)
     configure_logging(level=settings.log_level, project=settings.google_cloud_project)
     try:
-        backends = build_backends(settings)
+        CHECKED_CONTENT[str(settings.content_dir)] = load_catalog(settings.content_dir)
     except ContentError as err:
         click.echo(f"content error: {err}", err=True)
         sys.exit(2)
-    announce_local_keys(settings, backends)
+    announce_local_keys(settings)
     click.echo(f"frontdoor serving on {settings.base_url}", err=True)
     Granian(
         target="frontdoor.serve:create_served_app",

@@ -12,7 +12,7 @@ _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 
 class _File(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class BlogPostFile(_File):
@@ -95,7 +95,7 @@ class Customer(_File):
 class Catalog(BaseModel):
     """Everything content/ holds, validated and with canonical URLs filled in."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     company: Company
     posts: list[BlogPost]

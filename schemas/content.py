@@ -20,7 +20,7 @@ Text = Annotated[str, Field(min_length=1)]
 class _Strict(BaseModel):
     """Unknown fields are refused (`unknown_field`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class HeroBlock(_Strict):

@@ -50,7 +50,7 @@ SectionName = Annotated[str, Field(min_length=1, max_length=80)]
 class GenerationBrief(BaseModel):
     """The body of POST /api/public/content/pages/generate."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     slug: str = Field(max_length=120, pattern=SLUG_PATTERN, examples=["revops-audit"])
     topic: str = Field(min_length=1, max_length=300, description="What the page is about")
@@ -119,7 +119,7 @@ JobStatus = Literal["queued", "running", "succeeded", "failed"]
 class JobError(BaseModel):
     """Why a job failed: `model_failed` (retryable), `invalid_payload`, `worker_failed`."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     code: str
     message: str
@@ -129,7 +129,7 @@ class JobError(BaseModel):
 class JobDraft(BaseModel):
     """One writer call's page payload and, once gated, its issues (empty = passed)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     payload: dict[str, Any]
     issues: list[Issue] | None = None
@@ -142,7 +142,7 @@ class JobDraft(BaseModel):
 class JobRecord(BaseModel):
     """A generation job as stored, with the outcome of every finished step."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str
     partner: str

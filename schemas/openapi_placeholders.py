@@ -32,7 +32,7 @@ BeaconType = Literal[
 
 
 class _Doc(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 # Content API (api/content.py parses these by hand).

@@ -49,7 +49,7 @@ PropertyValue = str | int | float | bool | None
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class PersonIn(_Strict):

@@ -9,9 +9,10 @@ from __future__ import annotations
 import hashlib
 import io
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from PIL import Image
+if TYPE_CHECKING:  # PIL loads on the first render, not with the app (bench_startup)
+    from PIL import Image
 
 SIZES: tuple[tuple[int, int], ...] = ((1200, 630), (600, 315))
 FORMATS: tuple[tuple[str, str, str], ...] = (
@@ -49,9 +50,7 @@ def hero_files(picture: Image.Image, *, slug: str) -> list[HeroFile]:
     files = []
     for width, height in SIZES:
         sized = (
-            master
-            if (width, height) == master.size
-            else master.resize((width, height), Image.Resampling.LANCZOS)
+            master if (width, height) == master.size else master.resize((width, height), _lanczos())
         )
         for ext, pil_format, content_type in FORMATS:
             buffer = io.BytesIO()
@@ -83,4 +82,10 @@ def _fit(picture: Image.Image, size: tuple[int, int]) -> Image.Image:
         new_height = round(width / target)
         top = (height - new_height) // 2
         picture = picture.crop((0, top, width, top + new_height))
-    return picture.resize(size, Image.Resampling.LANCZOS)
+    return picture.resize(size, _lanczos())
+
+
+def _lanczos() -> Image.Resampling:
+    from PIL import Image
+
+    return Image.Resampling.LANCZOS

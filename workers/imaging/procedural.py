@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import TYPE_CHECKING
 
-from PIL import Image, ImageDraw
+if TYPE_CHECKING:  # PIL loads on the first render, not with the app (bench_startup)
+    from PIL import Image, ImageDraw
 
 WIDTH, HEIGHT = 1200, 630
 _SCALE = 2  # drawn at twice the size and reduced, for smooth edges
@@ -23,6 +25,8 @@ class ProceduralImager:
         rng = random.Random(seed)  # noqa: S311  # a drawing seed, not a secret
         colours = _colours(palette)
         w, h = WIDTH * _SCALE, HEIGHT * _SCALE
+        from PIL import Image, ImageDraw
+
         picture = Image.new("RGB", (w, h), colours["paper"])
         draw = ImageDraw.Draw(picture)
         _bands(draw, rng, colours, w, h)
