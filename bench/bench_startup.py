@@ -126,7 +126,7 @@ def _first_200(url: str, proc: subprocess.Popen[bytes]) -> float:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"{proc.args} exited with {proc.returncode}")
+            raise RuntimeError(f"{proc.args!r} exited with {proc.returncode}")
         try:
             with urllib.request.urlopen(url, timeout=2) as resp:  # noqa: S310  # loopback
                 if resp.status == 200:
@@ -134,7 +134,7 @@ def _first_200(url: str, proc: subprocess.Popen[bytes]) -> float:
         except (OSError, urllib.error.HTTPError):
             pass
         time.sleep(POLL)
-    raise RuntimeError(f"{proc.args} gave no 200 within 60 s")
+    raise RuntimeError(f"{proc.args!r} gave no 200 within 60 s")
 
 
 def group_usage(pgid: int) -> tuple[float, float]:
