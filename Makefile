@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 TASKS_VENV := .venv-tasks
 CHECKOV_VENV := .venv-checkov
 
-.PHONY: run run-emulated test lint bench setup format clean terraform-check
+.PHONY: run run-emulated test lint bench bench-tools setup format clean terraform-check
 
 setup: $(STAMP) $(TASKS_VENV)/bin/gcloud-tasks-emulator $(CHECKOV_VENV)/bin/checkov tests/node_modules/.installed
 
@@ -62,7 +62,16 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: $(STAMP) bench/node_modules/.installed
+# Debian's wrk and chromium (as .ci/run installs them), then every benchmark.
+bench-tools:
+	@need=""; command -v wrk >/dev/null || need="$$need wrk"; \
+	command -v chromium >/dev/null || need="$$need chromium fonts-liberation"; \
+	if [ -n "$$need" ]; then \
+	  echo "installing$$need"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need >/dev/null; \
+	fi
+
+bench: $(STAMP) bench/node_modules/.installed bench-tools
 	$(BIN)/python -m bench
 
 clean:
