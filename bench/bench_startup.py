@@ -26,7 +26,7 @@ from typing import Any
 
 from bench.bench_public_read import BOOTSTRAP_KEYS, REPO, free_port
 
-RUNS = 3
+RUNS = 7
 START_RATIO_GOAL = 2.0
 RSS_GOAL_MB = 150.0
 POLL = 0.005

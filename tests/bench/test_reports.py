@@ -11,7 +11,7 @@ import pkgutil
 import pytest
 
 import bench
-from bench import bench_mcp, bench_pages, bench_public_read, bench_signals
+from bench import bench_mcp, bench_pages, bench_public_read, bench_signals, bench_startup
 
 BENCH_MODULES = sorted(
     info.name for info in pkgutil.iter_modules(bench.__path__) if info.name.startswith("bench_")
@@ -152,3 +152,24 @@ def test_mcp_bench_refuses_a_wrk_run_with_errors() -> None:
     """A run with non-2xx answers is an error, never a figure."""
     with pytest.raises(RuntimeError, match="wrk saw errors"):
         bench_mcp.parse_wrk(WRK_LATENCY_OUTPUT + "  Non-2xx or 3xx responses: 12\n")
+
+
+def test_startup_report_takes_medians_and_judges_the_ratio_and_the_memory() -> None:
+    """Issue 17: start to first 200 against a bare Flask app (goal <= 2x), RSS <= 150 MB,
+    both on the medians of several runs, so one slow start cannot decide either."""
+    samples = {
+        "served": [(0.5, 100.0, 0.4), (2.0, 101.0, 0.41), (0.55, 160.0, 0.45)],
+        "bare_flask": [(0.3, 60.0, 0.2), (0.25, 61.0, 0.19), (0.35, 60.5, 0.2)],
+    }
+
+    result = bench_startup.report(samples)
+
+    assert result["medians"]["served"] == {
+        "start_seconds": 0.55,
+        "rss_mb": 101.0,
+        "cpu_seconds": 0.41,
+    }
+    assert result["ratios"] == {"start_vs_bare_flask": round(0.55 / 0.3, 3)}
+    assert result["goals_met"] == {"start_vs_bare_flask": True, "served_rss_mb": True}
+    assert result["information"]["cpu_vs_bare_flask"] == 2.05
+    assert len(result["runs"]["served"]) == 3
