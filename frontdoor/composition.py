@@ -54,12 +54,12 @@ class LifespanBridge:
         self._inbox: asyncio.Queue[Message] | None = None
         self._outbox: asyncio.Queue[Message] | None = None
         self._task: asyncio.Future[None] | None = None
+        self._requests: set[asyncio.Task[None]] = set()  # held until each has ended
         try:
             asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout)
         except BaseException:
             self._stop_loop(timeout)
             raise
-        self._requests: set[asyncio.Task[None]] = set()
         self.wsgi_app: WsgiApp = self._respond
 
     async def _start(self) -> None:

@@ -134,6 +134,7 @@ TOOL_OPERATIONS: tuple[Operation, ...] = (
             *MCP_REFUSALS,
             MCP_NOT_ACCEPTABLE,
             Reply(413, "A body over 4 MiB", JsonRpcDoc),
+            Reply(500, "The server failed to handle the message (a JSON-RPC error)", JsonRpcDoc),
         ),
         description=(
             "MCP streamable HTTP, stateless: every POST stands alone. Tools: get_company_info, "
