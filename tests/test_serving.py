@@ -13,6 +13,7 @@ import json
 import shutil
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Iterable, Iterator
@@ -28,7 +29,13 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from werkzeug.test import Client
 
-from frontdoor.composition import Environ, LifespanBridge, LifespanError, PathDispatcher
+from frontdoor.composition import (
+    BuiltOnFirstUse,
+    Environ,
+    LifespanBridge,
+    LifespanError,
+    PathDispatcher,
+)
 from frontdoor.settings import Settings
 from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
 from tests.emulators import REPO, ManagedProcess, free_port, http_ok, start_process
@@ -422,3 +429,72 @@ def test_the_path_dispatcher_sends_exact_paths_and_prefixes_to_the_asgi_side_unc
     response = Client(dispatcher).get(path)
 
     assert response.text == expected
+
+
+LAZY_PROBE = """
+import json, sys
+from werkzeug.test import Client
+from frontdoor.serve import create_served_app
+
+client = Client(create_served_app())
+seen = {"after_start": "mcp" in sys.modules}
+seen["healthz"] = client.get("/healthz").status_code
+seen["after_rest"] = "mcp" in sys.modules
+seen["mcp"] = client.post("/mcp", headers={"Host": "127.0.0.1:8080"}).status_code
+seen["after_mcp"] = "mcp" in sys.modules
+print(json.dumps(seen))
+"""
+
+
+def test_the_served_app_loads_the_mcp_sdk_only_with_the_first_request_to_its_paths(
+    tmp_path: Path,
+) -> None:
+    """Issue 17 cold start: building the app and serving REST never import the MCP SDK; the
+    first /mcp request builds the ASGI side and answers as the SDK does (401 without a token)."""
+    result = subprocess.run(  # noqa: S603  # our own interpreter on a fixed script
+        [sys.executable, "-c", LAZY_PROBE],
+        env={**FIXED_KEYS, "PATH": "/usr/bin:/bin", "DATA_DIR": str(tmp_path)},
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen == {
+        "after_start": False,
+        "healthz": 200,
+        "after_rest": False,
+        "mcp": 401,
+        "after_mcp": True,
+    }
+
+
+def test_an_app_built_on_first_use_is_built_once_however_many_threads_ask() -> None:
+    """Concurrent first requests wait for one build instead of building twice."""
+    builds: list[int] = []
+    gate = threading.Event()
+
+    def build() -> Any:
+        gate.wait(5)
+        builds.append(1)
+        return named_app("built")
+
+    lazy = BuiltOnFirstUse(build)
+    answers: list[str] = []
+
+    def ask() -> None:
+        answers.append(Client(lazy).get("/x").text)
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    assert not lazy.built
+    gate.set()
+    for thread in threads:
+        thread.join(10)
+
+    assert builds == [1]
+    assert answers == ["built /x"] * 4
