@@ -3,9 +3,9 @@
 `main` runs in granian's parent process and imports only what it needs to check the settings
 and the content; the app itself is imported and built in the worker (`create_served_app`),
 and the ASGI side (the MCP SDK) on its first request (bench/bench_startup.py measures both).
-`main` also holds the garbage collector from its start until the worker's app is built (every
-object made then lives as long as the process; collecting during the imports took about a
-sixth of the start), then freezes those objects out of later collections.
+Both hold the garbage collector while they import and build (every object made then lives as
+long as the process; collecting during the imports took about a sixth of the start), then
+freeze what they made out of later collections and let the collector run again.
 """
 
 from __future__ import annotations
@@ -29,13 +29,27 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 # What main() leaves for the worker granian forks from its process: the content it checked, by
-# content directory (so the worker does not read it again), and whether it holds the collector.
+# content directory (so the worker does not read it again), and that this is a served process
+# (whose start-up objects are frozen; a test building the app in its own process is not one).
 CHECKED_CONTENT: dict[str, Catalog] = {}
-START: dict[str, bool] = {"collector_held": False}
+START: dict[str, bool] = {"served": False}
 
 
 def create_served_app(settings: Settings | None = None) -> WsgiApp:
     """The whole service as one WSGI callable (granian's factory target, one call per worker)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        served = _build_served_app(settings)
+        if START["served"]:
+            gc.freeze()  # what start made stays: later collections skip it (and copy no pages)
+    finally:
+        if collecting:
+            gc.enable()
+    return served
+
+
+def _build_served_app(settings: Settings | None) -> WsgiApp:
     # Imported here, in the worker: granian's parent never loads the app.
     from api.app import create_app
     from api.mcp_paths import asgi_paths
@@ -54,14 +68,9 @@ def create_served_app(settings: Settings | None = None) -> WsgiApp:
         return served_asgi_side(resolved, backends)
 
     paths = asgi_paths(builtin_authorization_server=not settings.oauth_issuer)
-    served = PathDispatcher(
+    return PathDispatcher(
         flask_app.wsgi_app, BuiltOnFirstUse(build_asgi_side), exact=paths, prefixes=()
     )
-    if START["collector_held"]:
-        START["collector_held"] = False
-        gc.freeze()  # what start made stays: later collections skip it (and copy no pages)
-        gc.enable()
-    return served
 
 
 def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
@@ -135,18 +144,16 @@ def settings_problems(err: ValidationError) -> str:
 def main() -> None:
     """`make run`: validate settings and content, then serve with granian."""
     gc.disable()
-    # `python -m frontdoor.serve` runs this file as __main__; granian's worker imports it by
-    # name, so what main() leaves for the worker goes into that module.
-    from frontdoor import serve as by_name
-
-    by_name.START["collector_held"] = True
-
     import click
     from granian import Granian
     from granian.constants import Interfaces
     from pydantic import ValidationError
 
     from backends.content_files import ContentError, load_catalog
+
+    # `python -m frontdoor.serve` runs this file as __main__; granian's worker imports it by
+    # name, so what main() leaves for the worker goes into that module.
+    from frontdoor import serve as by_name
     from frontdoor.logs import configure_logging, granian_log_config
     from frontdoor.settings import Settings
 
@@ -163,6 +170,9 @@ def main() -> None:
         sys.exit(2)
     announce_local_keys(settings)
     click.echo(f"frontdoor serving on {settings.base_url}", err=True)
+    by_name.START["served"] = True
+    gc.freeze()
+    gc.enable()  # granian's parent supervises for the whole run: it collects as usual
     Granian(
         target="frontdoor.serve:create_served_app",
         factory=True,
