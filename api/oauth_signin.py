@@ -30,7 +30,6 @@ from backends.ports import Mailer, PendingAuthorization
 
 logger = logging.getLogger(__name__)
 
-PATHS = frozenset({SIGNIN_PATH, CODE_PATH, CONSENT_PATH})
 COOKIE = "fd_signin"
 NO_STORE = {
     "Cache-Control": "no-store",
