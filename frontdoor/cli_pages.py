@@ -160,7 +160,7 @@ def _progress(job: JobRecord) -> list[str]:
             verdict = "passed" if draft.passed else f"failed ({len(draft.issues)} issues)"
             lines.append(f"draft {index}: gate {verdict}")
     if job.hero_image_url:
-        lines.append(f"hero image {job.hero_image_url}")
+        lines.append(f"hero image {job.hero_image_url}")  # a site path on this service
     if job.page_stored:
         lines.append("page stored")
     return lines

@@ -53,9 +53,8 @@ def embedded_generation(settings: Settings, db: SqliteDatabase) -> GenerationBac
     return GenerationBackends(
         jobs=SqliteJobStore(db),
         job_queue=InProcessJobQueue(threads=settings.generation_threads),
-        blobs=LocalBlobStore(
-            Path(settings.data_dir) / "assets", base_url=settings.base_url + ASSETS_PREFIX
-        ),
+        # A site path, not an origin: records stay right on any port or host (issue 14).
+        blobs=LocalBlobStore(Path(settings.data_dir) / "assets", base_url=ASSETS_PREFIX),
     )
 
 
