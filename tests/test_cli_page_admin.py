@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 from api.app import create_app
 from api.keys import issue_key
 from backends.bundle import Backends
+from backends.ports import StoredPage
 from frontdoor.cli import cli
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
@@ -124,10 +125,8 @@ def test_pages_publish_refuses_a_page_that_fails_the_gate_with_the_apis_issues(
     data_dir: Path,
 ) -> None:
     """Issue 14: the CLI gives the same gate errors as the API, and changes nothing."""
-    settings, backends = served(data_dir, "http://127.0.0.1:9000")
+    _settings, backends = served(data_dir, "http://127.0.0.1:9000")
     try:
-        from backends.ports import StoredPage
-
         now = backends.clock()
         off_brand = {**page_body("old-draft", is_published=False), "title": "Our synergy"}
         backends.pages.save_page(
