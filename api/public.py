@@ -37,7 +37,7 @@ def create_public_blueprint(catalog: Catalog, config: AppConfig | None = None) -
         limits: RateLimits = current_app.extensions["frontdoor.rate_limits"]
         peer = request.remote_addr or ""
         forwarded = request.headers.get("X-Forwarded-For", "") if hops else ""
-        limits.check("public", client_address(forwarded, peer, hops=hops))
+        limits.check("public", client_address(forwarded, peer, hops=hops), advertise=False)
 
     def body(
         model: CompanyBody | BlogBody | ResearchBody | CareersBody | ExperimentBody | RoleBody,

@@ -91,8 +91,10 @@ class RateLimits:
             if quota > 0
         }
 
-    def check(self, policy: str, partition: str) -> None:
-        """Count one request; remember the header fields for the answer.
+    def check(self, policy: str, partition: str, *, advertise: bool = True) -> None:
+        """Count one request; remember the header fields for the answer (with `advertise`
+        false, only a refusal carries them: a cacheable public answer must not hand one
+        client's count to the next through a shared cache).
 
         Raises: ApiError 429 `rate_limited` (with Retry-After and the RateLimit fields).
         """
@@ -100,7 +102,8 @@ class RateLimits:
         if counter is None:
             return
         verdict = counter.hit(partition, now=self._clock())
-        g.rate_limit = verdict
+        if advertise:
+            g.rate_limit = verdict
         if not verdict.allowed:
             raise ApiError(
                 429,

@@ -44,6 +44,11 @@ class PageListQueryDoc(_Doc):
     limit: int = Field(default=20, ge=1, le=100)
 
 
+class VersionListQueryDoc(_Doc):
+    cursor: str | None = Field(default=None, description="`next_cursor` of the previous page")
+    limit: int = Field(default=20, ge=1, le=100)
+
+
 class PagePatchDoc(_Doc):
     """A JSON merge patch (RFC 7396) over the stored input: no field is required."""
 

@@ -300,5 +300,8 @@ def _problem(status: int) -> dict[str, Any]:
         "content": {PROBLEM_JSON: {"schema": {"$ref": REF_TEMPLATE.format(model="Problem")}}},
     }
     if status == 429:
-        doc["headers"] = {"Retry-After": {"$ref": "#/components/headers/Retry-After"}}
+        doc["headers"] = {
+            name: {"$ref": f"#/components/headers/{name}"}
+            for name in ("Retry-After", "RateLimit-Policy", "RateLimit")
+        }
     return doc

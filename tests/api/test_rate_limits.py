@@ -91,6 +91,9 @@ def test_public_reads_count_per_client_address(tight: tuple[FlaskClient, Backend
 
     assert [a.status_code for a in first] == [200, 200, 429]
     assert first[2].headers["RateLimit-Policy"] == '"public";q=2;w=60'
+    assert "Retry-After" in first[2].headers
+    # Cacheable answers carry no count: a shared cache would hand it to the next client.
+    assert "RateLimit" not in first[0].headers
     assert other.status_code == 200
 
 
