@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,7 +55,7 @@ def page(slug: str, version: int, *, owner: str = "acme", **changes: object) -> 
     return replace(stored, **changes)  # type: ignore[arg-type]
 
 
-def write(store: PageStore, slug: str, versions: int, **changes: object) -> None:
+def write(store: PageStore, slug: str, versions: int, **changes: Any) -> None:
     for n in range(1, versions + 1):
         store.save_page(page(slug, n, **changes), expected_version=n - 1)
 
