@@ -39,6 +39,7 @@ def page_record(
             "published_at": page.published_at,
             "gate": GateResult(passed=page.gate_passed, ruleset=page.gate_ruleset),
             "preview_url": preview_url,
+            "partner": page.owner or None,
         }
     )
 

@@ -190,6 +190,10 @@ class PageRecord(BaseModel):
         default=None,
         description="Drafts only: a signed link to this version, valid 7 days after the change",
     )
+    partner: str | None = Field(
+        default=None,
+        description="The partner that owns the page: the one whose key created it",
+    )
 
 
 class PageBody(BaseModel):
