@@ -171,11 +171,11 @@ def test_content_admin_reads_and_changes_every_partners_pages(
     unpublished = lane_client.delete(f"{PAGES}/bravo-audit", headers=lanes.admin)
     admin_job = lane_client.get(f"/api/public/content/jobs/{job['job']['id']}", headers=lanes.admin)
 
-    assert sorted(p["slug"] for p in listed["pages"]) == [
-        "acme-audit",
-        "acme-launch",
-        "bravo-audit",
-    ]
+    assert {p["slug"]: p["partner"] for p in listed["pages"]} == {
+        "acme-audit": "acme",
+        "acme-launch": "acme",
+        "bravo-audit": "bravo",
+    }
     assert read.status_code == 200
     assert patched.status_code == 200
     assert unpublished.get_json()["page"]["status"] == "unpublished"
