@@ -16,6 +16,7 @@ from api.keys import issue_key
 from backends.bundle import Backends
 from backends.ports import StoredPage
 from frontdoor.cli import cli
+from frontdoor.generation import site_relative_url
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from tests.api.content_client import page_body
@@ -186,5 +187,21 @@ def test_a_page_generated_from_the_cli_serves_right_urls_on_another_port(data_di
     assert job.get_json()["job"]["hero_image_url"] == page["hero_image_url"]
     assert job.get_json()["job"]["url"].startswith("http://127.0.0.1:9321/api/public/content/jobs/")
     assert 'href="http://127.0.0.1:9321/p/cli-launch"' in html  # canonical
+    assert f'content="{page["hero_image_url"]}"' in html  # og:image, absolute on this origin
     assert "127.0.0.1:8080" not in html
     assert image.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("blobs_base", "expected"),
+    [
+        ("https://www.example.com/assets", "/assets"),
+        ("https://cdn.example.net/images", "https://cdn.example.net/images"),
+        ("", ""),
+    ],
+)
+def test_a_blob_prefix_on_the_sites_own_origin_is_kept_as_a_site_path(
+    blobs_base: str, expected: str
+) -> None:
+    """Issue 14: in gcp mode, hero images behind the site's own CDN are stored as site paths."""
+    assert site_relative_url(blobs_base, "https://www.example.com") == expected
