@@ -67,6 +67,7 @@ def create_content_blueprint() -> Blueprint:
                 status=status,
                 cursor=cursor,
                 limit=limit,
+                owner=request.args.get("partner") or None,
             )
         except ValueError as err:
             raise _bad_query("cursor", "not a cursor from a previous answer") from err

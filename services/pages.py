@@ -118,7 +118,12 @@ def list_visible_pages(
     limit: int = 50,
     owner: str | None = None,
 ) -> PageList:
-    """The editor's own pages, newest first; an admin sees every partner's (or one `owner`'s)."""
+    """The editor's own pages, newest first; an admin sees every partner's (or one `owner`'s).
+
+    A partner asking for another partner's pages gets none, as if that partner had none.
+    """
+    if not editor.admin and owner not in (None, editor.partner):
+        return PageList(pages=())
     scope = owner if editor.admin else editor.partner
     return pages.list_pages(status=status, cursor=cursor, limit=limit, owner=scope)
 

@@ -164,6 +164,8 @@ def test_content_admin_reads_and_changes_every_partners_pages(
     job = lane_client.post(GENERATE, json=brief("acme-launch"), headers=lanes.a).get_json()
 
     listed = lane_client.get(PAGES, headers=lanes.admin).get_json()
+    bravo_only = lane_client.get(f"{PAGES}?partner=bravo", headers=lanes.admin).get_json()
+    asked_for_bravo = lane_client.get(f"{PAGES}?partner=bravo", headers=lanes.a).get_json()
     read = lane_client.get(f"{PAGES}/bravo-audit", headers=lanes.admin)
     patched = lane_client.patch(
         f"{PAGES}/acme-audit", json={"title": "Checked by the team"}, headers=lanes.admin
@@ -176,6 +178,8 @@ def test_content_admin_reads_and_changes_every_partners_pages(
         "acme-launch": "acme",
         "bravo-audit": "bravo",
     }
+    assert [p["slug"] for p in bravo_only["pages"]] == ["bravo-audit"]
+    assert asked_for_bravo["pages"] == []
     assert read.status_code == 200
     assert patched.status_code == 200
     assert unpublished.get_json()["page"]["status"] == "unpublished"
