@@ -99,9 +99,10 @@ class Settings(BaseSettings):
     rate_limit_content_admin: int = Field(default=6000, ge=0)
     rate_limit_signals: int = Field(default=6000, ge=0)
     rate_limit_ingest: int = Field(default=3000, ge=0)
-    # Generous: a backstop for one process; the per-address limit that matters is Cloud
-    # Armor's at the edge (terraform/storage.tf), counted across instances.
-    rate_limit_public: int = Field(default=1_200_000, ge=0)
+    # 100 a second per address, sustained for a minute: far above a person or an agent
+    # reading the API, below a scraper; Cloud Armor's rule at the edge (terraform/storage.tf)
+    # counts across instances.
+    rate_limit_public: int = Field(default=6000, ge=0)
     # Page history (issue 14): how many versions of each page to keep; 0 keeps every one.
     page_history_limit: int = Field(default=0, ge=0)
     # Pages stored before ownership existed belong to this partner when first opened.
