@@ -21,6 +21,7 @@ COPY domain/ domain/
 COPY gate/ gate/
 COPY renderers/ renderers/
 COPY schemas/ schemas/
+COPY services/ services/
 COPY workers/ workers/
 RUN pip install . && pip check
 

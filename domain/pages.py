@@ -1,4 +1,4 @@
-"""A landing page as stored (issue 4): the record, its statuses and where it came from.
+"""A landing page as stored (issues 4, 14): the record, its statuses and where it came from.
 
 Pure values: the ports (backends/ports/pages.py) store them, schemas/page_changes.py moves them.
 """
@@ -13,6 +13,9 @@ from typing import Any, Literal
 PageStatus = Literal["draft", "published", "unpublished"]
 PAGE_STATUSES: tuple[PageStatus, ...] = ("draft", "published", "unpublished")
 PageSource = Literal["api", "generate"]
+# What wrote one version: a Content API write, a generation job, or a restore of an old version.
+VersionSource = Literal["api", "generate", "restore"]
+VERSION_SOURCES: tuple[VersionSource, ...] = ("api", "generate", "restore")
 
 
 @dataclass(frozen=True)
@@ -21,6 +24,8 @@ class StoredPage:
 
     `page_input` is the SitePageInput as plain JSON (a dict), kept exactly as merged so that a
     PATCH (JSON merge patch) applies over it. `version` starts at 1 and grows by one per write.
+    `owner` is the partner whose key created the page (issue 14); `editor`, `editor_key_id` and
+    `edit_source` say who wrote this version and how. Every saved version is kept as history.
     """
 
     slug: str
@@ -34,3 +39,7 @@ class StoredPage:
     hero_image_url: str | None = None
     gate_passed: bool = True
     gate_ruleset: str = ""
+    owner: str = ""
+    editor: str = ""
+    editor_key_id: str = ""
+    edit_source: VersionSource = "api"

@@ -90,10 +90,14 @@ def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
 
 
 def announce_local_keys(settings: Settings) -> dict[Scope, str]:
-    """Embedded mode: issue a key for each scope with no bootstrap key, and show them once."""
-    from backends.ports import SCOPES
+    """Embedded mode: issue a key for each scope with no bootstrap key, and show them once.
 
-    missing = [scope for scope in SCOPES if getattr(settings, f"{scope}_api_key") is None]
+    A start that prints new keys revokes the keys earlier starts printed (partner `local`,
+    marked bootstrap); keys set in the environment or issued with the CLI are untouched.
+    """
+    from backends.ports import BOOTSTRAP_SCOPES
+
+    missing = [scope for scope in BOOTSTRAP_SCOPES if getattr(settings, f"{scope}_api_key") is None]
     if settings.backend != "embedded" or not missing:
         return {}
     import click
@@ -106,10 +110,17 @@ def announce_local_keys(settings: Settings) -> dict[Scope, str]:
     db = SqliteDatabase(Path(settings.data_dir) / "frontdoor.sqlite3")
     now = utc_now()
     issued: dict[Scope, str] = {}
+    new_ids: set[str] = set()
+    keys = SqliteKeyStore(db)
     try:
         for scope in missing:
-            raw, _record = issue_key(SqliteKeyStore(db), partner="local", scope=scope, now=now)
+            raw, record = issue_key(keys, partner="local", scope=scope, now=now, bootstrap=True)
             issued[scope] = raw
+            new_ids.add(record.key_id)
+        for old in keys.list_keys():
+            if old.bootstrap and old.active and old.key_id not in new_ids:
+                keys.revoke_key(old.key_id, now=now)
+                logger.info("revoked the bootstrap key %s of an earlier start", old.key_id)
     finally:
         db.connection().close()  # the worker opens its own; none is carried across the fork
     if issued:
@@ -124,7 +135,8 @@ def local_keys_block(keys: Mapping[Scope, str]) -> str:
     lines = [
         rule,
         "New partner keys for this start. They are shown once and stored only as hashes;",
-        "set these variables yourself to keep fixed keys (`frontdoor keys list` lists all).",
+        "the keys earlier starts printed are revoked. Set these variables yourself to keep",
+        "fixed keys (`frontdoor keys list` lists all).",
         "",
         *(f"  {scope.upper()}_API_KEY={raw}" for scope, raw in keys.items()),
         rule,

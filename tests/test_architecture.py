@@ -28,6 +28,7 @@ FIRST_PARTY = (
     "gate",
     "renderers",
     "schemas",
+    "services",
     "workers",
 )
 PURE = (
@@ -368,3 +369,16 @@ def test_no_private_name_of_the_mcp_sdk_is_used_anywhere() -> None:
         "mcp.server.streamable_http._private",
         "._validate_host (line 2)",
     ]
+
+
+def test_every_package_of_ours_ships_in_the_image_and_the_wheel() -> None:
+    """A package the Dockerfile does not copy, or pyproject does not list, fails only in
+    production; bench/ and tests/ stay out of both."""
+    dockerfile = (REPO / "Dockerfile").read_text(encoding="utf-8")
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    shipped = [package for package in FIRST_PARTY if package != "bench"]
+
+    for package in shipped:
+        assert f"COPY {package}/ {package}/" in dockerfile, package
+        assert f"{package}*" in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]
+        assert package in pyproject["tool"]["mypy"]["packages"], package

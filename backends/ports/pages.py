@@ -1,4 +1,4 @@
-"""Landing pages (issue 4): stored pages and their versioned writes.
+"""Landing pages (issues 4, 14): stored pages, their versioned writes and their history.
 
 Protocols and value types only; nothing here does I/O. The page record itself is domain/pages.py
 (re-exported here and from `backends.ports`).
@@ -9,9 +9,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from domain.pages import PAGE_STATUSES, PageSource, PageStatus, StoredPage
+from domain.pages import (
+    PAGE_STATUSES,
+    VERSION_SOURCES,
+    PageSource,
+    PageStatus,
+    StoredPage,
+    VersionSource,
+)
 
-__all__ = ["PAGE_STATUSES", "PageList", "PageSource", "PageStatus", "PageStore", "StoredPage"]
+__all__ = [
+    "PAGE_STATUSES",
+    "VERSION_SOURCES",
+    "PageList",
+    "PageSource",
+    "PageStatus",
+    "PageStore",
+    "StoredPage",
+    "VersionList",
+    "VersionSource",
+]
 
 
 @dataclass(frozen=True)
@@ -22,6 +39,14 @@ class PageList:
     next_cursor: str | None = None
 
 
+@dataclass(frozen=True)
+class VersionList:
+    """One page of a page's history, newest first; `next_cursor` is None on the last page."""
+
+    versions: tuple[StoredPage, ...]
+    next_cursor: str | None = None
+
+
 class PageStore(Protocol):
     """Landing pages by slug, with optimistic concurrency on `version`."""
 
@@ -29,12 +54,29 @@ class PageStore(Protocol):
         """The page with this slug, in any status."""
 
     def list_pages(
-        self, *, status: PageStatus | None = None, cursor: str | None = None, limit: int = 50
+        self,
+        *,
+        status: PageStatus | None = None,
+        cursor: str | None = None,
+        limit: int = 50,
+        owner: str | None = None,
     ) -> PageList:
-        """Pages newest first (by `updated_at`, then slug). Raises: ValueError on a bad cursor."""
+        """Pages newest first (by `updated_at`, then slug), of one owner if given.
+
+        Raises: ValueError on a bad cursor.
+        """
 
     def save_page(self, page: StoredPage, *, expected_version: int) -> StoredPage:
-        """Create or replace atomically if the stored version is `expected_version` (0: absent).
+        """Create or replace atomically if the stored version is `expected_version` (0: absent),
+        and keep the page as version `page.version` of its history in the same write.
 
         Raises: ConflictError if another write got there first; nothing is changed then.
         """
+
+    def list_versions(
+        self, slug: str, *, cursor: str | None = None, limit: int = 50
+    ) -> VersionList:
+        """A page's kept versions, newest first. Raises: ValueError on a bad cursor."""
+
+    def get_version(self, slug: str, version: int) -> StoredPage | None:
+        """Version `version` of a page as it was saved, if kept."""
