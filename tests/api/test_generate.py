@@ -312,11 +312,11 @@ def test_the_hero_image_is_served_at_assets_with_a_long_cache(client: FlaskClien
 
     path = page["hero_image_url"].removeprefix("http://testserver")
     image = client.get(path)
-    png = client.get(path.replace(".webp", ".png").replace("1200x630", "600x315"))
+    webp = client.get(path.replace(".png", ".webp").replace("1200x630", "600x315"))
     assert image.status_code == 200
-    assert image.mimetype == "image/webp"
+    assert image.mimetype == "image/png"
     assert "immutable" in image.headers["Cache-Control"]
-    assert png.mimetype == "image/png"
+    assert webp.mimetype == "image/webp"
     assert client.get("/assets/../data/frontdoor.sqlite3").status_code == 404
 
 

@@ -32,8 +32,8 @@ def brief_of(request: Recorded) -> GenerationBrief:
     text = json.dumps(request.body)
     decoded = json.loads(text)
     prompt = _find_prompt(decoded)
-    raw = prompt.split(_MARK, 1)[1].split("\n\nYour previous draft", 1)[0]
-    return GenerationBrief.model_validate_json(raw)
+    data, _end = json.JSONDecoder().raw_decode(prompt.split(_MARK, 1)[1])
+    return GenerationBrief.model_validate(data)
 
 
 def _find_prompt(node: Any) -> str:
