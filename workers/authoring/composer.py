@@ -15,6 +15,7 @@ import random
 import re
 from typing import Any
 
+from gate.context import quote_key
 from schemas.catalog import Brand
 from schemas.jobs import GenerationBrief
 from schemas.public import Company
@@ -179,8 +180,12 @@ class Composer:
             blocks.extend(self.quote_blocks())
             return blocks
         if kind == "quote":
-            if "results" in kinds or "proof" in kinds:
-                return [self.prose(title), *self.quote_blocks()]
+            if self.quotes and ("results" in kinds or "proof" in kinds):
+                lede = self.line(self.voice.quote_lede) or self.company.tagline
+                return [
+                    {"type": "richtext", "title": title, "markdown": lede},
+                    *self.quote_blocks(),
+                ]
             blocks = self.results(title)
             blocks.extend(self.quote_blocks())
             return blocks
@@ -199,7 +204,10 @@ class Composer:
     def hero(self) -> Block:
         brief, voice = self.brief, self.voice
         icp = brief.icp.strip()
-        lead = self.offer[0] if self.offer else None
+        title = self.hero_title()
+        if self.offer and quote_key(title) == quote_key(self.offer[0]):
+            self.pool.spend(self.offer[0])
+        lead = next((s for s in self.offer if not self.pool.is_used(s)), None)
         fill = {"icp": icp, "icp_lower": lower_first(icp)}
         options = []
         if lead:
@@ -214,13 +222,13 @@ class Composer:
         hero: Block = {
             "type": "hero",
             "eyebrow": self.company.name,
-            "title": self.hero_title(),
+            "title": title,
             "sub": sub,
             "ctaLabel": self.cta_label(),
             "ctaHref": self.cta_href(),
         }
         bullets = [
-            self.pool.spend(s) for s in self.offer[1:] if len(s) <= 100 and not self.pool.is_used(s)
+            self.pool.spend(s) for s in self.offer if len(s) <= 100 and not self.pool.is_used(s)
         ][:3]
         if len(bullets) >= 2:
             hero["bullets"] = [b.rstrip(".") for b in bullets]
@@ -322,6 +330,8 @@ class Composer:
     def results(self, title: str) -> list[Block]:
         """A heading with the proof's prose, then its numbers as stats."""
         body = [self.pool.spend(s) for s in self.plain if not self.pool.is_used(s)]
+        if not body and self.quotes and not self.stats:
+            body = [self.line(self.voice.quote_lede) or self.company.tagline]
         if not body:
             found = (
                 None
@@ -365,20 +375,25 @@ class Composer:
             ]
             or None,
             "checks": self.pool.take(
-                {"strategist", "signs", "agents", "produce"}, sources=("engagement",)
+                {"strategist", "signs", "agents", "produce"}, sources=("engagement",), relevant=True
             ),
-            "term": self.pool.take({"minimum", "term"}, sources=("terms",)),
-            "stop": self.pool.take({"cancel", "exit", "keep"}, sources=("terms",)),
+            "term": self.pool.take({"minimum", "term"}, sources=("terms",), relevant=True),
+            "stop": self.pool.take(
+                {"cancel", "exit", "fees", "keep"}, sources=("terms",), relevant=True
+            ),
+            "after": self.line((voice.after_answer,)),
         }
         del model
-        keys = ["fit"] + [k for k in ("scope", "checks", "term", "stop") if answers[k]]
+        keys = ["fit"] + [k for k in ("scope", "checks", "term", "stop", "after") if answers[k]]
         items = [{"q": voice.questions[k], "a": answers[k] or ""} for k in keys[:5]]
         return {"type": "faq", "title": title, "items": items}
 
     def prose(self, title: str, *, sources: tuple[str, ...] | None = None) -> Block:
         wanted = content_words(title) | self.words
         order = sources or ("offer", "agent", "engagement", "terms")
-        body = [s for s in (self.pool.take(wanted, sources=order) for _ in range(2)) if s]
+        first = self.pool.take(wanted, sources=order)
+        second = self.pool.take(wanted, sources=order, relevant=True) if first else None
+        body = [s for s in (first, second) if s]
         if not body:
             body = [self.line(self.voice.features_lede) or self.company.tagline]
         return {"type": "richtext", "title": title, "markdown": " ".join(body)}

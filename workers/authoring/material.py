@@ -15,7 +15,7 @@ from gate.claims import numbers
 from gate.context import inflations
 from gate.text import fold
 from schemas.catalog import Brand
-from workers.authoring.phrasing import content_words, ends_whole
+from workers.authoring.phrasing import content_words
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _QUOTE_MARKS = re.compile(r"[\"\u201c\u201d\u201e\u00ab\u00bb]")
@@ -75,7 +75,7 @@ class Pool:
     used: set[str] = field(default_factory=set)
 
     def add(self, text: str, source: str) -> None:
-        if ends_whole(text.rstrip(".!?")) and _key(text) not in {_key(f.text) for f in self.facts}:
+        if _key(text) not in {_key(f.text) for f in self.facts}:
             self.facts.append(Fact(text, source, frozenset(content_words(text))))
 
     def spend(self, text: str) -> str:
@@ -86,15 +86,26 @@ class Pool:
         return _key(text) in self.used
 
     def take(
-        self, topic: Iterable[str], *, sources: tuple[str, ...], limit: int = 320
+        self,
+        topic: Iterable[str],
+        *,
+        sources: tuple[str, ...],
+        limit: int = 320,
+        relevant: bool = False,
     ) -> str | None:
-        """The unused sentence from `sources` that shares most words with `topic`."""
+        """The unused sentence from `sources` that shares most words with `topic`.
+
+        With `relevant`, only one that shares at least one word (an answer must fit its question).
+        """
         wanted = set(topic)
         best: tuple[int, int, Fact] | None = None
         for order, fact in enumerate(self.facts):
             if fact.source not in sources or self.is_used(fact.text) or len(fact.text) > limit:
                 continue
-            score = len(fact.words & wanted) * 10 - sources.index(fact.source)
+            shared = len(fact.words & wanted)
+            if relevant and not shared:
+                continue
+            score = shared * 10 - sources.index(fact.source)
             if best is None or (score, -order) > (best[0], best[1]):
                 best = (score, -order, fact)
         return self.spend(best[2].text) if best else None

@@ -27,6 +27,8 @@ DANGLING = frozenset(
         "over across during within after before per via"
     )
 )
+_ELLIPSIS_END = re.compile(r"\s*(?:\.{3}|\u2026)\s*$|\s*(?:\.{3}|\u2026)(?=\s+[A-Z])")
+_ELLIPSIS = re.compile(r"\s*(?:\.{3}|\u2026)\s*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"\u201c(])")
 
 
@@ -89,7 +91,10 @@ def sentences(text: str | None) -> list[str]:
     """`text` split into sentences, each ending with its own punctuation."""
     if not text:
         return []
-    parts = _SENTENCE_END.split(text.strip())
+    # A trailing-off "..." reads as unfinished: mid-sentence it becomes a dash, at the end a stop.
+    text = _ELLIPSIS_END.sub(".", text.strip())
+    text = _ELLIPSIS.sub(" \u2014 ", text)
+    parts = _SENTENCE_END.split(text)
     return [_closed(part.strip()) for part in parts if part.strip()]
 
 

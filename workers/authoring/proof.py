@@ -19,6 +19,16 @@ _FIGURE = re.compile(
     r"|(?<![\w.])(?:[$\u20ac\u00a3]\s?)?\d+(?:\.\d+)?(?:\s?(?:%|x|\u00d7|k|m|bn|pp))?(?![\w])",
     re.IGNORECASE,
 )
+_FROM_TO = re.compile(
+    r"\bfrom\s+[$\u20ac\u00a3]?[\d.,]+\s?%?(?:\s?[a-z]+)?\s+to\s+(?P<to>[$\u20ac\u00a3]?[\d.,]*\d(?:\s?%)?)"
+    r"(?P<unit>\s(?:days|weeks|months|hours|minutes|points|seconds))?",
+    re.IGNORECASE,
+)
+_UNIT = re.compile(
+    r"\s(?:days|weeks|months|hours|minutes|points|meetings|clients|accounts|deals|demos|"
+    r"trials|calls|replies)\b",
+    re.IGNORECASE,
+)
 STAT_VALUE_MAX = 24
 STAT_LABEL_MAX = 80
 
@@ -58,11 +68,16 @@ def read_quote(fact: str) -> Quote | None:
 
 def read_stat(fact: str) -> Stat | None:
     """The stat of a proof fact with a figure worth showing large, else None."""
-    figures = [m.group(0).strip() for m in _FIGURE.finditer(fact)]
-    ranked = [f for f in figures if _weight(f) > 0]
-    if not ranked:
-        return None
-    value = max(ranked, key=_weight)
+    change = _FROM_TO.search(fact)
+    if change:  # "rose from 8.1% to 11.4%": the figure it reached
+        value = (change.group("to") + (change.group("unit") or "")).strip()
+    else:
+        matches = [m for m in _FIGURE.finditer(fact) if _weight(m.group(0).strip()) > 0]
+        if not matches:
+            return None
+        best = max(matches, key=lambda m: _weight(m.group(0).strip()))
+        unit = _UNIT.match(fact, best.end())
+        value = best.group(0).strip() + (unit.group(0).rstrip() if unit else "")
     if len(value) > STAT_VALUE_MAX:
         return None
     text = fact.strip().rstrip(".")

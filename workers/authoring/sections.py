@@ -13,9 +13,10 @@ _KINDS: tuple[tuple[str, str, bool], ...] = (
     ("faq", r"faqs?|questions?|objections?|asked", False),
     (
         "quote",
-        r"testimonials?|quotes?|what (?:clients|customers) say|reviews?|in their words",
+        r"testimonials?|quotes?|what (?:clients|customers) say|in their words",
         False,
     ),
+    ("quote", r"reviews?", True),
     ("proof", r"proof|evidence|case stud(?:y|ies)|track record", False),
     ("results", r"results?|numbers|outcomes?|metrics|impact|stats?|by the numbers", False),
     ("cta", r"cta|call to action|next steps?|get started|book(?: a call)?|talk to us", True),

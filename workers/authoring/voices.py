@@ -25,6 +25,8 @@ class Voice:
     cta_subs: tuple[str, ...]
     questions: dict[str, str]
     fit_answer: str
+    after_answer: str
+    quote_lede: tuple[str, ...]
 
 
 DIRECT = Voice(
@@ -61,6 +63,9 @@ DIRECT = Voice(
         "after": "What happens after I get in touch?",
     },
     fit_answer="{icp}. If that is not you, we will say so on the first call.",
+    after_answer="A strategist replies with times to talk. On the call you look at your "
+    "pipeline numbers together.",
+    quote_lede=("In the words of the people we work with.", "What clients told us."),
 )
 
 WARM = Voice(
@@ -95,6 +100,9 @@ WARM = Voice(
         "after": "What happens once I reach out?",
     },
     fit_answer="It is built for {icp_lower}. If you are somewhere else, we'll tell you honestly.",
+    after_answer="A strategist gets back to you personally and suggests a few times to talk. "
+    "Bring your pipeline numbers if you have them to hand.",
+    quote_lede=("A few words from people we've worked with.", "Here's what clients have said."),
 )
 
 FORMAL = Voice(
@@ -137,7 +145,11 @@ FORMAL = Voice(
         "scope": "What does the engagement include?",
         "after": "What follows an initial enquiry?",
     },
-    fit_answer="It is designed for {icp}. Where it is not suitable, we will say so at the outset.",
+    fit_answer="It is designed for {icp_lower}. Where it is not suitable, we will say so at "
+    "the outset.",
+    after_answer="A strategist responds with proposed times for an introductory call, at which "
+    "your current pipeline figures are reviewed together.",
+    quote_lede=("Comments from clients.", "Client testimony."),
 )
 
 VOICES = (DIRECT, WARM, FORMAL)
