@@ -94,19 +94,25 @@ def is_negated(folded: str, start: int) -> bool:
     return any(word in _NEGATORS for word in words[-3:])
 
 
-def inflations(text: str, facts: Iterable[str]) -> list[str]:
-    """Words that claim more than the proof states: multipliers and universals beside outcomes."""
-    proof = fold(" ".join(facts))
+def inflations(text: str, proof: Iterable[str], *, stated: Iterable[str] = ()) -> list[str]:
+    """Words that claim more than the proof states: multipliers and universals beside outcomes.
+
+    `stated` is the rest of what the partner wrote (topic, offer...): a word they used is theirs.
+    """
+    facts = fold(" ".join(proof))
+    said = fold(" ".join(stated)) + " " + facts
     folded = fold(text)
     found = []
     for match in _MULTIPLIER.finditer(folded):
         word = match.group(1)
-        if word[:4] not in proof and not _big_percentage(proof):
+        if word[:4] not in said and not _big_percentage(facts):
             found.append(word)
     for sentence in re.split(r"(?<=[.!?;])\s+", folded):
         for match in _UNIVERSAL.finditer(sentence):
             word = match.group(1)
-            if _says_less(proof, word) and _beside_outcome(sentence, match, proof):
+            if _mentions(said, word):
+                continue
+            if _PARTIAL.search(facts) and _beside_outcome(sentence, match, facts):
                 found.append(word)
     return found
 
@@ -115,11 +121,8 @@ def _big_percentage(proof: str) -> bool:
     return any(float(n) >= 100 for n in re.findall(r"(\d+(?:\.\d+)?)\s?%", proof))
 
 
-def _says_less(proof: str, word: str) -> bool:
-    """The proof counts part of something (18 of 20, 24%, most) and never says `word`."""
-    if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", proof):
-        return False
-    return _PARTIAL.search(proof) is not None
+def _mentions(text: str, word: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text) is not None
 
 
 def _beside_outcome(sentence: str, match: re.Match[str], proof: str) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from gate.claims import brief_facts, numbers
+from gate.claims import brief_facts, brief_proof, numbers
 from gate.context import customer_quotes, inflations, is_negated, quote_key, quoted_spans
 from gate.text import contains_phrase, fold, text_fields, tokens
 from gate.urls import image_problem, link_problem
@@ -194,6 +194,7 @@ def supported_claims(payload: object, *, brief: object) -> list[Issue]:
     phrase is not one. Quotes match the proof whatever their punctuation and case.
     """
     facts = brief_facts(brief)
+    proof = brief_proof(brief)
     known = {norm for fact in facts for _raw, norm in numbers(fact)}
     proof_text = " | ".join(quote_key(fact) for fact in facts)
     issues = []
@@ -209,7 +210,7 @@ def supported_claims(payload: object, *, brief: object) -> list[Issue]:
         )
         issues.extend(
             _claim(field, f"{word!r} claims more than the brief's proof states")
-            for word in dict.fromkeys(inflations(text, facts))
+            for word in dict.fromkeys(inflations(text, proof, stated=facts))
         )
     return issues
 

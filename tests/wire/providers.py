@@ -216,3 +216,16 @@ def imagen_image(png: bytes) -> Responder:
 
 def imagen_filtered(request: Recorded) -> Answer:
     return Answer(body={"predictions": [{"raiFilteredReason": "Filtered by safety policy"}]})
+
+
+# --- recorded answers (tests/wire/recorded/) ---------------------------------------------
+
+
+def page_answer(provider: str, page: dict[str, Any]) -> Responder:
+    """A recorded page as `provider` sends it: chat content, a tool call or JSON text."""
+    if provider == "openai":
+        return lambda request: openai_content(json.dumps(page))
+    if provider == "anthropic":
+        tool = {"type": "tool_use", "id": "toolu_wire", "name": "site_page", "input": page}
+        return lambda request: anthropic_message([tool], stop="tool_use")
+    return lambda request: gemini_text(json.dumps(page))
