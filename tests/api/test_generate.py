@@ -341,3 +341,37 @@ def _strings(node: Any) -> list[str]:
     if isinstance(node, list):
         return [s for item in node for s in _strings(item)]
     return []
+
+
+@pytest.mark.spec("content.generate")
+def test_the_answer_and_the_job_carry_notes_naming_what_the_page_left_out(
+    client: FlaskClient,
+) -> None:
+    """Issue 16: nothing of the brief disappears silently; `notes[]` says what and why."""
+    response = client.post(
+        GENERATE,
+        json=brief(
+            topic="A revolutionary pipeline audit",
+            offer="We leverage agents. You keep the written plan.",
+            sections=["Results", "results"],
+        ),
+        headers=KEY,
+    )
+
+    body = response.get_json()
+    assert response.status_code == 201
+    notes = {(n["field"], n["code"]): n["message"] for n in body["notes"]}
+    assert "off-brand word 'revolutionary'" in notes["topic", "dropped"]
+    assert "off-brand word 'leverage'" in notes["offer", "dropped"]
+    assert ("sections.1", "merged") in notes
+    assert body["job"]["notes"] == body["notes"]
+    polled = client.get(body["job"]["url"].removeprefix("http://testserver"), headers=KEY)
+    assert polled.get_json()["notes"] == body["notes"]
+
+
+@pytest.mark.spec("content.generate")
+def test_a_brief_the_page_uses_whole_has_no_notes(client: FlaskClient) -> None:
+    """Notes are empty when every element of the brief made it onto the page."""
+    body = client.post(GENERATE, json=brief(), headers=KEY).get_json()
+
+    assert body["notes"] == []

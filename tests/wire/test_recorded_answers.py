@@ -78,6 +78,7 @@ def test_a_clean_recorded_answer_publishes_on_the_first_writer_call(
     assert job.writer_calls == 1
     assert wire.calls == 1
     assert job.drafts[0].issues == []
+    assert job.drafts[0].payload["blocks"][0]["imageAlt"].startswith("Illustration: ")
 
 
 @pytest.mark.spec("content.generate")
