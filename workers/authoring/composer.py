@@ -59,6 +59,8 @@ class Composer:
             " ".join([brief.topic, brief.offer or "", brief.goal or "", *brief.sections])
         )
         self.pool = Pool()
+        self.features_planned = False
+        self.assigned: dict[str, str] = {}
         self.quotes: list[Quote] = []
         self.stats: list[Stat] = []
         self.plain: list[str] = []
@@ -114,6 +116,8 @@ class Composer:
         hero = self.hero()
         blocks: list[Block] = [hero]
         plan = self.plan()
+        self.features_planned = any(kind == "features" for kind, _t in plan)
+        self._assign_agents(plan)
         proof_home = any(kind in _PROOF_KINDS for kind, _t in plan)
         for kind, title in plan:
             if not proof_home and kind in ("cta", "leadform"):
@@ -157,6 +161,23 @@ class Composer:
         plan.append(("steps", self._heading("steps")))
         plan.append(("faq", self._heading("faq")))
         return plan
+
+    def _assign_agents(self, plan: list[tuple[str, str]]) -> None:
+        """A prose section whose heading names an agent's work gets that agent first."""
+        taken: set[str] = set()
+        for kind, title in plan:
+            if kind != "richtext":
+                continue
+            words = content_words(title)
+            best = max(
+                self.company.agents, key=lambda a: len(content_words(a.does) & words), default=None
+            )
+            if best is None or best.name in taken or not content_words(best.does) & words:
+                continue
+            text = _sentence(f"{best.name} {lower_first(best.does)}")
+            if self.screen.ok(text):
+                self.assigned[title] = text
+                taken.add(best.name)
 
     def _heading(self, kind: str) -> str:
         options = self.voice.headings.get(kind) or self.voice.headings["features"]
@@ -221,7 +242,6 @@ class Composer:
             self.pool.spend(lead)
         hero: Block = {
             "type": "hero",
-            "eyebrow": self.company.name,
             "title": title,
             "sub": sub,
             "ctaLabel": self.cta_label(),
@@ -289,14 +309,23 @@ class Composer:
             ),
             key=lambda row: (-row[0], row[1]),
         )
+        reserved = set(self.assigned.values())
+        ranked = [
+            row
+            for row in ranked
+            if _sentence(f"{row[2].name} {lower_first(row[2].does)}") not in reserved
+        ]
         chosen = [a for score, _i, a in ranked if score > 0][:3]
         if len(chosen) < 2:
             rest = [a for _s, _i, a in ranked if a not in chosen]
             self.rng.shuffle(rest)
             chosen += rest[: 2 - len(chosen)]
+        reserved = set(self.assigned.values())
         items = []
         for agent in chosen:
             text = _sentence(f"{agent.name} {lower_first(agent.does)}")
+            if text in reserved:
+                continue
             if self.screen.ok(agent.does) and not self.pool.is_used(text):
                 self.pool.spend(text)
                 items.append({"title": agent.name, "body": _sentence(agent.does)})
@@ -390,9 +419,20 @@ class Composer:
 
     def prose(self, title: str, *, sources: tuple[str, ...] | None = None) -> Block:
         wanted = content_words(title) | self.words
-        order = sources or ("offer", "agent", "engagement", "terms")
-        first = self.pool.take(wanted, sources=order)
-        second = self.pool.take(wanted, sources=order, relevant=True) if first else None
+        # Agents belong to a features section when the page has one; prose takes the rest.
+        order = sources or (
+            ("offer", "engagement", "terms")
+            if self.features_planned
+            else ("offer", "agent", "engagement", "terms")
+        )
+        own = self.assigned.get(title)
+        if own and not self.pool.is_used(own):
+            first: str | None = self.pool.spend(own)
+        else:
+            first = self.pool.take(wanted, sources=order)
+        second = (
+            self.pool.take(wanted, sources=order, relevant=True, min_shared=2) if first else None
+        )
         body = [s for s in (first, second) if s]
         if not body:
             body = [self.line(self.voice.features_lede) or self.company.tagline]

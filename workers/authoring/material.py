@@ -92,18 +92,19 @@ class Pool:
         sources: tuple[str, ...],
         limit: int = 320,
         relevant: bool = False,
+        min_shared: int = 1,
     ) -> str | None:
         """The unused sentence from `sources` that shares most words with `topic`.
 
         With `relevant`, only one that shares at least one word (an answer must fit its question).
         """
-        wanted = set(topic)
+        wanted = content_words(" ".join(topic))
         best: tuple[int, int, Fact] | None = None
         for order, fact in enumerate(self.facts):
             if fact.source not in sources or self.is_used(fact.text) or len(fact.text) > limit:
                 continue
             shared = len(fact.words & wanted)
-            if relevant and not shared:
+            if relevant and shared < min_shared:
                 continue
             score = shared * 10 - sources.index(fact.source)
             if best is None or (score, -order) > (best[0], best[1]):

@@ -115,6 +115,26 @@ def upper_first(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+# Words that mean the same thing to a reader, folded to one (a "pricing test" is an experiment).
+_SAME = {
+    "test": "experiment",
+    "testing": "experiment",
+    "price": "pricing",
+    "reconcile": "attribution",
+    "numbers": "number",
+    "sequence": "outbound",
+    "email": "outbound",
+    "account": "account",
+    "copy": "copy",
+    "landing": "copy",
+    "signal": "signal",
+    "intent": "signal",
+    "visit": "signal",
+}
+
+
 def content_words(text: str) -> set[str]:
-    """The words of `text` that carry meaning (four letters or more, folded)."""
-    return {w for w in re.findall(r"[a-z][a-z'-]{3,}", text.lower()) if w not in DANGLING}
+    """The words of `text` that carry meaning (four letters or more), folded to a crude stem."""
+    words = re.findall(r"[a-z][a-z'-]{3,}", text.lower())
+    stems = {w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words}
+    return {_SAME.get(w, w) for w in stems if w not in DANGLING}
