@@ -14,14 +14,20 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import anthropic
+import openai
 import pytest
 
 from backends.embedded.sqlite import SqliteDatabase
 from schemas.jobs import GenerationBrief, JobRecord
 from tests.wire import providers
 from tests.wire.server import WireServer
-from tests.wire.test_model_adapters import ADAPTERS
+from tests.wire.test_model_adapters import ADAPTERS, vertex_client
 from tests.workers.generation_ports import NOW, embedded_ports
+from workers.authoring.anthropic_messages import AnthropicAuthor
+from workers.authoring.base import Author
+from workers.authoring.gemini_vertex import GeminiAuthor
+from workers.authoring.openai_chat import OpenAIChatAuthor
 from workers.pipeline import run_generation
 
 RECORDED = Path(__file__).parent / "recorded"
@@ -37,16 +43,30 @@ def wire() -> Iterator[WireServer]:
     server.stop()
 
 
+def author_on(provider: str, wire: WireServer) -> tuple[Author, Any]:
+    """The provider's adapter on the wire server, and its SDK client (closed after the run)."""
+    if provider == "openai":
+        chat = openai.OpenAI(base_url=f"{wire.url}/v1", api_key="k", max_retries=0, timeout=10)
+        return OpenAIChatAuthor(chat, model="wire-model"), chat
+    if provider == "anthropic":
+        messages = anthropic.Anthropic(base_url=wire.url, api_key="k", max_retries=0, timeout=10)
+        return AnthropicAuthor(messages, model="wire-model"), messages
+    vertex = vertex_client(wire)
+    return GeminiAuthor(vertex, model="gemini-wire"), vertex
+
+
 def replay(case: dict[str, Any], provider: str, wire: WireServer, tmp_path: Path) -> JobRecord:
     wire.answer_next(*(providers.page_answer(provider, page) for page in case["answers"]))
-    ports = embedded_ports(
-        SqliteDatabase(tmp_path / "db.sqlite3"), tmp_path, author=ADAPTERS[provider](wire)
-    )
+    author, client = author_on(provider, wire)
+    ports = embedded_ports(SqliteDatabase(tmp_path / "db.sqlite3"), tmp_path, author=author)
     brief = GenerationBrief.model_validate(case["brief"])
     ports.jobs.create_job(
         JobRecord(id="recorded", partner="acme", brief=brief, created_at=NOW, updated_at=NOW)
     )
-    return run_generation("recorded", ports=ports, worker="w", lease=timedelta(seconds=60))
+    try:
+        return run_generation("recorded", ports=ports, worker="w", lease=timedelta(seconds=60))
+    finally:
+        client.close()
 
 
 def test_the_corpus_covers_clean_answers_and_every_common_fault() -> None:
