@@ -271,6 +271,7 @@ def test_a_writer_that_fails_the_gate_twice_answers_422_with_the_issues(
     assert body["job"]["writer_calls"] == 2
     assert wire.calls == 2
     assert "icp_missing" in str(wire.requests[1].body)
+    assert body["notes"] == body["job"]["notes"]
 
 
 @pytest.mark.spec("content.generate")
