@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -55,6 +56,11 @@ class BannedPhrase(_File):
     phrase: str = Field(min_length=2)
     reason: str
     suggest: str | None = None
+    allow: list[Literal["negated", "proof_quote"]] = Field(
+        default_factory=list,
+        description='Contexts where the phrase passes: `negated` ("no guaranteed meetings"),'
+        " `proof_quote` (inside a customer quote the brief's proof gives); none by default",
+    )
 
 
 class TypeStep(_File):
