@@ -64,8 +64,8 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     )
     app.register_blueprint(create_signals_blueprint())
     app.register_blueprint(create_collect_blueprint(config))
-    app.register_blueprint(create_content_blueprint())
-    app.register_blueprint(create_jobs_blueprint())
+    app.register_blueprint(create_content_blueprint(backends=backends, config=config))
+    app.register_blueprint(create_jobs_blueprint(backends=backends, config=config))
     app.register_blueprint(create_assets_blueprint(blobs=backends.blobs))
     app.register_blueprint(
         create_pages_blueprint(
@@ -73,6 +73,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
             pages=backends.pages,
             clock=backends.clock,
             preview_secret=config.preview_secret,
+            page_changes=backends.page_changes,
         )
     )
     app.register_blueprint(

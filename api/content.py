@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, current_app, g, request
+from flask import Blueprint, Response, g, request
 
 from api.auth import require_key
 from api.config import AppConfig
@@ -45,7 +45,7 @@ MAX_BODY_BYTES = 1024 * 1024
 DEFAULT_LIMIT, MAX_LIMIT = 20, 100
 
 
-def create_content_blueprint() -> Blueprint:
+def create_content_blueprint(*, backends: Backends, config: AppConfig) -> Blueprint:
     """The page operations of SPEC's Content API (generate is the jobs blueprint's) and a
     page's history: list, read and restore its versions (issue 14)."""
     bp = Blueprint("content", __name__, url_prefix=PREFIX)
@@ -54,7 +54,9 @@ def create_content_blueprint() -> Blueprint:
     def save_page() -> Response:
         principal = require_key("content")
         payload = _json_body()
-        return run_idempotent(principal, payload, lambda: _replace(principal, payload))
+        return run_idempotent(
+            principal, payload, lambda: _replace(principal, payload, backends, config)
+        )
 
     @bp.get("")
     def list_pages() -> Response:
@@ -62,7 +64,7 @@ def create_content_blueprint() -> Blueprint:
         status, cursor, limit = _list_query()
         try:
             found = pages_service.list_visible_pages(
-                _backends().pages,
+                pages=backends.pages,
                 editor=editor_of(principal),
                 status=status,
                 cursor=cursor,
@@ -72,7 +74,7 @@ def create_content_blueprint() -> Blueprint:
         except ValueError as err:
             raise _bad_query("cursor", "not a cursor from a previous answer") from err
         body = PageListBody(
-            pages=[_record(p) for p in found.pages],
+            pages=[_record(p, config) for p in found.pages],
             next_cursor=found.next_cursor,
             has_more=found.next_cursor is not None,
         )
@@ -81,10 +83,10 @@ def create_content_blueprint() -> Blueprint:
     @bp.get("/<slug>")
     def get_page(slug: str) -> Response:
         principal = require_key("content")
-        page = _visible(slug, principal)
+        page = _visible(slug, principal, backends)
         if _tag_listed(request.headers.get("If-None-Match"), etag(page)):
             return Response(status=304, headers={"ETag": etag(page)})
-        return _page_response(page, 200)
+        return _page_response(page, 200, config)
 
     @bp.patch("/<slug>")
     def patch_page(slug: str) -> Response:
@@ -101,22 +103,24 @@ def create_content_blueprint() -> Blueprint:
                 raise invalid_payload(
                     [Issue(field="slug", code="slug_mismatch", message=f"the slug stays {slug!r}")]
                 )
-            page = _gated(merged)
+            page = _gated(merged, backends)
             return patched(
-                current, page, ruleset=ruleset(_backends().catalog.brand), now=_backends().clock()
+                current, page, ruleset=ruleset(backends.catalog.brand), now=backends.clock()
             )
 
         return _page_response(
             _serve_write(
                 lambda condition: pages_service.change_page(
-                    _backends().pages,
-                    slug,
-                    change,
+                    pages=backends.pages,
+                    slug=slug,
+                    change=change,
                     editor=editor_of(principal),
+                    changed=backends.page_changes,
                     precondition=condition,
                 )
             ),
             200,
+            config,
         )
 
     @bp.delete("/<slug>")
@@ -125,21 +129,23 @@ def create_content_blueprint() -> Blueprint:
         return _page_response(
             _serve_write(
                 lambda condition: pages_service.unpublish_page(
-                    _backends().pages,
-                    slug,
+                    pages=backends.pages,
+                    slug=slug,
                     editor=editor_of(principal),
-                    now=_backends().clock(),
+                    changed=backends.page_changes,
+                    now=backends.clock(),
                     precondition=condition,
                 )
             ),
             200,
+            config,
         )
 
-    register_history_routes(bp)
+    register_history_routes(bp, backends=backends, config=config)
     return bp
 
 
-def register_history_routes(bp: Blueprint) -> None:
+def register_history_routes(bp: Blueprint, *, backends: Backends, config: AppConfig) -> None:
     """GET .../{slug}/versions, GET .../versions/{n}, POST .../versions/{n}/restore."""
 
     @bp.get("/<slug>/versions")
@@ -148,14 +154,18 @@ def register_history_routes(bp: Blueprint) -> None:
         _status, cursor, limit = _list_query(with_status=False)
         try:
             found = pages_service.list_history(
-                _backends().pages, slug, editor=editor_of(principal), cursor=cursor, limit=limit
+                pages=backends.pages,
+                slug=slug,
+                editor=editor_of(principal),
+                cursor=cursor,
+                limit=limit,
             )
         except NotFoundError as err:
             raise _not_found(slug) from err
         except ValueError as err:
             raise _bad_query("cursor", "not a cursor from a previous answer") from err
         body = VersionListBody(
-            versions=[_version(v) for v in found.versions],
+            versions=[_version(v, config) for v in found.versions],
             next_cursor=found.next_cursor,
             has_more=found.next_cursor is not None,
         )
@@ -166,11 +176,11 @@ def register_history_routes(bp: Blueprint) -> None:
         principal = require_key("content")
         try:
             found = pages_service.find_version(
-                _backends().pages, slug, number, editor=editor_of(principal)
+                pages=backends.pages, slug=slug, version=number, editor=editor_of(principal)
             )
         except NotFoundError as err:
             raise ApiError(404, "not_found", f"No version {number} of page {slug!r}") from err
-        return _json(VersionBody(version=_version(found)).model_dump_json(), 200)
+        return _json(VersionBody(version=_version(found, config)).model_dump_json(), 200)
 
     @bp.post("/<slug>/versions/<int:number>/restore")
     def restore_version(slug: str, number: int) -> Response:
@@ -179,14 +189,14 @@ def register_history_routes(bp: Blueprint) -> None:
             raise ApiError(400, "invalid_json", "A restore takes no body")
 
         def restore() -> Response:
-            backends = _backends()
             try:
                 restored = _serve_write(
                     lambda condition: pages_service.restore_version(
-                        backends.pages,
-                        slug,
-                        number,
+                        pages=backends.pages,
+                        slug=slug,
+                        version=number,
                         editor=editor_of(principal),
+                        changed=backends.page_changes,
                         brand=backends.catalog.brand,
                         ruleset=ruleset(backends.catalog.brand),
                         now=backends.clock(),
@@ -199,7 +209,7 @@ def register_history_routes(bp: Blueprint) -> None:
                         404, "not_found", f"No version {number} of page {slug!r}"
                     ) from err
                 raise
-            return _page_response(restored, 200)
+            return _page_response(restored, 200, config)
 
         return run_idempotent(principal, {"restore": number}, restore)
 
@@ -211,22 +221,24 @@ def editor_of(principal: Principal) -> pages_service.Editor:
     )
 
 
-def _replace(principal: Principal, payload: object) -> Response:
-    page = _gated(payload)
-    backends = _backends()
+def _replace(
+    principal: Principal, payload: object, backends: Backends, config: AppConfig
+) -> Response:
+    page = _gated(payload, backends)
     conditional = "If-Match" in request.headers or "If-None-Match" in request.headers
     saved = _serve_write(
         lambda _condition: pages_service.replace_page(
-            backends.pages,
-            page,
+            pages=backends.pages,
+            page=page,
             editor=editor_of(principal),
+            changed=backends.page_changes,
             ruleset=ruleset(backends.catalog.brand),
             clock=backends.clock,
             check=_check_post_preconditions,
             conditional=conditional,
         )
     )
-    response = _page_response(saved, 201)
+    response = _page_response(saved, 201, config)
     response.headers["Location"] = f"{PREFIX}/{saved.slug}"
     return response
 
@@ -262,9 +274,9 @@ def _serve_write(
     return saved
 
 
-def _gated(payload: object) -> SitePageInput:
+def _gated(payload: object, backends: Backends) -> SitePageInput:
     try:
-        return pages_service.gated(payload, brand=_backends().catalog.brand)
+        return pages_service.gated(payload=payload, brand=backends.catalog.brand)
     except pages_service.GateRefusedError as err:
         raise invalid_payload(err.issues, "The page failed the schema or the quality gate") from err
 
@@ -277,7 +289,6 @@ def _after_write(page: StoredPage) -> None:
         page.status,
         extra={"slug": page.slug, "partner_id": g.principal.key_id},
     )
-    _backends().cdn.purge(f"/p/{page.slug}")
 
 
 def _check_post_preconditions(current: StoredPage | None) -> None:
@@ -313,9 +324,9 @@ def _precondition_failed(current: StoredPage | None) -> ApiError:
     )
 
 
-def _visible(slug: str, principal: Principal) -> StoredPage:
+def _visible(slug: str, principal: Principal, backends: Backends) -> StoredPage:
     try:
-        return pages_service.find_page(_backends().pages, slug, editor=editor_of(principal))
+        return pages_service.find_page(pages=backends.pages, slug=slug, editor=editor_of(principal))
     except NotFoundError as err:
         raise _not_found(slug) from err
 
@@ -360,26 +371,19 @@ def _bad_query(name: str, expected: str) -> ApiError:
     return ApiError(400, "invalid_query", f"Bad query parameter {name}", issues=[issue])
 
 
-def _record(page: StoredPage) -> Any:
-    config: AppConfig = current_app.extensions["frontdoor.config"]
+def _record(page: StoredPage, config: AppConfig) -> Any:
     return page_record(page, base_url=config.base_url, preview_secret=config.preview_secret)
 
 
-def _version(page: StoredPage) -> VersionRecord:
-    config: AppConfig = current_app.extensions["frontdoor.config"]
+def _version(page: StoredPage, config: AppConfig) -> VersionRecord:
     return version_record(page, base_url=config.base_url)
 
 
-def _page_response(page: StoredPage, status: int) -> Response:
-    response = _json(PageBody(page=_record(page)).model_dump_json(), status)
+def _page_response(page: StoredPage, status: int, config: AppConfig) -> Response:
+    response = _json(PageBody(page=_record(page, config)).model_dump_json(), status)
     response.headers["ETag"] = etag(page)
     return response
 
 
 def _json(body: str, status: int) -> Response:
     return Response(body, status=status, mimetype="application/json")
-
-
-def _backends() -> Backends:
-    backends: Backends = current_app.extensions["frontdoor"]
-    return backends

@@ -10,9 +10,10 @@ starts a second job.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Response, request
 from pydantic import ValidationError
 
 from api.auth import require_key
@@ -25,169 +26,172 @@ from backends.bundle import Backends
 from backends.ports import UnavailableError
 from schemas.errors import Issue, issues_from_errors
 from schemas.jobs import GenerationBrief, JobRecord, JobView
-from services.pages import Editor, SlugTakenError, check_slug_free
-from workers.generation import submit_job
-from workers.job_callbacks import job_url
+from services.jobs import job_url, start_generation
+from services.pages import Editor, SlugTakenError
 
 GENERATE_PATH = "/api/public/content/pages/generate"
 JOBS_PATH = "/api/public/content/jobs"
 MAX_BODY_BYTES = 256 * 1024
 
 
-def create_jobs_blueprint() -> Blueprint:
+def create_jobs_blueprint(*, backends: Backends, config: AppConfig) -> Blueprint:
     """POST generate and GET jobs/{id}, with the content key."""
     bp = Blueprint("jobs", __name__)
+    surface = _Jobs(backends, config)
 
     @bp.post(GENERATE_PATH)
     def generate() -> Response:
         principal = require_key("content")
         payload = _json_body()
-        response = run_idempotent(principal, payload, lambda: _generate(principal, payload))
-        return _refresh_replayed_202(response)
+        response = run_idempotent(principal, payload, lambda: surface.generate(principal, payload))
+        return surface.refresh_replayed_202(response)
 
     @bp.get(f"{JOBS_PATH}/<job_id>")
     def get_job(job_id: str) -> Response:
         principal = require_key("content")
-        job = _backends().jobs.get_job(job_id) if len(job_id) <= 64 else None
+        job = backends.jobs.get_job(job_id) if len(job_id) <= 64 else None
         # Another partner's job answers exactly as one nobody has; content_admin sees all.
         if job is None or (job.partner != principal.partner and not principal.admin):
             raise ApiError(404, "not_found", f"No job {job_id!r}")
-        page = _page_json(job) if job.status == "succeeded" else None
-        view = _view(job)
+        page = surface.page_json(job) if job.status == "succeeded" else None
+        view = surface.view(job)
         return _json({"ok": True, "job": view, "page": page, "notes": view["notes"]}, 200)
 
     return bp
 
 
-def _refresh_replayed_202(response: Response) -> Response:
-    """A repeat of a request first answered 202 answers with the job as it is now.
+@dataclass(frozen=True)
+class _Jobs:
+    """The jobs surface over one app's ports and settings."""
 
-    The same job either way (the key never starts a second one), but once it has finished the
-    repeat carries the page (201) or the failure, not the stale `queued`.
-    """
-    if response.status_code != 202 or response.headers.get("Idempotent-Replayed") != "true":
-        return response
-    body = json.loads(response.get_data())
-    job = _backends().jobs.get_job(str(body.get("job", {}).get("id", "")))
-    if job is None or not job.finished:
-        return response
-    try:
-        fresh = _answer(job, created=False)
-    except ApiError as err:
-        fresh = problem_response(err)
-    fresh.headers["Idempotent-Replayed"] = "true"
-    return fresh
+    backends: Backends
+    config: AppConfig
 
+    def refresh_replayed_202(self, response: Response) -> Response:
+        """A repeat of a request first answered 202 answers with the job as it is now.
 
-def _generate(principal: Principal, payload: object) -> Response:
-    config: AppConfig = current_app.extensions["frontdoor.config"]
-    try:
-        brief = GenerationBrief.model_validate(
-            payload, context={"allow_loopback_http": config.mode == "embedded"}
-        )
-    except ValidationError as err:
-        raise invalid_payload(issues_from_errors(err.errors()), "The brief is invalid") from err
-    backends = _backends()
-    editor = Editor(partner=principal.partner, key_id=principal.key_id, admin=principal.admin)
-    try:
-        check_slug_free(backends.pages, brief.slug, editor=editor)  # at once, before any job
-    except SlugTakenError as err:
-        raise ApiError(
-            409,
-            "slug_taken",
-            f"The slug {brief.slug!r} belongs to another partner's page; choose another",
-            issues=[Issue(field="slug", code="slug_taken", message="used by another partner")],
-        ) from err
-    try:
-        job = submit_job(
-            brief,
-            partner=principal.partner,
-            key_id=principal.key_id,
-            admin=principal.admin,
-            jobs=backends.jobs,
-            job_queue=backends.job_queue,
-            now=backends.clock(),
-        )
-    except UnavailableError as err:
-        raise ApiError(503, "unavailable", "The job queue is unavailable; retry") from err
-    wait = 0.0 if _prefers_async() else config.generate_wait_seconds
-    return _answer(_wait_for(job, seconds=wait), created=True)
-
-
-def _answer(job: JobRecord, *, created: bool) -> Response:
-    view = _view(job, with_secret=created)
-    if job.status == "succeeded":
-        page = _page_json(job)
-        if page is not None:
-            body = {"ok": True, "page": page, "job": view, "notes": view["notes"]}
-            response = _json(body, 201)
-            response.headers["Location"] = f"/api/public/content/pages/{job.page_slug}"
-            response.headers["ETag"] = f'"v{page["version"]}"'  # as api.page_records.etag
+        The same job either way (the key never starts a second one), but once it has finished the
+        repeat carries the page (201) or the failure, not the stale `queued`.
+        """
+        if response.status_code != 202 or response.headers.get("Idempotent-Replayed") != "true":
             return response
-    if job.status == "failed" and job.error is not None:
-        extra: dict[str, Any] = {"job": view, "notes": view["notes"]}
-        if job.error.code == "invalid_payload":
-            raise ApiError(
-                422,
-                "invalid_payload",
-                "The generated page failed the quality gate twice",
-                issues=job.issues,
-                extra=extra,
+        body = json.loads(response.get_data())
+        job = self.backends.jobs.get_job(str(body.get("job", {}).get("id", "")))
+        if job is None or not job.finished:
+            return response
+        try:
+            fresh = self.answer(job, created=False)
+        except ApiError as err:
+            fresh = problem_response(err)
+        fresh.headers["Idempotent-Replayed"] = "true"
+        return fresh
+
+    def generate(self, principal: Principal, payload: object) -> Response:
+        config = self.config
+        try:
+            brief = GenerationBrief.model_validate(
+                payload, context={"allow_loopback_http": config.mode == "embedded"}
             )
-        if job.error.code == "slug_taken":
+        except ValidationError as err:
+            raise invalid_payload(issues_from_errors(err.errors()), "The brief is invalid") from err
+        try:
+            job = start_generation(
+                pages=self.backends.pages,
+                jobs=self.backends.jobs,
+                job_queue=self.backends.job_queue,
+                brief=brief,
+                editor=Editor(
+                    partner=principal.partner, key_id=principal.key_id, admin=principal.admin
+                ),
+                now=self.backends.clock(),
+            )
+        except SlugTakenError as err:
             raise ApiError(
                 409,
                 "slug_taken",
-                "Another partner's page took this slug while the job ran; choose another",
+                f"The slug {brief.slug!r} belongs to another partner's page; choose another",
                 issues=[Issue(field="slug", code="slug_taken", message="used by another partner")],
-                extra=extra,
-            )
-        if job.error.code == "model_failed":
+            ) from err
+        except UnavailableError as err:
+            raise ApiError(503, "unavailable", "The job queue is unavailable; retry") from err
+        wait = 0.0 if _prefers_async() else config.generate_wait_seconds
+        return self.answer(self.wait_for(job, seconds=wait), created=True)
+
+    def answer(self, job: JobRecord, *, created: bool) -> Response:
+        view = self.view(job, with_secret=created)
+        if job.status == "succeeded":
+            page = self.page_json(job)
+            if page is not None:
+                body = {"ok": True, "page": page, "job": view, "notes": view["notes"]}
+                response = _json(body, 201)
+                response.headers["Location"] = f"/api/public/content/pages/{job.page_slug}"
+                response.headers["ETag"] = f'"v{page["version"]}"'  # as api.page_records.etag
+                return response
+        if job.status == "failed" and job.error is not None:
+            extra: dict[str, Any] = {"job": view, "notes": view["notes"]}
+            if job.error.code == "invalid_payload":
+                raise ApiError(
+                    422,
+                    "invalid_payload",
+                    "The generated page failed the quality gate twice",
+                    issues=job.issues,
+                    extra=extra,
+                )
+            if job.error.code == "slug_taken":
+                raise ApiError(
+                    409,
+                    "slug_taken",
+                    "Another partner's page took this slug while the job ran; choose another",
+                    issues=[
+                        Issue(field="slug", code="slug_taken", message="used by another partner")
+                    ],
+                    extra=extra,
+                )
+            if job.error.code == "model_failed":
+                extra["retryable"] = True
+                raise ApiError(
+                    502, "model_failed", "The authoring model failed; retry", extra=extra
+                )
             extra["retryable"] = True
-            raise ApiError(502, "model_failed", "The authoring model failed; retry", extra=extra)
-        extra["retryable"] = True
-        raise ApiError(503, "unavailable", "The job could not be completed; retry", extra=extra)
-    response = _json({"ok": True, "job": view}, 202)
-    response.headers["Location"] = f"{JOBS_PATH}/{job.id}"
-    response.headers["Retry-After"] = "2"
-    return response
+            raise ApiError(503, "unavailable", "The job could not be completed; retry", extra=extra)
+        response = _json({"ok": True, "job": view}, 202)
+        response.headers["Location"] = f"{JOBS_PATH}/{job.id}"
+        response.headers["Retry-After"] = "2"
+        return response
 
+    def wait_for(self, job: JobRecord, *, seconds: float) -> JobRecord:
+        """The job once finished, or as it stands when `seconds` have passed.
 
-def _wait_for(job: JobRecord, *, seconds: float) -> JobRecord:
-    """The job once finished, or as it stands when `seconds` have passed.
+        The store does the waiting: embedded, the request thread sleeps until the worker thread
+        commits the final state (no polling timer competing with it for the GIL); on Google Cloud
+        it polls Firestore, backing off.
+        """
+        if seconds <= 0:
+            return job
+        return self.backends.jobs.wait_finished(job.id, seconds) or job
 
-    The store does the waiting: embedded, the request thread sleeps until the worker thread
-    commits the final state (no polling timer competing with it for the GIL); on Google Cloud
-    it polls Firestore, backing off.
-    """
-    if seconds <= 0:
-        return job
-    return _backends().jobs.wait_finished(job.id, seconds) or job
+    def page_json(self, job: JobRecord) -> dict[str, Any] | None:
+        stored = self.backends.pages.get_page(job.page_slug or job.brief.slug)
+        if stored is None:
+            return None
+        config = self.config
+        record = page_record(stored, base_url=config.base_url, preview_secret=config.preview_secret)
+        page: dict[str, Any] = record.model_dump(mode="json")
+        return page
+
+    def view(self, job: JobRecord, *, with_secret: bool = False) -> dict[str, Any]:
+        config = self.config
+        view = JobView.of(
+            job, url=job_url(config.base_url, job.id), base_url=config.base_url
+        ).model_dump(mode="json")
+        if with_secret and job.callback_secret:
+            view["callback_secret"] = job.callback_secret
+        return view
 
 
 def _prefers_async() -> bool:
     prefer = ",".join(request.headers.getlist("Prefer")).lower()
     return any(part.strip().split(";")[0] == "respond-async" for part in prefer.split(","))
-
-
-def _page_json(job: JobRecord) -> dict[str, Any] | None:
-    stored = _backends().pages.get_page(job.page_slug or job.brief.slug)
-    if stored is None:
-        return None
-    config: AppConfig = current_app.extensions["frontdoor.config"]
-    record = page_record(stored, base_url=config.base_url, preview_secret=config.preview_secret)
-    page: dict[str, Any] = record.model_dump(mode="json")
-    return page
-
-
-def _view(job: JobRecord, *, with_secret: bool = False) -> dict[str, Any]:
-    config: AppConfig = current_app.extensions["frontdoor.config"]
-    view = JobView.of(
-        job, url=job_url(config.base_url, job.id), base_url=config.base_url
-    ).model_dump(mode="json")
-    if with_secret and job.callback_secret:
-        view["callback_secret"] = job.callback_secret
-    return view
 
 
 def _json_body() -> object:
@@ -202,8 +206,3 @@ def _json_body() -> object:
 
 def _json(body: dict[str, Any], status: int) -> Response:
     return Response(json.dumps(body), status=status, mimetype="application/json")
-
-
-def _backends() -> Backends:
-    backends: Backends = current_app.extensions["frontdoor"]
-    return backends

@@ -2,8 +2,9 @@
 
 The finished response (body, strong ETag, every header) is kept per (slug, version, form state)
 in a bounded LRU, so a page is rendered, hashed and its headers checked once per version; store
-lookups are remembered for a second (api/page_cache.py), and a write through this process's
-Content API forgets them at once, so the next request reads the new version.
+lookups are remembered for a second (api/page_cache.py), and a write in this process (the
+Content API, a generation worker; services/pages.py tells `PageChanges`) forgets them at once,
+so the next request reads the new version.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from werkzeug.utils import get_content_type
 
 from api.page_cache import SECURITY_HEADERS, CachedPage, PageCache, PageLookup
 from api.previews import verify_preview_token
+from backends.bundle import PageChanges
 from backends.ports import PageStore, StoredPage
 from renderers.assets import Asset
 from renderers.page_html import FormState, Site, render_not_found, render_page
@@ -54,7 +56,6 @@ class _NotFoundPage:
 
 
 _SLUG = re.compile(SLUG_PATTERN)
-CONTENT_PATH = "/api/public/content/"
 # A change purges /p/{slug} at once; s-maxage bounds the rare case where another instance's
 # 1 s lookup memo (api/page_cache.py) hands the CDN the old version just after that purge.
 PAGE_CACHE_CONTROL = "public, max-age=60, s-maxage=300"
@@ -72,11 +73,18 @@ def create_pages_blueprint(
     cache_size: int = 256,
     freshness_seconds: float = 1.0,
     monotonic: Callable[[], float] = time.monotonic,
+    page_changes: PageChanges | None = None,
 ) -> Blueprint:
-    """GET /p/{slug} for published pages (drafts with a valid preview token), and /static/."""
+    """GET /p/{slug} for published pages (drafts with a valid preview token), and /static/.
+
+    `page_changes`: told of every page write in this process (services/pages.py), so the
+    lookup memo forgets at once and the next request reads the new version.
+    """
     bp = Blueprint("pages", __name__)
     cache = PageCache(cache_size)
     lookup = PageLookup(pages, freshness=freshness_seconds, monotonic=monotonic)
+    if page_changes is not None:
+        page_changes.listen(lambda _slug: lookup.forget_all())
     not_found = _NotFoundPage(site)
     assets = {name: _asset_body(asset) for name, asset in site.assets.by_name().items()}
 
@@ -122,17 +130,6 @@ def create_pages_blueprint(
         if stored.status != "published":
             return not_found.response()
         return rendered(stored, form_state=form_state, preview=False).response()
-
-    @bp.after_app_request
-    def forget_after_content_writes(response: Response) -> Response:
-        # A write through this process's Content API shows on the very next request. A write
-        # that failed on our side (5xx, e.g. the CDN purge) may have saved the page already;
-        # one refused up front (4xx) saved nothing.
-        writes = request.method not in ("GET", "HEAD", "OPTIONS")
-        status = response.status_code
-        if writes and not 400 <= status < 500 and request.path.startswith(CONTENT_PATH):
-            lookup.forget_all()
-        return response
 
     @bp.get("/p")
     @bp.get("/p/")

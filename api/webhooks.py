@@ -44,8 +44,8 @@ from schemas.webhooks import (
 )
 from workers.deliveries import INTERNAL_TOKEN_HEADER, attempt_delivery, replay_delivery
 from workers.delivery_policy import rotate_secrets
-from workers.signing import new_secret
-from workers.target_guard import UnsafeTargetError, check_target, system_resolver
+from services.signing import new_secret
+from services.target_guard import UnsafeTargetError, check_target, system_resolver
 
 HOOKS = "/api/public/v1/signals/webhooks"
 ModelT = TypeVar("ModelT", bound=BaseModel)

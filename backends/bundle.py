@@ -30,6 +30,26 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+class PageChanges:
+    """Who hears that a page changed (services/pages.py tells it the slug after every write):
+    this process's /p/ lookup memo once the pages blueprint listens, then the CDN purge of
+    `/p/{slug}`. Every listener runs before the purge, so a purge that fails (a 5xx) still
+    leaves this process serving the saved version."""
+
+    def __init__(self, cdn: Cdn) -> None:
+        self._cdn = cdn
+        self._listeners: list[Callable[[str], None]] = []
+
+    def listen(self, listener: Callable[[str], None]) -> None:
+        """Call `listener` with the slug of every later change."""
+        self._listeners.append(listener)
+
+    def __call__(self, slug: str) -> None:
+        for listener in self._listeners:
+            listener(slug)
+        self._cdn.purge(f"/p/{slug}")
+
+
 @dataclass(frozen=True)
 class Backends:
     """Every port of one process. Adapters are built once by `frontdoor.wiring.build_backends`."""
@@ -51,6 +71,11 @@ class Backends:
     blobs: BlobStore
     clock: Callable[[], datetime] = utc_now
     closers: tuple[Callable[[], None], ...] = field(default=(), repr=False)
+    # Built from `cdn` (again by dataclasses.replace): the page service's invalidation port.
+    page_changes: PageChanges = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "page_changes", PageChanges(self.cdn))
 
     def close(self) -> None:
         """Stop worker threads and close clients, newest first."""

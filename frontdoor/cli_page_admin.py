@@ -37,7 +37,11 @@ def list_pages(ctx: click.Context, partner: str | None, status: str | None, limi
     """List pages of every partner, newest change first."""
     backends = backends_for(ctx, Settings())
     found = pages_service.list_visible_pages(
-        backends.pages, editor=OPERATOR, status=_status(status), limit=limit, owner=partner
+        pages=backends.pages,
+        editor=OPERATOR,
+        status=_status(status),
+        limit=limit,
+        owner=partner,
     )
     table = Table("slug", "partner", "status", "version", "updated (UTC)")
     for page in found.pages:
@@ -57,7 +61,9 @@ def history(ctx: click.Context, slug: str, limit: int) -> None:
     """List the kept versions of SLUG, newest first, with who wrote each and how."""
     backends = backends_for(ctx, Settings())
     try:
-        found = pages_service.list_history(backends.pages, slug, editor=OPERATOR, limit=limit)
+        found = pages_service.list_history(
+            pages=backends.pages, slug=slug, editor=OPERATOR, limit=limit
+        )
     except NotFoundError:
         click.echo(f"no page {slug}", err=True)
         ctx.exit(1)
@@ -89,10 +95,11 @@ def restore(ctx: click.Context, slug: str, version: int) -> None:
         backends,
         slug,
         lambda: pages_service.restore_version(
-            backends.pages,
-            slug,
-            version,
+            pages=backends.pages,
+            slug=slug,
+            version=version,
             editor=OPERATOR,
+            changed=backends.page_changes,
             brand=brand,
             ruleset=ruleset(brand),
             now=backends.clock(),
@@ -113,9 +120,10 @@ def publish(ctx: click.Context, slug: str) -> None:
         backends,
         slug,
         lambda: pages_service.publish_page(
-            backends.pages,
-            slug,
+            pages=backends.pages,
+            slug=slug,
             editor=OPERATOR,
+            changed=backends.page_changes,
             brand=brand,
             ruleset=ruleset(brand),
             now=backends.clock(),
@@ -135,7 +143,11 @@ def unpublish(ctx: click.Context, slug: str) -> None:
         backends,
         slug,
         lambda: pages_service.unpublish_page(
-            backends.pages, slug, editor=OPERATOR, now=backends.clock()
+            pages=backends.pages,
+            slug=slug,
+            editor=OPERATOR,
+            changed=backends.page_changes,
+            now=backends.clock(),
         ),
         done="unpublished",
     )
@@ -163,7 +175,6 @@ def _write(
     except pages_service.BusyError:
         click.echo(f"{slug} kept changing under this write; run it again", err=True)
         ctx.exit(1)
-    backends.cdn.purge(f"/p/{slug}")
     click.echo(f"{done} {slug}: version {page.version}, {page.status}, partner {page.owner}")
 
 

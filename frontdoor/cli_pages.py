@@ -23,7 +23,8 @@ from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from schemas.errors import issues_from_errors
 from schemas.jobs import GenerationBrief, JobRecord
-from workers.generation import submit_job
+from services.jobs import start_generation
+from services.pages import Editor
 
 
 @click.group()
@@ -71,13 +72,12 @@ def generate(
         brief = brief.model_copy(update={"publish": True})
     backends = backends_for(ctx, settings)
     try:
-        job = submit_job(
-            brief,
-            partner=partner,
-            key_id="cli",
-            admin=True,
+        job = start_generation(
+            pages=backends.pages,
             jobs=backends.jobs,
             job_queue=backends.job_queue,
+            brief=brief,
+            editor=Editor(partner=partner, key_id="cli", admin=True),
             now=backends.clock(),
         )
     except UnavailableError:

@@ -26,6 +26,7 @@ from backends.ports import BlobStore, JobQueue, JobStore
 from frontdoor.settings import Settings
 from gate.check import check_page, ruleset
 from schemas.jobs import GenerationBrief
+from services.jobs import encode_job_message
 from workers.authoring.base import Author
 from workers.authoring.template import TemplateWriter
 from workers.deliveries import callback_notifier
@@ -100,13 +101,9 @@ def start_embedded_workers(settings: Settings, backends: Backends) -> None:
 
     def handle(job_id: str) -> None:
         # One worker id per delivery: two deliveries of one job are two lease holders.
-        handle_generation(_message(job_id), ports=ports, worker=worker_id(), lease=lease)
+        handle_generation(encode_job_message(job_id), ports=ports, worker=worker_id(), lease=lease)
 
     queue.start(handle)
-
-
-def _message(job_id: str) -> bytes:
-    return ('{"job_id":"' + job_id + '"}').encode()
 
 
 def worker_id() -> str:
@@ -132,7 +129,7 @@ def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
         gate=gate,
         ruleset=ruleset(brand),
         clock=backends.clock,
-        cdn=backends.cdn,
+        page_changed=backends.page_changes,
         notify=callback_notifier(
             webhooks=backends.webhooks,
             tasks=backends.tasks,

@@ -28,29 +28,42 @@ from gate.check import check_page, parse_page
 from schemas.catalog import Brand
 from schemas.content import SitePageInput
 from schemas.errors import Issue
-from schemas.page_changes import merge_patch, patched, replaced, restored, unpublished
+from schemas.page_changes import (
+    merge_patch,
+    patched,
+    replaced,
+    restored,
+    stored_input,
+    unpublished,
+)
 
 __all__ = [
     "BusyError",
     "Editor",
     "GateRefusedError",
+    "PageChanged",
     "PreconditionFailedError",
     "SlugTakenError",
     "change_page",
     "check_slug_free",
     "find_page",
     "find_version",
+    "gated",
     "list_history",
     "list_visible_pages",
     "publish_page",
     "replace_page",
     "restore_version",
+    "store_generated_page",
     "unpublish_page",
 ]
 
 ATTEMPTS = 5  # re-read and retry when another writer got there first (no precondition given)
 Precondition = Callable[[StoredPage], bool]
 PageChange = Callable[[StoredPage], StoredPage | None]
+# Told the slug after every write, saved or a no-op: clears /p/{slug} from the CDN and from this
+# process's lookup memo (backends.bundle.PageChanges).
+PageChanged = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -90,7 +103,7 @@ class BusyError(Exception):
     """The page kept changing under this write; the caller may retry."""
 
 
-def find_page(pages: PageStore, slug: str, *, editor: Editor) -> StoredPage:
+def find_page(*, pages: PageStore, slug: str, editor: Editor) -> StoredPage:
     """The page if this editor may see it. Raises: NotFoundError (absent or another's)."""
     page = pages.get_page(slug)
     if page is None or not editor.sees(page):
@@ -98,7 +111,7 @@ def find_page(pages: PageStore, slug: str, *, editor: Editor) -> StoredPage:
     return page
 
 
-def check_slug_free(pages: PageStore, slug: str, *, editor: Editor) -> StoredPage | None:
+def check_slug_free(*, pages: PageStore, slug: str, editor: Editor) -> StoredPage | None:
     """The page of this slug if the editor may write it (None if there is none).
 
     Raises: SlugTakenError when another partner owns it.
@@ -110,8 +123,8 @@ def check_slug_free(pages: PageStore, slug: str, *, editor: Editor) -> StoredPag
 
 
 def list_visible_pages(
-    pages: PageStore,
     *,
+    pages: PageStore,
     editor: Editor,
     status: PageStatus | None = None,
     cursor: str | None = None,
@@ -129,16 +142,16 @@ def list_visible_pages(
 
 
 def list_history(
-    pages: PageStore, slug: str, *, editor: Editor, cursor: str | None = None, limit: int = 50
+    *, pages: PageStore, slug: str, editor: Editor, cursor: str | None = None, limit: int = 50
 ) -> VersionList:
     """A visible page's kept versions, newest first. Raises: NotFoundError, ValueError (cursor)."""
-    find_page(pages, slug, editor=editor)
+    find_page(pages=pages, slug=slug, editor=editor)
     return pages.list_versions(slug, cursor=cursor, limit=limit)
 
 
-def find_version(pages: PageStore, slug: str, version: int, *, editor: Editor) -> StoredPage:
+def find_version(*, pages: PageStore, slug: str, version: int, editor: Editor) -> StoredPage:
     """One kept version of a visible page. Raises: NotFoundError."""
-    find_page(pages, slug, editor=editor)
+    find_page(pages=pages, slug=slug, editor=editor)
     found = pages.get_version(slug, version)
     if found is None:
         raise NotFoundError(f"{slug} v{version}")
@@ -159,10 +172,11 @@ def stamp(
 
 
 def replace_page(
+    *,
     pages: PageStore,
     page: SitePageInput,
-    *,
     editor: Editor,
+    changed: PageChanged,
     ruleset: str,
     clock: Callable[[], datetime],
     check: Callable[[StoredPage | None], None] | None = None,
@@ -173,25 +187,29 @@ def replace_page(
     Raises: SlugTakenError, PreconditionFailedError, BusyError.
     """
     for _ in range(ATTEMPTS):
-        current = check_slug_free(pages, page.slug, editor=editor)
+        current = check_slug_free(pages=pages, slug=page.slug, editor=editor)
         if check is not None:
             check(current)
         new = replaced(current, page, source="api", ruleset=ruleset, now=clock())
         new = stamp(new, editor=editor, source="api", owner=current.owner if current else None)
         try:
-            return pages.save_page(new, expected_version=current.version if current else 0)
+            saved = pages.save_page(new, expected_version=current.version if current else 0)
         except ConflictError:
             if conditional:
                 raise PreconditionFailedError(None) from None
+            continue
+        changed(saved.slug)
+        return saved
     raise BusyError(page.slug)
 
 
 def change_page(
+    *,
     pages: PageStore,
     slug: str,
     change: PageChange,
-    *,
     editor: Editor,
+    changed: PageChanged,
     source: VersionSource = "api",
     precondition: Precondition | None = None,
 ) -> StoredPage:
@@ -201,22 +219,84 @@ def change_page(
     Raises: NotFoundError, PreconditionFailedError, BusyError, and whatever `change` raises.
     """
     for _ in range(ATTEMPTS):
-        current = find_page(pages, slug, editor=editor)
+        current = find_page(pages=pages, slug=slug, editor=editor)
         if precondition is not None and not precondition(current):
             raise PreconditionFailedError(current)
         new = change(current)
-        if new is None:
+        if new is None:  # nothing to change; the caches are cleared all the same
+            changed(current.slug)
             return current
         new = stamp(new, editor=editor, source=source, owner=current.owner)
         try:
-            return pages.save_page(new, expected_version=current.version)
+            saved = pages.save_page(new, expected_version=current.version)
         except ConflictError:
             if precondition is not None:
                 raise PreconditionFailedError(None) from None
+            continue
+        changed(saved.slug)
+        return saved
     raise BusyError(slug)
 
 
-def gated(payload: object, *, brand: Brand) -> SitePageInput:
+def store_generated_page(
+    *,
+    pages: PageStore,
+    page: SitePageInput,
+    editor: Editor,
+    hero_image_url: str | None,
+    ruleset: str,
+    clock: Callable[[], datetime],
+    changed: PageChanged,
+) -> StoredPage | None:
+    """Store a generation job's passed draft as the page of its slug (version source `generate`).
+
+    A page an earlier delivery of the same job stored already counts as stored. None (nothing
+    changed) when another partner owns the slug. Raises: ConflictError when the page kept
+    changing under this write (the job is delivered again).
+    """
+    for _ in range(ATTEMPTS):  # a concurrent write to the same slug: read again and retry
+        existing = pages.get_page(page.slug)
+        if _stored_by_generation(existing, page, hero_image_url=hero_image_url):
+            saved = existing
+            break
+        if existing is not None and not editor.sees(existing):
+            return None
+        new = replaced(
+            existing,
+            page,
+            source="generate",
+            ruleset=ruleset,
+            now=clock(),
+            hero_image_url=hero_image_url,
+        )
+        new = stamp(
+            new, editor=editor, source="generate", owner=existing.owner if existing else None
+        )
+        try:
+            saved = pages.save_page(new, expected_version=existing.version if existing else 0)
+            break
+        except ConflictError:
+            continue
+    else:
+        raise ConflictError(page.slug)
+    # A page of this slug may have been cached while it was published.
+    changed(page.slug)
+    return saved
+
+
+def _stored_by_generation(
+    existing: StoredPage | None, page: SitePageInput, *, hero_image_url: str | None
+) -> bool:
+    """An earlier delivery of the job wrote this very page, then died before recording it."""
+    return (
+        existing is not None
+        and existing.source == "generate"
+        and existing.hero_image_url == hero_image_url
+        and dict(existing.page_input) == stored_input(page)
+    )
+
+
+def gated(*, payload: object, brand: Brand) -> SitePageInput:
     """The page if it passes schema and gate. Raises: GateRefusedError with every issue."""
     issues = check_page(payload, brand=brand)
     if issues:
@@ -225,11 +305,12 @@ def gated(payload: object, *, brand: Brand) -> SitePageInput:
 
 
 def restore_version(
+    *,
     pages: PageStore,
     slug: str,
     version: int,
-    *,
     editor: Editor,
+    changed: PageChanged,
     brand: Brand,
     ruleset: str,
     now: datetime,
@@ -239,23 +320,25 @@ def restore_version(
 
     Raises: NotFoundError, GateRefusedError (nothing changed), PreconditionFailedError, BusyError.
     """
-    old = find_version(pages, slug, version, editor=editor)
-    gated(dict(old.page_input), brand=brand)
+    old = find_version(pages=pages, slug=slug, version=version, editor=editor)
+    gated(payload=dict(old.page_input), brand=brand)
     return change_page(
-        pages,
-        slug,
-        lambda current: restored(current, old, ruleset=ruleset, now=now),
+        pages=pages,
+        slug=slug,
+        change=lambda current: restored(current, old, ruleset=ruleset, now=now),
         editor=editor,
+        changed=changed,
         source="restore",
         precondition=precondition,
     )
 
 
 def publish_page(
+    *,
     pages: PageStore,
     slug: str,
-    *,
     editor: Editor,
+    changed: PageChanged,
     brand: Brand,
     ruleset: str,
     now: datetime,
@@ -270,16 +353,24 @@ def publish_page(
         if current.status == "published":
             return None
         merged = merge_patch(current.page_input, {"is_published": True})
-        return patched(current, gated(merged, brand=brand), ruleset=ruleset, now=now)
+        return patched(current, gated(payload=merged, brand=brand), ruleset=ruleset, now=now)
 
-    return change_page(pages, slug, change, editor=editor, precondition=precondition)
+    return change_page(
+        pages=pages,
+        slug=slug,
+        change=change,
+        editor=editor,
+        changed=changed,
+        precondition=precondition,
+    )
 
 
 def unpublish_page(
+    *,
     pages: PageStore,
     slug: str,
-    *,
     editor: Editor,
+    changed: PageChanged,
     now: datetime,
     precondition: Precondition | None = None,
 ) -> StoredPage:
@@ -291,4 +382,11 @@ def unpublish_page(
     def change(current: StoredPage) -> StoredPage | None:
         return None if current.status == "unpublished" else unpublished(current, now=now)
 
-    return change_page(pages, slug, change, editor=editor, precondition=precondition)
+    return change_page(
+        pages=pages,
+        slug=slug,
+        change=change,
+        editor=editor,
+        changed=changed,
+        precondition=precondition,
+    )

@@ -55,7 +55,8 @@ PURE = (
     "workers/imaging/base.py",
     "workers/imaging/procedural.py",
     "workers/delivery_policy.py",
-    "workers/signing.py",
+    "services/signing.py",
+    "services/jobs.py",
 )
 IO_LIBRARIES = (
     "google.cloud",

@@ -30,6 +30,8 @@ from backends.ports import (
 )
 from schemas.jobs import JobRecord
 from schemas.signals import Event
+from services.signing import sign_headers
+from services.target_guard import SafeTarget, UnsafeTargetError, check_target, system_resolver
 from workers.delivery_policy import (
     AttemptResult,
     classify,
@@ -40,8 +42,6 @@ from workers.delivery_policy import (
     signing_secrets,
 )
 from workers.job_callbacks import callback_delivery, callback_target, is_callback
-from workers.signing import sign_headers
-from workers.target_guard import SafeTarget, UnsafeTargetError, check_target, system_resolver
 
 logger = logging.getLogger(__name__)
 

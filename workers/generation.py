@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
-from datetime import datetime, timedelta
+from datetime import timedelta
 
-from backends.ports import JobQueue, JobStore, NotFoundError
-from schemas.jobs import GenerationBrief, JobError, JobRecord
+from backends.ports import NotFoundError
+from schemas.jobs import JobError, JobRecord
 from workers import steps
 from workers.pipeline import GenerationPorts, run_generation
-from workers.signing import new_secret
 
 logger = logging.getLogger(__name__)
 
@@ -27,40 +25,6 @@ MAX_DELIVERIES = 5
 
 class MalformedMessageError(ValueError):
     """A message that is not `{"job_id": "..."}`."""
-
-
-def submit_job(
-    brief: GenerationBrief,
-    *,
-    partner: str,
-    jobs: JobStore,
-    job_queue: JobQueue,
-    now: datetime,
-    key_id: str = "",
-    admin: bool = False,
-) -> JobRecord:
-    """Record a queued job for a checked brief and publish it (POST generate, the CLI).
-
-    Raises: UnavailableError when the queue is down (the job stays recorded, queued).
-    """
-    job = JobRecord(
-        id=uuid.uuid4().hex,
-        partner=partner,
-        key_id=key_id,
-        admin=admin,
-        brief=brief,
-        callback_secret=new_secret() if brief.callback_url else None,
-        created_at=now,
-        updated_at=now,
-    )
-    jobs.create_job(job)
-    job_queue.publish_job(job.id)
-    return job
-
-
-def encode_job_message(job_id: str) -> bytes:
-    """The body every job queue carries."""
-    return json.dumps({"job_id": job_id}, separators=(",", ":")).encode()
 
 
 def decode_job_message(data: bytes | str) -> str:

@@ -14,15 +14,11 @@ from datetime import datetime
 
 from backends.ports import Delivery
 from schemas.jobs import JobRecord, JobView
+from services.jobs import job_url
 
-__all__ = ["CALLBACK_ENDPOINT", "callback_delivery", "callback_target", "is_callback", "job_url"]
+__all__ = ["CALLBACK_ENDPOINT", "callback_delivery", "callback_target", "is_callback"]
 
 CALLBACK_ENDPOINT = "job_callbacks"
-
-
-def job_url(base_url: str, job_id: str) -> str:
-    """Where a job is polled."""
-    return f"{base_url}/api/public/content/jobs/{job_id}"
 
 
 def is_callback(delivery: Delivery) -> bool:

@@ -9,25 +9,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from backends.ports import (
-    Blob,
-    BlobStore,
-    Cdn,
-    ConflictError,
-    JobStore,
-    PageStore,
-    StoredPage,
-)
+from backends.ports import Blob, BlobStore, JobStore, PageStore
 from schemas.catalog import Brand
 from schemas.content import SitePageInput
 from schemas.errors import Issue
 from schemas.jobs import MAX_WRITER_CALLS, GenerationBrief, JobError, JobRecord
-from schemas.page_changes import replaced, stored_input
 from schemas.public import Company
+from services import pages as pages_service
+from services.pages import PageChanged
 from workers import steps
 from workers.authoring.base import Author, ModelError
 from workers.authoring.notes import brief_notes
@@ -57,7 +50,8 @@ class GenerationPorts:
     ruleset: str
     clock: Callable[[], datetime]
     notify: Notify | None = None
-    cdn: Cdn | None = None
+    # Told the slug of every page stored: the CDN purge and this process's /p/ lookup memo.
+    page_changed: PageChanged = field(default=lambda _slug: None)
 
 
 def run_generation(
@@ -159,47 +153,19 @@ def _ensure_stored(job: JobRecord, *, ports: GenerationPorts, worker: str) -> Jo
     """Store the passed draft as the page; None if another partner owns the slug (issue 14)."""
     if job.page_stored:
         return job
-    page = SitePageInput.model_validate(job.drafts[-1].payload)
-    for _ in range(5):  # a concurrent write to the same slug: read again and retry
-        existing = ports.pages.get_page(job.brief.slug)
-        if _same_page(existing, page, job):  # an earlier delivery wrote it, then died
-            break
-        if existing is not None and existing.owner != job.partner and not job.admin:
-            return None
-        stored = replace(
-            replaced(
-                existing,
-                page,
-                source="generate",
-                ruleset=ports.ruleset,
-                now=ports.clock(),
-                hero_image_url=job.hero_image_url,
-            ),
-            owner=existing.owner if existing else job.partner,
-            editor=job.partner,
-            editor_key_id=job.key_id,
-            edit_source="generate",
-        )
-        try:
-            ports.pages.save_page(stored, expected_version=existing.version if existing else 0)
-            break
-        except ConflictError:
-            continue
-    else:
-        raise ConflictError(job.brief.slug)
-    logger.info("job %s stored page %s", job.id, job.brief.slug, extra={"job_id": job.id})
-    if ports.cdn is not None:  # a page of this slug may have been cached while published
-        ports.cdn.purge(f"/p/{job.brief.slug}")
-    return _update(ports, job.id, steps.record_stored, worker=worker)
-
-
-def _same_page(existing: StoredPage | None, page: SitePageInput, job: JobRecord) -> bool:
-    return (
-        existing is not None
-        and existing.source == "generate"
-        and existing.hero_image_url == job.hero_image_url
-        and dict(existing.page_input) == stored_input(page)
+    stored = pages_service.store_generated_page(
+        pages=ports.pages,
+        page=SitePageInput.model_validate(job.drafts[-1].payload),
+        editor=pages_service.Editor(partner=job.partner, key_id=job.key_id, admin=job.admin),
+        hero_image_url=job.hero_image_url,
+        ruleset=ports.ruleset,
+        clock=ports.clock,
+        changed=ports.page_changed,
     )
+    if stored is None:
+        return None
+    logger.info("job %s stored page %s", job.id, job.brief.slug, extra={"job_id": job.id})
+    return _update(ports, job.id, steps.record_stored, worker=worker)
 
 
 def _update(ports: GenerationPorts, job_id: str, step: Any, *args: Any, **kwargs: Any) -> JobRecord:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,12 +11,15 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+import api.app
 from api.app import create_app
 from api.keys import issue_key
+from api.pages import create_pages_blueprint
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from tests.conftest import CONTENT_KEY
+from tests.e2e.sample_page import store_page
 from tests.polling import wait_for
 from tests.wire import providers
 from tests.wire.server import WireServer
@@ -192,6 +196,29 @@ def test_prefer_respond_async_answers_202_and_the_job_reaches_succeeded(
     done = client.get(location, headers=KEY).get_json()
     assert done["page"]["slug"] == "revops-audit"
     assert done["job"]["page_slug"] == "revops-audit"
+
+
+@pytest.mark.spec("pages.serve")
+def test_a_page_generated_after_the_answer_shows_at_p_at_once(
+    settings: Settings, backends: Backends, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A job that stores its page after the 202 clears this process's /p/ lookup memo too."""
+    stopped = functools.partial(create_pages_blueprint, monotonic=lambda: 100.0)
+    monkeypatch.setattr(api.app, "create_pages_blueprint", stopped)
+    store_page(backends.pages, "revops-audit", title="The page before generation")
+    client = create_app(app_config(settings), backends).test_client()
+    before = client.get("/p/revops-audit")
+
+    response = client.post(
+        GENERATE, json=brief(publish=True), headers={**KEY, "Prefer": "respond-async"}
+    )
+    location = response.headers["Location"]
+    wait_for(lambda: client.get(location, headers=KEY).get_json()["job"]["status"] == "succeeded")
+    after = client.get("/p/revops-audit")
+
+    assert "The page before generation" in before.text
+    assert after.status_code == 200
+    assert "The page before generation" not in after.text
 
 
 @pytest.mark.spec("content.jobs")

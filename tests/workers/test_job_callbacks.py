@@ -18,7 +18,8 @@ from frontdoor.settings import Settings
 from tests.conftest import CONTENT_KEY
 from tests.loopback_app import Served, served
 from tests.webhook_receiver import running_receiver, wait_until
-from workers.generation import encode_job_message, handle_generation
+from services.jobs import encode_job_message
+from workers.generation import handle_generation
 from workers.job_callbacks import CALLBACK_ENDPOINT
 
 pytestmark = pytest.mark.spec("content.generate")

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from workers.signing import new_secret, sign_headers
+from services.signing import new_secret, sign_headers
 
 pytestmark = pytest.mark.spec("signals.webhooks")
 

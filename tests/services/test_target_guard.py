@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workers.target_guard import UnsafeTargetError, check_target
+from services.target_guard import UnsafeTargetError, check_target
 
 pytestmark = pytest.mark.spec("signals.webhooks")
 
