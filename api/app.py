@@ -62,8 +62,8 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
             page_entries=published_page_entries(backends.pages, base_url=config.base_url),
         )
     )
-    app.register_blueprint(create_signals_blueprint())
-    app.register_blueprint(create_collect_blueprint(config))
+    app.register_blueprint(create_signals_blueprint(backends=backends))
+    app.register_blueprint(create_collect_blueprint(config, backends=backends))
     app.register_blueprint(create_content_blueprint(backends=backends, config=config))
     app.register_blueprint(create_jobs_blueprint(backends=backends, config=config))
     app.register_blueprint(create_assets_blueprint(blobs=backends.blobs))

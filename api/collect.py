@@ -24,12 +24,11 @@ from flask import Blueprint, Response, current_app, json, request
 
 from api.config import AppConfig
 from api.errors import ApiError
-from api.signals import publish
+from api.signals import queue_events
 from backends.bundle import Backends
 from schemas.errors import Issue
 from schemas.signal_bodies import CollectBody
 from schemas.signals import normalize_event, row_id_for
-from workers.ingest import encode_ingest_message
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +62,9 @@ class RateLimiter:
             return None
 
 
-def create_collect_blueprint(config: AppConfig, *, limiter: RateLimiter | None = None) -> Blueprint:
+def create_collect_blueprint(
+    config: AppConfig, *, backends: Backends, limiter: RateLimiter | None = None
+) -> Blueprint:
     """The collect route for this deployment's origin."""
     bp = Blueprint("collect", __name__, url_prefix="/api/public/v1")
     own_host = urlsplit(config.base_url).netloc.lower()
@@ -72,7 +73,6 @@ def create_collect_blueprint(config: AppConfig, *, limiter: RateLimiter | None =
 
     @bp.post("/collect")
     def collect() -> Response:
-        backends: Backends = current_app.extensions["frontdoor"]
         now = backends.clock()
         if _origin_host() != own_host:
             raise ApiError(403, "forbidden", "Collect accepts posts from this site only")
@@ -144,7 +144,7 @@ def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
     event = normalize_event(raw, now=now)
     if kind not in FORM_TYPES or not email or isinstance(event, list):
         return _see_other(f"{path}?error=invalid_email#leadform")
-    publish(backends, encode_ingest_message([event]))
+    queue_events(backends, [event])
     logger.info("collect %s on %s", kind, slug, extra={"event_id": event.id})
     return _see_other(f"{path}?submitted=1")
 
@@ -175,7 +175,7 @@ def _beacon(backends: Backends, now: datetime) -> Response:
     event = normalize_event(raw, now=now)
     if isinstance(event, list):
         raise ApiError(422, "invalid_payload", "The beacon failed validation", issues=event)
-    publish(backends, encode_ingest_message([event]))
+    queue_events(backends, [event])
     return current_app.response_class(
         CollectBody(id=event.id, recorded=True).model_dump_json(),
         status=202,

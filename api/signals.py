@@ -6,9 +6,7 @@ the ingest key. Ingest validates and publishes to the queue; the ingest worker s
 
 from __future__ import annotations
 
-import hashlib
 import logging
-from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, Response, current_app, json, request
@@ -32,22 +30,17 @@ from schemas.signal_rollups import account_summary, person_summary
 from schemas.signals import (
     MAX_BATCH,
     NewEvent,
-    Position,
     encode_cursor,
     normalize_domain,
     normalize_email,
     normalize_event,
 )
-from workers.ingest import encode_ingest_message
+from services import signals as signals_service
+from services.signals import email_hash
 
 logger = logging.getLogger(__name__)
 TIMELINE_LIMIT = 1000
 PEOPLE_LIMIT = 100
-
-
-def _backends() -> Backends:
-    backends: Backends = current_app.extensions["frontdoor"]
-    return backends
 
 
 def _json(model: Any, status: int = 200) -> Response:
@@ -56,19 +49,13 @@ def _json(model: Any, status: int = 200) -> Response:
     )
 
 
-def email_hash(email: str) -> str:
-    """How logs name a person: never the address."""
-    return hashlib.sha256(email.encode()).hexdigest()[:16]
-
-
-def create_signals_blueprint() -> Blueprint:
+def create_signals_blueprint(*, backends: Backends) -> Blueprint:
     """The Signal API routes."""
     bp = Blueprint("signals", __name__, url_prefix="/api/public/v1/signals")
 
     @bp.get("")
     def read_stream() -> Response:
         require_key("signals", allow_bearer=True)
-        backends = _backends()
         parsed = parse_stream_query(request.args, now=backends.clock())
         page = backends.signals.read_stream(parsed.query)
         cursor = encode_cursor(page.last or parsed.start)
@@ -77,7 +64,6 @@ def create_signals_blueprint() -> Blueprint:
     @bp.get("/accounts")
     def list_accounts() -> Response:
         require_key("signals", allow_bearer=True)
-        backends = _backends()
         query = parse_account_query(request.args, now=backends.clock())
         accounts, has_more = backends.signals.list_accounts(query)
         summaries = [account_summary(a) for a in accounts]
@@ -89,7 +75,7 @@ def create_signals_blueprint() -> Blueprint:
         domain = normalize_domain(raw_domain)
         if domain is None:
             raise ApiError(400, "invalid_domain", "Give a domain such as acme.com")
-        signals = _backends().signals
+        signals = backends.signals
         account = signals.get_account(domain)
         if account is None:
             return _json(AccountBody(seen=False, domain=domain))
@@ -111,7 +97,7 @@ def create_signals_blueprint() -> Blueprint:
     def get_person(raw_email: str) -> Response:
         require_key("signals", allow_bearer=True)
         email = _email(raw_email)
-        signals = _backends().signals
+        signals = backends.signals
         person = signals.get_person(email)
         if person is None:
             return _json(PersonBody(seen=False, email=email))
@@ -129,29 +115,21 @@ def create_signals_blueprint() -> Blueprint:
     def erase_person(raw_email: str) -> Response:
         principal = require_key("ingest", allow_bearer=True)
         email = _email(raw_email)
-        backends = _backends()
-        # Delivery records keep each event's payload (with the address) for replays. Those of
-        # the listed events go first, while the events still name the person: if a later step
-        # fails, a retry lists whatever is left and erases it.
-        listed = _event_ids_of(backends, email)
-        deliveries = backends.webhooks.erase_deliveries_for_events(listed)
-        event_ids = backends.signals.erase_person(email)
-        seen = set(listed)
-        unlisted = [i for i in event_ids if i not in seen]  # stored meanwhile
-        deliveries += backends.webhooks.erase_deliveries_for_events(unlisted)
+        erased = signals_service.erase_person(
+            signals=backends.signals, webhooks=backends.webhooks, email=email
+        )
         logger.info(
             "erased person %s: %d events and %d webhook deliveries removed",
             email_hash(email),
-            len(event_ids),
-            deliveries,
+            erased.events_removed,
+            erased.deliveries_removed,
             extra={"person_hash": email_hash(email), "key_id": principal.key_id},
         )
-        return _json(EraseBody(erased=True, events_removed=len(event_ids)))
+        return _json(EraseBody(erased=True, events_removed=erased.events_removed))
 
     @bp.post("/events")
     def ingest_events() -> Response:
         require_key("ingest", allow_bearer=True)
-        backends = _backends()
         raw_events = _batch(request.get_data())
         now = backends.clock()
         accepted: list[NewEvent] = []
@@ -171,35 +149,22 @@ def create_signals_blueprint() -> Blueprint:
                 for i in r.issues
             ] or [Issue(field="events", code="too_few", message="at least 1 event")]
             raise ApiError(422, "invalid_payload", "No event was accepted", issues=issues)
-        publish(backends, encode_ingest_message(accepted))
+        queue_events(backends, accepted)
         ids = list(dict.fromkeys(e.id for e in accepted))
         return _json(IngestBody(accepted=ids, refused=refused), status=202)
 
     return bp
 
 
-def publish(backends: Backends, data: bytes) -> None:
-    """Hand a message to the ingest queue. Raises: ApiError 503 when the queue is down."""
+def queue_events(backends: Backends, events: list[NewEvent]) -> None:
+    """Hand events to the ingest queue. Raises: ApiError 503 when the queue is down."""
     try:
-        backends.signal_queue.publish(data)
+        signals_service.queue_events(signal_queue=backends.signal_queue, events=events)
     except UnavailableError as err:
         logger.warning("signal queue unavailable: %s", err)
         raise ApiError(
             503, "unavailable", "Could not queue the events; retry", headers={"Retry-After": "5"}
         ) from err
-
-
-def _event_ids_of(backends: Backends, email: str) -> list[str]:
-    """The ids of every event of the person the stream shows, oldest first."""
-    after: Position | None = Position(recorded_at=datetime(1970, 1, 1, tzinfo=UTC))
-    ids: list[str] = []
-    while after is not None:
-        page = backends.signals.read_stream(
-            StreamQuery(after=after, forward=True, email=email, limit=TIMELINE_LIMIT)
-        )
-        ids += [e.id for e in reversed(page.events)]
-        after = page.last if page.has_more else None
-    return ids
 
 
 def _email(raw: str) -> str:

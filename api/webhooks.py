@@ -42,10 +42,10 @@ from schemas.webhooks import (
     WebhookListBody,
     WebhookSecretBody,
 )
-from workers.deliveries import INTERNAL_TOKEN_HEADER, attempt_delivery, replay_delivery
-from workers.delivery_policy import rotate_secrets
 from services.signing import new_secret
 from services.target_guard import UnsafeTargetError, check_target, system_resolver
+from workers.deliveries import INTERNAL_TOKEN_HEADER, attempt_delivery, replay_delivery
+from workers.delivery_policy import rotate_secrets
 
 HOOKS = "/api/public/v1/signals/webhooks"
 ModelT = TypeVar("ModelT", bound=BaseModel)

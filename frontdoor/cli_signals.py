@@ -27,7 +27,8 @@ from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from schemas.signal_rollups import RANK, account_summary
 from schemas.signals import MAX_BATCH, Event, NewEvent, encode_cursor, normalize_event
-from workers.ingest import encode_ingest_message, handle_ingest_message
+from services.signals import encode_ingest_message
+from workers.ingest import handle_ingest_message
 
 __all__ = ["seed_demo", "signals"]
 

@@ -8,19 +8,13 @@ keyed by event id, so a redelivery stores nothing twice.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 
 from pydantic import ValidationError
 
 from backends.ports import SignalDeliveries, SignalStore, StoreResult
-from schemas.signals import IngestMessage, NewEvent
+from schemas.signals import IngestMessage
 
 logger = logging.getLogger(__name__)
-
-
-def encode_ingest_message(events: Sequence[NewEvent]) -> bytes:
-    """The queue message for a batch of validated events."""
-    return IngestMessage(events=list(events)).model_dump_json().encode()
 
 
 def handle_ingest_message(

@@ -25,9 +25,10 @@ from backends.ports import (
 )
 from schemas.signal_rollups import AccountRollup, PersonRollup
 from schemas.signals import Event, NewEvent, normalize_event
+from services.signals import encode_ingest_message
 from tests.emulators import REPO, ManagedProcess, free_port, start_process, tcp_open
 from tests.polling import wait_for
-from workers.ingest import encode_ingest_message, handle_ingest_message
+from workers.ingest import handle_ingest_message
 
 
 def new_event(row_id: str, email: str = "ada@acme.com") -> NewEvent:

@@ -15,10 +15,10 @@ from standardwebhooks.webhooks import Webhook
 from backends.ports import Delivery
 from frontdoor.generation import generation_ports
 from frontdoor.settings import Settings
+from services.jobs import encode_job_message
 from tests.conftest import CONTENT_KEY
 from tests.loopback_app import Served, served
 from tests.webhook_receiver import running_receiver, wait_until
-from services.jobs import encode_job_message
 from workers.generation import handle_generation
 from workers.job_callbacks import CALLBACK_ENDPOINT
 
