@@ -17,7 +17,6 @@ from api.errors import register_error_handlers
 from api.files import create_files_blueprint
 from api.http_cache import CORS_HEADERS
 from api.jobs import create_jobs_blueprint
-from api.keys import KeyRing
 from api.pages import create_pages_blueprint, published_page_entries
 from api.public import create_public_blueprint
 from api.rate_limits import RateLimits, install_rate_limit_headers
@@ -26,6 +25,7 @@ from api.signals import create_signals_blueprint
 from api.webhooks import create_webhooks_blueprint
 from backends.bundle import Backends
 from renderers.page_html import build_site
+from services.keys import KeyRing
 
 logger = logging.getLogger(__name__)
 

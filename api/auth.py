@@ -10,9 +10,9 @@ from __future__ import annotations
 from flask import current_app, g, request
 
 from api.errors import ApiError
-from api.keys import KeyRing, Principal
 from api.rate_limits import RateLimits
 from backends.ports import Scope
+from services.keys import KeyRing, Principal
 
 # Scopes whose keys also open a surface: the company's own team edits every partner's pages.
 _ALSO: dict[Scope, tuple[Scope, ...]] = {"content": ("content_admin",)}

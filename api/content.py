@@ -21,7 +21,6 @@ from api.auth import require_key
 from api.config import AppConfig
 from api.errors import ApiError, invalid_payload
 from api.idempotency import run_idempotent
-from api.keys import Principal
 from api.page_records import etag, page_record, version_record
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, NotFoundError, StoredPage
@@ -37,6 +36,7 @@ from schemas.content import (
 from schemas.errors import Issue
 from schemas.page_changes import merge_patch, patched
 from services import pages as pages_service
+from services.keys import Principal
 
 logger = logging.getLogger(__name__)
 

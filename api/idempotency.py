@@ -17,9 +17,9 @@ from collections.abc import Callable
 from flask import Response, current_app, request
 
 from api.errors import ApiError, problem_response
-from api.keys import Principal
 from backends.bundle import Backends
 from backends.ports import StoredResponse
+from services.keys import Principal
 
 HEADER = "Idempotency-Key"
 _KEY = re.compile(r"^[\x21-\x7e]{1,255}$")

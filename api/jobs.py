@@ -20,13 +20,13 @@ from api.auth import require_key
 from api.config import AppConfig
 from api.errors import ApiError, invalid_payload, problem_response
 from api.idempotency import run_idempotent
-from api.keys import Principal
 from api.page_records import page_record
 from backends.bundle import Backends
 from backends.ports import UnavailableError
 from schemas.errors import Issue, issues_from_errors
 from schemas.jobs import GenerationBrief, JobRecord, JobView
 from services.jobs import job_url, start_generation
+from services.keys import Principal
 from services.pages import Editor, SlugTakenError
 
 GENERATE_PATH = "/api/public/content/pages/generate"

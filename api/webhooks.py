@@ -8,7 +8,6 @@ queue calls; it is authenticated by the shared internal token (DESIGN "Deliverie
 from __future__ import annotations
 
 import hmac
-import secrets
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
@@ -26,7 +25,6 @@ from backends.ports import (
     NotFoundError,
     TaskQueue,
     WebhookEndpoint,
-    WebhookSecret,
     WebhookStore,
 )
 from schemas.errors import Issue, issues_from_errors
@@ -42,10 +40,9 @@ from schemas.webhooks import (
     WebhookListBody,
     WebhookSecretBody,
 )
-from services.signing import new_secret
-from services.target_guard import UnsafeTargetError, check_target, system_resolver
-from workers.deliveries import INTERNAL_TOKEN_HEADER, attempt_delivery, replay_delivery
-from workers.delivery_policy import rotate_secrets
+from services import webhooks as webhooks_service
+from services.deliveries import INTERNAL_TOKEN_HEADER, attempt_delivery
+from services.target_guard import UnsafeTargetError
 
 HOOKS = "/api/public/v1/signals/webhooks"
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -68,29 +65,31 @@ def create_webhooks_blueprint(
 
     def own_endpoint(endpoint_id: str) -> WebhookEndpoint:
         partner = require_key("signals", allow_bearer=True).partner
-        found = webhooks.get_endpoint(endpoint_id)
-        if found is None or found.partner != partner:
-            raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}")
-        return found
+        try:
+            return webhooks_service.own_endpoint(
+                webhooks=webhooks, partner=partner, endpoint_id=endpoint_id
+            )
+        except NotFoundError as err:
+            raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
 
     @bp.post(HOOKS)
     def create_webhook() -> tuple[Response, int]:
         partner = require_key("signals", allow_bearer=True).partner
         data = _parse(WebhookInput, request.get_json())
-        _check_url(data.url, options)
-        now = clock()
-        secret = new_secret()
-        endpoint = WebhookEndpoint(
-            endpoint_id=f"wh_{secrets.token_hex(6)}",
-            partner=partner,
-            url=data.url.strip(),
-            types=tuple(dict.fromkeys(data.types or ())),
-            description=data.description or "",
-            secrets=(WebhookSecret(value=secret, created_at=now),),
-            created_at=now,
-        )
-        webhooks.add_endpoint(endpoint)
-        return _json(WebhookSecretBody(endpoint=_endpoint_view(endpoint), secret=secret)), 201
+        try:
+            made = webhooks_service.register_endpoint(
+                webhooks=webhooks,
+                options=options,
+                partner=partner,
+                url=data.url,
+                types=tuple(data.types or ()),
+                description=data.description or "",
+                now=clock(),
+            )
+        except UnsafeTargetError as err:
+            raise _unsafe_url(err) from err
+        body = WebhookSecretBody(endpoint=_endpoint_view(made.endpoint), secret=made.secret)
+        return _json(body), 201
 
     @bp.get(HOOKS)
     def list_webhooks() -> Response:
@@ -100,30 +99,32 @@ def create_webhooks_blueprint(
 
     @bp.delete(f"{HOOKS}/<endpoint_id>")
     def delete_webhook(endpoint_id: str) -> Response:
-        own_endpoint(endpoint_id)
+        partner = require_key("signals", allow_bearer=True).partner
         try:
-            webhooks.delete_endpoint(endpoint_id)
+            webhooks_service.delete_endpoint(
+                webhooks=webhooks, partner=partner, endpoint_id=endpoint_id
+            )
         except NotFoundError as err:
             raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
         return _json(WebhookDeletedBody(deleted=endpoint_id))
 
     @bp.post(f"{HOOKS}/<endpoint_id>/rotate")
     def rotate_webhook_secret(endpoint_id: str) -> Response:
-        endpoint = own_endpoint(endpoint_id)
-        now = clock()
-        secret = new_secret()
-        rotated = rotate_secrets(
-            endpoint.secrets, new_value=secret, now=now, overlap=options.rotation_overlap
-        )
+        partner = require_key("signals", allow_bearer=True).partner
         try:
-            updated = webhooks.set_secrets(endpoint_id, rotated)
-        except NotFoundError as err:  # deleted since own_endpoint read it
+            made = webhooks_service.rotate_secret(
+                webhooks=webhooks,
+                options=options,
+                partner=partner,
+                endpoint_id=endpoint_id,
+                now=clock(),
+            )
+        except NotFoundError as err:  # absent, another's, or deleted meanwhile
             raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
-        overlap_ends = max(
-            (s.expires_at for s in rotated if s.expires_at is not None), default=None
-        )
         body = WebhookSecretBody(
-            endpoint=_endpoint_view(updated), secret=secret, previous_secret_expires_at=overlap_ends
+            endpoint=_endpoint_view(made.endpoint),
+            secret=made.secret,
+            previous_secret_expires_at=made.previous_secret_expires_at,
         )
         return _json(body)
 
@@ -143,21 +144,22 @@ def create_webhooks_blueprint(
     @bp.post(f"{HOOKS}/deliveries/<delivery_id>/replay")
     def replay(delivery_id: str) -> tuple[Response, int]:
         partner = require_key("signals", allow_bearer=True).partner
-        delivery = webhooks.get_delivery(delivery_id)
-        endpoint = webhooks.get_endpoint(delivery.endpoint_id) if delivery else None
-        if delivery is None or endpoint is None or endpoint.partner != partner:
-            raise ApiError(404, "not_found", f"No delivery {delivery_id}")
-        if not endpoint.active:
+        try:
+            again = webhooks_service.replay(
+                webhooks=webhooks,
+                tasks=tasks,
+                options=options,
+                partner=partner,
+                delivery_id=delivery_id,
+                now=clock(),
+            )
+        except webhooks_service.EndpointDisabledError as err:
             raise ApiError(
                 409, "endpoint_disabled", "The endpoint is disabled (410 Gone); register it again"
-            )
-        try:
-            again = replay_delivery(
-                delivery, webhooks=webhooks, tasks=tasks, options=options, now=clock()
-            )
+            ) from err
         except ConflictError as err:
             raise ApiError(409, "conflict", "The delivery changed meanwhile; try again") from err
-        except NotFoundError as err:  # erased (a person's erasure) since it was read
+        except NotFoundError as err:  # absent, another's, or erased (a person's erasure)
             raise ApiError(404, "not_found", f"No delivery {delivery_id}") from err
         return _json(DeliveryBody(delivery=_delivery_view(again))), 202
 
@@ -190,16 +192,8 @@ def _parse(model: type[ModelT], data: Any) -> ModelT:
     return model.model_validate(data)
 
 
-def _check_url(url: str, options: DeliveryOptions) -> None:
-    try:
-        check_target(
-            url,
-            allow_loopback=options.allow_loopback,
-            resolve=options.resolver or system_resolver,
-            unresolved_ok=True,
-        )
-    except UnsafeTargetError as err:
-        raise invalid_payload([Issue(field="url", code="unsafe_url", message=err.reason)]) from err
+def _unsafe_url(err: UnsafeTargetError) -> ApiError:
+    return invalid_payload([Issue(field="url", code="unsafe_url", message=err.reason)])
 
 
 def _json(body: BaseModel) -> Response:

@@ -12,7 +12,6 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from api.keys import issue_key
 from backends.bundle import Backends
 from backends.content_files import load_catalog
 from backends.ports import SCOPES, NotFoundError, Scope
@@ -25,6 +24,7 @@ from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from renderers.terraform_indexes import render_firestore_terraform
 from schemas.openapi import build_openapi
+from services.keys import issue_key, revoke_key
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ def keys_issue(ctx: click.Context, partner: str, scope: str, quiet: bool) -> Non
     """Issue a key; it is shown once and never again."""
     backends = _backends(ctx)
     raw, record = issue_key(
-        backends.keys, partner=partner, scope=_scope(scope), now=backends.clock()
+        keys=backends.keys, partner=partner, scope=_scope(scope), now=backends.clock()
     )
     if quiet:
         click.echo(raw)
@@ -95,7 +95,7 @@ def keys_revoke(ctx: click.Context, key_id: str) -> None:
     """Revoke a key by its id."""
     backends = _backends(ctx)
     try:
-        record = backends.keys.revoke_key(key_id, now=backends.clock())
+        record = revoke_key(keys=backends.keys, key_id=key_id, now=backends.clock())
     except NotFoundError:
         click.echo(f"no key with id {key_id}", err=True)
         sys.exit(1)

@@ -17,8 +17,8 @@ from typing import Any
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import DeliveryOptions, TaskQueue, WebhookStore
 from frontdoor.settings import Settings
-from workers.deliveries import WebhookDeliveries
-from workers.delivery_policy import RETRY_DELAYS
+from services.deliveries import WebhookDeliveries
+from services.delivery_policy import RETRY_DELAYS
 
 logger = logging.getLogger(__name__)
 

@@ -26,10 +26,10 @@ from backends.ports import BlobStore, JobQueue, JobStore
 from frontdoor.settings import Settings
 from gate.check import check_page, ruleset
 from schemas.jobs import GenerationBrief
+from services.deliveries import callback_notifier
 from services.jobs import encode_job_message
 from workers.authoring.base import Author
 from workers.authoring.template import TemplateWriter
-from workers.deliveries import callback_notifier
 from workers.generation import handle_generation
 from workers.imaging.base import HeroImager
 from workers.imaging.procedural import ProceduralImager

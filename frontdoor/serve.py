@@ -102,25 +102,17 @@ def announce_local_keys(settings: Settings) -> dict[Scope, str]:
         return {}
     import click
 
-    from api.keys import issue_key
     from backends.bundle import utc_now
     from backends.embedded.keys import SqliteKeyStore
     from backends.embedded.sqlite import SqliteDatabase
+    from services.keys import replace_bootstrap_keys
 
     db = SqliteDatabase(Path(settings.data_dir) / "frontdoor.sqlite3")
     now = utc_now()
-    issued: dict[Scope, str] = {}
-    new_ids: set[str] = set()
-    keys = SqliteKeyStore(db)
     try:
-        for scope in missing:
-            raw, record = issue_key(keys, partner="local", scope=scope, now=now, bootstrap=True)
-            issued[scope] = raw
-            new_ids.add(record.key_id)
-        for old in keys.list_keys():
-            if old.bootstrap and old.active and old.key_id not in new_ids:
-                keys.revoke_key(old.key_id, now=now)
-                logger.info("revoked the bootstrap key %s of an earlier start", old.key_id)
+        issued, revoked = replace_bootstrap_keys(keys=SqliteKeyStore(db), scopes=missing, now=now)
+        for key_id in revoked:
+            logger.info("revoked the bootstrap key %s of an earlier start", key_id)
     finally:
         db.connection().close()  # the worker opens its own; none is carried across the fork
     if issued:

@@ -17,7 +17,7 @@ from api.app import create_app
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
-from workers.deliveries import WebhookDeliveries
+from services.deliveries import WebhookDeliveries
 
 FAST = (0.2, 0.2)  # retry delays in seconds: three attempts in all
 

@@ -12,13 +12,13 @@ import pytest
 from click.testing import CliRunner, Result
 
 from api.app import create_app
-from api.keys import issue_key
 from backends.bundle import Backends
 from backends.ports import StoredPage
 from frontdoor.cli import cli
 from frontdoor.generation import site_relative_url
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
+from services.keys import issue_key
 from tests.api.content_client import page_body
 
 pytestmark = pytest.mark.spec("content.history")
@@ -55,7 +55,7 @@ def two_partners_pages(data_dir: Path) -> dict[str, dict[str, str]]:
         keys = {
             partner: {
                 "x-api-key": issue_key(
-                    backends.keys, partner=partner, scope="content", now=backends.clock()
+                    keys=backends.keys, partner=partner, scope="content", now=backends.clock()
                 )[0]
             }
             for partner in ("acme", "bravo")
@@ -169,7 +169,9 @@ def test_a_page_generated_from_the_cli_serves_right_urls_on_another_port(data_di
 
     settings, backends = served(data_dir, "http://127.0.0.1:9321")
     try:
-        key, _ = issue_key(backends.keys, partner="acme", scope="content", now=backends.clock())
+        key, _ = issue_key(
+            keys=backends.keys, partner="acme", scope="content", now=backends.clock()
+        )
         client = create_app(app_config(settings), backends).test_client()
         page = client.get(f"{PAGES}/cli-launch", headers={"x-api-key": key}).get_json()["page"]
         job = client.get(f"/api/public/content/jobs/{job_id}", headers={"x-api-key": key})

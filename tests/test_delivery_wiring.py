@@ -10,7 +10,7 @@ import pytest
 from backends.gcp.tasks import CloudTasksTaskQueue, queue_path
 from frontdoor.delivery_wiring import delivery_options
 from frontdoor.settings import Settings
-from workers.delivery_policy import RETRY_DELAYS
+from services.delivery_policy import RETRY_DELAYS
 
 pytestmark = pytest.mark.spec("signals.webhooks")
 

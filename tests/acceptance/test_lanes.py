@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from api.keys import issue_key
 from backends.ports import KeyStore, Scope
+from services.keys import issue_key
 from tests.acceptance.conftest import Service
 from tests.api.content_client import page_body
 
@@ -38,7 +38,7 @@ def key_store(request: pytest.FixtureRequest, service: Service) -> KeyStore:
 
 
 def partner_key(store: KeyStore, partner: str, scope: Scope = "content") -> dict[str, str]:
-    raw, _record = issue_key(store, partner=partner, scope=scope, now=datetime.now(UTC))
+    raw, _record = issue_key(keys=store, partner=partner, scope=scope, now=datetime.now(UTC))
     return {"x-api-key": raw}
 
 

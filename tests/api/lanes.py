@@ -17,12 +17,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from api.app import create_app
-from api.keys import issue_key
 from backends.bundle import Backends
 from backends.embedded.job_queue import InProcessJobQueue
 from frontdoor.generation import start_embedded_workers
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
+from services.keys import issue_key
 from tests.conftest import PROJECT
 
 PAGES = "/api/public/content/pages"
@@ -85,7 +85,7 @@ def lane_client(lane_app: Flask) -> FlaskClient:
 def lanes(lane_backends: Backends) -> Lanes:
     def key(partner: str, scope: str) -> dict[str, str]:
         raw, _record = issue_key(
-            lane_backends.keys,
+            keys=lane_backends.keys,
             partner=partner,
             scope=scope,  # type: ignore[arg-type]  # one of SCOPES, spelled out here
             now=lane_backends.clock(),

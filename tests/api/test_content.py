@@ -9,10 +9,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from api.app import create_app
-from api.keys import issue_key
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
+from services.keys import issue_key
 from tests.api.content_client import AUTH, PAGES, RecordingCdn, page_body
 from tests.conftest import SIGNALS_KEY
 
@@ -312,6 +312,8 @@ def test_every_operation_needs_a_content_key(
 
 def test_a_partner_issued_content_key_works(client: FlaskClient, backends: Backends) -> None:
     """DESIGN: keys are issued per partner with the CLI (same store)."""
-    raw, _record = issue_key(backends.keys, partner="acme", scope="content", now=backends.clock())
+    raw, _record = issue_key(
+        keys=backends.keys, partner="acme", scope="content", now=backends.clock()
+    )
 
     assert client.post(PAGES, json=page_body(), headers={"x-api-key": raw}).status_code == 201

@@ -11,10 +11,10 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from api.app import create_app
-from api.keys import issue_key
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
+from services.keys import issue_key
 from tests.api.content_client import AUTH, PAGES, RecordingCdn, page_body
 
 
@@ -220,7 +220,9 @@ def test_idempotency_keys_are_scoped_per_partner_key(
     client: FlaskClient, backends: Backends
 ) -> None:
     """DESIGN: keys are scoped per partner key, so two partners may pick the same key."""
-    other, _record = issue_key(backends.keys, partner="acme", scope="content", now=backends.clock())
+    other, _record = issue_key(
+        keys=backends.keys, partner="acme", scope="content", now=backends.clock()
+    )
     client.post(PAGES, json=page_body(), headers={**AUTH, "Idempotency-Key": "shared"})
 
     response = client.post(

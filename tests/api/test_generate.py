@@ -13,11 +13,11 @@ from flask.testing import FlaskClient
 
 import api.app
 from api.app import create_app
-from api.keys import issue_key
 from api.pages import create_pages_blueprint
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
+from services.keys import issue_key
 from tests.conftest import CONTENT_KEY
 from tests.e2e.sample_page import store_page
 from tests.polling import wait_for
@@ -235,7 +235,9 @@ def test_a_job_is_not_shown_to_another_partners_key(
     client: FlaskClient, backends: Backends
 ) -> None:
     """Jobs are scoped to the partner that created them: another partner gets 404."""
-    raw, _record = issue_key(backends.keys, partner="other", scope="content", now=backends.clock())
+    raw, _record = issue_key(
+        keys=backends.keys, partner="other", scope="content", now=backends.clock()
+    )
     location = client.post(
         GENERATE, json=brief(), headers={**KEY, "Prefer": "respond-async"}
     ).headers["Location"]

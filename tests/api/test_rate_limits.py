@@ -11,10 +11,10 @@ import pytest
 from flask.testing import FlaskClient
 
 from api.app import create_app
-from api.keys import issue_key
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
+from services.keys import issue_key
 from tests.conftest import CONTENT_KEY, SIGNALS_KEY
 
 pytestmark = pytest.mark.spec("ratelimits")
@@ -45,7 +45,7 @@ def test_a_key_past_its_limit_gets_429_while_another_key_goes_on(
     """Issue 14: one key driven past its limit sees 429 with Retry-After and the RateLimit
     fields; another partner's key is not throttled."""
     client, backends = tight
-    other, _ = issue_key(backends.keys, partner="bravo", scope="content", now=backends.clock())
+    other, _ = issue_key(keys=backends.keys, partner="bravo", scope="content", now=backends.clock())
     busy = {"x-api-key": CONTENT_KEY}
 
     allowed = [client.get(PAGES, headers=busy) for _ in range(3)]

@@ -11,10 +11,10 @@ import pytest
 from flask.testing import FlaskClient
 
 from api.app import create_app
-from api.keys import issue_key
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
+from services.keys import issue_key
 from tests.conftest import CONTENT_KEY, SIGNALS_KEY
 
 pytestmark = pytest.mark.spec("signals.webhooks")
@@ -103,7 +103,9 @@ def test_partners_see_and_change_only_their_own_endpoints(
     """DESIGN Deliveries: endpoints belong to the partner whose key registered them."""
     api, backends = strict
     created = _register(api)
-    other_key, _ = issue_key(backends.keys, partner="other", scope="signals", now=backends.clock())
+    other_key, _ = issue_key(
+        keys=backends.keys, partner="other", scope="signals", now=backends.clock()
+    )
     other = {"x-api-key": other_key}
     hook_id = created["endpoint"]["id"]
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from api.keys import KeyRing, hash_key, issue_key
 from backends.embedded.keys import SqliteKeyStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import ApiKeyRecord, ConflictError, KeyStore, NotFoundError, Scope
+from services.keys import KeyRing, hash_key, issue_key
 from tests.emulators import ManagedProcess
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -84,7 +84,7 @@ def test_keys_list_oldest_first(store: KeyStore) -> None:
 def test_an_issued_key_is_stored_only_as_its_hash_and_authenticates_for_its_scope(
     store: KeyStore,
 ) -> None:
-    raw, record = issue_key(store, partner="acme", scope="signals", now=NOW)
+    raw, record = issue_key(keys=store, partner="acme", scope="signals", now=NOW)
     ring = KeyRing(store, {})
 
     stored = store.get_key(record.key_id)
@@ -97,7 +97,7 @@ def test_an_issued_key_is_stored_only_as_its_hash_and_authenticates_for_its_scop
 
 
 def test_a_revoked_or_altered_key_no_longer_authenticates(store: KeyStore) -> None:
-    raw, record = issue_key(store, partner="acme", scope="content", now=NOW)
+    raw, record = issue_key(keys=store, partner="acme", scope="content", now=NOW)
     ring = KeyRing(store, {})
 
     altered = raw[:-2] + ("AA" if not raw.endswith("AA") else "BB")
@@ -125,8 +125,8 @@ def test_the_firestore_emulator_fixture_exports_its_host(request: pytest.Fixture
 
 def test_a_bootstrap_key_reads_back_as_one(store: KeyStore) -> None:
     """Issue 14: the keys a `make run` start printed are marked, so the next start revokes them."""
-    raw, record = issue_key(store, partner="local", scope="signals", now=NOW, bootstrap=True)
-    issue_key(store, partner="acme", scope="signals", now=NOW)
+    raw, record = issue_key(keys=store, partner="local", scope="signals", now=NOW, bootstrap=True)
+    issue_key(keys=store, partner="acme", scope="signals", now=NOW)
 
     marked = {r.key_id: r.bootstrap for r in store.list_keys()}
 
@@ -137,7 +137,7 @@ def test_a_bootstrap_key_reads_back_as_one(store: KeyStore) -> None:
 
 def test_a_content_admin_key_opens_content_routes_only_when_asked(store: KeyStore) -> None:
     """Issue 14: a content_admin key (its scope holds `_`) authenticates where it is accepted."""
-    raw, record = issue_key(store, partner="ops", scope="content_admin", now=NOW)
+    raw, record = issue_key(keys=store, partner="ops", scope="content_admin", now=NOW)
     ring = KeyRing(store, {})
 
     admin = ring.authenticate(raw, "content", also=("content_admin",))

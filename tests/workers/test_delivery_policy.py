@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from backends.ports import Delivery, WebhookEndpoint, WebhookSecret
-from workers.delivery_policy import (
+from services.delivery_policy import (
     JITTER,
     RETRY_DELAYS,
     AttemptResult,

@@ -20,9 +20,9 @@ from schemas.catalog import Brand
 from schemas.errors import Issue
 from schemas.jobs import GenerationBrief, JobRecord
 from schemas.public import Company
+from services.deliveries import attempt_delivery
 from tests.workers.generation_ports import NOW, embedded_ports
 from workers.authoring.base import ModelError
-from workers.deliveries import attempt_delivery
 from workers.generation import handle_dead_letter, handle_generation
 from workers.pipeline import GenerationPorts
 

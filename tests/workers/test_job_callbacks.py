@@ -15,12 +15,12 @@ from standardwebhooks.webhooks import Webhook
 from backends.ports import Delivery
 from frontdoor.generation import generation_ports
 from frontdoor.settings import Settings
+from services.job_callbacks import CALLBACK_ENDPOINT
 from services.jobs import encode_job_message
 from tests.conftest import CONTENT_KEY
 from tests.loopback_app import Served, served
 from tests.webhook_receiver import running_receiver, wait_until
 from workers.generation import handle_generation
-from workers.job_callbacks import CALLBACK_ENDPOINT
 
 pytestmark = pytest.mark.spec("content.generate")
 
@@ -98,7 +98,7 @@ def test_a_callback_target_resolving_to_a_private_address_is_refused_at_send_tim
     settings: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
     """DESIGN Deliveries: the SSRF guard runs at every attempt; failing for good is logged."""
-    with served(settings) as app, caplog.at_level(logging.WARNING, logger="workers.deliveries"):
+    with served(settings) as app, caplog.at_level(logging.WARNING, logger="services.deliveries"):
         app.hosts["hooks.partner.test"] = ["10.0.0.7"]
 
         job_id, _ = _generate(app, "https://hooks.partner.test/done")

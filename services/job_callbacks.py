@@ -1,6 +1,6 @@
 """Job callbacks: a finished job with a `callback_url` becomes one delivery to that URL.
 
-A callback rides the webhook delivery mechanism (workers/deliveries.py): a Delivery whose
+A callback rides the webhook delivery mechanism (services/deliveries.py): a Delivery whose
 `endpoint_id` is CALLBACK_ENDPOINT (no registered endpoint has it, so signal fan-out, partner
 listings and replays never see it) and whose `event_id` is the job id. Each attempt reads the
 job for its target and secret: the job's own `whsec_` secret, which the partner received once

@@ -1,7 +1,7 @@
 """Webhook deliveries: fan an event out to endpoints, schedule a job's callback, run one
 attempt, replay.
 
-The shell around workers/delivery_policy.py and workers/job_callbacks.py. Every attempt is its
+The shell around services/delivery_policy.py and services/job_callbacks.py. Every attempt is its
 own task on the TaskQueue that calls POST /internal/deliveries/{id}/attempt; the attempt checks
 the target (SSRF guard), signs afresh (Standard Webhooks timestamps expire after 5 minutes),
 POSTs with httpx to the checked address, records the outcome and queues the next attempt as a
@@ -30,9 +30,7 @@ from backends.ports import (
 )
 from schemas.jobs import JobRecord
 from schemas.signals import Event
-from services.signing import sign_headers
-from services.target_guard import SafeTarget, UnsafeTargetError, check_target, system_resolver
-from workers.delivery_policy import (
+from services.delivery_policy import (
     AttemptResult,
     classify,
     delivery_id_for,
@@ -41,7 +39,9 @@ from workers.delivery_policy import (
     replayed,
     signing_secrets,
 )
-from workers.job_callbacks import callback_delivery, callback_target, is_callback
+from services.job_callbacks import callback_delivery, callback_target, is_callback
+from services.signing import sign_headers
+from services.target_guard import SafeTarget, UnsafeTargetError, check_target, system_resolver
 
 logger = logging.getLogger(__name__)
 

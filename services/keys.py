@@ -1,4 +1,5 @@
-"""Partner keys: issue, parse, hash and verify. Secrets exist only in the caller's hands.
+"""Partner key use cases: issue, revoke, verify (the CLI, the served process's start, every
+keyed request); parse and hash. Secrets exist only in the caller's hands.
 
 A key reads `fdk_<scope>_<key_id>_<secret>` (the scope may itself hold `_`, as in
 `content_admin`); the store keeps the sha256 of the whole key
@@ -11,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -40,7 +41,7 @@ def hash_key(raw: str) -> str:
 
 
 def issue_key(
-    store: KeyStore, *, partner: str, scope: Scope, now: datetime, bootstrap: bool = False
+    *, keys: KeyStore, partner: str, scope: Scope, now: datetime, bootstrap: bool = False
 ) -> tuple[str, ApiKeyRecord]:
     """Create and store a new key; the raw key is returned once and never stored."""
     key_id = secrets.token_hex(6)
@@ -53,8 +54,35 @@ def issue_key(
         created_at=now,
         bootstrap=bootstrap,
     )
-    store.add_key(record)
+    keys.add_key(record)
     return raw, record
+
+
+def revoke_key(*, keys: KeyStore, key_id: str, now: datetime) -> ApiKeyRecord:
+    """Revoke a key by its id; requests with it fail from now on. Raises: NotFoundError."""
+    return keys.revoke_key(key_id, now=now)
+
+
+def replace_bootstrap_keys(
+    *, keys: KeyStore, scopes: Sequence[Scope], now: datetime
+) -> tuple[dict[Scope, str], list[str]]:
+    """Embedded start: a new local key (partner `local`, marked bootstrap) for each scope, and
+    the bootstrap keys of earlier starts revoked. Keys issued otherwise are untouched.
+
+    Returns the raw new keys by scope (shown once) and the ids of the keys revoked.
+    """
+    issued: dict[Scope, str] = {}
+    new_ids: set[str] = set()
+    for scope in scopes:
+        raw, record = issue_key(keys=keys, partner="local", scope=scope, now=now, bootstrap=True)
+        issued[scope] = raw
+        new_ids.add(record.key_id)
+    revoked: list[str] = []
+    for old in keys.list_keys():
+        if old.bootstrap and old.active and old.key_id not in new_ids:
+            revoke_key(keys=keys, key_id=old.key_id, now=now)
+            revoked.append(old.key_id)
+    return issued, revoked
 
 
 def parse_key_id(raw: str) -> tuple[Scope, str] | None:

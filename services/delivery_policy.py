@@ -1,6 +1,6 @@
 """Pure rules of webhook deliveries: ids, type filters, secret rotation, retry schedule, outcomes.
 
-No I/O and no clock: `now` is passed in. The shell that sends and stores is workers/deliveries.py.
+No I/O and no clock: `now` is passed in. The shell that sends and stores is services/deliveries.py.
 """
 
 from __future__ import annotations

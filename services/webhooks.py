@@ -1,0 +1,142 @@
+"""Webhook endpoint use cases on the Signal API: register, list, delete, rotate a secret, and
+replay a delivery. Keyword-only functions over the webhook ports; each partner sees only its
+own endpoints and deliveries (another's answer as ones nobody has). Delivering is
+services/deliveries.py.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from backends.ports import (
+    Delivery,
+    DeliveryOptions,
+    NotFoundError,
+    TaskQueue,
+    WebhookEndpoint,
+    WebhookSecret,
+    WebhookStore,
+)
+from services.deliveries import replay_delivery
+from services.delivery_policy import rotate_secrets
+from services.signing import new_secret
+from services.target_guard import check_target, system_resolver
+
+__all__ = [
+    "EndpointDisabledError",
+    "NewSecret",
+    "check_url",
+    "delete_endpoint",
+    "own_endpoint",
+    "register_endpoint",
+    "replay",
+    "rotate_secret",
+]
+
+
+class EndpointDisabledError(Exception):
+    """The endpoint answered 410 Gone and was disabled; it must be registered again."""
+
+
+@dataclass(frozen=True)
+class NewSecret:
+    """An endpoint with the secret it signs with from now on, shown to the partner once."""
+
+    endpoint: WebhookEndpoint
+    secret: str
+    previous_secret_expires_at: datetime | None = None
+
+
+def check_url(url: str, *, options: DeliveryOptions) -> None:
+    """Raises: UnsafeTargetError when deliveries could never go to `url`."""
+    check_target(
+        url,
+        allow_loopback=options.allow_loopback,
+        resolve=options.resolver or system_resolver,
+        unresolved_ok=True,
+    )
+
+
+def register_endpoint(
+    *,
+    webhooks: WebhookStore,
+    options: DeliveryOptions,
+    partner: str,
+    url: str,
+    types: tuple[str, ...],
+    description: str,
+    now: datetime,
+) -> NewSecret:
+    """A new endpoint of `partner` with a fresh secret. Raises: UnsafeTargetError."""
+    check_url(url, options=options)
+    secret = new_secret()
+    endpoint = WebhookEndpoint(
+        endpoint_id=f"wh_{secrets.token_hex(6)}",
+        partner=partner,
+        url=url.strip(),
+        types=tuple(dict.fromkeys(types)),
+        description=description,
+        secrets=(WebhookSecret(value=secret, created_at=now),),
+        created_at=now,
+    )
+    webhooks.add_endpoint(endpoint)
+    return NewSecret(endpoint=endpoint, secret=secret)
+
+
+def own_endpoint(*, webhooks: WebhookStore, partner: str, endpoint_id: str) -> WebhookEndpoint:
+    """The partner's endpoint. Raises: NotFoundError (absent or another partner's)."""
+    found = webhooks.get_endpoint(endpoint_id)
+    if found is None or found.partner != partner:
+        raise NotFoundError(endpoint_id)
+    return found
+
+
+def delete_endpoint(*, webhooks: WebhookStore, partner: str, endpoint_id: str) -> None:
+    """Remove the partner's endpoint. Raises: NotFoundError."""
+    own_endpoint(webhooks=webhooks, partner=partner, endpoint_id=endpoint_id)
+    webhooks.delete_endpoint(endpoint_id)
+
+
+def rotate_secret(
+    *,
+    webhooks: WebhookStore,
+    options: DeliveryOptions,
+    partner: str,
+    endpoint_id: str,
+    now: datetime,
+) -> NewSecret:
+    """A new current secret; the old one keeps signing for the overlap. Raises: NotFoundError
+    (also when the endpoint was deleted meanwhile)."""
+    endpoint = own_endpoint(webhooks=webhooks, partner=partner, endpoint_id=endpoint_id)
+    secret = new_secret()
+    rotated = rotate_secrets(
+        endpoint.secrets, new_value=secret, now=now, overlap=options.rotation_overlap
+    )
+    updated = webhooks.set_secrets(endpoint_id, rotated)
+    overlap_ends = max((s.expires_at for s in rotated if s.expires_at is not None), default=None)
+    return NewSecret(endpoint=updated, secret=secret, previous_secret_expires_at=overlap_ends)
+
+
+def replay(
+    *,
+    webhooks: WebhookStore,
+    tasks: TaskQueue,
+    options: DeliveryOptions,
+    partner: str,
+    delivery_id: str,
+    now: datetime,
+) -> Delivery:
+    """Deliver one of the partner's deliveries again.
+
+    Raises: NotFoundError (absent, another partner's, or erased meanwhile),
+    EndpointDisabledError, ConflictError (the delivery changed meanwhile).
+    """
+    delivery = webhooks.get_delivery(delivery_id)
+    endpoint = webhooks.get_endpoint(delivery.endpoint_id) if delivery else None
+    if delivery is None or endpoint is None or endpoint.partner != partner:
+        raise NotFoundError(delivery_id)
+    if not endpoint.active:
+        raise EndpointDisabledError(endpoint.endpoint_id)
+    return replay_delivery(delivery, webhooks=webhooks, tasks=tasks, options=options, now=now)
