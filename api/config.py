@@ -25,3 +25,6 @@ class AppConfig:
     oauth_issuer: str | None = None
     # X-Forwarded-For entries our own proxies append, gcp mode (FORWARDED_FOR_HOPS; collect)
     forwarded_for_hops: int = 2
+    # The beacon waits for consent (BEACON_CONSENT=required); other sites allowed to collect
+    beacon_consent: bool = False
+    collect_allowed_origins: tuple[str, ...] = ()

@@ -22,7 +22,11 @@ from schemas.signals import (
 
 DEFAULT_DAYS = 7
 MAX_DAYS = 365
-STREAM_PARAMS = frozenset({"since", "until", "days", "type", "domain", "email", "q", "limit"})
+# Campaign filters: events whose site properties hold this value (api/collect.py keeps them).
+PROPERTY_PARAMS = ("utm_campaign", "utm_source")
+STREAM_PARAMS = frozenset(
+    {"since", "until", "days", "type", "domain", "email", "q", "limit", *PROPERTY_PARAMS}
+)
 ACCOUNT_PARAMS = frozenset({"since", "days", "stage", "limit"})
 T = TypeVar("T")
 
@@ -78,6 +82,10 @@ def _until(raw: str) -> datetime | None:
     return position.recorded_at if position else None
 
 
+def _short_text(raw: str) -> str | None:
+    return raw if 0 < len(raw) <= 200 else None
+
+
 def _stage(raw: str) -> Stage | None:
     return next((s for s in STAGES if s == raw), None)
 
@@ -93,6 +101,11 @@ def parse_stream_query(args: Mapping[str, str], *, now: datetime) -> ParsedStrea
     email = p.take("email", normalize_email, "an email address")
     q = p.take("q", lambda raw: raw if len(raw) <= 200 else None, "at most 200 characters")
     limit = p.number("limit", 100, 1, 1000)
+    properties = tuple(
+        (name, value)
+        for name in PROPERTY_PARAMS
+        if (value := p.take(name, _short_text, "1-200 characters")) is not None
+    )
     p.check()
     window = Position(recorded_at=now - timedelta(days=days))
     after = since or window
@@ -106,6 +119,7 @@ def parse_stream_query(args: Mapping[str, str], *, now: datetime) -> ParsedStrea
         domain=domain,
         email=email,
         words=tuple(dict.fromkeys(split_words(q or ""))),
+        properties=properties,
         limit=limit,
     )
     return ParsedStream(query=query, start=after)

@@ -155,6 +155,8 @@ def app_config(settings: Settings) -> AppConfig:
         generate_wait_seconds=settings.generate_wait_seconds,
         oauth_issuer=settings.oauth_issuer,
         forwarded_for_hops=settings.forwarded_for_hops,
+        beacon_consent=settings.beacon_consent == "required",
+        collect_allowed_origins=tuple(settings.collect_allowed_origins),
     )
 
 

@@ -28,6 +28,8 @@ BeaconType = Literal[
     "article_read",
     "research_unlock",
     "wizard_progress",
+    "page_view",
+    "identify",
 ]
 
 
@@ -71,6 +73,12 @@ class SignalsQueryDoc(_Doc):
         default=None, max_length=200, description="Words in person, account, page, properties"
     )
     limit: int = Field(default=100, ge=1, le=1000)
+    utm_campaign: str | None = Field(
+        default=None, max_length=200, description="Site events of this campaign (utm_campaign)"
+    )
+    utm_source: str | None = Field(
+        default=None, max_length=200, description="Site events of this source (utm_source)"
+    )
 
 
 class AccountsQueryDoc(_Doc):
@@ -109,6 +117,17 @@ class CollectFormDoc(BaseModel):
     name: str | None = None
     company: str | None = None
     website: str | None = Field(default=None, description="Honeypot: leave empty")
+    visitor_id: str | None = Field(
+        default=None, description="The beacon's visitor id (the beacon script adds it)"
+    )
+    utm_source: str | None = Field(
+        default=None, description="Else taken from the Referer page URL's query, as utm_*"
+    )
+    utm_medium: str | None = None
+    utm_campaign: str | None = None
+    utm_term: str | None = None
+    utm_content: str | None = None
+    referrer: str | None = Field(default=None, description="The page's own referrer")
 
 
 # Tool server and OAuth discovery.

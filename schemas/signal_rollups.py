@@ -23,6 +23,8 @@ ENGAGED_PAGES = 3
 LIST_CAP = 20
 
 TYPE_STAGE: dict[EventType, Stage] = {
+    "page_view": "aware",
+    "identify": "aware",
     "email_open": "aware",
     "article_read": "engaged",
     "newsletter_signup": "engaged",

@@ -19,6 +19,14 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from backends.bundle import utc_now
+from backends.embedded.signal_identity import (
+    IDENTITY_DDL,
+    LINKED_TO_DOMAIN,
+    LINKED_TO_EMAIL,
+    account_events,
+    erase_links,
+    events_to_fold,
+)
 from backends.embedded.signal_tables import (
     ACCOUNT_COLUMNS,
     ADD_ACCOUNT_PAGE,
@@ -101,7 +109,7 @@ class SqliteSignalStore:
         self._db = db
         self._clock = clock
         self._cache = _StateCache(cache_limit)
-        db.ensure_schema("signal_events", DDL)
+        db.ensure_schema("signal_events", DDL + IDENTITY_DDL)
         if first_layout_tables(db.connection()):
             with db.transaction() as conn:
                 converted = migrate(conn)
@@ -126,7 +134,8 @@ class SqliteSignalStore:
                 if stored:
                     last_us = base + len(rows) - 1
                     conn.execute("INSERT OR REPLACE INTO signal_clock VALUES (1, ?)", (last_us,))
-                    self._fold(conn, stored)
+                    positions = [to_us(e.recorded_at) for e in stored]
+                    self._fold(conn, events_to_fold(conn, stored, positions))
                 self._cache.stamp = last_us
         except BaseException:
             self._cache.clear()  # states were folded in place, then rolled back
@@ -193,7 +202,8 @@ class SqliteSignalStore:
             erased = conn.execute(
                 "SELECT id, domain FROM signal_events WHERE email = ? ORDER BY rec_us", (email,)
             ).fetchall()
-            domains = sorted({r["domain"] for r in erased if r["domain"]})
+            linked_ids, linked_domains = erase_links(conn, email)
+            domains = sorted({r["domain"] for r in erased if r["domain"]} | linked_domains)
             conn.execute("DELETE FROM signal_events WHERE email = ?", (email,))
             conn.execute("DELETE FROM signal_person_rollups WHERE email = ?", (email,))
             conn.execute("DELETE FROM signal_person_pages WHERE email = ?", (email,))
@@ -202,12 +212,8 @@ class SqliteSignalStore:
             self._cache.clear()
             for domain in domains:
                 # Erasure alone rebuilds an account from its remaining events.
-                rows = conn.execute(
-                    "SELECT body FROM signal_events WHERE domain = ? ORDER BY rec_us", (domain,)
-                )
-                account = rebuild_account(Event.model_validate_json(r["body"]) for r in rows)
-                replace_account(conn, domain, account)
-        return [r["id"] for r in erased]
+                replace_account(conn, domain, rebuild_account(account_events(conn, domain)))
+        return [r["id"] for r in erased] + linked_ids
 
 
 class _StateCache:
@@ -288,13 +294,17 @@ def _filters(query: StreamQuery) -> tuple[str, list[object]]:
     if query.types:
         clauses.append(f"type IN ({','.join('?' * len(query.types))})")
         params += list(query.types)
+    # A person's or account's events include the anonymous ones linked through a visitor id.
     if query.domain is not None:
-        clauses.append("domain = ?")
-        params.append(query.domain)
+        clauses.append(f"(domain = ? OR {LINKED_TO_DOMAIN})")
+        params += [query.domain, query.domain]
     if query.email is not None:
-        clauses.append("email = ?")
-        params.append(query.email)
+        clauses.append(f"(email = ? OR {LINKED_TO_EMAIL})")
+        params += [query.email, query.email]
     for word in query.words:
         clauses.append("instr(words, ?) > 0")
         params.append(f" {word} ")
+    for name, value in query.properties:
+        clauses.append("json_extract(body, ?) = ?")
+        params += [f"$.properties.{name}", value]
     return " AND ".join(clauses), params

@@ -62,6 +62,23 @@ FIRESTORE_INDEXES: list[CompositeIndex] = [
         "signal_events",
         (("person.email", "ASCENDING"), ("recorded_at", "DESCENDING"), ("id", "DESCENDING")),
     ),
+    # a person's or account's linked visitors' events (`in` on the visitor id; issue 15)
+    CompositeIndex(
+        "signal_events",
+        (
+            ("properties.visitor_id", "ASCENDING"),
+            ("recorded_at", "ASCENDING"),
+            ("id", "ASCENDING"),
+        ),
+    ),
+    CompositeIndex(
+        "signal_events",
+        (
+            ("properties.visitor_id", "ASCENDING"),
+            ("recorded_at", "DESCENDING"),
+            ("id", "DESCENDING"),
+        ),
+    ),
     CompositeIndex("signal_accounts", (("stage", "ASCENDING"), ("last_recorded_at", "DESCENDING"))),
     # webhook deliveries of one endpoint, newest first, optionally by status
     # (backends/gcp/webhooks.py)

@@ -23,11 +23,18 @@ from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
 from backends.bundle import utc_now
+from backends.gcp.signal_identity import (
+    anonymous_events_of,
+    linked_visitors,
+    load_links,
+    merged_read,
+)
 from backends.gcp.signal_stream import QueryShape, doc_id, event_doc, event_from_doc, read_stream
 from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery, UnavailableError
 from backends.signal_codec import dump_rollup, load_account, load_person
+from schemas.signal_identity import as_linked, new_links
 from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, fold_event, rebuild_account
-from schemas.signals import Event, NewEvent, stamp_event
+from schemas.signals import Event, NewEvent, attributed, stamp_event, visitor_of
 
 logger = logging.getLogger(__name__)
 SETTLE = timedelta(seconds=2)
@@ -58,6 +65,7 @@ class FirestoreSignalStore:
         self._events = client.collection(f"{prefix}signal_events")
         self._accounts = client.collection(f"{prefix}signal_accounts")
         self._people = client.collection(f"{prefix}signal_people")
+        self._visitors = client.collection(f"{prefix}signal_visitors")
         self.query_shapes: set[QueryShape] = set()
 
     # --- writes ------------------------------------------------------------------------------
@@ -90,16 +98,34 @@ class FirestoreSignalStore:
                     fresh.append(event)
             if not fresh:
                 return out, set()
-            people = self._load(tx, self._people, {e.person.email for e in fresh}, load_person)
-            accounts = self._load(
-                tx, self._accounts, {e.account.domain for e in fresh}, load_account
-            )
             base = self._clock()
+            batch = [stamp_event(e, base + timedelta(microseconds=i)) for i, e in enumerate(fresh)]
+            # Every read before any write (a Firestore transaction's rule).
+            visitors = {v for e in batch if (v := visitor_of(e))}
+            links = load_links(self._client, tx, self._visitors, visitors) if visitors else {}
+            made = new_links(batch, links)
+            earlier = [
+                attributed(
+                    event_from_doc(snap.to_dict() or {}), email=made[v][0], domain=made[v][1]
+                )
+                for v in sorted(made)
+                for snap in anonymous_events_of(self._events, v, tx=tx)
+            ]
+            to_fold = earlier + [as_linked(e, links) for e in batch]
+            people = self._load(tx, self._people, {e.person.email for e in to_fold}, load_person)
+            accounts = self._load(
+                tx, self._accounts, {e.account.domain for e in to_fold}, load_account
+            )
             stamped.append(time.monotonic())
-            for i, new in enumerate(fresh):
-                event = stamp_event(new, base + timedelta(microseconds=i))
+            for visitor, (linked_email, linked_domain) in made.items():
+                tx.set(
+                    self._visitors.document(doc_id(visitor)),
+                    {"visitor_id": visitor, "email": linked_email, "domain": linked_domain},
+                )
+            for event in batch:
                 out[event.id] = event
                 tx.set(self._events.document(doc_id(event.id)), event_doc(event))
+            for event in to_fold:
                 email, domain = event.person.email, event.account.domain
                 account, person = fold_event(
                     accounts.get(domain) if domain else None,
@@ -158,6 +184,11 @@ class FirestoreSignalStore:
             query = self._events.where(filter=firestore.FieldFilter("person.email", "==", email))
             docs = list(self._run(query, "signal_events", equality=("person.email",)))
             domains = {_data(d)["account"]["domain"] for d in docs} - {None}
+            links = self._visitors.where(filter=firestore.FieldFilter("email", "==", email))
+            for link in links.stream():
+                data = _data(link)
+                docs += anonymous_events_of(self._events, data["visitor_id"])
+                domains |= {data.get("domain")} - {None}
             for domain in sorted(domains):
                 self._rebuild_account(domain, without=email)
             self._people.document(doc_id(email)).delete()
@@ -167,6 +198,8 @@ class FirestoreSignalStore:
                     batch.delete(snap.reference)
                 batch.commit()
             erased += [_data(d)["id"] for d in docs]
+            for link in links.stream():
+                link.reference.delete()  # after its events: a retry still finds them
             if not docs:
                 break
         return erased
@@ -184,7 +217,17 @@ class FirestoreSignalStore:
             equality=("account.domain",),
             orders=(("recorded_at", "ASCENDING"), ("id", "ASCENDING")),
         )
-        kept = (e for e in map(event_from_doc, map(_data, snaps)) if e.person.email != without)
+        kept = [e for e in map(event_from_doc, map(_data, snaps)) if e.person.email != without]
+        # The anonymous events of visitors linked to the account's other people count too.
+        for visitor in linked_visitors(self._visitors, "domain", domain):
+            link = _data(self._visitors.document(doc_id(visitor)).get())
+            if link.get("email") in (None, without):
+                continue
+            kept += [
+                attributed(event_from_doc(_data(s)), email=link["email"], domain=domain)
+                for s in anonymous_events_of(self._events, visitor)
+            ]
+        kept.sort(key=lambda e: (e.recorded_at, e.id))
         account = rebuild_account(kept)
         ref = self._accounts.document(doc_id(domain))
         if account is None:
@@ -195,9 +238,21 @@ class FirestoreSignalStore:
     # --- reads -------------------------------------------------------------------------------
 
     def read_stream(self, query: StreamQuery) -> StreamPage:
-        return read_stream(
-            query, events=self._events, run=self._run, horizon=self._clock() - self._settle
-        )
+        horizon = self._clock() - self._settle
+
+        def read(q: StreamQuery, visitors: list[str] | None) -> StreamPage:
+            return read_stream(
+                q, events=self._events, run=self._run, horizon=horizon, visitors=visitors
+            )
+
+        # A person's or account's events include the anonymous ones linked by a visitor id.
+        if query.email is not None:
+            linked = linked_visitors(self._visitors, "email", query.email)
+        elif query.domain is not None:
+            linked = linked_visitors(self._visitors, "domain", query.domain)
+        else:
+            linked = []
+        return merged_read(query, linked, read) if linked else read(query, None)
 
     def get_account(self, domain: str) -> AccountRollup | None:
         snap = self._accounts.document(doc_id(domain)).get()

@@ -29,6 +29,8 @@ class StreamQuery:
     domain: str | None = None
     email: str | None = None
     words: tuple[str, ...] = ()  # every word must match
+    # (name, value) pairs every event's properties must hold: utm_campaign, utm_source
+    properties: tuple[tuple[str, str], ...] = ()
     limit: int = 100
 
 
