@@ -86,6 +86,11 @@ class AccountsQueryDoc(_Doc):
     days: int = Field(default=7, ge=1, le=365, description="Used when there is no since")
     stage: Stage | None = Field(default=None, description="This stage or higher")
     limit: int = Field(default=50, ge=1, le=500)
+    sort: Literal["recent", "score"] = Field(
+        default="recent", description="Most recent activity first, or highest score first"
+    )
+    min_score: int = Field(default=0, ge=0, le=100, description="Accounts scoring at least this")
+    cursor: str | None = Field(default=None, description="A `next_cursor` of the same sort")
 
 
 class IngestBatchDoc(_Doc):

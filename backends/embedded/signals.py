@@ -33,6 +33,7 @@ from backends.embedded.signal_tables import (
     ADD_BRIEF,
     ADD_PERSON_PAGE,
     DDL,
+    INDEX_DDL,
     INSERT_EVENT,
     INSERT_NEW_EVENT,
     PERSON_COLUMNS,
@@ -40,6 +41,7 @@ from backends.embedded.signal_tables import (
     UPSERT_PERSON,
     account_row,
     account_state,
+    add_score_columns,
     brief_row,
     first_layout_tables,
     from_us,
@@ -114,6 +116,10 @@ class SqliteSignalStore:
             with db.transaction() as conn:
                 converted = migrate(conn)
             logger.info("signal roll-ups converted to the row layout: %d", converted)
+        with db.transaction() as conn:
+            if add_score_columns(conn):
+                logger.info("signal roll-ups given score columns")
+        db.ensure_schema("signal_rollup_indexes", INDEX_DDL)
 
     def store_events(self, events: Sequence[NewEvent]) -> StoreResult:
         first: dict[str, NewEvent] = {}
@@ -187,7 +193,17 @@ class SqliteSignalStore:
         if query.stages:
             sql += f" AND stage_rank IN ({','.join('?' * len(query.stages))})"
             params += [RANK[s] for s in query.stages]
-        sql += " ORDER BY rec_us DESC LIMIT ?"
+        if query.min_heat_log is not None:
+            sql += " AND heat_log >= ?"
+            params.append(query.min_heat_log)
+        key = "heat_log" if query.sort == "score" else "rec_us"
+        if query.sort == "score":
+            sql += " AND heat_log IS NOT NULL"
+        if query.after is not None:
+            # Keyset paging on (key, domain), both descending: the indexes' own order.
+            sql += f" AND ({key} < ? OR ({key} = ? AND domain < ?))"
+            params += [query.after.key, query.after.key, query.after.domain]
+        sql += f" ORDER BY {key} DESC, domain DESC LIMIT ?"
         conn = self._db.connection()
         rows = conn.execute(sql, [*params, query.limit + 1]).fetchall()
         return [read_account(conn, r) for r in rows[: query.limit]], len(rows) > query.limit

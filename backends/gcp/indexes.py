@@ -79,7 +79,12 @@ FIRESTORE_INDEXES: list[CompositeIndex] = [
             ("id", "DESCENDING"),
         ),
     ),
-    CompositeIndex("signal_accounts", (("stage", "ASCENDING"), ("last_recorded_at", "DESCENDING"))),
+    # the accounts list: most recent or highest score first, optionally by stage (issue 15)
+    *(
+        CompositeIndex("signal_accounts", (*head, (key, "DESCENDING"), ("domain", "DESCENDING")))
+        for key in ("last_recorded_at", "heat_log")
+        for head in ((), (("stage", "ASCENDING"),))
+    ),
     # webhook deliveries of one endpoint, newest first, optionally by status
     # (backends/gcp/webhooks.py)
     CompositeIndex(

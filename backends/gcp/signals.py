@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from google.api_core import exceptions as gexc
@@ -263,27 +263,56 @@ class FirestoreSignalStore:
         return load_person(_data(snap)["state"]) if snap.exists else None
 
     def list_accounts(self, query: AccountQuery) -> tuple[list[AccountRollup], bool]:
-        q = self._accounts.where(
-            filter=firestore.FieldFilter("last_recorded_at", ">=", query.active_since)
-        )
+        """`recent`: a range on last_recorded_at, so min_score is applied while scanning;
+        `score`: a range on heat_log, so an old active_since is applied while scanning (the
+        API sends the epoch unless a window is asked for). Accounts stored before scores have
+        no heat_log and are left out of the `score` order until their next event."""
+        score = query.sort == "score"
+        key = "heat_log" if score else "last_recorded_at"
+        q: Any = self._accounts
         equality: tuple[str, ...] = ()
         if query.stages:
             q = q.where(filter=firestore.FieldFilter("stage", "in", list(query.stages)))
             equality = ("stage",)
-        q = q.order_by("last_recorded_at", direction=firestore.Query.DESCENDING).limit(
-            query.limit + 1
+        if score and query.min_heat_log is not None:
+            q = q.where(filter=firestore.FieldFilter("heat_log", ">=", query.min_heat_log))
+        if not score:
+            q = q.where(filter=firestore.FieldFilter(key, ">=", query.active_since))
+        q = q.order_by(key, direction=firestore.Query.DESCENDING).order_by(
+            "domain", direction=firestore.Query.DESCENDING
         )
-        snaps = list(
-            self._run(
-                q,
-                "signal_accounts",
-                equality=equality,
-                ranges=("last_recorded_at",),
-                orders=(("last_recorded_at", "DESCENDING"),),
+        if query.after is not None:
+            value: Any = query.after.key
+            if not score:
+                value = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=int(value))
+            q = q.start_after({key: value, "domain": query.after.domain})
+
+        def wanted(account: AccountRollup) -> bool:
+            if score:
+                return account.last_recorded_at >= query.active_since
+            low = query.min_heat_log
+            return low is None or (account.heat_log is not None and account.heat_log >= low)
+
+        found: list[AccountRollup] = []
+        scanned, page = 0, q.limit(max(query.limit + 1, _SCAN_PAGE))
+        while True:
+            snaps = list(
+                self._run(
+                    page,
+                    "signal_accounts",
+                    equality=equality,
+                    ranges=(key,),
+                    orders=((key, "DESCENDING"), ("domain", "DESCENDING")),
+                )
             )
-        )
-        accounts = [load_account(_data(s)["state"]) for s in snaps[: query.limit]]
-        return accounts, len(snaps) > query.limit
+            found += [a for a in (load_account(_data(s)["state"]) for s in snaps) if wanted(a)]
+            scanned += len(snaps)
+            if len(found) > query.limit or len(snaps) < max(query.limit + 1, _SCAN_PAGE):
+                break
+            if scanned >= _SCAN_CAP:
+                break
+            page = q.start_after(snaps[-1]).limit(max(query.limit + 1, _SCAN_PAGE))
+        return found[: query.limit], len(found) > query.limit or scanned >= _SCAN_CAP
 
     def _run(
         self,
@@ -312,6 +341,7 @@ def _account_doc(account: AccountRollup) -> dict[str, Any]:
         "stage": account.stage,
         "stage_rank": RANK[account.stage],
         "last_recorded_at": account.last_recorded_at,
+        "heat_log": account.heat_log,
         "state": dump_rollup(account),
     }
 

@@ -59,7 +59,9 @@ from backends.ports.pages import (
     StoredPage,
 )
 from backends.ports.signals import (
+    AccountPosition,
     AccountQuery,
+    AccountSort,
     SignalDeliveries,
     SignalQueue,
     SignalStore,
@@ -85,7 +87,9 @@ __all__ = [
     "IDEMPOTENCY_TTL",
     "PAGE_STATUSES",
     "SCOPES",
+    "AccountPosition",
     "AccountQuery",
+    "AccountSort",
     "ApiKeyRecord",
     "AuthorizationCodeRecord",
     "Blob",

@@ -114,18 +114,28 @@ def test_three_page_views_then_a_lead_form_from_the_same_browser_all_count_for_t
     form = {"email": email, "page": "growth-audit", "type": "lead_form", "visitor_id": visitor}
 
     client.post(URL, data=form, headers=SITE)
+    other = f"n{uuid.uuid4().hex[:8]}.example"  # the same lead form, no page views before it
+    client.post(
+        URL,
+        data={**form, "email": f"bo@{other}", "visitor_id": "v" + uuid.uuid4().hex},
+        headers=SITE,
+    )
     drain(backends)
 
     person = client.get(f"{BASE}/people/{email}", headers=READ).get_json()
+    only_form = client.get(f"{BASE}/accounts/{other}", headers=READ).get_json()["account"]
     account = client.get(f"{BASE}/accounts/{domain}", headers=READ).get_json()
     assert [e["type"] for e in person["timeline"]] == ["lead_form"] + ["page_view"] * 3
     assert all(e["person"]["email"] is None for e in person["timeline"][1:])  # never rewritten
     assert person["person"]["counts"] == {"pages": 3, "events": 4}
     assert account["account"]["counts"] == {"people": 1, "pages": 3, "events": 4}
+    assert account["account"]["score"] > only_form["score"] > 0
     assert [e["type"] for e in account["timeline"]] == ["lead_form"] + ["page_view"] * 3
 
     erased = client.delete(f"{BASE}/people/{email}", headers={"x-api-key": INGEST_KEY})
 
     assert erased.get_json() == {"ok": True, "erased": True, "events_removed": 4}
-    assert client.get(BASE, headers=READ).get_json()["events"] == []
+    assert [e["person"]["email"] for e in client.get(BASE, headers=READ).get_json()["events"]] == [
+        f"bo@{other}"
+    ]
     assert client.get(f"{BASE}/accounts/{domain}", headers=READ).get_json()["seen"] is False

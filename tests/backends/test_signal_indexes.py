@@ -84,6 +84,12 @@ def test_every_query_the_firestore_signal_store_makes_has_a_declared_index(
     store.read_stream(StreamQuery(domain="acme.com"))
     store.list_accounts(AccountQuery(active_since=after.recorded_at))
     store.list_accounts(AccountQuery(active_since=after.recorded_at, stages=("hand_raiser",)))
+    for stages in ((), ("hand_raiser",)):
+        store.list_accounts(
+            AccountQuery(
+                active_since=after.recorded_at, stages=stages, sort="score", min_heat_log=1.0
+            )  # type: ignore[arg-type]
+        )
     store.erase_person("ada@acme.com")
 
     missing = [shape for shape in store.query_shapes if not covered(shape)]
