@@ -88,7 +88,7 @@ def test_every_query_the_firestore_signal_store_makes_has_a_declared_index(
         store.list_accounts(
             AccountQuery(
                 active_since=after.recorded_at, stages=stages, sort="score", min_heat_log=1.0
-            )  # type: ignore[arg-type]
+            )
         )
     store.erase_person("ada@acme.com")
 

@@ -126,11 +126,11 @@ def test_the_list_walks_with_its_cursor_over_2000_accounts_none_twice_or_missing
         after: AccountPosition | None = None
         while True:
             page, more = store.list_accounts(
-                AccountQuery(active_since=EPOCH, sort=sort, limit=173, after=after)  # type: ignore[arg-type]
+                AccountQuery(active_since=EPOCH, sort=sort, limit=173, after=after)
             )
             seen += [a.domain for a in page]
             if not more:
                 break
-            after = AccountPosition.of(page[-1], sort)  # type: ignore[arg-type]
+            after = AccountPosition.of(page[-1], sort)
         assert len(seen) == len(set(seen)) == 2000, sort
         assert set(seen) == set(domains)
