@@ -73,7 +73,9 @@ def build_backends(settings: Settings) -> Backends:
         signal_queue: SignalQueue = PubSubPublisher(
             project=settings.google_cloud_project or "", topic=settings.signals_topic
         )
-        delivery = build_delivery_ports(settings, clock=utc_now, firestore_client=client)
+        delivery = build_delivery_ports(
+            settings, clock=utc_now, firestore_client=client, accounts=signals.get_account
+        )
         closers.extend(delivery.closers)
         cdn, mailer = _gcp_edges(settings)
     else:
@@ -83,7 +85,9 @@ def build_backends(settings: Settings) -> Backends:
         pages = SqlitePageStore(db)
         idempotency = SqliteIdempotencyStore(db)
         signals = SqliteSignalStore(db)
-        delivery = build_delivery_ports(settings, clock=utc_now, db=db)
+        delivery = build_delivery_ports(
+            settings, clock=utc_now, db=db, accounts=signals.get_account
+        )
         closers.extend(delivery.closers)  # stopped after the ingest queue that feeds it
         # Embedded stand-in for the Pub/Sub push to the ingest worker.
         ingest: InProcessQueue[bytes] = InProcessQueue(
