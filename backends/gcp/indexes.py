@@ -80,10 +80,11 @@ FIRESTORE_INDEXES: list[CompositeIndex] = [
         ),
     ),
     # the accounts list: most recent or highest score first, optionally by stage (issue 15)
+    # (listing documents, backends/gcp/account_shards.py)
     *(
         CompositeIndex("signal_accounts", (*head, (key, "DESCENDING"), ("domain", "DESCENDING")))
-        for key in ("last_recorded_at", "heat_log")
-        for head in ((), (("stage", "ASCENDING"),))
+        for key in ("last_recorded_us", "heat_log")
+        for head in ((), (("stage_rank", "ASCENDING"),))
     ),
     # webhook deliveries of one endpoint, newest first, optionally by status
     # (backends/gcp/webhooks.py)

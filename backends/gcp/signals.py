@@ -14,15 +14,24 @@ backends/gcp/indexes.py declares an index for each one.
 from __future__ import annotations
 
 import logging
+import random
 import time
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
 from backends.bundle import utc_now
+from backends.gcp.account_shards import (
+    SHARDS,
+    cap_pages,
+    listing_fields,
+    merge_shards,
+    shard_key,
+    shard_of,
+)
 from backends.gcp.signal_identity import (
     anonymous_events_of,
     linked_visitors,
@@ -32,6 +41,7 @@ from backends.gcp.signal_identity import (
 from backends.gcp.signal_stream import QueryShape, doc_id, event_doc, event_from_doc, read_stream
 from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery, UnavailableError
 from backends.signal_codec import dump_rollup, load_account, load_person
+from schemas.signal_fold import to_us
 from schemas.signal_identity import as_linked, new_links
 from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, fold_event, rebuild_account
 from schemas.signals import Event, NewEvent, attributed, stamp_event, visitor_of
@@ -40,7 +50,9 @@ logger = logging.getLogger(__name__)
 SETTLE = timedelta(seconds=2)
 _SCAN_PAGE = 200
 _SCAN_CAP = 2000  # documents one read may examine for filters applied in memory
-_ERASE_PASSES = 3  # the last finds nothing unless events keep arriving for the person
+_ERASE_PASSES = 3
+_CONTENTION_ROUNDS = 5  # rounds of max_attempts transaction attempts, with jittered back-off
+_jitter = random.SystemRandom()  # the last finds nothing unless events keep arriving for the person
 
 
 class FirestoreSignalStore:
@@ -66,6 +78,7 @@ class FirestoreSignalStore:
         self._accounts = client.collection(f"{prefix}signal_accounts")
         self._people = client.collection(f"{prefix}signal_people")
         self._visitors = client.collection(f"{prefix}signal_visitors")
+        self._shards = client.collection(f"{prefix}signal_account_shards")
         self.query_shapes: set[QueryShape] = set()
 
     # --- writes ------------------------------------------------------------------------------
@@ -82,6 +95,7 @@ class FirestoreSignalStore:
 
     def _store_chunk(self, chunk: list[NewEvent]) -> tuple[dict[str, Event], set[str]]:
         stamped: list[float] = []
+        touched: set[str] = set()
 
         @firestore.transactional
         def write(tx: firestore.Transaction) -> tuple[dict[str, Event], set[str]]:
@@ -113,8 +127,13 @@ class FirestoreSignalStore:
             ]
             to_fold = earlier + [as_linked(e, links) for e in batch]
             people = self._load(tx, self._people, {e.person.email for e in to_fold}, load_person)
-            accounts = self._load(
-                tx, self._accounts, {e.account.domain for e in to_fold}, load_account
+            accounts = self._load_shards(
+                tx,
+                {
+                    shard_key(domain, shard_of(e.person.email))
+                    for e in to_fold
+                    if (domain := e.account.domain)
+                },
             )
             stamped.append(time.monotonic())
             for visitor, (linked_email, linked_domain) in made.items():
@@ -127,35 +146,97 @@ class FirestoreSignalStore:
                 tx.set(self._events.document(doc_id(event.id)), event_doc(event))
             for event in to_fold:
                 email, domain = event.person.email, event.account.domain
+                key = shard_key(domain, shard_of(email)) if domain else ""
                 account, person = fold_event(
-                    accounts.get(domain) if domain else None,
+                    accounts.get(key) if domain else None,
                     people.get(email) if email else None,
                     event,
                 )
                 if person is not None:
                     people[person.email] = person
                 if account is not None:
-                    accounts[account.domain] = account
+                    accounts[key] = account
             for person in people.values():
                 tx.set(self._people.document(doc_id(person.email)), _person_doc(person))
-            for account in accounts.values():
-                tx.set(self._accounts.document(doc_id(account.domain)), _account_doc(account))
+            for key, shard in accounts.items():
+                cap_pages(shard)
+                tx.set(
+                    self._shards.document(doc_id(key)),
+                    {"domain": shard.domain, "key": key, "state": dump_rollup(shard)},
+                )
+            touched.update(a.domain for a in accounts.values())
             return out, {e.id for e in fresh}
 
-        try:
-            result: tuple[dict[str, Event], set[str]] = write(
-                self._client.transaction(max_attempts=self._max_attempts)
-            )
-        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted, ValueError) as err:
-            # ValueError: the client gave up after max_attempts contended commits.
-            raise UnavailableError("firestore signal write") from err
+        result: tuple[dict[str, Event], set[str]] | None = None
+        for round_ in range(_CONTENTION_ROUNDS):
+            try:
+                result = write(self._client.transaction(max_attempts=self._max_attempts))
+                break
+            except ValueError as err:
+                # The client gave up after max_attempts contended commits (two writers on one
+                # shard): back off with jitter, so they stop meeting, and try again.
+                if round_ == _CONTENTION_ROUNDS - 1:
+                    raise UnavailableError("firestore signal write: contention") from err
+                touched.clear()
+                time.sleep(_jitter.uniform(0.05, 0.25) * (round_ + 1))
+            except (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted) as err:
+                raise UnavailableError("firestore signal write") from err
+        assert result is not None  # noqa: S101  # the loop breaks with one or raises
         if (
             self._settle
             and stamped
             and time.monotonic() - stamped[-1] > self._settle.total_seconds()
         ):
             logger.error("signal commit outlasted the settle window; a poller may have missed it")
+        for domain in sorted(touched):
+            self._refresh_listing(domain)
         return result
+
+    def _load_shards(self, tx: firestore.Transaction, keys: set[str]) -> dict[str, AccountRollup]:
+        refs = [self._shards.document(doc_id(k)) for k in sorted(keys)]
+        found: dict[str, AccountRollup] = {}
+        for snap in self._client.get_all(refs, transaction=tx) if refs else []:
+            if snap.exists:
+                data = _data(snap)
+                found[data["key"]] = load_account(data["state"])
+        return found
+
+    def _merged(self, domains: Sequence[str]) -> dict[str, AccountRollup]:
+        """Accounts merged from their shards (one batched read)."""
+        refs = [
+            self._shards.document(doc_id(shard_key(d, k))) for d in domains for k in range(SHARDS)
+        ]
+        parts: dict[str, list[AccountRollup]] = {}
+        for snap in self._client.get_all(refs) if refs else []:
+            if snap.exists:
+                data = _data(snap)
+                parts.setdefault(data["domain"], []).append(load_account(data["state"]))
+        merged = {d: merge_shards(p) for d, p in parts.items()}
+        return {d: a for d, a in merged.items() if a is not None}
+
+    def _refresh_listing(self, domain: str, *, replace: bool = False) -> None:
+        """The listing document from the merged shards: with `Maximum` transforms (blind, never
+        contended, never lowered by a slower writer), or replaced outright (erasure)."""
+        account = self._merged([domain]).get(domain)
+        ref = self._accounts.document(doc_id(domain))
+        if account is None:
+            ref.delete()
+            return
+        rank, heat, last = listing_fields(account)
+        us = to_us(last)
+        if replace:
+            ref.set(
+                {"domain": domain, "stage_rank": rank, "heat_log": heat, "last_recorded_us": us}
+            )
+            return
+        fields: dict[str, Any] = {
+            "domain": domain,
+            "stage_rank": firestore.Maximum(rank),
+            "last_recorded_us": firestore.Maximum(us),
+        }
+        if heat is not None:
+            fields["heat_log"] = firestore.Maximum(heat)
+        ref.set(fields, merge=True)
 
     def _load(
         self,
@@ -228,12 +309,21 @@ class FirestoreSignalStore:
                 for s in anonymous_events_of(self._events, visitor)
             ]
         kept.sort(key=lambda e: (e.recorded_at, e.id))
-        account = rebuild_account(kept)
-        ref = self._accounts.document(doc_id(domain))
-        if account is None:
-            ref.delete()
-        else:
-            ref.set(_account_doc(account))
+        groups: dict[int, list[Event]] = {}
+        for event in kept:
+            groups.setdefault(shard_of(event.person.email), []).append(event)
+        batch = self._client.batch()
+        for k in range(SHARDS):
+            shard = rebuild_account(groups.get(k, []))
+            ref = self._shards.document(doc_id(shard_key(domain, k)))
+            if shard is None:
+                batch.delete(ref)
+            else:
+                cap_pages(shard)
+                key = shard_key(domain, k)
+                batch.set(ref, {"domain": domain, "key": key, "state": dump_rollup(shard)})
+        batch.commit()
+        self._refresh_listing(domain, replace=True)
 
     # --- reads -------------------------------------------------------------------------------
 
@@ -255,46 +345,46 @@ class FirestoreSignalStore:
         return merged_read(query, linked, read) if linked else read(query, None)
 
     def get_account(self, domain: str) -> AccountRollup | None:
-        snap = self._accounts.document(doc_id(domain)).get()
-        return load_account(_data(snap)["state"]) if snap.exists else None
+        return self._merged([domain]).get(domain)
 
     def get_person(self, email: str) -> PersonRollup | None:
         snap = self._people.document(doc_id(email)).get()
         return load_person(_data(snap)["state"]) if snap.exists else None
 
     def list_accounts(self, query: AccountQuery) -> tuple[list[AccountRollup], bool]:
-        """`recent`: a range on last_recorded_at, so min_score is applied while scanning;
-        `score`: a range on heat_log, so an old active_since is applied while scanning (the
-        API sends the epoch unless a window is asked for). Accounts stored before scores have
-        no heat_log and are left out of the `score` order until their next event."""
+        """Over the listing documents (backends/gcp/account_shards.py). `recent`: a range on
+        last_recorded_us, so min_score is applied while scanning; `score`: a range on heat_log,
+        so an old active_since is applied while scanning (the API sends the epoch unless a
+        window is asked for). The accounts of the page are then merged from their shards."""
         score = query.sort == "score"
-        key = "heat_log" if score else "last_recorded_at"
+        key = "heat_log" if score else "last_recorded_us"
+        since_us = to_us(query.active_since)
         q: Any = self._accounts
         equality: tuple[str, ...] = ()
         if query.stages:
-            q = q.where(filter=firestore.FieldFilter("stage", "in", list(query.stages)))
-            equality = ("stage",)
+            ranks = [RANK[stage] for stage in query.stages]
+            q = q.where(filter=firestore.FieldFilter("stage_rank", "in", ranks))
+            equality = ("stage_rank",)
         if score and query.min_heat_log is not None:
             q = q.where(filter=firestore.FieldFilter("heat_log", ">=", query.min_heat_log))
         if not score:
-            q = q.where(filter=firestore.FieldFilter(key, ">=", query.active_since))
+            q = q.where(filter=firestore.FieldFilter(key, ">=", since_us))
         q = q.order_by(key, direction=firestore.Query.DESCENDING).order_by(
             "domain", direction=firestore.Query.DESCENDING
         )
         if query.after is not None:
-            value: Any = query.after.key
-            if not score:
-                value = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=int(value))
-            q = q.start_after({key: value, "domain": query.after.domain})
+            after_key: Any = query.after.key if score else int(query.after.key)
+            q = q.start_after({key: after_key, "domain": query.after.domain})
 
-        def wanted(account: AccountRollup) -> bool:
+        def wanted(doc: dict[str, Any]) -> bool:
             if score:
-                return account.last_recorded_at >= query.active_since
-            low = query.min_heat_log
-            return low is None or (account.heat_log is not None and account.heat_log >= low)
+                return bool(doc.get("last_recorded_us", 0) >= since_us)
+            low, heat = query.min_heat_log, doc.get("heat_log")
+            return low is None or (heat is not None and heat >= low)
 
-        found: list[AccountRollup] = []
-        scanned, page = 0, q.limit(max(query.limit + 1, _SCAN_PAGE))
+        size = query.limit + 1
+        found: list[str] = []
+        scanned, page = 0, q.limit(size)
         while True:
             snaps = list(
                 self._run(
@@ -305,14 +395,14 @@ class FirestoreSignalStore:
                     orders=((key, "DESCENDING"), ("domain", "DESCENDING")),
                 )
             )
-            found += [a for a in (load_account(_data(s)["state"]) for s in snaps) if wanted(a)]
+            found += [d["domain"] for d in map(_data, snaps) if wanted(d)]
             scanned += len(snaps)
-            if len(found) > query.limit or len(snaps) < max(query.limit + 1, _SCAN_PAGE):
+            if len(found) > query.limit or len(snaps) < size or scanned >= _SCAN_CAP:
                 break
-            if scanned >= _SCAN_CAP:
-                break
-            page = q.start_after(snaps[-1]).limit(max(query.limit + 1, _SCAN_PAGE))
-        return found[: query.limit], len(found) > query.limit or scanned >= _SCAN_CAP
+            page = q.start_after(snaps[-1]).limit(size)
+        merged = self._merged(found[: query.limit])
+        accounts = [merged[d] for d in found[: query.limit] if d in merged]
+        return accounts, len(found) > query.limit or scanned >= _SCAN_CAP
 
     def _run(
         self,
@@ -333,17 +423,6 @@ class FirestoreSignalStore:
 
 def _person_doc(person: PersonRollup) -> dict[str, Any]:
     return {"email": person.email, "domain": person.domain, "state": dump_rollup(person)}
-
-
-def _account_doc(account: AccountRollup) -> dict[str, Any]:
-    return {
-        "domain": account.domain,
-        "stage": account.stage,
-        "stage_rank": RANK[account.stage],
-        "last_recorded_at": account.last_recorded_at,
-        "heat_log": account.heat_log,
-        "state": dump_rollup(account),
-    }
 
 
 def _data(snap: Any) -> dict[str, Any]:
