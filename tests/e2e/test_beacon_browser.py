@@ -3,13 +3,23 @@ Control, and the no-JavaScript lead form's campaign fields."""
 
 from __future__ import annotations
 
+import threading
+import urllib.request
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext
+from werkzeug.serving import make_server
 
+from api.app import create_app
 from backends.embedded.queues import InProcessQueue
 from backends.ports import StreamQuery
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config, build_backends
 from schemas.signals import Event
 from tests.e2e.conftest import LiveServer
 from tests.e2e.sample_page import store_page
@@ -128,3 +138,63 @@ def test_with_javascript_the_lead_form_links_the_visitors_page_views_to_the_pers
     timeline = live_server.backends.signals.read_stream(StreamQuery(email=f"ana@{domain}")).events
     assert [e.type for e in timeline] == ["page_view", "lead_form", "page_view"]
     assert timeline[1].properties["utm_campaign"] == "q4"
+
+
+def test_with_consent_required_nothing_is_sent_until_the_visitor_says_yes(
+    browser: Browser, tmp_path: Path, slug: str
+) -> None:
+    """Issue 15: BEACON_CONSENT=required shows our own small notice; No sends nothing and is
+    remembered; Yes sends the page view."""
+    with consent_server(tmp_path) as live:
+        store_page(live.backends.pages, slug)
+        declined = browser.new_context()
+        page = declined.new_page()
+        page.goto(f"{live.url}/p/{slug}")
+        page.get_by_role("button", name="No").click()
+        page.reload()
+        page.wait_for_load_state("networkidle")
+        notice_after_no = page.get_by_role("region", name="Analytics consent").count()
+        declined.close()
+        before = len(page_views(live, slug))
+        agreed = browser.new_context()
+        page = agreed.new_page()
+        page.goto(f"{live.url}/p/{slug}?utm_source=li")
+
+        page.get_by_role("button", name="Yes").click()
+        wait_for(lambda: page_views(live, slug), timeout=10, what="a page view")
+        agreed.close()
+
+        assert (before, notice_after_no) == (0, 0)
+        (view,) = page_views(live, slug)
+        assert view.properties["utm_source"] == "li"
+
+
+@contextmanager
+def consent_server(tmp_path: Path) -> Iterator[LiveServer]:
+    """The app with BEACON_CONSENT=required on a loopback port of its own."""
+    holder: dict[str, Any] = {}
+    server = make_server("127.0.0.1", 0, lambda e, s: holder["app"](e, s), threaded=True)
+    url = f"http://127.0.0.1:{server.server_port}"
+    settings = Settings(data_dir=tmp_path / "data", public_base_url=url, beacon_consent="required")
+    backends = build_backends(settings)
+    holder["app"] = create_app(app_config(settings), backends).wsgi_app
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield LiveServer(url=url, backends=backends)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+        backends.close()
+
+
+def test_other_sites_load_the_beacon_from_its_stable_address(live_server: LiveServer) -> None:
+    """Issue 15: /beacon.js, for the company's other sites (cached an hour)."""
+    with urllib.request.urlopen(f"{live_server.url}/beacon.js", timeout=5) as response:  # noqa: S310  # loopback
+        body = response.read()
+        headers = response.headers
+
+    assert headers["Content-Type"].startswith("text/javascript")
+    assert headers["Cache-Control"] == "public, max-age=3600"
+    assert b"sendBeacon" in body
