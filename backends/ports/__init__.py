@@ -34,8 +34,10 @@ from backends.ports.jobs import (
     JobStore,
 )
 from backends.ports.keys import (
+    BOOTSTRAP_SCOPES,
     SCOPES,
     ApiKeyRecord,
+    BootstrapScope,
     KeyStore,
     Scope,
 )
@@ -52,11 +54,14 @@ from backends.ports.oauth import (
 )
 from backends.ports.pages import (
     PAGE_STATUSES,
+    VERSION_SOURCES,
     PageList,
     PageSource,
     PageStatus,
     PageStore,
     StoredPage,
+    VersionList,
+    VersionSource,
 )
 from backends.ports.signals import (
     AccountPosition,
@@ -82,11 +87,13 @@ from backends.ports.webhooks import (
 )
 
 __all__ = [
+    "BOOTSTRAP_SCOPES",
     "DELIVERY_STATUSES",
     "IDEMPOTENCY_LEASE",
     "IDEMPOTENCY_TTL",
     "PAGE_STATUSES",
     "SCOPES",
+    "VERSION_SOURCES",
     "AccountPosition",
     "AccountQuery",
     "AccountSort",
@@ -94,6 +101,7 @@ __all__ = [
     "AuthorizationCodeRecord",
     "Blob",
     "BlobStore",
+    "BootstrapScope",
     "Cdn",
     "ConflictError",
     "DeliverLaterError",
@@ -131,6 +139,8 @@ __all__ = [
     "StreamQuery",
     "TaskQueue",
     "UnavailableError",
+    "VersionList",
+    "VersionSource",
     "WebhookEndpoint",
     "WebhookSecret",
     "WebhookStore",
