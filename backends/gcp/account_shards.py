@@ -22,6 +22,7 @@ import hashlib
 import math
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 
 from schemas.signal_rollups import RANK, STAGES, AccountRollup
 from schemas.signal_scores import DAYS_KEPT
@@ -69,7 +70,7 @@ def merge_shards(shards: Iterable[AccountRollup]) -> AccountRollup | None:
         last_seen=max(p.last_seen for p in parts),
         last_recorded_at=max(p.last_recorded_at for p in parts),
         events=sum(p.events for p in parts),
-        people={email: brief for p in parts for email, brief in p.people.items()},
+        people=_people(p.people for p in parts),
         pages=_sum(p.pages for p in parts),
         sources=_sum(p.sources for p in parts),
         anon_stage=anon.anon_stage if anon else None,
@@ -87,6 +88,24 @@ def merge_heat(logs: Iterable[float | None]) -> float | None:
         return None
     high = values[-1]
     return high + math.log2(sum(2.0 ** (x - high) for x in values))
+
+
+def _people(maps: Iterable[dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """People briefs; a person in two shards (only after an old account became shard 0)
+    counts both shards' events, at the higher stage."""
+    out: dict[str, dict[str, Any]] = {}
+    for found in maps:
+        for email, brief in found.items():
+            seen = out.get(email)
+            if seen is None:
+                out[email] = dict(brief)
+                continue
+            seen["events"] += brief["events"]
+            seen["last_seen"] = max(seen["last_seen"], brief["last_seen"])
+            seen["name"] = seen["name"] or brief["name"]
+            if RANK[brief["stage"]] > RANK[seen["stage"]]:
+                seen["stage"] = brief["stage"]
+    return out
 
 
 def _sum(maps: Iterable[dict[str, int]]) -> dict[str, int]:

@@ -44,6 +44,7 @@ from backends.signal_codec import dump_rollup, load_account, load_person
 from schemas.signal_fold import to_us
 from schemas.signal_identity import as_linked, new_links
 from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, fold_event, rebuild_account
+from schemas.signal_scores import STAGE_WEIGHTS, add_heat
 from schemas.signals import Event, NewEvent, attributed, stamp_event, visitor_of
 
 logger = logging.getLogger(__name__)
@@ -79,6 +80,7 @@ class FirestoreSignalStore:
         self._people = client.collection(f"{prefix}signal_people")
         self._visitors = client.collection(f"{prefix}signal_visitors")
         self._shards = client.collection(f"{prefix}signal_account_shards")
+        self._sharded: set[str] = set()  # domains known to need no conversion
         self.query_shapes: set[QueryShape] = set()
 
     # --- writes ------------------------------------------------------------------------------
@@ -87,6 +89,7 @@ class FirestoreSignalStore:
         unique = list({e.id: e for e in reversed(events)}.values())[::-1]
         stored: dict[str, Event] = {}
         new_ids: set[str] = set()
+        self._shard_old_accounts({e.account.domain for e in unique if e.account.domain})
         for start in range(0, len(unique), self._chunk):
             chunk_stored, chunk_new = self._store_chunk(unique[start : start + self._chunk])
             stored.update(chunk_stored)
@@ -191,6 +194,45 @@ class FirestoreSignalStore:
         for domain in sorted(touched):
             self._refresh_listing(domain)
         return result
+
+    def _shard_old_accounts(self, domains: set[str]) -> None:
+        """Accounts stored whole in their listing document (before shards) become shard 0,
+        once, before any event is folded into a shard of theirs."""
+        wanted = sorted(domains - self._sharded)
+        refs = [self._accounts.document(doc_id(d)) for d in wanted]
+        for snap in self._client.get_all(refs) if refs else []:
+            if snap.exists and "state" in _data(snap):
+                self._convert_old_account(snap.reference)
+        if len(self._sharded) > 100_000:
+            self._sharded.clear()
+        self._sharded.update(wanted)
+
+    def _convert_old_account(self, ref: Any) -> None:
+        @firestore.transactional
+        def convert(tx: firestore.Transaction) -> str | None:
+            data = _data(ref.get(transaction=tx))
+            if "state" not in data:
+                return None  # converted meanwhile
+            account = load_account(data["state"])
+            if account.heat_log is None:  # stored before scores: its stage at its last touch
+                account.heat_log = add_heat(
+                    None, STAGE_WEIGHTS[RANK[account.stage]], to_us(account.last_seen)
+                )
+            key = shard_key(account.domain, 0)
+            old = self._client.get_all([self._shards.document(doc_id(key))], transaction=tx)
+            current = next((load_account(_data(s)["state"]) for s in old if s.exists), None)
+            shard = merge_shards([account, current] if current else [account])
+            assert shard is not None  # noqa: S101  # one part at least
+            tx.set(
+                self._shards.document(doc_id(key)),
+                {"domain": account.domain, "key": key, "state": dump_rollup(shard)},
+            )
+            tx.set(ref, {"domain": account.domain})
+            return account.domain
+
+        domain = convert(self._client.transaction(max_attempts=self._max_attempts))
+        if domain is not None:
+            self._refresh_listing(domain, replace=True)
 
     def _load_shards(self, tx: firestore.Transaction, keys: set[str]) -> dict[str, AccountRollup]:
         refs = [self._shards.document(doc_id(k)) for k in sorted(keys)]

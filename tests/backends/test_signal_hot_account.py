@@ -74,3 +74,39 @@ def test_twenty_concurrent_writers_of_one_domain_all_succeed_and_counts_match(
     assert sum(account.pages.values()) == stored
     assert len(account.people) == WRITERS
     assert sum(b["events"] for b in account.people.values()) == stored
+
+
+@pytest.mark.spec("signals.accounts")
+def test_an_account_stored_whole_before_shards_keeps_its_history_once_written_again(
+    firestore_emulator: object,
+) -> None:
+    """Issue 15: a roll-up document of the earlier layout becomes shard 0 before new events
+    are folded, so its counts, people and stage carry on."""
+    import dataclasses
+
+    from backends.gcp.firestore import firestore_client
+    from backends.gcp.signals import FirestoreSignalStore
+    from backends.signal_codec import dump_rollup
+    from schemas.signal_rollups import fold_events
+    from schemas.signals import stamp_event
+
+    client = firestore_client(project="demo-frontdoor")
+    prefix = f"t{uuid.uuid4().hex[:10]}_"
+    domain = f"old{uuid.uuid4().hex[:6]}.example"
+    now = datetime.now(UTC)
+    earlier = [stamp_event(page_view(w, 0, domain), now) for w in range(3)]
+    accounts, _ = fold_events(earlier)
+    old = dataclasses.replace(accounts[domain], heat_log=None, stage_reached_at=None, days={})
+    client.collection(f"{prefix}signal_accounts").document(domain).set(
+        {"domain": domain, "stage": old.stage, "last_recorded_at": now, "state": dump_rollup(old)}
+    )
+    store = FirestoreSignalStore(client, prefix=prefix, settle=timedelta(0))
+
+    store.store_events([page_view(0, 1, domain), page_view(7, 1, domain)])
+
+    account = store.get_account(domain)
+    assert account is not None
+    assert account.events == 5
+    assert len(account.people) == 4
+    assert account.people[f"reader0@{domain}"]["events"] == 2
+    assert account.heat_log is not None
