@@ -29,6 +29,7 @@ _US_PER_DAY = 86_400_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 Trend = Literal["heating", "steady", "cooling"]
+_LOG2: dict[float, float] = {}  # the few weights events have
 
 
 def micros(when: datetime) -> int:
@@ -48,7 +49,10 @@ def event_weight(rank: int, *, new_person: bool, new_page: bool) -> float:
 def add_heat(heat_log: float | None, weight: float, occurred_us: int) -> float:
     """heat_log with one more event (log-domain sum: no overflow, exact order-independence
     is not needed since both stores fold in stream order)."""
-    term = math.log2(weight) + occurred_us / _US_PER_DAY / HALF_LIFE_DAYS
+    log_weight = _LOG2.get(weight)
+    if log_weight is None:
+        log_weight = _LOG2[weight] = math.log2(weight)
+    term = log_weight + occurred_us / _US_PER_DAY / HALF_LIFE_DAYS
     if heat_log is None:
         return term
     high, low = (heat_log, term) if heat_log >= term else (term, heat_log)
@@ -56,13 +60,17 @@ def add_heat(heat_log: float | None, weight: float, occurred_us: int) -> float:
 
 
 def add_day(days: dict[str, int], occurred_us: int) -> None:
-    """Count one event on its day, keeping the DAYS_KEPT days up to the newest."""
-    day = occurred_us // _US_PER_DAY
-    key = str(day)
-    days[key] = days.get(key, 0) + 1
-    newest = max(int(k) for k in days)
-    for old in [k for k in days if int(k) <= newest - DAYS_KEPT]:
-        del days[old]
+    """Count one event on its day; past DAYS_KEPT days, those before the newest 35 go."""
+    key = str(occurred_us // _US_PER_DAY)
+    count = days.get(key)
+    if count is not None:  # nearly always: the same day as the last event
+        days[key] = count + 1
+        return
+    days[key] = 1
+    if len(days) > DAYS_KEPT:
+        newest = max(int(k) for k in days)
+        for old in [k for k in days if int(k) <= newest - DAYS_KEPT]:
+            del days[old]
 
 
 def heat_at(heat_log: float | None, now: datetime) -> float:
