@@ -18,7 +18,7 @@ WebhookKind = Literal["standard", "slack"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class WebhookInput(_Strict):
