@@ -13,9 +13,9 @@ from flask import Blueprint, Response, current_app, json, request
 
 from api.auth import require_key
 from api.errors import ApiError
-from api.signal_query import parse_account_query, parse_stream_query
+from api.signal_query import encode_account_cursor, parse_account_query, parse_stream_query
 from backends.bundle import Backends
-from backends.ports import StreamQuery, UnavailableError
+from backends.ports import AccountPosition, StreamQuery, UnavailableError
 from schemas.errors import Issue
 from schemas.signal_bodies import (
     AccountBody,
@@ -64,10 +64,15 @@ def create_signals_blueprint(*, backends: Backends) -> Blueprint:
     @bp.get("/accounts")
     def list_accounts() -> Response:
         require_key("signals", allow_bearer=True)
-        query = parse_account_query(request.args, now=backends.clock())
+        now = backends.clock()
+        query = parse_account_query(request.args, now=now)
         accounts, has_more = backends.signals.list_accounts(query)
-        summaries = [account_summary(a) for a in accounts]
-        return _json(AccountsBody(accounts=summaries, has_more=has_more))
+        summaries = [account_summary(a, now=now) for a in accounts]
+        cursor = None
+        if has_more and accounts:
+            position = AccountPosition.of(accounts[-1], query.sort)
+            cursor = encode_account_cursor(query.sort, position)
+        return _json(AccountsBody(accounts=summaries, has_more=has_more, next_cursor=cursor))
 
     @bp.get("/accounts/<raw_domain>")
     def get_account(raw_domain: str) -> Response:
@@ -75,11 +80,11 @@ def create_signals_blueprint(*, backends: Backends) -> Blueprint:
         domain = normalize_domain(raw_domain)
         if domain is None:
             raise ApiError(400, "invalid_domain", "Give a domain such as acme.com")
-        signals = backends.signals
+        signals, now = backends.signals, backends.clock()
         account = signals.get_account(domain)
         if account is None:
             return _json(AccountBody(seen=False, domain=domain))
-        summary = account_summary(account, cap=None)
+        summary = account_summary(account, now=now, cap=None)
         # The first PEOPLE_LIMIT in the summary's order (highest stage, most events first).
         people = [signals.get_person(b.email) for b in summary.people[:PEOPLE_LIMIT]]
         timeline = signals.read_stream(StreamQuery(domain=domain, limit=TIMELINE_LIMIT))
@@ -87,7 +92,7 @@ def create_signals_blueprint(*, backends: Backends) -> Blueprint:
             seen=True,
             domain=domain,
             account=summary,
-            people=[person_summary(p, cap=None) for p in people if p is not None],
+            people=[person_summary(p, now=now, cap=None) for p in people if p is not None],
             timeline=timeline.events,
             timeline_truncated=timeline.has_more,
         )
@@ -105,7 +110,7 @@ def create_signals_blueprint(*, backends: Backends) -> Blueprint:
         body = PersonBody(
             seen=True,
             email=email,
-            person=person_summary(person, cap=None),
+            person=person_summary(person, now=backends.clock(), cap=None),
             timeline=timeline.events,
             timeline_truncated=timeline.has_more,
         )

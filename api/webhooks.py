@@ -84,6 +84,8 @@ def create_webhooks_blueprint(
                 url=data.url,
                 types=tuple(data.types or ()),
                 description=data.description or "",
+                kind=data.kind,
+                stages=tuple(data.stages or ()),
                 now=clock(),
             )
         except UnsafeTargetError as err:
@@ -206,6 +208,8 @@ def _endpoint_view(e: WebhookEndpoint) -> WebhookEndpointView:
         url=e.url,
         types=list(e.types) or None,
         description=e.description or None,
+        kind="slack" if e.kind == "slack" else "standard",
+        stages=list(e.stages) or None,
         enabled=e.active,
         disabled_at=e.disabled_at,
         disabled_reason=e.disabled_reason,

@@ -68,8 +68,14 @@ def register_endpoint(
     types: tuple[str, ...],
     description: str,
     now: datetime,
+    kind: str = "standard",
+    stages: tuple[str, ...] = (),
 ) -> NewSecret:
-    """A new endpoint of `partner` with a fresh secret. Raises: UnsafeTargetError."""
+    """A new endpoint of `partner` with a fresh secret: a Standard Webhooks receiver, or a
+    Slack incoming webhook (`kind="slack"`) that also alerts on account `stages`.
+
+    Raises: UnsafeTargetError.
+    """
     check_url(url, options=options)
     secret = new_secret()
     endpoint = WebhookEndpoint(
@@ -80,6 +86,8 @@ def register_endpoint(
         description=description,
         secrets=(WebhookSecret(value=secret, created_at=now),),
         created_at=now,
+        kind=kind,
+        stages=tuple(dict.fromkeys(stages)),
     )
     webhooks.add_endpoint(endpoint)
     return NewSecret(endpoint=endpoint, secret=secret)
