@@ -15,6 +15,7 @@ from backends.ports import (
     JobStore,
     KeyStore,
     Mailer,
+    OAuthStore,
     PageStore,
     SignalDeliveries,
     SignalQueue,
@@ -69,6 +70,7 @@ class Backends:
     jobs: JobStore
     job_queue: JobQueue
     blobs: BlobStore
+    oauth: OAuthStore  # the built-in authorization server's clients, codes and tokens
     clock: Callable[[], datetime] = utc_now
     closers: tuple[Callable[[], None], ...] = field(default=(), repr=False)
     # Built from `cdn` (again by dataclasses.replace): the page service's invalidation port.

@@ -6,29 +6,26 @@ that shape on one worker, so the report can tell the bridge's cost from the SDK'
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 
 from api.mcp_app import create_mcp_asgi_app
-from backends.bundle import utc_now
-from backends.content_files import load_catalog
-from backends.embedded.mail import OutboxMailer
-from frontdoor.mcp_wiring import build_oauth_store, mcp_config
+from frontdoor.mcp_wiring import mcp_config
 from frontdoor.settings import Settings
+from frontdoor.wiring import build_backends
 
 
 def create_asgi_app() -> Starlette:
     """`uvicorn --factory bench.mcp_asgi:create_asgi_app` (its lifespan runs under uvicorn)."""
     settings = Settings()
+    backends = build_backends(settings)
     app = create_mcp_asgi_app(
         mcp_config(settings),
-        catalog=load_catalog(settings.content_dir),
-        oauth_store=build_oauth_store(settings),
-        mailer=OutboxMailer(Path(settings.data_dir) / "outbox"),
-        clock=utc_now,
+        catalog=backends.catalog,
+        oauth_store=backends.oauth,
+        mailer=backends.mailer,
+        clock=backends.clock,
     ).app
     app.add_route("/healthz", _healthz)  # what bench's Served polls for readiness
     return app

@@ -6,7 +6,6 @@ Called by frontdoor.wiring with the database (embedded) or Firestore client (gcp
 from __future__ import annotations
 
 import logging
-import os
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import Any
 
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import DeliveryOptions, TaskQueue, WebhookStore
+from frontdoor.kept_secrets import kept_secret
 from frontdoor.settings import Settings
 from services.deliveries import AccountLookup, WebhookDeliveries
 from services.delivery_policy import RETRY_DELAYS
@@ -107,12 +107,6 @@ def _internal_token(settings: Settings) -> str:
     if settings.backend != "embedded":
         logger.warning("INTERNAL_TOKEN is unset: the delivery attempt route refuses every call")
         return ""
-    path = Path(settings.data_dir) / "internal_token"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_text().strip()
-    with os.fdopen(fd, "w") as out:
-        out.write(secrets.token_urlsafe(32))
-    return path.read_text().strip()
+    return kept_secret(
+        Path(settings.data_dir) / "internal_token", lambda: secrets.token_urlsafe(32)
+    )

@@ -1,31 +1,12 @@
-"""Wiring of the ASGI side: the OAuth store adapter and the MCP app's view of the settings."""
+"""The MCP app's view of the settings (its OAuth store is `Backends.oauth`)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 
 from api.mcp_app import McpConfig
 from api.oauth_config import OAuthConfig
-from backends.ports import OAuthStore
 from frontdoor.settings import Settings
-
-
-def build_oauth_store(settings: Settings) -> OAuthStore:
-    """The built-in authorization server's store: Firestore when BACKEND=gcp, else SQLite."""
-    if settings.backend == "gcp":
-        # Imported here so that embedded runs never load the cloud clients.
-        from backends.gcp.firestore import firestore_client
-        from backends.gcp.oauth import FirestoreOAuthStore
-
-        client = firestore_client(
-            project=settings.google_cloud_project, database=settings.firestore_database
-        )
-        return FirestoreOAuthStore(client)
-    from backends.embedded.oauth import SqliteOAuthStore
-    from backends.embedded.sqlite import SqliteDatabase
-
-    return SqliteOAuthStore(SqliteDatabase(Path(settings.data_dir) / "frontdoor.sqlite3"))
 
 
 def mcp_config(settings: Settings) -> McpConfig:

@@ -77,12 +77,12 @@ def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
     """The MCP SDK's app with the OAuth routes, its lifespan started, as WSGI over the bridge."""
     from api.mcp_app import create_mcp_asgi_app
     from frontdoor.composition import LifespanBridge
-    from frontdoor.mcp_wiring import build_oauth_store, mcp_config
+    from frontdoor.mcp_wiring import mcp_config
 
     asgi = create_mcp_asgi_app(
         mcp_config(settings),
         catalog=backends.catalog,
-        oauth_store=build_oauth_store(settings),
+        oauth_store=backends.oauth,
         mailer=backends.mailer,
         clock=backends.clock,
     )

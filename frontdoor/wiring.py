@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import secrets
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,7 @@ from backends.embedded.cdn import LoggingCdn
 from backends.embedded.idempotency import SqliteIdempotencyStore
 from backends.embedded.keys import SqliteKeyStore
 from backends.embedded.mail import OutboxMailer
+from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.pages import SqlitePageStore
 from backends.embedded.queues import InProcessQueue
 from backends.embedded.signals import SqliteSignalStore
@@ -27,6 +27,7 @@ from backends.ports import (
     IdempotencyStore,
     KeyStore,
     Mailer,
+    OAuthStore,
     PageStore,
     Scope,
     SignalDeliveries,
@@ -40,6 +41,7 @@ from frontdoor.generation import (
     gcp_generation,
     start_embedded_workers,
 )
+from frontdoor.kept_secrets import kept_secret
 from frontdoor.settings import Settings
 from schemas.catalog import Catalog
 from workers.ingest import handle_ingest_message
@@ -62,12 +64,14 @@ def build_backends(settings: Settings, *, catalog: Catalog | None = None) -> Bac
         from backends.gcp.firestore import firestore_client
         from backends.gcp.idempotency import FirestoreIdempotencyStore
         from backends.gcp.keys import FirestoreKeyStore
+        from backends.gcp.oauth import FirestoreOAuthStore
         from backends.gcp.pages import FirestorePageStore
 
         client = firestore_client(
             project=settings.google_cloud_project, database=settings.firestore_database
         )
         keys = FirestoreKeyStore(client)
+        oauth: OAuthStore = FirestoreOAuthStore(client)
         generation = gcp_generation(settings, client)
         firestore_pages = FirestorePageStore(client, keep_versions=settings.page_history_limit)
         firestore_pages.adopt_unowned_pages(settings.existing_pages_owner)
@@ -89,6 +93,7 @@ def build_backends(settings: Settings, *, catalog: Catalog | None = None) -> Bac
         db = SqliteDatabase(data_dir / "frontdoor.sqlite3")
         generation = embedded_generation(settings, db)
         keys = SqliteKeyStore(db)
+        oauth = SqliteOAuthStore(db)
         pages = SqlitePageStore(
             db,
             keep_versions=settings.page_history_limit,
@@ -123,6 +128,7 @@ def build_backends(settings: Settings, *, catalog: Catalog | None = None) -> Bac
         jobs=generation.jobs,
         job_queue=generation.job_queue,
         blobs=generation.blobs,
+        oauth=oauth,
         closers=(*closers, _close_job_queue(generation)),
     )
     start_embedded_workers(settings, backends)  # no-op unless the job queue is in-process
@@ -189,14 +195,7 @@ def _preview_secret(settings: Settings) -> bytes:
         return settings.preview_secret.get_secret_value().encode()
     if settings.backend == "embedded":
         path = Path(settings.data_dir) / "preview_secret"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return path.read_bytes().strip()
-        with os.fdopen(fd, "w") as out:
-            out.write(secrets.token_hex(32))
-        return path.read_bytes().strip()
+        return kept_secret(path, lambda: secrets.token_hex(32)).encode()
     if settings.content_api_key is not None:
         # Every instance derives the same secret, so links work across Cloud Run instances.
         key = settings.content_api_key.get_secret_value().encode()
