@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TypeVar
 
 from backends.ports import (
     ConflictError,
@@ -61,6 +62,7 @@ __all__ = [
 ATTEMPTS = 5  # re-read and retry when another writer got there first (no precondition given)
 Precondition = Callable[[StoredPage], bool]
 PageChange = Callable[[StoredPage], StoredPage | None]
+_Written = TypeVar("_Written", bound=StoredPage | None)
 # Told the slug after every write, saved or a no-op: clears /p/{slug} from the CDN and from this
 # process's lookup memo (backends.bundle.PageChanges).
 PageChanged = Callable[[str], None]
@@ -186,21 +188,16 @@ def replace_page(
 
     Raises: SlugTakenError, PreconditionFailedError, BusyError.
     """
-    for _ in range(ATTEMPTS):
+
+    def attempt() -> StoredPage:
         current = check_slug_free(pages=pages, slug=page.slug, editor=editor)
         if check is not None:
             check(current)
         new = replaced(current, page, source="api", ruleset=ruleset, now=clock())
         new = stamp(new, editor=editor, source="api", owner=current.owner if current else None)
-        try:
-            saved = pages.save_page(new, expected_version=current.version if current else 0)
-        except ConflictError:
-            if conditional:
-                raise PreconditionFailedError(None) from None
-            continue
-        changed(saved.slug)
-        return saved
-    raise BusyError(page.slug)
+        return pages.save_page(new, expected_version=current.version if current else 0)
+
+    return _settle(page.slug, attempt, conditional=conditional, changed=changed)
 
 
 def change_page(
@@ -214,28 +211,23 @@ def change_page(
     precondition: Precondition | None = None,
 ) -> StoredPage:
     """Read, check the precondition, change, save at the version read; retry lost races when
-    unconditional. `change` returning None leaves the page as it is.
+    unconditional. `change` returning None leaves the page as it is (the caches are told all
+    the same).
 
     Raises: NotFoundError, PreconditionFailedError, BusyError, and whatever `change` raises.
     """
-    for _ in range(ATTEMPTS):
+
+    def attempt() -> StoredPage:
         current = find_page(pages=pages, slug=slug, editor=editor)
         if precondition is not None and not precondition(current):
             raise PreconditionFailedError(current)
         new = change(current)
-        if new is None:  # nothing to change; the caches are cleared all the same
-            changed(current.slug)
+        if new is None:
             return current
         new = stamp(new, editor=editor, source=source, owner=current.owner)
-        try:
-            saved = pages.save_page(new, expected_version=current.version)
-        except ConflictError:
-            if precondition is not None:
-                raise PreconditionFailedError(None) from None
-            continue
-        changed(saved.slug)
-        return saved
-    raise BusyError(slug)
+        return pages.save_page(new, expected_version=current.version)
+
+    return _settle(slug, attempt, conditional=precondition is not None, changed=changed)
 
 
 def store_generated_page(
@@ -254,11 +246,11 @@ def store_generated_page(
     changed) when another partner owns the slug. Raises: ConflictError when the page kept
     changing under this write (the job is delivered again).
     """
-    for _ in range(ATTEMPTS):  # a concurrent write to the same slug: read again and retry
+
+    def attempt() -> StoredPage | None:
         existing = pages.get_page(page.slug)
         if _stored_by_generation(existing, page, hero_image_url=hero_image_url):
-            saved = existing
-            break
+            return existing
         if existing is not None and not editor.sees(existing):
             return None
         new = replaced(
@@ -272,16 +264,38 @@ def store_generated_page(
         new = stamp(
             new, editor=editor, source="generate", owner=existing.owner if existing else None
         )
+        return pages.save_page(new, expected_version=existing.version if existing else 0)
+
+    try:
+        # A page of this slug may have been cached while it was published: the caches hear.
+        return _settle(page.slug, attempt, conditional=False, changed=changed)
+    except BusyError:
+        raise ConflictError(page.slug) from None
+
+
+def _settle(
+    slug: str, attempt: Callable[[], _Written], *, conditional: bool, changed: PageChanged
+) -> _Written:
+    """The optimistic write loop of every page write.
+
+    `attempt` reads the page, changes it and saves it at the version it read. When another
+    writer got there first (ConflictError) it runs again, up to ATTEMPTS times, unless the
+    write was conditional: then the caller's precondition may no longer hold. After a write (or
+    a no-op) `changed` hears the slug; an attempt that returns None changed nothing.
+
+    Raises: PreconditionFailedError, BusyError, and whatever `attempt` raises.
+    """
+    for _ in range(ATTEMPTS):
         try:
-            saved = pages.save_page(new, expected_version=existing.version if existing else 0)
-            break
+            result = attempt()
         except ConflictError:
+            if conditional:
+                raise PreconditionFailedError(None) from None
             continue
-    else:
-        raise ConflictError(page.slug)
-    # A page of this slug may have been cached while it was published.
-    changed(page.slug)
-    return saved
+        if result is not None:
+            changed(slug)
+        return result
+    raise BusyError(slug)
 
 
 def _stored_by_generation(
