@@ -24,6 +24,7 @@ from flask import Blueprint, Response, current_app, json, request
 
 from api.config import AppConfig
 from api.errors import ApiError
+from api.json_body import parse_json
 from api.signals import publish
 from backends.bundle import Backends
 from schemas.errors import Issue
@@ -94,7 +95,10 @@ def create_collect_blueprint(config: AppConfig, *, limiter: RateLimiter | None =
 
 def _origin_host() -> str:
     source = request.headers.get("Origin") or request.headers.get("Referer") or ""
-    return urlsplit(source).netloc.lower() if source != "null" else ""
+    try:
+        return urlsplit(source).netloc.lower() if source != "null" else ""
+    except ValueError:  # not a URL (an unclosed IPv6 bracket): no origin
+        return ""
 
 
 def _client_ip(config: AppConfig) -> str:
@@ -153,16 +157,13 @@ def _beacon(backends: Backends, now: datetime) -> Response:
     data = request.get_data()
     if len(data) > MAX_BEACON_BYTES:
         raise ApiError(413, "payload_too_large", "A beacon is at most 16 KiB")
-    try:
-        body = json.loads(data)
-    except ValueError as err:
-        raise ApiError(400, "invalid_json", "The request body is not valid JSON") from err
+    body = parse_json(data)
     if not isinstance(body, dict):
         raise ApiError(422, "invalid_payload", "Send a JSON object")
     beacon_id = body.pop("id", None)
     if beacon_id is not None and not (isinstance(beacon_id, str) and _BEACON_ID.match(beacon_id)):
         raise _invalid("id", "invalid_format", "8-64 letters, digits, - or _")
-    if body.get("type") not in BEACON_TYPES:
+    if not isinstance(body.get("type"), str) or body["type"] not in BEACON_TYPES:
         raise _invalid("type", "invalid_type", "one of " + ", ".join(sorted(BEACON_TYPES)))
     canonical = json.dumps(body, sort_keys=True)
     row_id = beacon_id or row_id_for(canonical, now.date().isoformat())

@@ -7,7 +7,6 @@ together; the store's version check makes concurrent writers safe; each change p
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -18,10 +17,12 @@ from api.auth import require_key
 from api.config import AppConfig
 from api.errors import ApiError, invalid_payload
 from api.idempotency import run_idempotent
+from api.json_body import parse_json
 from api.page_records import etag, page_record
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, ConflictError, StoredPage
 from gate.check import check_page, parse_page, ruleset
+from schemas.characters import character_issues
 from schemas.content import PageBody, PageListBody, SitePageInput
 from schemas.errors import Issue
 from schemas.page_changes import merge_patch, patched, replaced, unpublished
@@ -153,7 +154,7 @@ def _write(slug: str, change: Callable[[StoredPage], StoredPage | None]) -> Stor
 
 
 def _gated(payload: object) -> SitePageInput:
-    issues = check_page(payload, brand=_backends().catalog.brand)
+    issues = character_issues(payload) + check_page(payload, brand=_backends().catalog.brand)
     if issues:
         raise invalid_payload(issues, "The page failed the schema or the quality gate")
     return parse_page(payload)
@@ -219,15 +220,7 @@ def _json_body(*, merge_patch_allowed: bool = False) -> object:
             415, "unsupported_media_type", f"Send the body as {' or '.join(sorted(allowed))}"
         )
     request.max_content_length = MAX_BODY_BYTES
-    raw = request.get_data(cache=True)
-    try:
-        return json.loads(raw, parse_constant=_refuse_constant)
-    except (ValueError, RecursionError) as err:
-        raise ApiError(400, "invalid_json", "The request body is not valid JSON") from err
-
-
-def _refuse_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
+    return parse_json(request.get_data(cache=True))
 
 
 def _list_query() -> tuple[Any, str | None, int]:
@@ -235,7 +228,9 @@ def _list_query() -> tuple[Any, str | None, int]:
     if status is not None and status not in PAGE_STATUSES:
         raise _bad_query("status", f"one of {', '.join(PAGE_STATUSES)}")
     raw_limit = request.args.get("limit", str(DEFAULT_LIMIT))
-    if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= MAX_LIMIT:
+    if not (raw_limit.isascii() and raw_limit.isdigit() and len(raw_limit) <= 9) or not (
+        1 <= int(raw_limit) <= MAX_LIMIT
+    ):
         raise _bad_query("limit", f"a whole number from 1 to {MAX_LIMIT}")
     return status, request.args.get("cursor") or None, int(raw_limit)
 
