@@ -16,6 +16,7 @@ from api.mcp_fast_path import McpFastPath
 from backends.bundle import Backends
 from backends.content_files import ContentError
 from backends.ports import SCOPES, Scope
+from frontdoor.body_deadline import BodyDeadline
 from frontdoor.composition import LifespanBridge, PathDispatcher, WsgiApp
 from frontdoor.logs import configure_logging, granian_log_config
 from frontdoor.mcp_wiring import build_oauth_store, mcp_config
@@ -42,7 +43,9 @@ def create_served_app(settings: Settings | None = None) -> WsgiApp:
     # POST /mcp answers the SDK already gave are replayed on the WSGI side (no bridge hop);
     # everything else goes through the bridge to the SDK (api.mcp_fast_path).
     asgi_side = McpFastPath(bridge.wsgi_app, asgi.fast_path)
-    return PathDispatcher(flask_app.wsgi_app, asgi_side, exact=asgi.paths, prefixes=())
+    app = PathDispatcher(flask_app.wsgi_app, asgi_side, exact=asgi.paths, prefixes=())
+    # granian times out request heads only: bodies get their own deadline (408).
+    return BodyDeadline(app, max_bytes=app_config(settings).max_body_bytes)
 
 
 def announce_local_keys(settings: Settings, backends: Backends) -> dict[Scope, str]:

@@ -122,7 +122,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
                 }
             ]
         },
-        errors=(*KEYED, 413, 415, 422),
+        errors=(400, *KEYED, 413, 415, 422),
     ),
     Operation(
         "post",
@@ -154,7 +154,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         description="Deliveries are signed per Standard Webhooks and retried for about three days.",
         request=WebhookInput,
         request_example={"url": "https://hooks.example.com/kestrel", "types": ["book_call"]},
-        errors=(*KEYED, 415, 422),
+        errors=(400, *KEYED, 415, 422),
     ),
     Operation(
         "get",
