@@ -50,6 +50,7 @@ ERROR_MEANINGS: dict[int, str] = {
     403: "`forbidden`: the request's origin is not this site",
     404: "`not_found`",
     405: "`method_not_allowed`; the `Allow` header lists the methods",
+    408: "`request_timeout`: the body did not arrive within 10 seconds; the connection closes",
     409: "`idempotency_in_flight`: the first request with this Idempotency-Key still runs",
     412: "`precondition_failed`: If-Match does not name the current ETag",
     413: "`payload_too_large`",

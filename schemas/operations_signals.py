@@ -122,7 +122,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
                 }
             ]
         },
-        errors=(400, *KEYED, 413, 415, 422),
+        errors=(400, *KEYED, 408, 413, 415, 422),
     ),
     Operation(
         "post",
@@ -138,7 +138,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         description="Origin-checked and rate-limited; forms work without JavaScript.",
         request=CollectBeaconDoc,
         other_requests=((FORM, CollectFormDoc),),
-        errors=(400, 403, 413, 415, 422, 429),
+        errors=(400, 403, 408, 413, 415, 422, 429),
     ),
 )
 
@@ -154,7 +154,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         description="Deliveries are signed per Standard Webhooks and retried for about three days.",
         request=WebhookInput,
         request_example={"url": "https://hooks.example.com/kestrel", "types": ["book_call"]},
-        errors=(400, *KEYED, 415, 422),
+        errors=(400, *KEYED, 408, 415, 422),
     ),
     Operation(
         "get",
