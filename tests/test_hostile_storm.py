@@ -6,6 +6,7 @@ with 408 at the read timeout; the service answers normally afterwards; RSS grows
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import itertools
 import json
@@ -14,14 +15,15 @@ from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from frontdoor.body_deadline import BODY_READ_TIMEOUT
 from tests.api.content_client import page_body
-from tests.emulators import ManagedProcess
-from tests.served import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY, start_served
+from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
+from tests.mcp_tools.conftest import Served, access_token, start_served
 
 PAGES = "/api/public/content/pages"
 SIGNALS = "/api/public/v1/signals"
@@ -153,21 +155,32 @@ def rss_bytes(pid: int) -> int:
     return total
 
 
+@dataclass(frozen=True)
+class Storm:
+    """The served process, its port and an OAuth access token for /mcp."""
+
+    served: Served
+    port: int
+    token: str
+
+
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[ManagedProcess, int]]:
-    proc, env = start_served(tmp_path / "data")
+def storm(tmp_path: Path) -> Iterator[Storm]:
+    served = start_served(tmp_path / "data")
     try:
-        yield proc, int(env["PORT"])
+        token = asyncio.run(access_token(served))["access_token"]
+        yield Storm(served, int(served.proc.host.rsplit(":", 1)[1]), token)
     finally:
-        proc.stop()
+        served.proc.stop()
 
 
 def test_a_hostile_storm_gets_no_5xx_stalled_bodies_are_cut_and_the_service_stays_well(
-    served: tuple[ManagedProcess, int],
+    storm: Storm,
 ) -> None:
     """content-api.md, signals-api.md Limits: hostile input is a 4xx; bodies time out."""
-    proc, port = served
+    port = storm.port
     origin = {"Origin": f"http://127.0.0.1:{port}"}
+    bearer = {"Authorization": f"Bearer {storm.token}"}
     assert (
         send(
             port,
@@ -178,9 +191,19 @@ def test_a_hostile_storm_gets_no_5xx_stalled_bodies_are_cut_and_the_service_stay
         )
         == 201
     )
-    before = rss_bytes(proc.proc.pid)
+    before = rss_bytes(storm.served.proc.proc.pid)
     requests = [
-        (method, path, {**headers, **origin, "Content-Type": content_type}, body)
+        (
+            method,
+            path,
+            {
+                **headers,
+                **origin,
+                **(bearer if path == "/mcp" else {}),
+                "Content-Type": content_type,
+            },
+            body,
+        )
         for index, body in enumerate(hostile_bodies())
         for (method, path, headers), content_type in [
             *(
@@ -205,7 +228,7 @@ def test_a_hostile_storm_gets_no_5xx_stalled_bodies_are_cut_and_the_service_stay
             {"x-api-key": INGEST_KEY, "Content-Type": "application/json"},
             json.dumps(VALID["events"]).encode(),
         )
-    grown = rss_bytes(proc.proc.pid) - before
+    grown = rss_bytes(storm.served.proc.proc.pid) - before
 
     assert sum(statuses.values()) >= 2_000
     assert {s for s in statuses if s >= 500} == set(), statuses
