@@ -161,3 +161,20 @@ def test_a_bidi_control_in_a_brief_is_refused_naming_the_field(client: FlaskClie
     response = client.post(f"{PAGES}/generate", json=brief, headers=AUTH)
 
     assert (response.status_code, _fields(response)) == (422, [("topic", "invalid_character")])
+
+
+@pytest.mark.parametrize("limit", ["%C2%B3", "%D9%A3", "%2B5", "5.0", "1_0"])
+def test_a_delivery_list_limit_that_is_not_ascii_digits_is_400_invalid_query(
+    client: FlaskClient, limit: str
+) -> None:
+    """signals-api.md Webhooks: `limit` is a whole number in ASCII digits, 1 to 500."""
+    key = {"x-api-key": SIGNALS_KEY}
+    hook = client.post(
+        f"{SIGNALS}/webhooks", json={"url": "https://hooks.example.com/k"}, headers=key
+    )
+    hook_id = hook.get_json()["endpoint"]["id"]
+
+    response = client.get(f"{SIGNALS}/webhooks/{hook_id}/deliveries?limit={limit}", headers=key)
+
+    assert (response.status_code, response.get_json()["error"]) == (400, "invalid_query")
+    assert [i["field"] for i in response.get_json()["issues"]] == ["limit"]

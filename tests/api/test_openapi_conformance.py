@@ -10,6 +10,7 @@ keeps this to a couple of minutes here; `make fuzz` runs it with many more.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -42,7 +43,8 @@ from frontdoor.wiring import app_config, build_backends
 if TYPE_CHECKING:
     from schemathesis.specs.openapi.schemas import OpenApiCase
 
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "250"))
+logger = logging.getLogger(__name__)
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "320"))
 KEYS = {
     "contentKey": "fuzz-content-key-0123456789",
     "signalsKey": "fuzz-signals-key-0123456789",
@@ -163,6 +165,7 @@ def test_every_operation_answers_only_what_the_openapi_document_describes(
         for mode in _modes(operation):
             _run(operation, mode, tally)
 
+    logger.info("%d cases over %d operations", tally.cases, len(operations))
     documented = {
         f"{method.upper()} {path}"
         for path, ops in served_client_document(served_app)["paths"].items()
