@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -34,11 +35,13 @@ class BodyDeadline:
         app: WsgiApp,
         *,
         max_bytes: int,
+        base_url: str = "",
         timeout: float = BODY_READ_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.base_url = base_url
         self.timeout = timeout
         self.clock = clock
 
@@ -52,7 +55,7 @@ class BodyDeadline:
             return self.app(environ, start_response)
         body = self._read(environ["wsgi.input"], length, deadline=started + self.timeout)
         if body is None:
-            return _timed_out(start_response, self.timeout)
+            return self._timed_out(start_response)
         environ["wsgi.input"] = io.BytesIO(body)
         environ["CONTENT_LENGTH"] = str(len(body))
         return self.app(environ, start_response)
@@ -72,6 +75,32 @@ class BodyDeadline:
                 return None
         return b"".join(pieces)
 
+    def _timed_out(self, start_response: StartResponse) -> list[bytes]:
+        """The problem body api.errors gives, built here: the app never saw this request."""
+        message = f"The request body did not arrive within {self.timeout:g} seconds"
+        body = json.dumps(
+            {
+                "ok": False,
+                "error": "request_timeout",
+                "message": message,
+                "type": f"{self.base_url}/errors/request_timeout",
+                "title": "Request body timed out",
+                "status": 408,
+                "detail": message,
+                "instance": os.urandom(16).hex(),
+            }
+        ).encode()
+        start_response(
+            "408 Request Timeout",
+            [
+                ("Content-Type", "application/problem+json"),
+                ("Content-Length", str(len(body))),
+                ("Connection", "close"),
+                ("Cache-Control", "no-store"),
+            ],
+        )
+        return [body]
+
 
 def _declared_length(environ: dict[str, Any]) -> int | None:
     raw = str(environ.get("CONTENT_LENGTH") or "").strip()
@@ -79,27 +108,3 @@ def _declared_length(environ: dict[str, Any]) -> int | None:
         return None
     length = int(raw)
     return length if length > 0 else None
-
-
-def _timed_out(start_response: StartResponse, timeout: float) -> list[bytes]:
-    message = f"The request body did not arrive within {timeout:g} seconds"
-    body = json.dumps(
-        {
-            "ok": False,
-            "error": "request_timeout",
-            "message": message,
-            "title": "Request body timed out",
-            "status": 408,
-            "detail": message,
-        }
-    ).encode()
-    start_response(
-        "408 Request Timeout",
-        [
-            ("Content-Type", "application/problem+json"),
-            ("Content-Length", str(len(body))),
-            ("Connection", "close"),
-            ("Cache-Control", "no-store"),
-        ],
-    )
-    return [body]

@@ -45,7 +45,8 @@ def create_served_app(settings: Settings | None = None) -> WsgiApp:
     asgi_side = McpFastPath(bridge.wsgi_app, asgi.fast_path)
     app = PathDispatcher(flask_app.wsgi_app, asgi_side, exact=asgi.paths, prefixes=())
     # granian times out request heads only: bodies get their own deadline (408).
-    return BodyDeadline(app, max_bytes=app_config(settings).max_body_bytes)
+    config = app_config(settings)
+    return BodyDeadline(app, max_bytes=config.max_body_bytes, base_url=config.base_url)
 
 
 def announce_local_keys(settings: Settings, backends: Backends) -> dict[Scope, str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from frontdoor.body_deadline import BODY_READ_TIMEOUT, BodyDeadline
+from schemas.errors import Problem
 
 
 class SlowStream:
@@ -74,7 +75,7 @@ def test_a_body_still_arriving_at_the_read_timeout_is_408_and_the_connection_clo
     response = _call(body, BODY_READ_TIMEOUT / 4, CONTENT_LENGTH=str(len(body)))
 
     assert response.status == 408
-    assert response.body["error"] == "request_timeout"
+    assert Problem.model_validate(response.body).error == "request_timeout"
     assert response.headers["Connection"] == "close"
 
 
