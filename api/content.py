@@ -162,7 +162,7 @@ def register_history_routes(bp: Blueprint) -> None:
         )
         return _json(body.model_dump_json(), 200)
 
-    @bp.get("/<slug>/versions/<int:number>")
+    @bp.get("/<slug>/versions/<int(max=2147483647):number>")
     def get_version(slug: str, number: int) -> Response:
         principal = require_key("content")
         try:
@@ -173,7 +173,7 @@ def register_history_routes(bp: Blueprint) -> None:
             raise ApiError(404, "not_found", f"No version {number} of page {slug!r}") from err
         return _json(VersionBody(version=_version(found)).model_dump_json(), 200)
 
-    @bp.post("/<slug>/versions/<int:number>/restore")
+    @bp.post("/<slug>/versions/<int(max=2147483647):number>/restore")
     def restore_version(slug: str, number: int) -> Response:
         principal = require_key("content")
         if request.get_data(cache=True).strip():

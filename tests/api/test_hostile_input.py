@@ -178,3 +178,20 @@ def test_a_delivery_list_limit_that_is_not_ascii_digits_is_400_invalid_query(
 
     assert (response.status_code, response.get_json()["error"]) == (400, "invalid_query")
     assert [i["field"] for i in response.get_json()["issues"]] == ["limit"]
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_a_version_number_past_any_stored_one_is_404_not_a_500(
+    client: FlaskClient, method: str
+) -> None:
+    """content-api.md Versions: a number SQLite cannot hold is simply no such version."""
+    client.post(PAGES, json=page_body(), headers=AUTH)
+    suffix = "/restore" if method == "POST" else ""
+
+    response = client.open(
+        f"{PAGES}/growth-audit/versions/286784010617833157451562067578322944{suffix}",
+        method=method,
+        headers=AUTH,
+    )
+
+    assert (response.status_code, response.get_json()["error"]) == (404, "not_found")
