@@ -41,14 +41,19 @@ from frontdoor.generation import (
     start_embedded_workers,
 )
 from frontdoor.settings import Settings
+from schemas.catalog import Catalog
 from workers.ingest import handle_ingest_message
 
 logger = logging.getLogger(__name__)
 
 
-def build_backends(settings: Settings) -> Backends:
-    """The ports for this process: embedded adapters, or Google Cloud ones when BACKEND=gcp."""
-    catalog = load_catalog(settings.content_dir)
+def build_backends(settings: Settings, *, catalog: Catalog | None = None) -> Backends:
+    """The ports for this process: embedded adapters, or Google Cloud ones when BACKEND=gcp.
+
+    `catalog`: the content already loaded from `settings.content_dir` (the served process's
+    parent loads it to check it, and its worker inherits it); else it is loaded here.
+    """
+    catalog = catalog or load_catalog(settings.content_dir)
     data_dir = Path(settings.data_dir)
     keys: KeyStore
     closers: list[Callable[[], None]] = []

@@ -167,9 +167,12 @@ class Storm:
 @pytest.fixture
 def storm(tmp_path: Path) -> Iterator[Storm]:
     served = start_served(tmp_path / "data")
+    port = int(served.proc.host.rsplit(":", 1)[1])
     try:
+        # The MCP side is built on its first request (seconds under load): build it first.
+        assert send(port, "GET", "/.well-known/oauth-authorization-server", {}, b"") == 200
         token = asyncio.run(access_token(served))["access_token"]
-        yield Storm(served, int(served.proc.host.rsplit(":", 1)[1]), token)
+        yield Storm(served, port, token)
     finally:
         served.proc.stop()
 

@@ -33,10 +33,9 @@ from schemathesis.specs.openapi.checks import (
 from werkzeug.test import Client
 
 from api.app import create_app
-from api.mcp_app import create_mcp_asgi_app
-from api.mcp_fast_path import McpFastPath
-from frontdoor.composition import LifespanBridge, PathDispatcher, WsgiApp
-from frontdoor.mcp_wiring import build_oauth_store, mcp_config
+from api.mcp_paths import asgi_paths
+from frontdoor.composition import BuiltOnFirstUse, PathDispatcher, WsgiApp
+from frontdoor.serve import served_asgi_side
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 
@@ -81,17 +80,9 @@ def served_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WsgiApp]:
     )
     backends = build_backends(config)
     flask_app = create_app(app_config(config), backends)
-    asgi = create_mcp_asgi_app(
-        mcp_config(config),
-        catalog=backends.catalog,
-        oauth_store=build_oauth_store(config),
-        mailer=backends.mailer,
-        clock=backends.clock,
-    )
-    bridge = LifespanBridge(asgi.app)
-    asgi_side = McpFastPath(bridge.wsgi_app, asgi.fast_path)
-    yield PathDispatcher(flask_app.wsgi_app, asgi_side, exact=asgi.paths, prefixes=())
-    bridge.close()
+    asgi_side = BuiltOnFirstUse(lambda: served_asgi_side(config, backends))
+    paths = asgi_paths(builtin_authorization_server=True)
+    yield PathDispatcher(flask_app.wsgi_app, asgi_side, exact=paths, prefixes=())
     backends.close()
 
 
