@@ -11,6 +11,9 @@
    For information, also against the event rows alone (`ingest_rates` says why it cannot
    reach 0.5: building the event rows in Python, with no roll-ups at all, is about 0.6).
 3. For information: the same two figures on the Firestore emulator (small sizes).
+4. Issue 15 (bench/signal_page_views.py): page-view ingest end to end through /collect as a
+   ratio to the direct store (goal >= 0.7x), and the accounts list sorted by score at 100,000
+   accounts as a ratio to 1,000 (goal <= 1.3x).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from backends.embedded.signals import (
 )
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import SignalStore, StreamQuery
+from bench.signal_page_views import page_view_figures
 from schemas.signal_fold import AccountState, PersonState, fold_batch
 from schemas.signals import Event, NewEvent, Position, normalize_event, stamp_event
 
@@ -258,6 +262,7 @@ def main() -> dict[str, Any]:
         latency = poll_latencies(stores, start=start, rng=rng)
         rates = ingest_rates(folder, people=10_000)
         clustered = ingest_rates(folder, people=200)
+        page_views = page_view_figures(folder)
     ingest = ingest_figures(rates)
     result: dict[str, Any] = {
         "poll_ms_limit_100": {str(k): round(v * 1000, 3) for k, v in latency.items()},
@@ -271,6 +276,7 @@ def main() -> dict[str, Any]:
         # clusters by visitor), so each roll-up is loaded and written once for many events.
         "ingest_200_people": ingest_figures(clustered),
         "firestore_emulator": firestore_figures(),
+        "page_views_and_scores": page_views,
     }
     print(json.dumps(result, indent=2))
     return result

@@ -17,7 +17,7 @@ from typing import Any
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import DeliveryOptions, TaskQueue, WebhookStore
 from frontdoor.settings import Settings
-from workers.deliveries import WebhookDeliveries
+from workers.deliveries import AccountLookup, WebhookDeliveries
 from workers.delivery_policy import RETRY_DELAYS
 
 logger = logging.getLogger(__name__)
@@ -40,6 +40,7 @@ def build_delivery_ports(
     clock: Callable[[], datetime],
     db: SqliteDatabase | None = None,
     firestore_client: Any = None,
+    accounts: AccountLookup | None = None,
 ) -> DeliveryPorts:
     """Embedded: SQLite and an in-process task queue (started here); gcp: Firestore, Cloud Tasks."""
     options = delivery_options(settings)
@@ -75,7 +76,9 @@ def build_delivery_ports(
         inprocess.start()
         tasks = inprocess
         closers.append(inprocess.close)
-    deliveries = WebhookDeliveries(webhooks=webhooks, tasks=tasks, options=options, clock=clock)
+    deliveries = WebhookDeliveries(
+        webhooks=webhooks, tasks=tasks, options=options, clock=clock, accounts=accounts
+    )
     return DeliveryPorts(webhooks, tasks, deliveries, options, tuple(closers))
 
 

@@ -80,7 +80,9 @@ def build_backends(settings: Settings, *, catalog: Catalog | None = None) -> Bac
         signal_queue: SignalQueue = PubSubPublisher(
             project=settings.google_cloud_project or "", topic=settings.signals_topic
         )
-        delivery = build_delivery_ports(settings, clock=utc_now, firestore_client=client)
+        delivery = build_delivery_ports(
+            settings, clock=utc_now, firestore_client=client, accounts=signals.get_account
+        )
         closers.extend(delivery.closers)
         cdn, mailer = _gcp_edges(settings)
     else:
@@ -94,7 +96,9 @@ def build_backends(settings: Settings, *, catalog: Catalog | None = None) -> Bac
         )
         idempotency = SqliteIdempotencyStore(db)
         signals = SqliteSignalStore(db)
-        delivery = build_delivery_ports(settings, clock=utc_now, db=db)
+        delivery = build_delivery_ports(
+            settings, clock=utc_now, db=db, accounts=signals.get_account
+        )
         closers.extend(delivery.closers)  # stopped after the ingest queue that feeds it
         # Embedded stand-in for the Pub/Sub push to the ingest worker.
         ingest: InProcessQueue[bytes] = InProcessQueue(
@@ -166,6 +170,8 @@ def app_config(settings: Settings) -> AppConfig:
         generate_wait_seconds=settings.generate_wait_seconds,
         oauth_issuer=settings.oauth_issuer,
         forwarded_for_hops=settings.forwarded_for_hops,
+        beacon_consent=settings.beacon_consent == "required",
+        collect_allowed_origins=tuple(settings.collect_allowed_origins),
         rate_limits={
             "content": settings.rate_limit_content,
             "content_admin": settings.rate_limit_content_admin,

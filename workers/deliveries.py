@@ -29,6 +29,7 @@ from backends.ports import (
     WebhookStore,
 )
 from schemas.jobs import JobRecord
+from schemas.signal_rollups import AccountRollup
 from schemas.signals import Event
 from workers.delivery_policy import (
     AttemptResult,
@@ -41,6 +42,7 @@ from workers.delivery_policy import (
 )
 from workers.job_callbacks import callback_delivery, callback_target, is_callback
 from workers.signing import sign_headers
+from workers.slack_messages import slack_message
 from workers.target_guard import SafeTarget, UnsafeTargetError, check_target, system_resolver
 
 logger = logging.getLogger(__name__)
@@ -48,6 +50,7 @@ logger = logging.getLogger(__name__)
 ATTEMPT_PATH = "/internal/deliveries/{delivery_id}/attempt"
 INTERNAL_TOKEN_HEADER = "X-Frontdoor-Internal-Token"  # noqa: S105  # a header name
 USER_AGENT = "frontdoor-webhooks/1"
+AccountLookup = Callable[[str], AccountRollup | None]
 
 
 @dataclass(frozen=True)
@@ -68,11 +71,13 @@ class WebhookDeliveries:
         tasks: TaskQueue,
         options: DeliveryOptions,
         clock: Callable[[], datetime],
+        accounts: AccountLookup | None = None,
     ) -> None:
         self._webhooks = webhooks
         self._tasks = tasks
         self._options = options
         self._clock = clock
+        self._accounts = accounts
 
     def enqueue_for_event(self, event: Event) -> None:
         """Schedule the event's deliveries (idempotent per event id)."""
@@ -82,7 +87,17 @@ class WebhookDeliveries:
             tasks=self._tasks,
             options=self._options,
             now=self._clock(),
+            reached_stage=lambda: self._reached_stage(event),
         )
+
+    def _reached_stage(self, event: Event) -> str | None:
+        """The stage this event took its account to (its roll-up says the stage was reached
+        when the event happened), else None."""
+        domain = event.account.domain
+        account = self._accounts(domain) if self._accounts and domain else None
+        if account is None or account.stage_reached_at != event.occurred_at:
+            return None
+        return account.stage
 
 
 def schedule_deliveries(
@@ -92,21 +107,30 @@ def schedule_deliveries(
     tasks: TaskQueue,
     options: DeliveryOptions,
     now: datetime,
+    reached_stage: Callable[[], str | None] = lambda: None,
 ) -> list[str]:
     """Create one delivery per interested endpoint and queue its first attempt; their ids.
 
     Idempotent: the delivery id comes from endpoint and event, and the task name dedupes.
+    A Slack endpoint gets Slack's message format; `reached_stage` is asked only when some
+    endpoint alerts on stages.
     """
     event_id, event_type = str(event["id"]), str(event["type"])
-    payload = json.dumps(
+    standard = json.dumps(
         {"type": f"signal.{event_type}", "timestamp": now.isoformat(), "data": dict(event)},
         separators=(",", ":"),
         default=str,
     )
+    endpoints = webhooks.list_endpoints()
+    stage = reached_stage() if any(e.stages and e.active for e in endpoints) else None
     scheduled = []
-    for endpoint in webhooks.list_endpoints():
-        if not endpoint_wants(endpoint, event_type):
+    for endpoint in endpoints:
+        if not endpoint_wants(endpoint, event_type, reached_stage=stage):
             continue
+        payload = standard
+        if endpoint.kind == "slack":
+            alert = stage if stage in endpoint.stages else None
+            payload = json.dumps(slack_message(event, reached_stage=alert), separators=(",", ":"))
         delivery = Delivery(
             delivery_id=delivery_id_for(endpoint_id=endpoint.endpoint_id, event_id=event_id),
             endpoint_id=endpoint.endpoint_id,
