@@ -144,7 +144,10 @@ def site_properties(form: Any, referer: str) -> dict[str, str]:
     the UTM query of the page URL the post's Referer names (the no-JavaScript case)."""
     found = {k: str(form.get(k)).strip()[:1000] for k in SITE_FIELDS if form.get(k)}
     if not any(k in found for k in UTM_FIELDS) and referer:
-        query = parse_qs(urlsplit(referer).query)
+        try:
+            query = parse_qs(urlsplit(referer).query)
+        except ValueError:  # a Referer that is not a URL (an unclosed IPv6 bracket)
+            query = {}
         found |= {k: query[k][0][:1000] for k in UTM_FIELDS if query.get(k) and query[k][0]}
     return found
 

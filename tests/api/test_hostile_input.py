@@ -195,3 +195,19 @@ def test_a_version_number_past_any_stored_one_is_404_not_a_500(
     )
 
     assert (response.status_code, response.get_json()["error"]) == (404, "not_found")
+
+
+def test_a_form_post_whose_referer_is_not_a_url_still_redirects(client: FlaskClient) -> None:
+    """signals-api.md Collect: the Referer's UTM query is read only when it is a URL."""
+    form = {"email": "ada@acme.com", "page": "growth-audit", "type": "lead_form"}
+
+    response = client.post(
+        "/api/public/v1/collect",
+        data=form,
+        headers={**SITE, "Referer": "http://[::1/p/x?utm_source=a"},
+    )
+
+    assert (response.status_code, response.headers["Location"]) == (
+        303,
+        "/p/growth-audit?submitted=1",
+    )
