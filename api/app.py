@@ -44,16 +44,17 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.extensions["frontdoor"] = backends
     app.extensions["frontdoor.config"] = config
     app.extensions["frontdoor.keyring"] = KeyRing(backends.keys, config.bootstrap_keys)
-    app.extensions["frontdoor.rate_limits"] = RateLimits(
+    limits = RateLimits(
         config.rate_limits, window_seconds=config.rate_limit_window_seconds, clock=time.monotonic
     )
+    app.extensions["frontdoor.rate_limits"] = limits
     register_error_handlers(app)
     install_rate_limit_headers(app)
     app.before_request(_start_request)
     app.after_request(_finish_request)
     app.teardown_request(_end_request)
     app.add_url_rule("/healthz", "healthz", _healthz)
-    app.register_blueprint(create_public_blueprint(backends.catalog, config))
+    app.register_blueprint(create_public_blueprint(backends.catalog, config, limits=limits))
     app.register_blueprint(
         create_files_blueprint(
             backends.catalog,

@@ -5,7 +5,7 @@ Rate-limited per client address (the `public` policy of api/rate_limits.py).
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, json, request
+from flask import Blueprint, Response, json, request
 
 from api.collect import client_address
 from api.config import AppConfig
@@ -25,7 +25,9 @@ from schemas.public import (
 JSON = "application/json"
 
 
-def create_public_blueprint(catalog: Catalog, config: AppConfig | None = None) -> Blueprint:
+def create_public_blueprint(
+    catalog: Catalog, config: AppConfig | None = None, *, limits: RateLimits | None = None
+) -> Blueprint:
     """The six read endpoints, their bodies serialized once since content is fixed at start."""
     bp = Blueprint("public", __name__, url_prefix="/api/public/v1")
     # Embedded mode listens to its clients directly; in gcp mode only our proxies' entries of
@@ -34,7 +36,8 @@ def create_public_blueprint(catalog: Catalog, config: AppConfig | None = None) -
 
     @bp.before_request
     def count_client() -> None:
-        limits: RateLimits = current_app.extensions["frontdoor.rate_limits"]
+        if limits is None:
+            return
         peer = request.remote_addr or ""
         forwarded = request.headers.get("X-Forwarded-For", "") if hops else ""
         limits.check("public", client_address(forwarded, peer, hops=hops), advertise=False)
