@@ -18,7 +18,8 @@ from backends.embedded.idempotency import SqliteIdempotencyStore
 from backends.embedded.keys import SqliteKeyStore
 from backends.embedded.mail import OutboxMailer
 from backends.embedded.pages import SqlitePageStore
-from backends.embedded.queues import InProcessQueue
+from backends.embedded.queue_table import QueueTable, queue_database
+from backends.embedded.queues import DurableQueue
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import (
@@ -36,6 +37,7 @@ from backends.ports import (
 from frontdoor.delivery_wiring import build_delivery_ports
 from frontdoor.generation import (
     GenerationBackends,
+    JobRecoveryTimer,
     embedded_generation,
     gcp_generation,
     start_embedded_workers,
@@ -44,6 +46,8 @@ from frontdoor.settings import Settings
 from workers.ingest import handle_ingest_message
 
 logger = logging.getLogger(__name__)
+
+INGEST_QUEUE = "ingest"
 
 
 def build_backends(settings: Settings) -> Backends:
@@ -78,20 +82,31 @@ def build_backends(settings: Settings) -> Backends:
         cdn, mailer = _gcp_edges(settings)
     else:
         db = SqliteDatabase(data_dir / "frontdoor.sqlite3")
-        generation = embedded_generation(settings, db)
+        queue_table = QueueTable(queue_database(data_dir))
+        generation = embedded_generation(settings, db, queue_table)
         keys = SqliteKeyStore(db)
         pages = SqlitePageStore(db)
         idempotency = SqliteIdempotencyStore(db)
         signals = SqliteSignalStore(db)
-        delivery = build_delivery_ports(settings, clock=utc_now, db=db)
+        delivery = build_delivery_ports(settings, clock=utc_now, db=db, queue_table=queue_table)
         closers.extend(delivery.closers)  # stopped after the ingest queue that feeds it
-        # Embedded stand-in for the Pub/Sub push to the ingest worker.
-        ingest: InProcessQueue[bytes] = InProcessQueue(
-            lambda data: _ingest(data, signals, delivery.deliveries), threads=2, name="ingest"
+        # Embedded stand-in for the Pub/Sub push to the ingest worker: on disk before the 202.
+        ingest = DurableQueue(
+            queue_table, INGEST_QUEUE, threads=2, lease_seconds=settings.queue_lease_seconds
         )
+        ingest.start(lambda data: _ingest(data, signals, delivery.deliveries))
         signal_queue = ingest
         closers.append(ingest.close)
         cdn, mailer = LoggingCdn(), OutboxMailer(data_dir / "outbox")
+    recovery = JobRecoveryTimer(
+        settings,
+        jobs=generation.jobs,
+        job_queue=generation.job_queue,
+        webhooks=delivery.webhooks,
+        tasks=delivery.tasks,
+        options=delivery.options,
+        clock=utc_now,
+    )
     backends = Backends(
         catalog=catalog,
         keys=keys,
@@ -108,9 +123,10 @@ def build_backends(settings: Settings) -> Backends:
         jobs=generation.jobs,
         job_queue=generation.job_queue,
         blobs=generation.blobs,
-        closers=(*closers, _close_job_queue(generation)),
+        closers=(*closers, _close_job_queue(generation), recovery.close),
     )
     start_embedded_workers(settings, backends)  # no-op unless the job queue is in-process
+    recovery.start()  # at start and on a timer: no job stays queued or running forever
     return backends
 
 

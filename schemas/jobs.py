@@ -117,7 +117,8 @@ JobStatus = Literal["queued", "running", "succeeded", "failed"]
 
 
 class JobError(BaseModel):
-    """Why a job failed: `model_failed` (retryable), `invalid_payload`, `worker_failed`."""
+    """Why a job failed: `model_failed` (retryable), `invalid_payload`, `worker_failed`,
+    `abandoned` (its worker died or it never started, too often: post it again)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -150,6 +151,7 @@ class JobRecord(BaseModel):
     status: JobStatus = "queued"
     attempts: int = Field(default=0, description="Deliveries that started work")
     writer_calls: int = Field(default=0, description="Writer calls claimed, at most 2")
+    requeues: int = Field(default=0, description="Times a lapsed lease put the job back")
     drafts: list[JobDraft] = Field(default_factory=list)
     hero_image_url: str | None = None
     page_slug: str | None = None

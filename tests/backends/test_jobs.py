@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from backends.embedded.job_queue import InProcessJobQueue
+from backends.embedded.job_queue import DurableJobQueue
 from backends.embedded.jobs import SqliteJobStore
+from backends.embedded.queue_table import QueueTable, queue_database
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import ConflictError, JobStore, NotFoundError
 from schemas.jobs import GenerationBrief, JobError, JobRecord
@@ -251,11 +252,13 @@ Subscribe = Callable[[], list[str]]
 
 
 @pytest.fixture(params=["in-process", pytest.param("pubsub", marks=pytest.mark.emulator)])
-def queue_and_received(request: pytest.FixtureRequest) -> Iterator[tuple[object, Subscribe]]:
+def queue_and_received(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[object, Subscribe]]:
     if request.param == "in-process":
         got: list[str] = []
-        queue = InProcessJobQueue(threads=1)
-        queue.start(got.append)
+        queue = DurableJobQueue(QueueTable(queue_database(tmp_path)), threads=1)
+        queue.start(lambda data: got.append(json.loads(data)["job_id"]))
         yield queue, lambda: (queue.drain(), list(got))[1]
         queue.close()
         return
