@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from api.auth import require_key
 from api.config import AppConfig
 from api.errors import ApiError, invalid_payload, problem_response
-from api.idempotency import run_idempotent
+from api.idempotency import keep_instead, run_idempotent
 from api.keys import Principal
 from api.page_records import page_record
 from backends.bundle import Backends
@@ -27,6 +27,7 @@ from schemas.errors import issues_from_errors
 from schemas.jobs import GenerationBrief, JobRecord, JobView
 from workers.generation import submit_job
 from workers.job_callbacks import job_url
+from workers.job_recovery import ABANDONED
 
 GENERATE_PATH = "/api/public/content/pages/generate"
 JOBS_PATH = "/api/public/content/jobs"
@@ -42,6 +43,12 @@ def create_jobs_blueprint() -> Blueprint:
         principal = require_key("content")
         payload = _json_body()
         response = run_idempotent(principal, payload, lambda: _generate(principal, payload))
+        if _abandoned_replay(response):
+            # The first job was abandoned (its workers kept dying): start a new one, and keep
+            # its answer for this key, so no repeat replays the stale job again.
+            response = _generate_or_problem(principal, payload)
+            keep_instead(principal, payload, response)
+            return response
         return _refresh_replayed_202(response)
 
     @bp.get(f"{JOBS_PATH}/<job_id>")
@@ -56,18 +63,38 @@ def create_jobs_blueprint() -> Blueprint:
     return bp
 
 
+def _replayed_job(response: Response) -> JobRecord | None:
+    if response.status_code != 202 or response.headers.get("Idempotent-Replayed") != "true":
+        return None
+    body = json.loads(response.get_data())
+    return _backends().jobs.get_job(str(body.get("job", {}).get("id", "")))
+
+
+def _abandoned_replay(response: Response) -> bool:
+    job = _replayed_job(response)
+    return job is not None and job.error is not None and job.error.code == ABANDONED
+
+
+def _generate_or_problem(principal: Principal, payload: object) -> Response:
+    try:
+        return _generate(principal, payload)
+    except ApiError as err:
+        return problem_response(err)
+
+
 def _refresh_replayed_202(response: Response) -> Response:
     """A repeat of a request first answered 202 answers with the job as it is now.
 
     The same job either way (the key never starts a second one), but once it has finished the
     repeat carries the page (201) or the failure, not the stale `queued`.
     """
-    if response.status_code != 202 or response.headers.get("Idempotent-Replayed") != "true":
+    job = _replayed_job(response)
+    if job is None or job.status == "queued":
         return response
-    body = json.loads(response.get_data())
-    job = _backends().jobs.get_job(str(body.get("job", {}).get("id", "")))
-    if job is None or not job.finished:
-        return response
+    if not job.finished:  # running: the job as it is now, still 202
+        fresh = _answer(job, created=False)
+        fresh.headers["Idempotent-Replayed"] = "true"
+        return fresh
     try:
         fresh = _answer(job, created=False)
     except ApiError as err:

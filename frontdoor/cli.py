@@ -18,6 +18,7 @@ from backends.content_files import load_catalog
 from backends.gcp.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
 from backends.ports import SCOPES, NotFoundError, Scope
 from frontdoor.cli_pages import pages
+from frontdoor.cli_queues import queues
 from frontdoor.cli_signals import seed_demo, signals
 from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
@@ -146,6 +147,7 @@ def terraform_indexes(output: Path) -> None:
 cli.add_command(pages)  # `pages generate BRIEF.json` (issue 5)
 cli.add_command(signals)  # `signals tail`
 cli.add_command(seed_demo)
+cli.add_command(queues)  # `queues dead-letters`, `queues replay` (issue 13)
 
 
 def main() -> None:

@@ -57,6 +57,28 @@ def test_a_created_job_reads_back_equal(store: JobStore) -> None:
     assert store.get_job("job-1") == job
 
 
+def test_unfinished_jobs_are_listed_with_their_leases_for_recovery(store: JobStore) -> None:
+    """Issue 13: job recovery reads every queued or running job and its lease."""
+    for job_id in ("queued-1", "running-1", "done-1"):
+        store.create_job(_job(job_id))
+    lease = timedelta(minutes=5)
+    store.update_job(
+        "running-1", lambda j: steps.start_attempt(j, worker="w", now=NOW, lease=lease)
+    )
+    store.update_job(
+        "done-1",
+        lambda j: steps.fail(
+            j, error=JobError(code="abandoned", message="m"), issues=[], now=NOW, worker=None
+        ),
+    )
+
+    listed = {job.id: job for job in store.list_unfinished_jobs()}
+
+    assert set(listed) == {"queued-1", "running-1"}
+    assert listed["running-1"].lease_until == NOW + lease
+    assert listed["running-1"].lease_owner == "w"
+
+
 def test_an_unknown_job_reads_as_none(store: JobStore) -> None:
     assert store.get_job("missing") is None
 
