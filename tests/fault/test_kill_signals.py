@@ -24,7 +24,7 @@ KILL_AFTER_ACKED = 6_000
 
 def _batch(writer: int, serial: int, rng: random.Random) -> list[dict[str, object]]:
     size = rng.randint(1, 500)
-    events = []
+    events: list[dict[str, object]] = []
     for n in range(size):
         domain = rng.choice(DOMAINS)
         events.append(
@@ -117,4 +117,3 @@ def test_every_acknowledged_event_survives_a_kill_9_exactly_once_with_matching_r
     for domain in DOMAINS:
         account = summaries[domain].get("account", summaries[domain])
         assert account["counts"]["events"] == per_domain[domain], domain
-
