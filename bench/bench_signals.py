@@ -10,7 +10,12 @@
    transaction, built beforehand, so the ratio is what the store's own work costs over SQLite's.
    For information, also against the event rows alone (`ingest_rates` says why it cannot
    reach 0.5: building the event rows in Python, with no roll-ups at all, is about 0.6).
-3. For information: the same two figures on the Firestore emulator (small sizes).
+3. End to end (issue 13): events/s from the first POST /api/public/v1/signals/events (batches
+   of 500, through the Flask app in this process, validation included) until the durable
+   queue is empty and the last event is readable in the stream, as a ratio to calling
+   SqliteSignalStore.store_events directly with the same batches (validated beforehand) in the
+   same run (goal >= 0.7x). Every 202 means the batch was committed to DATA_DIR/queues.sqlite3.
+4. For information: the same two figures on the Firestore emulator (small sizes).
 """
 
 from __future__ import annotations
@@ -45,7 +50,9 @@ from schemas.signals import Event, NewEvent, Position, normalize_event, stamp_ev
 SMALL, LARGE = 10_000, int(os.environ.get("BENCH_SIGNALS_LARGE", "1000000"))
 POLLS = 300
 INGEST_EVENTS, BATCH = 20_000, 500
-GOALS = {"poll_large_vs_small": 1.3, "ingest_vs_raw_insert": 0.5}
+E2E_EVENTS = 20_000
+EPOCH = Position(recorded_at=datetime(1970, 1, 1, tzinfo=UTC))
+GOALS = {"poll_large_vs_small": 1.3, "ingest_vs_raw_insert": 0.5, "end_to_end_vs_store": 0.7}
 _TYPES = ("article_read", "email_open", "email_click", "url_entered", "book_call", "lead_form")
 _BODY = (
     '{{"id":"bench:{i}","type":"{t}","source":"bench","occurred_at":"{at}",'
@@ -212,6 +219,70 @@ def ingest_figures(rates: dict[str, float]) -> dict[str, Any]:
     }
 
 
+def raw_batches(count: int, *, prefix: str, people: int = 10_000) -> list[list[dict[str, Any]]]:
+    """POST bodies' events: `count` events in batches of BATCH, spread over `people`."""
+    now = datetime.now(UTC).isoformat()
+    raws = [
+        {
+            "source": "bench",
+            "row_id": f"{prefix}{i}",
+            "type": _TYPES[i % len(_TYPES)],
+            "occurred_at": now,
+            "person": {"email": f"p{(i * 7919) % people}@a{(i * 7919) % people // 5}.example"},
+            "page": {"path": f"/blog/{i % 300}", "title": f"Post {i % 300}"},
+            "properties": {"campaign": "winter"},
+        }
+        for i in range(count)
+    ]
+    return [raws[first : first + BATCH] for first in range(0, count, BATCH)]
+
+
+def end_to_end_rates(folder: Path) -> dict[str, float]:
+    """Events/s: POST to readable through the durable queue, and the store called directly."""
+    from api.app import create_app  # only this part needs the app
+    from frontdoor.settings import Settings
+    from frontdoor.wiring import app_config, build_backends
+
+    batches = raw_batches(E2E_EVENTS, prefix="e")
+    bodies = [json.dumps({"events": batch}).encode() for batch in batches]
+    now = datetime.now(UTC)
+    validated = [[normalize_event(raw, now=now) for raw in batch] for batch in batches]
+    direct = SqliteSignalStore(SqliteDatabase(folder / "e2e-direct.sqlite3"))
+    direct_seconds = timed(
+        lambda: [direct.store_events(batch) for batch in validated]  # type: ignore[arg-type]
+    )
+    settings = Settings(
+        data_dir=folder / "e2e-data",
+        public_base_url="http://bench",
+        ingest_api_key="bench-ingest-key-0123456789",
+        signals_api_key="bench-signals-key-012345678",
+        content_api_key="bench-content-key-012345678",
+        log_level="WARNING",
+    )
+    backends = build_backends(settings)
+    try:
+        client = create_app(app_config(settings), backends).test_client()
+        headers = {"x-api-key": "bench-ingest-key-0123456789", "content-type": "application/json"}
+        queue: Any = backends.signal_queue
+
+        def post_all_until_stored() -> None:
+            for body in bodies:
+                answer = client.post("/api/public/v1/signals/events", data=body, headers=headers)
+                assert answer.status_code == 202, answer.status_code  # a bench check
+            assert queue.drain(timeout=600)  # every message handled
+            last = batches[-1][-1]
+            page = backends.signals.read_stream(
+                StreamQuery(after=EPOCH, forward=True, email=last["person"]["email"], limit=1000)
+            )
+            readable = f"bench:{last['row_id']}" in {e.id for e in page.events}
+            assert readable  # the last event is in the stream
+
+        e2e_seconds = timed(post_all_until_stored)
+    finally:
+        backends.close()
+    return {"end_to_end": E2E_EVENTS / e2e_seconds, "store_direct": E2E_EVENTS / direct_seconds}
+
+
 def firestore_figures() -> dict[str, Any]:
     """Information only: the Firestore emulator's ingest rate and poll latency at 1,000 events."""
     from backends.gcp.firestore import firestore_client  # only this part needs it
@@ -258,6 +329,7 @@ def main() -> dict[str, Any]:
         latency = poll_latencies(stores, start=start, rng=rng)
         rates = ingest_rates(folder, people=10_000)
         clustered = ingest_rates(folder, people=200)
+        e2e = end_to_end_rates(folder)
     ingest = ingest_figures(rates)
     result: dict[str, Any] = {
         "poll_ms_limit_100": {str(k): round(v * 1000, 3) for k, v in latency.items()},
@@ -265,7 +337,9 @@ def main() -> dict[str, Any]:
         "ratios": {
             "poll_large_vs_small": round(latency[LARGE] / latency[SMALL], 3),
             "ingest_vs_raw_insert": ingest["ingest_vs_raw_insert"],
+            "end_to_end_vs_store": round(e2e["end_to_end"] / e2e["store_direct"], 3),
         },
+        "end_to_end_events_per_second": {k: round(v, 1) for k, v in e2e.items()},
         "goals": GOALS,
         # Information: the same ingest when a batch's events come from 200 people (site traffic
         # clusters by visitor), so each roll-up is loaded and written once for many events.

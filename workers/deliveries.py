@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -86,6 +86,22 @@ class WebhookDeliveries:
             now=self._clock(),
         )
 
+    def enqueue_for_events(self, events: Sequence[Event]) -> None:
+        """Each event's deliveries, the endpoints read once; nothing to do without any."""
+        endpoints = [e for e in self._webhooks.list_endpoints() if e.active]
+        if not endpoints:
+            return
+        now = self._clock()
+        for event in events:
+            schedule_deliveries(
+                event.model_dump(mode="json"),
+                webhooks=self._webhooks,
+                tasks=self._tasks,
+                options=self._options,
+                now=now,
+                endpoints=endpoints,
+            )
+
 
 def schedule_deliveries(
     event: Mapping[str, Any],
@@ -94,6 +110,7 @@ def schedule_deliveries(
     tasks: TaskQueue,
     options: DeliveryOptions,
     now: datetime,
+    endpoints: Sequence[WebhookEndpoint] | None = None,
 ) -> list[str]:
     """Create one delivery per interested endpoint and queue its first attempt; their ids.
 
@@ -106,7 +123,7 @@ def schedule_deliveries(
         default=str,
     )
     scheduled = []
-    for endpoint in webhooks.list_endpoints():
+    for endpoint in webhooks.list_endpoints() if endpoints is None else endpoints:
         if not endpoint_wants(endpoint, event_type):
             continue
         delivery = Delivery(

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from backends.embedded.jobs import SqliteJobStore
-from backends.embedded.sqlite import SqliteDatabase
 from backends.embedded.queue_table import QueueTable, queue_database
+from backends.embedded.sqlite import SqliteDatabase
 from backends.embedded.tasks import DurableTaskQueue
 from backends.embedded.webhooks import SqliteWebhookStore
 from backends.ports import Delivery, DeliveryOptions
