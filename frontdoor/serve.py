@@ -102,6 +102,9 @@ def main() -> None:
         click.echo(f"content error: {err}", err=True)
         sys.exit(2)
     announce_local_keys(settings, backends)
+    # The supervisor only checks the set-up: granian's workers build their own backends and
+    # run the queue workers; queued work stays on disk for them (issue 13).
+    backends.close()
     click.echo(f"frontdoor serving on {settings.base_url}", err=True)
     Granian(
         target="frontdoor.serve:create_served_app",
