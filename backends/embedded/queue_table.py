@@ -212,6 +212,18 @@ class QueueTable:
         )
         return int(row[0])
 
+    def due_now(self, queue: str) -> int:
+        """Messages of `queue` a worker could claim now (not leased, not waiting to retry)."""
+        row = (
+            self._db.connection()
+            .execute(
+                "SELECT COUNT(*) FROM queue_messages WHERE queue = ? AND due <= ?",
+                (queue, time.time()),
+            )
+            .fetchone()
+        )
+        return int(row[0])
+
     def next_due(self, queue: str) -> float | None:
         """When the earliest message of `queue` is due (a lease's end for a leased one)."""
         row = (

@@ -119,9 +119,14 @@ class DurableQueue:
             self._wake.wait_for(lambda: self._handled != seen, timeout=seconds)
 
     def close(self, timeout: float = 10.0) -> None:
-        """Stop the workers after their current delivery; queued messages stay on disk."""
+        """Handle what is due now (up to `timeout`), then stop the workers after their current
+        delivery; later messages (retries, schedules) stay on disk for the next start."""
         if self._stopping.is_set():
             return
+        deadline = time.monotonic() + timeout
+        while self._threads and self.table.due_now(self.name) and time.monotonic() < deadline:
+            with self._wake:
+                self._wake.wait(0.02)
         self._stopping.set()
         self.notify()
         for thread in self._threads:
