@@ -40,7 +40,8 @@ def _backends(ctx: click.Context) -> Backends:
     if "backends" not in ctx.obj:
         settings = Settings()
         configure_logging(level="WARNING", project=settings.google_cloud_project)
-        ctx.obj["backends"] = build_backends(settings)
+        # No queue workers in an operator's command: queued work is the server's.
+        ctx.obj["backends"] = build_backends(settings, start_workers=False)
     backends: Backends = ctx.obj["backends"]
     return backends
 

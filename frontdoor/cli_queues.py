@@ -65,9 +65,10 @@ def dead_letters(queue_name: str | None, limit: int) -> None:
     if not found:
         click.echo("no dead letters")
         return
-    out = Table("id", "queue", "attempts", "dead at (UTC)", "last error", "body")
+    out = Table("id", "queue", "attempts", "dead at (UTC)", "last error", "task name or body")
     for dead in found:
-        body = dead.body[:60].decode("utf-8", "replace")
+        # A task's body carries its headers (the internal token): show its name instead.
+        body = dead.name or dead.body[:60].decode("utf-8", "replace")
         out.add_row(
             str(dead.id),
             dead.queue,

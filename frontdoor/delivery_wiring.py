@@ -42,6 +42,7 @@ def build_delivery_ports(
     db: SqliteDatabase | None = None,
     queue_table: QueueTable | None = None,
     firestore_client: Any = None,
+    start_workers: bool = True,
 ) -> DeliveryPorts:
     """Embedded: SQLite and the durable task queue (started here); gcp: Firestore, Cloud Tasks."""
     options = delivery_options(settings)
@@ -80,7 +81,8 @@ def build_delivery_ports(
             retry_delays=options.retry_delays,
             lease_seconds=max(settings.queue_lease_seconds, 45.0),
         )
-        durable.start()
+        if start_workers:
+            durable.start()
         tasks = durable
         closers.append(durable.close)
     deliveries = WebhookDeliveries(webhooks=webhooks, tasks=tasks, options=options, clock=clock)

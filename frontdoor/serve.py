@@ -97,13 +97,13 @@ def main() -> None:
         sys.exit(2)
     configure_logging(level=settings.log_level, project=settings.google_cloud_project)
     try:
-        backends = build_backends(settings)
+        backends = build_backends(settings, start_workers=False)
     except ContentError as err:
         click.echo(f"content error: {err}", err=True)
         sys.exit(2)
     announce_local_keys(settings, backends)
     # The supervisor only checks the set-up: granian's workers build their own backends and
-    # run the queue workers; queued work stays on disk for them (issue 13).
+    # run the queue workers; queued work waits on disk for them (issue 13).
     backends.close()
     click.echo(f"frontdoor serving on {settings.base_url}", err=True)
     Granian(

@@ -50,8 +50,12 @@ logger = logging.getLogger(__name__)
 INGEST_QUEUE = "ingest"
 
 
-def build_backends(settings: Settings) -> Backends:
-    """The ports for this process: embedded adapters, or Google Cloud ones when BACKEND=gcp."""
+def build_backends(settings: Settings, *, start_workers: bool = True) -> Backends:
+    """The ports for this process: embedded adapters, or Google Cloud ones when BACKEND=gcp.
+
+    `start_workers=False` (the served supervisor, the operator CLI) starts no queue worker and
+    no job recovery: queued work waits on disk for the processes that serve.
+    """
     catalog = load_catalog(settings.content_dir)
     data_dir = Path(settings.data_dir)
     keys: KeyStore
@@ -88,7 +92,9 @@ def build_backends(settings: Settings) -> Backends:
         pages = SqlitePageStore(db)
         idempotency = SqliteIdempotencyStore(db)
         signals = SqliteSignalStore(db)
-        delivery = build_delivery_ports(settings, clock=utc_now, db=db, queue_table=queue_table)
+        delivery = build_delivery_ports(
+            settings, clock=utc_now, db=db, queue_table=queue_table, start_workers=start_workers
+        )
         closers.extend(delivery.closers)  # stopped after the ingest queue that feeds it
         # Embedded stand-in for the Pub/Sub push to the ingest worker: on disk before the 202.
         ingest = DurableQueue(
@@ -99,7 +105,8 @@ def build_backends(settings: Settings) -> Backends:
             threads=1,
             lease_seconds=settings.queue_lease_seconds,
         )
-        ingest.start(lambda data: _ingest(data, signals, delivery.deliveries))
+        if start_workers:
+            ingest.start(lambda data: _ingest(data, signals, delivery.deliveries))
         signal_queue = ingest
         closers.append(ingest.close)
         cdn, mailer = LoggingCdn(), OutboxMailer(data_dir / "outbox")
@@ -130,8 +137,9 @@ def build_backends(settings: Settings) -> Backends:
         blobs=generation.blobs,
         closers=(*closers, _close_job_queue(generation), recovery.close),
     )
-    start_embedded_workers(settings, backends)  # no-op unless the job queue is in-process
-    recovery.start()  # at start and on a timer: no job stays queued or running forever
+    if start_workers:
+        start_embedded_workers(settings, backends)  # no-op unless the job queue is in-process
+        recovery.start()  # at start and on a timer: no job stays queued or running forever
     return backends
 
 
