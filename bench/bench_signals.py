@@ -417,3 +417,21 @@ def main() -> dict[str, Any]:
     }
     print(json.dumps(result, indent=2))
     return result
+
+
+def end_to_end_main() -> dict[str, Any]:
+    """Part 3 alone (`python -m bench.bench_signals end-to-end`): the figures of issue 13."""
+    with tempfile.TemporaryDirectory(prefix="bench-signals-e2e-") as tmp:
+        result = {
+            "end_to_end": end_to_end_in_process(Path(tmp)),
+            "end_to_end_served_http": end_to_end_served(Path(tmp)),
+            "goal": GOALS["end_to_end_vs_store"],
+        }
+    print(json.dumps(result, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    import sys
+
+    end_to_end_main() if sys.argv[1:] == ["end-to-end"] else main()
