@@ -11,8 +11,9 @@ import os
 import socket
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from backends.embedded.jobs import SqliteJobStore
 from backends.embedded.queue_table import QueueTable
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import BlobStore, JobQueue, JobStore
+from frontdoor.delivery_wiring import DeliveryPorts
 from frontdoor.settings import Settings
 from gate.check import check_page, ruleset
 from schemas.jobs import GenerationBrief
@@ -209,16 +211,31 @@ def _genai_client(settings: Settings, base_url: str | None, api_key: SecretStr |
 class JobRecoveryTimer:
     """Runs job recovery at start and every `settings.job_recovery_seconds` on a thread."""
 
-    def __init__(self, settings: Settings, *, jobs: JobStore, job_queue: JobQueue, **notify: Any):
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        jobs: JobStore,
+        job_queue: JobQueue,
+        delivery: DeliveryPorts,
+        clock: Callable[[], datetime],
+    ) -> None:
+        notify = callback_notifier(
+            webhooks=delivery.webhooks,
+            tasks=delivery.tasks,
+            options=delivery.options,
+            base_url=settings.base_url,
+            clock=clock,
+        )
         self._run_once = partial(
             recover_stale_jobs,
             jobs=jobs,
             job_queue=job_queue,
             lease=timedelta(seconds=settings.job_lease_seconds),
             max_requeues=settings.job_max_requeues,
-            notify=callback_notifier(base_url=settings.base_url, **notify),
+            notify=notify,
         )
-        self._clock = notify["clock"]
+        self._clock = clock
         self._every = settings.job_recovery_seconds
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="job-recovery", daemon=True)

@@ -114,9 +114,7 @@ def build_backends(settings: Settings, *, start_workers: bool = True) -> Backend
         settings,
         jobs=generation.jobs,
         job_queue=generation.job_queue,
-        webhooks=delivery.webhooks,
-        tasks=delivery.tasks,
-        options=delivery.options,
+        delivery=delivery,
         clock=utc_now,
     )
     backends = Backends(
