@@ -211,7 +211,7 @@ def test_embedded_a_message_claimed_by_a_process_killed_with_sigkill_is_delivere
     """kill -9 in the middle: committed messages survive, a held one comes back after its lease."""
     table = QueueTable(queue_database(tmp_path))
     table.put("contract", [b"a", b"b"])  # committed before the process that takes them starts
-    proc = subprocess.Popen(
+    proc = subprocess.Popen(  # noqa: S603  # this interpreter, a fixed script
         [sys.executable, "-c", _CLAIM_AND_HANG, str(tmp_path)],
         stdout=subprocess.PIPE,
         text=True,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-
 from pathlib import Path
 
 import pytest
@@ -29,7 +28,9 @@ def receiver() -> Iterator[Receiver]:
 @pytest.fixture(params=["inprocess", pytest.param("cloudtasks", marks=pytest.mark.emulator)])
 def queue(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TaskQueue]:
     if request.param == "inprocess":
-        inprocess = DurableTaskQueue(QueueTable(queue_database(tmp_path)), retry_delays=SHORT_DELAYS)
+        inprocess = DurableTaskQueue(
+            QueueTable(queue_database(tmp_path)), retry_delays=SHORT_DELAYS
+        )
         inprocess.start()
         yield inprocess
         inprocess.close()
