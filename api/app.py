@@ -20,6 +20,7 @@ from api.jobs import create_jobs_blueprint
 from api.keys import KeyRing
 from api.pages import create_pages_blueprint, published_page_entries
 from api.public import create_public_blueprint
+from api.rate_limits import RateLimits, install_rate_limit_headers
 from api.request_context import request_id, trace_id
 from api.signals import create_signals_blueprint
 from api.webhooks import create_webhooks_blueprint
@@ -43,12 +44,16 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.extensions["frontdoor"] = backends
     app.extensions["frontdoor.config"] = config
     app.extensions["frontdoor.keyring"] = KeyRing(backends.keys, config.bootstrap_keys)
+    app.extensions["frontdoor.rate_limits"] = RateLimits(
+        config.rate_limits, window_seconds=config.rate_limit_window_seconds, clock=time.monotonic
+    )
     register_error_handlers(app)
+    install_rate_limit_headers(app)
     app.before_request(_start_request)
     app.after_request(_finish_request)
     app.teardown_request(_end_request)
     app.add_url_rule("/healthz", "healthz", _healthz)
-    app.register_blueprint(create_public_blueprint(backends.catalog))
+    app.register_blueprint(create_public_blueprint(backends.catalog, config))
     app.register_blueprint(
         create_files_blueprint(
             backends.catalog,

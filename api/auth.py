@@ -1,6 +1,8 @@
 """Partner-key authentication for the keyed surfaces.
 
-The key comes in `x-api-key`, or in `Authorization: Bearer` where a surface allows it.
+The key comes in `x-api-key`, or in `Authorization: Bearer` where a surface allows it. A
+`content_admin` key is accepted wherever a `content` key is (issue 14). Each authenticated
+request counts against its key's rate limit (api/rate_limits.py).
 """
 
 from __future__ import annotations
@@ -9,7 +11,11 @@ from flask import current_app, g, request
 
 from api.errors import ApiError
 from api.keys import KeyRing, Principal
+from api.rate_limits import RateLimits
 from backends.ports import Scope
+
+# Scopes whose keys also open a surface: the company's own team edits every partner's pages.
+_ALSO: dict[Scope, tuple[Scope, ...]] = {"content": ("content_admin",)}
 
 
 def require_key(scope: Scope, *, allow_bearer: bool = False) -> Principal:
@@ -20,7 +26,7 @@ def require_key(scope: Scope, *, allow_bearer: bool = False) -> Principal:
         if auth[:7].lower() == "bearer ":
             raw = auth[7:].strip()
     keyring: KeyRing = current_app.extensions["frontdoor.keyring"]
-    principal = keyring.authenticate(raw, scope)
+    principal = keyring.authenticate(raw, scope, also=_ALSO.get(scope, ()))
     if principal is None:
         header = "x-api-key" + (" or Authorization: Bearer" if allow_bearer else "")
         raise ApiError(
@@ -30,4 +36,6 @@ def require_key(scope: Scope, *, allow_bearer: bool = False) -> Principal:
             headers={"WWW-Authenticate": f'ApiKey realm="{scope}"'},
         )
     g.principal = principal
+    limits: RateLimits = current_app.extensions["frontdoor.rate_limits"]
+    limits.check(principal.scope, principal.key_id)
     return principal

@@ -1,8 +1,11 @@
-"""Content API under /api/public/content/pages: create or replace, read, list, patch, unpublish.
+"""Content API under /api/public/content/pages: create or replace, read, list, patch, unpublish,
+and a page's history (list, read, restore a version).
 
 Every write runs the quality gate (gate.check_page) over the raw body, so all issues come back
 together; the store's version check makes concurrent writers safe; each change purges
-`/p/{slug}` from the CDN. Generation (`POST .../generate`) lives with the jobs surface.
+`/p/{slug}` from the CDN. Who may see and change a page is services/pages.py: a partner sees
+only its own pages (another's answers 404, and its slug 409 `slug_taken`). Generation
+(`POST .../generate`) lives with the jobs surface.
 """
 
 from __future__ import annotations
@@ -18,54 +21,74 @@ from api.auth import require_key
 from api.config import AppConfig
 from api.errors import ApiError, invalid_payload
 from api.idempotency import run_idempotent
-from api.page_records import etag, page_record
+from api.keys import Principal
+from api.page_records import etag, page_record, version_record
 from backends.bundle import Backends
-from backends.ports import PAGE_STATUSES, ConflictError, StoredPage
-from gate.check import check_page, parse_page, ruleset
-from schemas.content import PageBody, PageListBody, SitePageInput
+from backends.ports import PAGE_STATUSES, NotFoundError, StoredPage
+from gate.check import ruleset
+from schemas.content import (
+    PageBody,
+    PageListBody,
+    SitePageInput,
+    VersionBody,
+    VersionListBody,
+    VersionRecord,
+)
 from schemas.errors import Issue
-from schemas.page_changes import merge_patch, patched, replaced, unpublished
+from schemas.page_changes import merge_patch, patched
+from services import pages as pages_service
 
 logger = logging.getLogger(__name__)
 
 PREFIX = "/api/public/content/pages"
 MAX_BODY_BYTES = 1024 * 1024
 DEFAULT_LIMIT, MAX_LIMIT = 20, 100
-_ATTEMPTS = 5  # re-read and retry when another writer got there first (no If-Match given)
 
 
 def create_content_blueprint() -> Blueprint:
-    """The five page operations of SPEC's Content API (generate is the jobs blueprint's)."""
+    """The page operations of SPEC's Content API (generate is the jobs blueprint's) and a
+    page's history: list, read and restore its versions (issue 14)."""
     bp = Blueprint("content", __name__, url_prefix=PREFIX)
 
     @bp.post("")
     def save_page() -> Response:
         principal = require_key("content")
         payload = _json_body()
-        return run_idempotent(principal, payload, lambda: _replace(payload))
+        return run_idempotent(principal, payload, lambda: _replace(principal, payload))
 
     @bp.get("")
     def list_pages() -> Response:
-        require_key("content")
+        principal = require_key("content")
         status, cursor, limit = _list_query()
         try:
-            found = _backends().pages.list_pages(status=status, cursor=cursor, limit=limit)
+            found = pages_service.list_visible_pages(
+                _backends().pages,
+                editor=editor_of(principal),
+                status=status,
+                cursor=cursor,
+                limit=limit,
+                owner=request.args.get("partner") or None,
+            )
         except ValueError as err:
             raise _bad_query("cursor", "not a cursor from a previous answer") from err
-        body = PageListBody(pages=[_record(p) for p in found.pages], next_cursor=found.next_cursor)
+        body = PageListBody(
+            pages=[_record(p) for p in found.pages],
+            next_cursor=found.next_cursor,
+            has_more=found.next_cursor is not None,
+        )
         return _json(body.model_dump_json(), 200)
 
     @bp.get("/<slug>")
     def get_page(slug: str) -> Response:
-        require_key("content")
-        page = _existing(slug)
+        principal = require_key("content")
+        page = _visible(slug, principal)
         if _tag_listed(request.headers.get("If-None-Match"), etag(page)):
             return Response(status=304, headers={"ETag": etag(page)})
         return _page_response(page, 200)
 
     @bp.patch("/<slug>")
     def patch_page(slug: str) -> Response:
-        require_key("content")
+        principal = require_key("content")
         patch = _json_body(merge_patch_allowed=True)
         if not isinstance(patch, dict):
             raise invalid_payload(
@@ -83,80 +106,167 @@ def create_content_blueprint() -> Blueprint:
                 current, page, ruleset=ruleset(_backends().catalog.brand), now=_backends().clock()
             )
 
-        return _page_response(_write(slug, change), 200)
+        return _page_response(
+            _serve_write(
+                lambda condition: pages_service.change_page(
+                    _backends().pages,
+                    slug,
+                    change,
+                    editor=editor_of(principal),
+                    precondition=condition,
+                )
+            ),
+            200,
+        )
 
     @bp.delete("/<slug>")
     def unpublish_page(slug: str) -> Response:
-        require_key("content")
+        principal = require_key("content")
+        return _page_response(
+            _serve_write(
+                lambda condition: pages_service.unpublish_page(
+                    _backends().pages,
+                    slug,
+                    editor=editor_of(principal),
+                    now=_backends().clock(),
+                    precondition=condition,
+                )
+            ),
+            200,
+        )
 
-        def change(current: StoredPage) -> StoredPage | None:
-            return (
-                None
-                if current.status == "unpublished"
-                else unpublished(current, now=_backends().clock())
-            )
-
-        return _page_response(_write(slug, change), 200)
-
+    register_history_routes(bp)
     return bp
 
 
-def _replace(payload: object) -> Response:
+def register_history_routes(bp: Blueprint) -> None:
+    """GET .../{slug}/versions, GET .../versions/{n}, POST .../versions/{n}/restore."""
+
+    @bp.get("/<slug>/versions")
+    def list_versions(slug: str) -> Response:
+        principal = require_key("content")
+        _status, cursor, limit = _list_query(with_status=False)
+        try:
+            found = pages_service.list_history(
+                _backends().pages, slug, editor=editor_of(principal), cursor=cursor, limit=limit
+            )
+        except NotFoundError as err:
+            raise _not_found(slug) from err
+        except ValueError as err:
+            raise _bad_query("cursor", "not a cursor from a previous answer") from err
+        body = VersionListBody(
+            versions=[_version(v) for v in found.versions],
+            next_cursor=found.next_cursor,
+            has_more=found.next_cursor is not None,
+        )
+        return _json(body.model_dump_json(), 200)
+
+    @bp.get("/<slug>/versions/<int:number>")
+    def get_version(slug: str, number: int) -> Response:
+        principal = require_key("content")
+        try:
+            found = pages_service.find_version(
+                _backends().pages, slug, number, editor=editor_of(principal)
+            )
+        except NotFoundError as err:
+            raise ApiError(404, "not_found", f"No version {number} of page {slug!r}") from err
+        return _json(VersionBody(version=_version(found)).model_dump_json(), 200)
+
+    @bp.post("/<slug>/versions/<int:number>/restore")
+    def restore_version(slug: str, number: int) -> Response:
+        principal = require_key("content")
+        if request.get_data(cache=True).strip():
+            raise ApiError(400, "invalid_json", "A restore takes no body")
+
+        def restore() -> Response:
+            backends = _backends()
+            try:
+                restored = _serve_write(
+                    lambda condition: pages_service.restore_version(
+                        backends.pages,
+                        slug,
+                        number,
+                        editor=editor_of(principal),
+                        brand=backends.catalog.brand,
+                        ruleset=ruleset(backends.catalog.brand),
+                        now=backends.clock(),
+                        precondition=condition,
+                    )
+                )
+            except ApiError as err:
+                if err.status == 404:
+                    raise ApiError(
+                        404, "not_found", f"No version {number} of page {slug!r}"
+                    ) from err
+                raise
+            return _page_response(restored, 200)
+
+        return run_idempotent(principal, {"restore": number}, restore)
+
+
+def editor_of(principal: Principal) -> pages_service.Editor:
+    """The service layer's view of who is writing."""
+    return pages_service.Editor(
+        partner=principal.partner, key_id=principal.key_id, admin=principal.admin
+    )
+
+
+def _replace(principal: Principal, payload: object) -> Response:
     page = _gated(payload)
     backends = _backends()
     conditional = "If-Match" in request.headers or "If-None-Match" in request.headers
-    for _ in range(_ATTEMPTS):
-        current = backends.pages.get_page(page.slug)
-        _check_post_preconditions(current)
-        new = replaced(
-            current,
+    saved = _serve_write(
+        lambda _condition: pages_service.replace_page(
+            backends.pages,
             page,
-            source="api",
+            editor=editor_of(principal),
             ruleset=ruleset(backends.catalog.brand),
-            now=backends.clock(),
+            clock=backends.clock,
+            check=_check_post_preconditions,
+            conditional=conditional,
         )
-        try:
-            saved = backends.pages.save_page(
-                new, expected_version=current.version if current else 0
-            )
-        except ConflictError:
-            if conditional:
-                raise _precondition_failed(None) from None
-            continue
-        _after_write(saved)
-        response = _page_response(saved, 201)
-        response.headers["Location"] = f"{PREFIX}/{saved.slug}"
-        return response
-    raise ApiError(409, "conflict", "The page kept changing under this write; retry")
+    )
+    response = _page_response(saved, 201)
+    response.headers["Location"] = f"{PREFIX}/{saved.slug}"
+    return response
 
 
-def _write(slug: str, change: Callable[[StoredPage], StoredPage | None]) -> StoredPage:
-    """Read, check If-Match, change, save at the version read; retry races if unconditional."""
-    backends = _backends()
+def _serve_write(
+    write: Callable[[pages_service.Precondition | None], StoredPage],
+) -> StoredPage:
+    """Run one service write with this request's If-Match; service errors become answers."""
     if_match = request.headers.get("If-Match")
-    for _ in range(_ATTEMPTS):
-        current = _existing(slug)
-        if if_match is not None and not _tag_listed(if_match, etag(current), weak=False):
-            raise _precondition_failed(current)
-        new = change(current)
-        if new is None:
-            return current
-        try:
-            saved = backends.pages.save_page(new, expected_version=current.version)
-        except ConflictError:
-            if if_match is not None:
-                raise _precondition_failed(None) from None
-            continue
-        _after_write(saved)
-        return saved
-    raise ApiError(409, "conflict", "The page kept changing under this write; retry")
+    condition = (
+        (lambda current: _tag_listed(if_match, etag(current), weak=False))
+        if if_match is not None
+        else None
+    )
+    try:
+        saved = write(condition)
+    except NotFoundError as err:
+        raise ApiError(404, "not_found", f"No page {err.args[0]!r}") from err
+    except pages_service.SlugTakenError as err:
+        raise ApiError(
+            409,
+            "slug_taken",
+            f"The slug {err.args[0]!r} belongs to another partner's page; choose another",
+            issues=[Issue(field="slug", code="slug_taken", message="used by another partner")],
+        ) from err
+    except pages_service.PreconditionFailedError as err:
+        raise _precondition_failed(err.current) from err
+    except pages_service.GateRefusedError as err:
+        raise invalid_payload(err.issues, "The page failed the schema or the quality gate") from err
+    except pages_service.BusyError as err:
+        raise ApiError(409, "conflict", "The page kept changing under this write; retry") from err
+    _after_write(saved)
+    return saved
 
 
 def _gated(payload: object) -> SitePageInput:
-    issues = check_page(payload, brand=_backends().catalog.brand)
-    if issues:
-        raise invalid_payload(issues, "The page failed the schema or the quality gate")
-    return parse_page(payload)
+    try:
+        return pages_service.gated(payload, brand=_backends().catalog.brand)
+    except pages_service.GateRefusedError as err:
+        raise invalid_payload(err.issues, "The page failed the schema or the quality gate") from err
 
 
 def _after_write(page: StoredPage) -> None:
@@ -175,10 +285,10 @@ def _check_post_preconditions(current: StoredPage | None) -> None:
     if if_match is not None and (
         current is None or not _tag_listed(if_match, etag(current), weak=False)
     ):
-        raise _precondition_failed(current)
+        raise pages_service.PreconditionFailedError(current)
     if_none = request.headers.get("If-None-Match")
     if if_none is not None and current is not None and _tag_listed(if_none, etag(current)):
-        raise _precondition_failed(current)
+        raise pages_service.PreconditionFailedError(current)
 
 
 def _tag_listed(header: str | None, tag: str, *, weak: bool = True) -> bool:
@@ -203,11 +313,16 @@ def _precondition_failed(current: StoredPage | None) -> ApiError:
     )
 
 
-def _existing(slug: str) -> StoredPage:
-    page = _backends().pages.get_page(slug)
-    if page is None:
-        raise ApiError(404, "not_found", f"No page {slug!r}")
-    return page
+def _visible(slug: str, principal: Principal) -> StoredPage:
+    try:
+        return pages_service.find_page(_backends().pages, slug, editor=editor_of(principal))
+    except NotFoundError as err:
+        raise _not_found(slug) from err
+
+
+def _not_found(slug: str) -> ApiError:
+    # Another partner's page answers exactly as a slug nobody has.
+    return ApiError(404, "not_found", f"No page {slug!r}")
 
 
 def _json_body(*, merge_patch_allowed: bool = False) -> object:
@@ -230,8 +345,8 @@ def _refuse_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
-def _list_query() -> tuple[Any, str | None, int]:
-    status = request.args.get("status")
+def _list_query(*, with_status: bool = True) -> tuple[Any, str | None, int]:
+    status = request.args.get("status") if with_status else None
     if status is not None and status not in PAGE_STATUSES:
         raise _bad_query("status", f"one of {', '.join(PAGE_STATUSES)}")
     raw_limit = request.args.get("limit", str(DEFAULT_LIMIT))
@@ -248,6 +363,11 @@ def _bad_query(name: str, expected: str) -> ApiError:
 def _record(page: StoredPage) -> Any:
     config: AppConfig = current_app.extensions["frontdoor.config"]
     return page_record(page, base_url=config.base_url, preview_secret=config.preview_secret)
+
+
+def _version(page: StoredPage) -> VersionRecord:
+    config: AppConfig = current_app.extensions["frontdoor.config"]
+    return version_record(page, base_url=config.base_url)
 
 
 def _page_response(page: StoredPage, status: int) -> Response:

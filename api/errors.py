@@ -34,6 +34,7 @@ TITLES = {
     "unsupported_media_type": "Unsupported media type",
     "invalid_payload": "Invalid payload",
     "rate_limited": "Too many requests",
+    "slug_taken": "The slug belongs to another partner's page",
     "model_failed": "The authoring model failed",
     "internal": "Internal error",
     "unavailable": "Service unavailable",

@@ -1,6 +1,7 @@
 """Partner keys: issue, parse, hash and verify. Secrets exist only in the caller's hands.
 
-A key reads `fdk_<scope>_<key_id>_<secret>`; the store keeps the sha256 of the whole key
+A key reads `fdk_<scope>_<key_id>_<secret>` (the scope may itself hold `_`, as in
+`content_admin`); the store keeps the sha256 of the whole key
 (keys are 256-bit random, so a fast hash is the right tool, unlike passwords).
 Bootstrap keys from the environment are arbitrary strings held only as hashes in memory.
 """
@@ -27,6 +28,11 @@ class Principal:
     partner: str
     scope: Scope
 
+    @property
+    def admin(self) -> bool:
+        """A `content_admin` key: reads and changes every partner's pages (issue 14)."""
+        return self.scope == "content_admin"
+
 
 def hash_key(raw: str) -> str:
     """The at-rest form of a key."""
@@ -34,16 +40,32 @@ def hash_key(raw: str) -> str:
 
 
 def issue_key(
-    store: KeyStore, *, partner: str, scope: Scope, now: datetime
+    store: KeyStore, *, partner: str, scope: Scope, now: datetime, bootstrap: bool = False
 ) -> tuple[str, ApiKeyRecord]:
     """Create and store a new key; the raw key is returned once and never stored."""
     key_id = secrets.token_hex(6)
     raw = f"{PREFIX}_{scope}_{key_id}_{secrets.token_urlsafe(32)}"
     record = ApiKeyRecord(
-        key_id=key_id, partner=partner, scope=scope, secret_hash=hash_key(raw), created_at=now
+        key_id=key_id,
+        partner=partner,
+        scope=scope,
+        secret_hash=hash_key(raw),
+        created_at=now,
+        bootstrap=bootstrap,
     )
     store.add_key(record)
     return raw, record
+
+
+def parse_key_id(raw: str) -> tuple[Scope, str] | None:
+    """The scope and key id a presented key names, or None if it is not one of ours."""
+    # Longest scope first: `content_admin` before `content`.
+    for scope in sorted(SCOPES, key=len, reverse=True):
+        head = f"{PREFIX}_{scope}_"
+        if raw.startswith(head):
+            key_id, sep, secret = raw[len(head) :].partition("_")
+            return (scope, key_id) if sep and key_id and secret else None
+    return None
 
 
 def generate_raw_key(scope: Scope) -> str:
@@ -56,21 +78,25 @@ class KeyRing:
 
     def __init__(self, store: KeyStore, bootstrap: Mapping[Scope, str]) -> None:
         self._store = store
-        self._bootstrap = {scope: hash_key(raw) for scope, raw in bootstrap.items()}
+        self._bootstrap: dict[str, str] = {scope: hash_key(raw) for scope, raw in bootstrap.items()}
 
-    def authenticate(self, raw: str | None, scope: Scope) -> Principal | None:
-        """The principal for a key of this scope; None if missing, wrong, revoked or other-scope."""
+    def authenticate(
+        self, raw: str | None, scope: Scope, *, also: tuple[Scope, ...] = ()
+    ) -> Principal | None:
+        """The principal for a key of this scope (or one of `also`); None if missing, wrong,
+        revoked or of another scope."""
         if not raw:
             return None
         presented = hash_key(raw)
-        boot = self._bootstrap.get(scope)
-        if boot is not None and hmac.compare_digest(presented, boot):
-            return Principal(key_id=f"env-{scope}", partner="bootstrap", scope=scope)
-        parts = raw.split("_", 3)
-        if len(parts) != 4 or parts[0] != PREFIX or parts[1] not in SCOPES:
+        for accepted in (scope, *also):
+            boot = self._bootstrap.get(accepted)
+            if boot is not None and hmac.compare_digest(presented, boot):
+                return Principal(key_id=f"env-{accepted}", partner="bootstrap", scope=accepted)
+        parsed = parse_key_id(raw)
+        if parsed is None or parsed[0] not in (scope, *also):
             return None
-        record = self._store.get_key(parts[2])
-        if record is None or not record.active or record.scope != scope:
+        record = self._store.get_key(parsed[1])
+        if record is None or not record.active or record.scope != parsed[0]:
             return None
         if not hmac.compare_digest(presented, record.secret_hash):
             return None

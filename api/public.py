@@ -1,11 +1,17 @@
-"""Public read API under /api/public/v1/: company, blog, research and careers, no key."""
+"""Public read API under /api/public/v1/: company, blog, research and careers, no key.
+
+Rate-limited per client address (the `public` policy of api/rate_limits.py).
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, json
+from flask import Blueprint, Response, current_app, json, request
 
+from api.collect import client_address
+from api.config import AppConfig
 from api.http_cache import CORS_HEADERS, CachedBody, cached_response
 from api.public_records import PublicRecords
+from api.rate_limits import RateLimits
 from schemas.catalog import Catalog
 from schemas.public import (
     BlogBody,
@@ -19,9 +25,19 @@ from schemas.public import (
 JSON = "application/json"
 
 
-def create_public_blueprint(catalog: Catalog) -> Blueprint:
+def create_public_blueprint(catalog: Catalog, config: AppConfig | None = None) -> Blueprint:
     """The six read endpoints, their bodies serialized once since content is fixed at start."""
     bp = Blueprint("public", __name__, url_prefix="/api/public/v1")
+    # Embedded mode listens to its clients directly; in gcp mode only our proxies' entries of
+    # X-Forwarded-For are trusted (as collect does).
+    hops = config.forwarded_for_hops if config is not None and config.mode == "gcp" else 0
+
+    @bp.before_request
+    def count_client() -> None:
+        limits: RateLimits = current_app.extensions["frontdoor.rate_limits"]
+        peer = request.remote_addr or ""
+        forwarded = request.headers.get("X-Forwarded-For", "") if hops else ""
+        limits.check("public", client_address(forwarded, peer, hops=hops), advertise=False)
 
     def body(
         model: CompanyBody | BlogBody | ResearchBody | CareersBody | ExperimentBody | RoleBody,

@@ -1,4 +1,5 @@
-"""The opaque list cursor both page stores share: the last row's (updated_at, slug)."""
+"""The opaque list cursors both page stores share: the last row's (updated_at, slug) for the
+pages list, and the last version number shown for a page's history."""
 
 from __future__ import annotations
 
@@ -25,3 +26,10 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
     if not isinstance(slug, str) or when.tzinfo is None:
         raise ValueError("not a cursor this service issued")
     return when, slug
+
+
+def decode_version_cursor(cursor: str) -> int:
+    """The version a history cursor continues below. Raises: ValueError if not ours."""
+    if not cursor.isdigit() or not 1 <= int(cursor) <= 10**9:
+        raise ValueError("not a cursor this service issued")
+    return int(cursor)

@@ -17,6 +17,7 @@ from backends.bundle import Backends
 from backends.content_files import load_catalog
 from backends.gcp.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
 from backends.ports import SCOPES, NotFoundError, Scope
+from frontdoor.cli_page_admin import history, list_pages, publish, restore, unpublish
 from frontdoor.cli_pages import pages
 from frontdoor.cli_queues import queues
 from frontdoor.cli_signals import seed_demo, signals
@@ -61,7 +62,12 @@ def keys() -> None:
 
 @keys.command("issue")
 @click.option("--partner", required=True, help="Who the key is for, e.g. acme")
-@click.option("--scope", type=click.Choice(SCOPES), required=True)
+@click.option(
+    "--scope",
+    type=click.Choice(SCOPES),
+    required=True,
+    help="content_admin: the company's own team, every partner's pages",
+)
 @click.option("--quiet", is_flag=True, help="Print only the key (for shell scripts)")
 @click.pass_context
 def keys_issue(ctx: click.Context, partner: str, scope: str, quiet: bool) -> None:
@@ -146,6 +152,8 @@ def terraform_indexes(output: Path) -> None:
 
 
 cli.add_command(pages)  # `pages generate BRIEF.json` (issue 5)
+for command in (list_pages, history, restore, publish, unpublish):  # issue 14
+    pages.add_command(command)
 cli.add_command(signals)  # `signals tail`
 cli.add_command(seed_demo)
 cli.add_command(queues)  # `queues dead-letters`, `queues replay` (issue 13)

@@ -28,7 +28,8 @@ from workers.generation import submit_job
 
 @click.group()
 def pages() -> None:
-    """Landing pages: write one from a brief, follow its job."""
+    """Landing pages of every partner: generate, follow a job, list, history, restore,
+    publish, unpublish."""
 
 
 @pages.command("generate")
@@ -41,9 +42,15 @@ def pages() -> None:
     help="Follow the job to its end; --no-wait prints the job id and leaves it to the workers",
 )
 @click.option("--timeout", default=300.0, show_default=True, help="Seconds to follow the job")
+@click.option(
+    "--partner",
+    default="cli",
+    show_default=True,
+    help="The partner a new page belongs to (the operator may write over any partner's page)",
+)
 @click.pass_context
 def generate(
-    ctx: click.Context, brief_file: Path, publish: bool, wait: bool, timeout: float
+    ctx: click.Context, brief_file: Path, publish: bool, wait: bool, timeout: float, partner: str
 ) -> None:
     """Generate a page from BRIEF_FILE (a generation brief as JSON) and show its progress.
 
@@ -62,11 +69,13 @@ def generate(
         ctx.exit(2)
     if publish:
         brief = brief.model_copy(update={"publish": True})
-    backends = _backends(ctx, settings)
+    backends = backends_for(ctx, settings)
     try:
         job = submit_job(
             brief,
-            partner="cli",
+            partner=partner,
+            key_id="cli",
+            admin=True,
             jobs=backends.jobs,
             job_queue=backends.job_queue,
             now=backends.clock(),
@@ -89,7 +98,7 @@ def generate(
 def job_status(ctx: click.Context, job_id: str, wait: bool, timeout: float) -> None:
     """Show a generation job's steps and outcome (one started with --no-wait, or by a partner)."""
     settings = Settings()
-    backends = _backends(ctx, settings)
+    backends = backends_for(ctx, settings)
     job = backends.jobs.get_job(job_id)
     if job is None:
         click.echo(f"no job with id {job_id}", err=True)
@@ -160,17 +169,21 @@ def _progress(job: JobRecord) -> list[str]:
             verdict = "passed" if draft.passed else f"failed ({len(draft.issues)} issues)"
             lines.append(f"draft {index}: gate {verdict}")
     if job.hero_image_url:
-        lines.append(f"hero image {job.hero_image_url}")
+        lines.append(f"hero image {job.hero_image_url}")  # a site path on this service
     if job.page_stored:
         lines.append("page stored")
     return lines
 
 
-def _backends(ctx: click.Context, settings: Settings) -> Backends:
+def backends_for(ctx: click.Context, settings: Settings, *, workers: bool = True) -> Backends:
+    """The configured backends, built once per command run and closed with it.
+
+    `workers=False` for commands that only read or edit records: no queue worker starts here.
+    """
     ctx.ensure_object(dict)
     if "backends" not in ctx.obj:
         configure_logging(level="WARNING", project=settings.google_cloud_project)
-        ctx.obj["backends"] = build_backends(settings)
+        ctx.obj["backends"] = build_backends(settings, start_workers=workers)
         ctx.call_on_close(ctx.obj["backends"].close)
     backends: Backends = ctx.obj["backends"]
     return backends

@@ -65,9 +65,8 @@ def embedded_generation(
             threads=settings.generation_threads,
             lease_seconds=settings.job_lease_seconds,
         ),
-        blobs=LocalBlobStore(
-            Path(settings.data_dir) / "assets", base_url=settings.base_url + ASSETS_PREFIX
-        ),
+        # A site path, not an origin: records stay right on any port or host (issue 14).
+        blobs=LocalBlobStore(Path(settings.data_dir) / "assets", base_url=ASSETS_PREFIX),
     )
 
 
@@ -88,9 +87,19 @@ def gcp_generation(settings: Settings, firestore_client: Any) -> GenerationBacke
         blobs=GcsBlobStore(
             storage.Client(project=project),
             bucket_name=bucket,
-            public_base_url=settings.blobs_public_base_url,
+            public_base_url=site_relative_url(
+                settings.blobs_public_base_url, settings.public_base_url
+            ),
         ),
     )
+
+
+def site_relative_url(url: str, public_base_url: str) -> str:
+    """A blob URL prefix on the service's own origin as a site path (`/assets`), so stored
+    records carry no origin (issue 14); the API makes it absolute when it serves them."""
+    if public_base_url and url.startswith(public_base_url + "/"):
+        return url[len(public_base_url) :]
+    return url
 
 
 def start_embedded_workers(settings: Settings, backends: Backends) -> None:

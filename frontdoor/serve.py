@@ -15,7 +15,7 @@ from api.mcp_app import create_mcp_asgi_app
 from api.mcp_fast_path import McpFastPath
 from backends.bundle import Backends
 from backends.content_files import ContentError
-from backends.ports import SCOPES, Scope
+from backends.ports import BOOTSTRAP_SCOPES, Scope
 from frontdoor.composition import LifespanBridge, PathDispatcher, WsgiApp
 from frontdoor.logs import configure_logging, granian_log_config
 from frontdoor.mcp_wiring import build_oauth_store, mcp_config
@@ -46,16 +46,28 @@ def create_served_app(settings: Settings | None = None) -> WsgiApp:
 
 
 def announce_local_keys(settings: Settings, backends: Backends) -> dict[Scope, str]:
-    """Embedded mode: issue a key for each scope with no bootstrap key, and show them once."""
+    """Embedded mode: issue a key for each scope with no bootstrap key, and show them once.
+
+    A start that prints new keys revokes the keys earlier starts printed (partner `local`,
+    marked bootstrap); keys set in the environment or issued with the CLI are untouched.
+    """
     if settings.backend != "embedded":
         return {}
     now = backends.clock()
     issued: dict[Scope, str] = {}
-    for scope in SCOPES:
+    new_ids: set[str] = set()
+    for scope in BOOTSTRAP_SCOPES:
         if getattr(settings, f"{scope}_api_key") is None:
-            raw, _record = issue_key(backends.keys, partner="local", scope=scope, now=now)
+            raw, record = issue_key(
+                backends.keys, partner="local", scope=scope, now=now, bootstrap=True
+            )
             issued[scope] = raw
+            new_ids.add(record.key_id)
     if issued:
+        for old in backends.keys.list_keys():
+            if old.bootstrap and old.active and old.key_id not in new_ids:
+                backends.keys.revoke_key(old.key_id, now=now)
+                logger.info("revoked the bootstrap key %s of an earlier start", old.key_id)
         # On the terminal only, never through logging: the one time these secrets exist in clear.
         click.echo(local_keys_block(issued), err=True)
     return issued
@@ -67,7 +79,8 @@ def local_keys_block(keys: Mapping[Scope, str]) -> str:
     lines = [
         rule,
         "New partner keys for this start. They are shown once and stored only as hashes;",
-        "set these variables yourself to keep fixed keys (`frontdoor keys list` lists all).",
+        "the keys earlier starts printed are revoked. Set these variables yourself to keep",
+        "fixed keys (`frontdoor keys list` lists all).",
         "",
         *(f"  {scope.upper()}_API_KEY={raw}" for scope, raw in keys.items()),
         rule,

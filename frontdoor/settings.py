@@ -98,6 +98,22 @@ class Settings(BaseSettings):
     cdn_url_map: str | None = None
     blobs_bucket: str | None = None  # gcp mode: the hero image bucket
     blobs_public_base_url: str = ""  # gcp mode: the CDN origin of that bucket (else GCS URLs)
+    # Rate limits (issue 14): requests per RATE_LIMIT_WINDOW_SECONDS per key of each scope, and
+    # per client address on the public read API; 0 turns one off. Counted per process: on
+    # Cloud Run each instance counts its own (content-api.md "Rate limits").
+    rate_limit_window_seconds: int = Field(default=60, ge=1, le=3600)
+    rate_limit_content: int = Field(default=3000, ge=0)
+    rate_limit_content_admin: int = Field(default=6000, ge=0)
+    rate_limit_signals: int = Field(default=6000, ge=0)
+    rate_limit_ingest: int = Field(default=3000, ge=0)
+    # 100 a second per address, sustained for a minute: far above a person or an agent
+    # reading the API, below a scraper; Cloud Armor's rule at the edge (terraform/storage.tf)
+    # counts across instances.
+    rate_limit_public: int = Field(default=6000, ge=0)
+    # Page history (issue 14): how many versions of each page to keep; 0 keeps every one.
+    page_history_limit: int = Field(default=0, ge=0)
+    # Pages stored before ownership existed belong to this partner when first opened.
+    existing_pages_owner: str = Field(default="bootstrap", min_length=1)
 
     @field_validator("public_base_url")
     @classmethod

@@ -23,7 +23,7 @@ from backends.embedded.queues import DurableQueue
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import (
-    SCOPES,
+    BOOTSTRAP_SCOPES,
     Cdn,
     IdempotencyStore,
     KeyStore,
@@ -72,7 +72,9 @@ def build_backends(settings: Settings, *, start_workers: bool = True) -> Backend
         )
         keys = FirestoreKeyStore(client)
         generation = gcp_generation(settings, client)
-        pages: PageStore = FirestorePageStore(client)
+        firestore_pages = FirestorePageStore(client, keep_versions=settings.page_history_limit)
+        firestore_pages.adopt_unowned_pages(settings.existing_pages_owner)
+        pages: PageStore = firestore_pages
         idempotency: IdempotencyStore = FirestoreIdempotencyStore(client)
         from backends.gcp.pubsub import PubSubPublisher
         from backends.gcp.signals import FirestoreSignalStore
@@ -89,7 +91,11 @@ def build_backends(settings: Settings, *, start_workers: bool = True) -> Backend
         queue_table = QueueTable(queue_database(data_dir))
         generation = embedded_generation(settings, db, queue_table)
         keys = SqliteKeyStore(db)
-        pages = SqlitePageStore(db)
+        pages = SqlitePageStore(
+            db,
+            keep_versions=settings.page_history_limit,
+            existing_owner=settings.existing_pages_owner,
+        )
         idempotency = SqliteIdempotencyStore(db)
         signals = SqliteSignalStore(db)
         delivery = build_delivery_ports(
@@ -169,7 +175,7 @@ def _ingest(data: bytes, signals: SignalStore, deliveries: SignalDeliveries) -> 
 def app_config(settings: Settings) -> AppConfig:
     """The HTTP app's view of the settings."""
     bootstrap: dict[Scope, str] = {}
-    for scope in SCOPES:
+    for scope in BOOTSTRAP_SCOPES:
         secret = getattr(settings, f"{scope}_api_key")
         if secret is not None:
             bootstrap[scope] = secret.get_secret_value()
@@ -182,6 +188,14 @@ def app_config(settings: Settings) -> AppConfig:
         generate_wait_seconds=settings.generate_wait_seconds,
         oauth_issuer=settings.oauth_issuer,
         forwarded_for_hops=settings.forwarded_for_hops,
+        rate_limits={
+            "content": settings.rate_limit_content,
+            "content_admin": settings.rate_limit_content_admin,
+            "signals": settings.rate_limit_signals,
+            "ingest": settings.rate_limit_ingest,
+            "public": settings.rate_limit_public,
+        },
+        rate_limit_window_seconds=settings.rate_limit_window_seconds,
     )
 
 

@@ -32,7 +32,10 @@ ADVICE: dict[str, str] = {
     "OpenAPI document lists for this operation).",
     "invalid_payload": "The body failed the schema or the brand gate. Every failure is in "
     "`issues[]` as `{field, code, message}`; fix them all and send again.",
-    "rate_limited": "Too many requests. Wait `Retry-After` seconds, then retry.",
+    "rate_limited": "Too many requests for this key (or, on public reads, this address). Wait "
+    "`Retry-After` seconds, then retry; `RateLimit` and `RateLimit-Policy` say how much is left.",
+    "slug_taken": "Another partner owns a page with this slug. Pages are each partner's own: "
+    "choose another slug. Nothing was changed and no job was queued.",
     "model_failed": "The authoring model failed. `retryable: true`: it is safe to retry once.",
     "internal": "Something failed on our side and is logged with the request id in `instance`. "
     "Retry with back-off; quote `instance` if it persists.",

@@ -190,6 +190,10 @@ class PageRecord(BaseModel):
         default=None,
         description="Drafts only: a signed link to this version, valid 7 days after the change",
     )
+    partner: str | None = Field(
+        default=None,
+        description="The partner that owns the page: the one whose key created it",
+    )
 
 
 class PageBody(BaseModel):
@@ -205,3 +209,34 @@ class PageListBody(BaseModel):
     ok: Literal[True] = True
     pages: list[PageRecord]
     next_cursor: str | None = None
+    has_more: bool = False
+
+
+class VersionRecord(BaseModel):
+    """One kept version of a page (issue 14): who wrote it, how, when, and the page as it was."""
+
+    version: int = Field(ge=1)
+    status: PageStatusName
+    source: Literal["api", "generate", "restore"] = Field(
+        description="What wrote it: a Content API write, a generation job, or a restore"
+    )
+    partner: str = Field(description="The partner whose key wrote this version")
+    key_id: str = Field(description="The id of that key (never the secret)")
+    saved_at: datetime
+    page: PageRecord
+
+
+class VersionBody(BaseModel):
+    """GET /api/public/content/pages/{slug}/versions/{n}."""
+
+    ok: Literal[True] = True
+    version: VersionRecord
+
+
+class VersionListBody(BaseModel):
+    """GET .../pages/{slug}/versions: newest first; pass `next_cursor` as `cursor` for more."""
+
+    ok: Literal[True] = True
+    versions: list[VersionRecord]
+    next_cursor: str | None = None
+    has_more: bool = False

@@ -148,6 +148,10 @@ class JobRecord(BaseModel):
     id: str
     partner: str
     brief: GenerationBrief
+    key_id: str = Field(default="", description="The key that submitted it (never the secret)")
+    admin: bool = Field(
+        default=False, description="Submitted with a content_admin key: may write any page"
+    )
     status: JobStatus = "queued"
     attempts: int = Field(default=0, description="Deliveries that started work")
     writer_calls: int = Field(default=0, description="Writer calls claimed, at most 2")
@@ -200,8 +204,11 @@ class JobView(BaseModel):
     )
 
     @classmethod
-    def of(cls, job: JobRecord, *, url: str) -> JobView:
-        """The public view of a stored job."""
+    def of(cls, job: JobRecord, *, url: str, base_url: str = "") -> JobView:
+        """The public view of a stored job; a site-path hero image made absolute on `base_url`."""
+        hero = job.hero_image_url
+        if base_url and hero and hero.startswith("/") and not hero.startswith("//"):
+            hero = base_url + hero
         return cls(
             id=job.id,
             status=job.status,
@@ -209,7 +216,7 @@ class JobView(BaseModel):
             attempts=job.attempts,
             writer_calls=job.writer_calls,
             page_slug=job.page_slug,
-            hero_image_url=job.hero_image_url,
+            hero_image_url=hero,
             error=job.error,
             issues=job.issues,
             created_at=job.created_at,

@@ -40,6 +40,14 @@ class _Doc(BaseModel):
 
 class PageListQueryDoc(_Doc):
     status: Literal["draft", "published", "unpublished"] | None = None
+    partner: str | None = Field(
+        default=None, description="content_admin keys: only this partner's pages"
+    )
+    cursor: str | None = Field(default=None, description="`next_cursor` of the previous page")
+    limit: int = Field(default=20, ge=1, le=100)
+
+
+class VersionListQueryDoc(_Doc):
     cursor: str | None = Field(default=None, description="`next_cursor` of the previous page")
     limit: int = Field(default=20, ge=1, le=100)
 

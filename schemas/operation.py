@@ -46,12 +46,13 @@ ERROR_MEANINGS: dict[int, str] = {
     403: "`forbidden`: the request's origin is not this site",
     404: "`not_found`",
     405: "`method_not_allowed`; the `Allow` header lists the methods",
-    409: "`idempotency_in_flight`: the first request with this Idempotency-Key still runs",
+    409: "`idempotency_in_flight`: the first request with this Idempotency-Key still runs; "
+    "`slug_taken`: another partner's page has this slug",
     412: "`precondition_failed`: If-Match does not name the current ETag",
     413: "`payload_too_large`",
     415: "`unsupported_media_type`: send `content-type: application/json`",
     422: "`invalid_payload` with `issues[]`, or `idempotency_key_reused`",
-    429: "`rate_limited`; wait for `Retry-After` seconds",
+    429: "`rate_limited`; wait for `Retry-After` seconds (`RateLimit` fields say what is left)",
     502: "`model_failed` with `retryable: true`; safe to retry once",
     500: "`internal`: logged on our side with the request id",
     503: "`unavailable`: a backend is down; retry with back-off",
@@ -61,6 +62,16 @@ HEADERS: dict[str, dict[str, Any]] = {
     "ETag": {"description": "Strong validator of this body", "schema": {"type": "string"}},
     "Location": {"description": "Where to poll the result", "schema": {"type": "string"}},
     "Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}},
+    "RateLimit-Policy": {
+        "description": 'This key\'s quota per window, e.g. `"content";q=3000;w=60`'
+        " (draft-ietf-httpapi-ratelimit-headers)",
+        "schema": {"type": "string"},
+    },
+    "RateLimit": {
+        "description": "What is left and the seconds until the window resets,"
+        ' e.g. `"content";r=2999;t=42`',
+        "schema": {"type": "string"},
+    },
 }
 
 
@@ -289,5 +300,8 @@ def _problem(status: int) -> dict[str, Any]:
         "content": {PROBLEM_JSON: {"schema": {"$ref": REF_TEMPLATE.format(model="Problem")}}},
     }
     if status == 429:
-        doc["headers"] = {"Retry-After": {"$ref": "#/components/headers/Retry-After"}}
+        doc["headers"] = {
+            name: {"$ref": f"#/components/headers/{name}"}
+            for name in ("Retry-After", "RateLimit-Policy", "RateLimit")
+        }
     return doc

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from schemas.content import PageBody, PageListBody, SitePageInput
+from schemas.content import PageBody, PageListBody, SitePageInput, VersionBody, VersionListBody
 from schemas.jobs import GeneratedPage, GenerationBrief, JobAccepted, JobBody
-from schemas.openapi_placeholders import PageListQueryDoc, PagePatchDoc
+from schemas.openapi_placeholders import PageListQueryDoc, PagePatchDoc, VersionListQueryDoc
 from schemas.operation import (
     ETAG,
     IDEMPOTENCY,
@@ -14,12 +14,17 @@ from schemas.operation import (
     PREFER,
     SLUG,
     Operation,
+    Param,
     Reply,
 )
 
 __all__ = ["CONTENT_OPERATIONS"]
 
 PAGES = "/api/public/content/pages"
+VERSION = Param(
+    "n", "path", "A version number from the page's history", {"type": "integer"}, example="1"
+)
+OWN = " Pages are each partner's own: another partner's page answers 404, as an unknown slug does."
 
 PAGE_EXAMPLE = {
     "slug": "pipeline-audit",
@@ -54,7 +59,8 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "Create or replace a page by slug",
         "content",
         (Reply(201, "Stored; published unless `is_published` is false", PageBody, headers=ETAG),),
-        description="Passes the schema and the brand gate, then publishes at /p/{slug}.",
+        description="Passes the schema and the brand gate, then publishes at /p/{slug}. A slug"
+        " another partner's page has answers 409 `slug_taken` and changes nothing.",
         request=SitePageInput,
         request_example=PAGE_EXAMPLE,
         params=(IDEMPOTENCY,),
@@ -68,6 +74,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "List pages, newest first",
         "content",
         (Reply(200, "A page of records and the next cursor", PageListBody),),
+        description="Your own pages only (a `content_admin` key: every partner's).",
         query=PageListQueryDoc,
         errors=(400, *KEYED),
     ),
@@ -87,7 +94,8 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
                 headers=("Location",),
             ),
         ),
-        description="The writer retries once with the gate's failures; a second failure is 422.",
+        description="The writer retries once with the gate's failures; a second failure is 422."
+        " A brief for a slug another partner's page has answers 409 `slug_taken` at once.",
         request=GenerationBrief,
         request_example=BRIEF_EXAMPLE,
         params=(IDEMPOTENCY, PREFER),
@@ -101,6 +109,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "Read one page record",
         "content",
         (Reply(200, "The stored record", PageBody, headers=ETAG),),
+        description=OWN.strip(),
         params=(SLUG,),
         errors=(*KEYED, 404),
     ),
@@ -128,6 +137,44 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         (Reply(200, "Unpublished; the record stays readable", PageBody, headers=ETAG),),
         params=(SLUG, IF_MATCH),
         errors=(*KEYED, 404, 412),
+    ),
+    Operation(
+        "get",
+        f"{PAGES}/{{slug}}/versions",
+        "listPageVersions",
+        "Content",
+        "List a page's versions, newest first",
+        "content",
+        (Reply(200, "Versions with who wrote each and how, and the next cursor", VersionListBody),),
+        description="Every write is a version: create, PATCH, unpublish, publish, generate and"
+        " restore, each with the partner, key id, time, source and status." + OWN,
+        query=VersionListQueryDoc,
+        params=(SLUG,),
+        errors=(400, *KEYED, 404),
+    ),
+    Operation(
+        "get",
+        f"{PAGES}/{{slug}}/versions/{{n}}",
+        "getPageVersion",
+        "Content",
+        "Read one version of a page",
+        "content",
+        (Reply(200, "The version as it was saved", VersionBody),),
+        params=(SLUG, VERSION),
+        errors=(*KEYED, 404),
+    ),
+    Operation(
+        "post",
+        f"{PAGES}/{{slug}}/versions/{{n}}/restore",
+        "restorePageVersion",
+        "Content",
+        "Make an old version the current one again",
+        "content",
+        (Reply(200, "Restored as a new version", PageBody, headers=ETAG),),
+        description="No body. The old version passes today's quality gate first: if it fails,"
+        " 422 with its issues and nothing changes.",
+        params=(SLUG, VERSION, IF_MATCH, IDEMPOTENCY),
+        errors=(400, *KEYED, 404, 409, 412, 422),
     ),
     Operation(
         "get",

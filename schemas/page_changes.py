@@ -1,4 +1,5 @@
-"""How a write moves a stored page: replace (POST), merge patch (PATCH), unpublish (DELETE).
+"""How a write moves a stored page: replace (POST), merge patch (PATCH), unpublish (DELETE),
+restore (an old version again).
 
 Pure: the Content API views and the generation pipeline do the I/O around these; the record a
 partner reads is api/page_records.py.
@@ -78,6 +79,20 @@ def unpublished(current: StoredPage, *, now: datetime) -> StoredPage:
         status="unpublished",
         page_input={**current.page_input, "is_published": False},
         updated_at=now,
+    )
+
+
+def restored(current: StoredPage, old: StoredPage, *, ruleset: str, now: datetime) -> StoredPage:
+    """The page a restore stores: version `old` again (input, status, hero), as a new version."""
+    return replace(
+        old,
+        version=current.version + 1,
+        created_at=current.created_at,
+        updated_at=now,
+        published_at=_published_at(current, old.status, now),
+        gate_passed=True,
+        gate_ruleset=ruleset,
+        owner=current.owner,
     )
 
 

@@ -52,6 +52,8 @@ resource "google_compute_region_network_endpoint_group" "api" {
   }
 }
 
+# Cloud Armor counts per client address across every Cloud Run instance, in front of the
+# app's own limits, which each instance counts for itself (per key; content-api.md).
 resource "google_compute_security_policy" "edge" {
   name        = "frontdoor-edge"
   description = "Rate limit per client IP at the edge, in front of the app's own limits."
@@ -70,11 +72,11 @@ resource "google_compute_security_policy" "edge" {
       exceed_action  = "deny(429)"
       enforce_on_key = "IP"
       rate_limit_threshold {
-        count        = 600
+        count        = var.edge_rate_limit_per_minute
         interval_sec = 60
       }
     }
-    description = "600 requests a minute per IP"
+    description = "Requests a minute per client IP, across all instances"
   }
 
   rule {

@@ -149,3 +149,14 @@ variable "error_rate_threshold" {
   type        = number
   default     = 0.1
 }
+
+variable "edge_rate_limit_per_minute" {
+  description = "Cloud Armor: requests a minute one client IP may make across every instance (429 beyond)."
+  type        = number
+  default     = 600
+
+  validation {
+    condition     = var.edge_rate_limit_per_minute >= 10 && var.edge_rate_limit_per_minute <= 100000
+    error_message = "edge_rate_limit_per_minute must be between 10 and 100000."
+  }
+}

@@ -16,7 +16,17 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-FIRST_PARTY = ("api", "backends", "bench", "frontdoor", "gate", "renderers", "schemas", "workers")
+FIRST_PARTY = (
+    "api",
+    "backends",
+    "bench",
+    "frontdoor",
+    "gate",
+    "renderers",
+    "schemas",
+    "services",
+    "workers",
+)
 PURE = (
     "schemas",
     "gate",

@@ -30,7 +30,14 @@ class MalformedMessageError(ValueError):
 
 
 def submit_job(
-    brief: GenerationBrief, *, partner: str, jobs: JobStore, job_queue: JobQueue, now: datetime
+    brief: GenerationBrief,
+    *,
+    partner: str,
+    jobs: JobStore,
+    job_queue: JobQueue,
+    now: datetime,
+    key_id: str = "",
+    admin: bool = False,
 ) -> JobRecord:
     """Record a queued job for a checked brief and publish it (POST generate, the CLI).
 
@@ -39,6 +46,8 @@ def submit_job(
     job = JobRecord(
         id=uuid.uuid4().hex,
         partner=partner,
+        key_id=key_id,
+        admin=admin,
         brief=brief,
         callback_secret=new_secret() if brief.callback_url else None,
         created_at=now,

@@ -34,7 +34,7 @@ def callback_delivery(job: JobRecord, *, base_url: str, now: datetime) -> Delive
     """The callback delivery of a finished job, or None when it asked for none."""
     if not job.finished or not job.brief.callback_url or not job.callback_secret:
         return None
-    view = JobView.of(job, url=job_url(base_url, job.id))
+    view = JobView.of(job, url=job_url(base_url, job.id), base_url=base_url)
     event = "page.generated" if job.status == "succeeded" else "page.generation_failed"
     body = json.dumps(
         {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -86,7 +86,11 @@ def run_generation(
             "job %s draft %d gate %s", job_id, attempt, "passed" if draft.passed else "failed"
         )
         if draft.passed:
-            job = _ensure_stored(job, ports=ports, worker=worker)
+            stored = _ensure_stored(job, ports=ports, worker=worker)
+            if stored is None:  # another partner took the slug meanwhile: theirs stays
+                error = JobError(code="slug_taken", message="Another partner's page has this slug")
+                taken = _update(ports, job_id, steps.fail, error=error, issues=[], worker=worker)
+                return _notify(ports, taken)
             return _notify(ports, _update(ports, job_id, steps.succeed, worker=worker))
         feedback = draft.issues
     error = JobError(code="invalid_payload", message="The page failed the quality gate twice")
@@ -149,7 +153,8 @@ def _ensure_hero(job: JobRecord, *, ports: GenerationPorts, worker: str) -> JobR
     return _update(ports, job.id, steps.record_image, urls[0], worker=worker)
 
 
-def _ensure_stored(job: JobRecord, *, ports: GenerationPorts, worker: str) -> JobRecord:
+def _ensure_stored(job: JobRecord, *, ports: GenerationPorts, worker: str) -> JobRecord | None:
+    """Store the passed draft as the page; None if another partner owns the slug (issue 14)."""
     if job.page_stored:
         return job
     page = SitePageInput.model_validate(job.drafts[-1].payload)
@@ -157,13 +162,21 @@ def _ensure_stored(job: JobRecord, *, ports: GenerationPorts, worker: str) -> Jo
         existing = ports.pages.get_page(job.brief.slug)
         if _same_page(existing, page, job):  # an earlier delivery wrote it, then died
             break
-        stored = replaced(
-            existing,
-            page,
-            source="generate",
-            ruleset=ports.ruleset,
-            now=ports.clock(),
-            hero_image_url=job.hero_image_url,
+        if existing is not None and existing.owner != job.partner and not job.admin:
+            return None
+        stored = replace(
+            replaced(
+                existing,
+                page,
+                source="generate",
+                ruleset=ports.ruleset,
+                now=ports.clock(),
+                hero_image_url=job.hero_image_url,
+            ),
+            owner=existing.owner if existing else job.partner,
+            editor=job.partner,
+            editor_key_id=job.key_id,
+            edit_source="generate",
         )
         try:
             ports.pages.save_page(stored, expected_version=existing.version if existing else 0)

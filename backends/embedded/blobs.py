@@ -27,7 +27,9 @@ def check_blob_name(name: str) -> str:
 class LocalBlobStore:
     """BlobStore on the local disk; each object has a `.meta.json` sidecar with its headers."""
 
-    def __init__(self, root: Path, *, base_url: str) -> None:
+    def __init__(self, root: Path, *, base_url: str = "/assets") -> None:
+        # `base_url` prefixes the URLs put_blob answers; the service passes the site path
+        # `/assets`, so stored records carry no origin (api/page_records.py adds it on reads).
         self._root = root
         self._base_url = base_url.rstrip("/")
         root.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,8 @@ once it has committed, handing over the record it wrote, rather than on a pollin
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
 import threading
 import time
@@ -29,6 +31,7 @@ CREATE INDEX IF NOT EXISTS generation_jobs_status
 # A waiter also reads the row this often with no signal: a job finished by another process
 # on the same file (a CLI run) sends none. Rare wake-ups keep the waiting thread off the GIL.
 _RECHECK_SECONDS = 1.0
+_OLD_ASSET_URL = re.compile(r"^https?://[^/]+(/assets/.+)$")
 
 
 class SqliteJobStore:
@@ -39,6 +42,7 @@ class SqliteJobStore:
         self._recheck = recheck_seconds
         self._finished = _FinishSignals()
         db.ensure_schema("generation_jobs", _DDL)
+        _relative_hero_urls(db)
 
     def create_job(self, job: JobRecord) -> None:
         try:
@@ -108,6 +112,27 @@ class _Watch:
 
     done: threading.Event = field(default_factory=threading.Event)
     job: JobRecord | None = None
+
+
+def _relative_hero_urls(db: SqliteDatabase) -> None:
+    """Jobs of a data file from before issue 14 kept their hero image on an absolute URL of
+    this service's old origin; keep its site path (`/assets/...`), made absolute on reads."""
+    query = (
+        "SELECT job_id, doc FROM generation_jobs"
+        " WHERE json_extract(doc, '$.hero_image_url') LIKE 'http%/assets/%'"
+    )
+    if db.connection().execute(query + " LIMIT 1").fetchone() is None:
+        return
+    with db.transaction() as conn:
+        for row in conn.execute(query).fetchall():
+            doc = json.loads(row["doc"])
+            match = _OLD_ASSET_URL.match(doc.get("hero_image_url") or "")
+            if match:
+                doc["hero_image_url"] = match[1]
+                conn.execute(
+                    "UPDATE generation_jobs SET doc = ? WHERE job_id = ?",
+                    (json.dumps(doc), row["job_id"]),
+                )
 
 
 class _FinishSignals:

@@ -26,12 +26,14 @@ class SqliteKeyStore:
     def __init__(self, db: SqliteDatabase) -> None:
         self._db = db
         db.ensure_schema("api_keys", _DDL)
+        _add_bootstrap_column(db)
 
     def add_key(self, record: ApiKeyRecord) -> None:
         try:
             with self._db.transaction() as conn:
                 conn.execute(
-                    "INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO api_keys (key_id, partner, scope, secret_hash, created_at,"
+                    " revoked_at, bootstrap) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (
                         record.key_id,
                         record.partner,
@@ -39,6 +41,7 @@ class SqliteKeyStore:
                         record.secret_hash,
                         record.created_at.isoformat(),
                         record.revoked_at.isoformat() if record.revoked_at else None,
+                        int(record.bootstrap),
                     ),
                 )
         except sqlite3.IntegrityError as err:
@@ -83,4 +86,21 @@ def _record(row: sqlite3.Row) -> ApiKeyRecord:
         secret_hash=row["secret_hash"],
         created_at=datetime.fromisoformat(row["created_at"]),
         revoked_at=datetime.fromisoformat(row["revoked_at"]) if row["revoked_at"] else None,
+        bootstrap=bool(row["bootstrap"]),
     )
+
+
+def _add_bootstrap_column(db: SqliteDatabase) -> None:
+    """A data file from before issue 14 gets the column. Its keys of partner `local` are what
+    earlier `make run` starts printed (frontdoor/serve.py), so they count as bootstrap keys."""
+    if _has_bootstrap(db.connection()):
+        return
+    with db.transaction() as conn:
+        if not _has_bootstrap(conn):
+            conn.execute("ALTER TABLE api_keys ADD COLUMN bootstrap INTEGER NOT NULL DEFAULT 0")
+            conn.execute("UPDATE api_keys SET bootstrap = 1 WHERE partner = 'local'")
+
+
+def _has_bootstrap(conn: sqlite3.Connection) -> bool:
+    rows = conn.execute("PRAGMA table_info(api_keys)").fetchall()
+    return any(row["name"] == "bootstrap" for row in rows)

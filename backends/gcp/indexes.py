@@ -35,6 +35,19 @@ FIRESTORE_INDEXES: list[CompositeIndex] = [
     CompositeIndex(
         "pages", (("status", "ASCENDING"), ("updated_at", "DESCENDING"), ("slug", "DESCENDING"))
     ),
+    # ... and of one owner (a partner's own list, issue 14)
+    CompositeIndex(
+        "pages", (("owner", "ASCENDING"), ("updated_at", "DESCENDING"), ("slug", "DESCENDING"))
+    ),
+    CompositeIndex(
+        "pages",
+        (
+            ("owner", "ASCENDING"),
+            ("status", "ASCENDING"),
+            ("updated_at", "DESCENDING"),
+            ("slug", "DESCENDING"),
+        ),
+    ),
     # signals: the stream and timelines, at most one equality filter pushed down, both
     # directions (backends/gcp/signal_stream.py); the accounts list by stage
     CompositeIndex("signal_events", (("recorded_at", "ASCENDING"), ("id", "ASCENDING"))),

@@ -60,6 +60,7 @@ def _to_doc(record: ApiKeyRecord) -> dict[str, Any]:
         "secret_hash": record.secret_hash,
         "created_at": record.created_at,
         "revoked_at": record.revoked_at,
+        "bootstrap": record.bootstrap,
     }
 
 
@@ -71,4 +72,5 @@ def _from_doc(doc: dict[str, Any]) -> ApiKeyRecord:
         secret_hash=doc["secret_hash"],
         created_at=doc["created_at"],
         revoked_at=doc.get("revoked_at"),
+        bootstrap=bool(doc.get("bootstrap", False)),
     )

@@ -1,4 +1,5 @@
-"""FirestorePageStore: landing pages as documents `{prefix}pages/{slug}`.
+"""FirestorePageStore: landing pages as documents `{prefix}pages/{slug}`, and each saved
+version as `{prefix}pages/{slug}/versions/{version:010d}`, written in the same transaction.
 
 The stored input is kept as JSON text: Firestore maps do not keep key order and refuse some
 shapes JSON allows, and the page is only ever read whole.
@@ -13,8 +14,15 @@ from google.api_core import exceptions as gexc
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
-from backends.page_cursor import decode_cursor, encode_cursor
-from backends.ports import ConflictError, PageList, PageStatus, StoredPage, UnavailableError
+from backends.page_cursor import decode_cursor, decode_version_cursor, encode_cursor
+from backends.ports import (
+    ConflictError,
+    PageList,
+    PageStatus,
+    StoredPage,
+    UnavailableError,
+    VersionList,
+)
 
 # The emulator locks pessimistically and aborts contended transactions (notes/gcp-emulators.md).
 _MAX_ATTEMPTS = 20
@@ -24,9 +32,15 @@ _TRANSIENT = (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted)
 class FirestorePageStore:
     """PageStore on Firestore; the version check and the write share one transaction."""
 
-    def __init__(self, client: firestore.Client, *, prefix: str = "") -> None:
+    def __init__(
+        self, client: firestore.Client, *, prefix: str = "", keep_versions: int = 0
+    ) -> None:
         self._client = client
         self._pages = client.collection(f"{prefix}pages")
+        self._keep = keep_versions
+
+    def _version_ref(self, slug: str, version: int) -> Any:
+        return self._pages.document(slug).collection("versions").document(f"{version:010d}")
 
     def get_page(self, slug: str) -> StoredPage | None:
         try:
@@ -36,9 +50,16 @@ class FirestorePageStore:
         return _from_doc(snap.to_dict()) if snap.exists else None
 
     def list_pages(
-        self, *, status: PageStatus | None = None, cursor: str | None = None, limit: int = 50
+        self,
+        *,
+        status: PageStatus | None = None,
+        cursor: str | None = None,
+        limit: int = 50,
+        owner: str | None = None,
     ) -> PageList:
         query: Any = self._pages
+        if owner is not None:
+            query = query.where(filter=FieldFilter("owner", "==", owner))
         if status is not None:
             query = query.where(filter=FieldFilter("status", "==", status))
         query = query.order_by("updated_at", direction=firestore.Query.DESCENDING)
@@ -65,7 +86,11 @@ class FirestorePageStore:
             current = int(snap.get("version")) if snap.exists else 0
             if current != expected_version:
                 raise ConflictError(f"{page.slug}: version {current}, expected {expected_version}")
-            transaction.set(ref, _to_doc(page))
+            doc = _to_doc(page)
+            transaction.set(ref, doc)
+            transaction.set(self._version_ref(page.slug, page.version), doc)
+            if self._keep and page.version > self._keep:
+                transaction.delete(self._version_ref(page.slug, page.version - self._keep))
 
         try:
             write(self._client.transaction(max_attempts=_MAX_ATTEMPTS))
@@ -76,6 +101,50 @@ class FirestorePageStore:
                 raise
             raise UnavailableError("firestore contention") from err
         return page
+
+    def list_versions(
+        self, slug: str, *, cursor: str | None = None, limit: int = 50
+    ) -> VersionList:
+        below = decode_version_cursor(cursor) if cursor is not None else None
+        query: Any = self._pages.document(slug).collection("versions")
+        if below is not None:
+            query = query.where(filter=FieldFilter("version", "<", below))
+        query = query.order_by("version", direction=firestore.Query.DESCENDING)
+        try:
+            docs = [_from_doc(snap.to_dict()) for snap in query.limit(limit + 1).stream()]
+        except _TRANSIENT as err:
+            raise UnavailableError("firestore") from err
+        versions = tuple(docs[:limit])
+        more = len(docs) > limit
+        return VersionList(
+            versions=versions, next_cursor=str(versions[-1].version) if more else None
+        )
+
+    def get_version(self, slug: str, version: int) -> StoredPage | None:
+        try:
+            snap = self._version_ref(slug, version).get()
+        except _TRANSIENT as err:
+            raise UnavailableError("firestore") from err
+        return _from_doc(snap.to_dict()) if snap.exists else None
+
+    def adopt_unowned_pages(self, owner: str) -> int:
+        """Give pages stored before owners existed (issue 14) an owner, and start their history
+        at the current version; how many were adopted. Idempotent."""
+        adopted = 0
+        try:
+            for snap in self._pages.stream():
+                data = snap.to_dict() or {}
+                if data.get("owner"):
+                    continue
+                doc = {**data, "owner": owner, "editor": data.get("editor") or owner}
+                batch = self._client.batch()
+                batch.set(snap.reference, doc)
+                batch.set(self._version_ref(doc["slug"], int(doc["version"])), doc)
+                batch.commit()
+                adopted += 1
+        except _TRANSIENT as err:
+            raise UnavailableError("firestore") from err
+        return adopted
 
 
 def _to_doc(page: StoredPage) -> dict[str, Any]:
@@ -91,6 +160,10 @@ def _to_doc(page: StoredPage) -> dict[str, Any]:
         "hero_image_url": page.hero_image_url,
         "gate_passed": page.gate_passed,
         "gate_ruleset": page.gate_ruleset,
+        "owner": page.owner,
+        "editor": page.editor,
+        "editor_key_id": page.editor_key_id,
+        "edit_source": page.edit_source,
     }
 
 
@@ -108,4 +181,8 @@ def _from_doc(doc: dict[str, Any] | None) -> StoredPage:
         hero_image_url=data.get("hero_image_url"),
         gate_passed=bool(data.get("gate_passed", True)),
         gate_ruleset=data.get("gate_ruleset", ""),
+        owner=data.get("owner", ""),
+        editor=data.get("editor", ""),
+        editor_key_id=data.get("editor_key_id", ""),
+        edit_source=data.get("edit_source", "api"),
     )

@@ -34,8 +34,10 @@ from backends.ports.jobs import (
     JobStore,
 )
 from backends.ports.keys import (
+    BOOTSTRAP_SCOPES,
     SCOPES,
     ApiKeyRecord,
+    BootstrapScope,
     KeyStore,
     Scope,
 )
@@ -52,11 +54,14 @@ from backends.ports.oauth import (
 )
 from backends.ports.pages import (
     PAGE_STATUSES,
+    VERSION_SOURCES,
     PageList,
     PageSource,
     PageStatus,
     PageStore,
     StoredPage,
+    VersionList,
+    VersionSource,
 )
 from backends.ports.signals import (
     AccountQuery,
@@ -80,16 +85,19 @@ from backends.ports.webhooks import (
 )
 
 __all__ = [
+    "BOOTSTRAP_SCOPES",
     "DELIVERY_STATUSES",
     "IDEMPOTENCY_LEASE",
     "IDEMPOTENCY_TTL",
     "PAGE_STATUSES",
     "SCOPES",
+    "VERSION_SOURCES",
     "AccountQuery",
     "ApiKeyRecord",
     "AuthorizationCodeRecord",
     "Blob",
     "BlobStore",
+    "BootstrapScope",
     "Cdn",
     "ConflictError",
     "DeliverLaterError",
@@ -127,6 +135,8 @@ __all__ = [
     "StreamQuery",
     "TaskQueue",
     "UnavailableError",
+    "VersionList",
+    "VersionSource",
     "WebhookEndpoint",
     "WebhookSecret",
     "WebhookStore",

@@ -9,8 +9,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
-Scope = Literal["content", "signals", "ingest"]
-SCOPES: tuple[Scope, ...] = ("content", "signals", "ingest")
+Scope = Literal["content", "signals", "ingest", "content_admin"]
+SCOPES: tuple[Scope, ...] = ("content", "signals", "ingest", "content_admin")
+# Scopes a key may have from the environment (CONTENT_API_KEY, ...) or a `make run` start;
+# `content_admin` (every partner's pages, issue 14) is issued by the operator CLI only.
+BootstrapScope = Literal["content", "signals", "ingest"]
+BOOTSTRAP_SCOPES: tuple[BootstrapScope, ...] = ("content", "signals", "ingest")
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,9 @@ class ApiKeyRecord:
     secret_hash: str
     created_at: datetime
     revoked_at: datetime | None = None
+    # Issued by a `make run` start (not the environment, not the CLI): the next start that
+    # prints new keys revokes it.
+    bootstrap: bool = False
 
     @property
     def active(self) -> bool:

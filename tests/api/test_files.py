@@ -64,6 +64,9 @@ SPEC_ENDPOINTS = [
 # DESIGN.md "Contract decisions": the endpoints it adds to SPEC's.
 DESIGN_ENDPOINTS = [
     ("get", "/api/public/content/jobs/{id}"),
+    ("get", "/api/public/content/pages/{slug}/versions"),
+    ("get", "/api/public/content/pages/{slug}/versions/{n}"),
+    ("post", "/api/public/content/pages/{slug}/versions/{n}/restore"),
     ("delete", "/api/public/v1/signals/people/{email}"),
     ("post", "/api/public/v1/signals/events"),
     ("post", "/api/public/v1/collect"),

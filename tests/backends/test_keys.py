@@ -121,3 +121,29 @@ def test_the_firestore_emulator_fixture_exports_its_host(request: pytest.Fixture
     proc: ManagedProcess = request.getfixturevalue("firestore_emulator")
 
     assert proc.proc.poll() is None
+
+
+def test_a_bootstrap_key_reads_back_as_one(store: KeyStore) -> None:
+    """Issue 14: the keys a `make run` start printed are marked, so the next start revokes them."""
+    raw, record = issue_key(store, partner="local", scope="signals", now=NOW, bootstrap=True)
+    issue_key(store, partner="acme", scope="signals", now=NOW)
+
+    marked = {r.key_id: r.bootstrap for r in store.list_keys()}
+
+    assert marked[record.key_id] is True
+    assert sorted(marked.values()) == [False, True]
+    assert KeyRing(store, {}).authenticate(raw, "signals") is not None
+
+
+def test_a_content_admin_key_opens_content_routes_only_when_asked(store: KeyStore) -> None:
+    """Issue 14: a content_admin key (its scope holds `_`) authenticates where it is accepted."""
+    raw, record = issue_key(store, partner="ops", scope="content_admin", now=NOW)
+    ring = KeyRing(store, {})
+
+    admin = ring.authenticate(raw, "content", also=("content_admin",))
+
+    assert admin is not None
+    assert (admin.key_id, admin.partner, admin.admin) == (record.key_id, "ops", True)
+    assert ring.authenticate(raw, "content") is None
+    assert ring.authenticate(raw, "signals") is None
+    assert ring.authenticate(raw.replace("content_admin", "content"), "content") is None

@@ -33,9 +33,13 @@ def store_page(
     *,
     status: PageStatus = "published",
     page_input: dict[str, Any] | None = None,
+    owner: str = "bootstrap",
     **changes: Any,
 ) -> StoredPage:
-    """Write a page straight into the store (no gate), one version above what is there."""
+    """Write a page straight into the store (no gate), one version above what is there.
+
+    `owner` defaults to the partner of the tests' environment content key.
+    """
     current = pages.get_page(slug)
     version = current.version if current else 0
     page = StoredPage(
@@ -47,5 +51,7 @@ def store_page(
         created_at=STORED_AT,
         updated_at=STORED_AT,
         published_at=STORED_AT if status == "published" else None,
+        owner=current.owner if current else owner,
+        editor=owner,
     )
     return pages.save_page(page, expected_version=version)

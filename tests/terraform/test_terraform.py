@@ -61,6 +61,14 @@ NOT_IN_THE_CLOUD = {
     "generation_threads": "embedded mode only",
     "pubsub_emulator_host": "emulated mode only",
     "push_oidc_jwks_url": "Google's JWKS is the default",
+    "rate_limit_window_seconds": "the defaults are the policy; Cloud Armor limits per IP in front",
+    "rate_limit_content": "the defaults are the policy; Cloud Armor limits per IP in front",
+    "rate_limit_content_admin": "the defaults are the policy; Cloud Armor limits per IP in front",
+    "rate_limit_signals": "the defaults are the policy; Cloud Armor limits per IP in front",
+    "rate_limit_ingest": "the defaults are the policy; Cloud Armor limits per IP in front",
+    "rate_limit_public": "the defaults are the policy; Cloud Armor limits per IP in front",
+    "page_history_limit": "every version is kept by default (content-api.md)",
+    "existing_pages_owner": "documented default (`bootstrap`); set once to adopt old pages",
 }
 
 

@@ -1,0 +1,294 @@
+"""Page use cases (issue 14): who may see and change a page, the optimistic write loop, history
+and restore. Keyword-only functions over the PageStore port; the Content API views and the
+operator CLI both call them and translate the errors below into answers.
+
+A page belongs to the partner whose key created it (`owner`). Another partner's key sees no
+such page (NotFoundError, as for a slug nobody has) and may not take its slug (SlugTakenError);
+an admin editor (a `content_admin` key, or the operator CLI) sees and changes every page, and
+the owner stays the owner. Every write stamps the version with who wrote it and how.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from backends.ports import (
+    ConflictError,
+    NotFoundError,
+    PageList,
+    PageStatus,
+    PageStore,
+    StoredPage,
+    VersionList,
+    VersionSource,
+)
+from gate.check import check_page, parse_page
+from schemas.catalog import Brand
+from schemas.content import SitePageInput
+from schemas.errors import Issue
+from schemas.page_changes import merge_patch, patched, replaced, restored, unpublished
+
+__all__ = [
+    "BusyError",
+    "Editor",
+    "GateRefusedError",
+    "PreconditionFailedError",
+    "SlugTakenError",
+    "change_page",
+    "check_slug_free",
+    "find_page",
+    "find_version",
+    "list_history",
+    "list_visible_pages",
+    "publish_page",
+    "replace_page",
+    "restore_version",
+    "unpublish_page",
+]
+
+ATTEMPTS = 5  # re-read and retry when another writer got there first (no precondition given)
+Precondition = Callable[[StoredPage], bool]
+PageChange = Callable[[StoredPage], StoredPage | None]
+
+
+@dataclass(frozen=True)
+class Editor:
+    """Who writes: a partner's key, or an admin (a `content_admin` key, the operator CLI)."""
+
+    partner: str
+    key_id: str
+    admin: bool = False
+
+    def sees(self, page: StoredPage) -> bool:
+        """True if this editor may read and change `page`."""
+        return self.admin or page.owner == self.partner
+
+
+class SlugTakenError(Exception):
+    """The slug belongs to another partner's page; nothing was changed."""
+
+
+class PreconditionFailedError(Exception):
+    """If-Match / If-None-Match did not hold; `current` is the page as stored (if visible)."""
+
+    def __init__(self, current: StoredPage | None) -> None:
+        super().__init__("precondition failed")
+        self.current = current
+
+
+class GateRefusedError(Exception):
+    """The page failed the schema or the quality gate; nothing was changed."""
+
+    def __init__(self, issues: list[Issue]) -> None:
+        super().__init__(f"{len(issues)} issues")
+        self.issues = issues
+
+
+class BusyError(Exception):
+    """The page kept changing under this write; the caller may retry."""
+
+
+def find_page(pages: PageStore, slug: str, *, editor: Editor) -> StoredPage:
+    """The page if this editor may see it. Raises: NotFoundError (absent or another's)."""
+    page = pages.get_page(slug)
+    if page is None or not editor.sees(page):
+        raise NotFoundError(slug)
+    return page
+
+
+def check_slug_free(pages: PageStore, slug: str, *, editor: Editor) -> StoredPage | None:
+    """The page of this slug if the editor may write it (None if there is none).
+
+    Raises: SlugTakenError when another partner owns it.
+    """
+    page = pages.get_page(slug)
+    if page is not None and not editor.sees(page):
+        raise SlugTakenError(slug)
+    return page
+
+
+def list_visible_pages(
+    pages: PageStore,
+    *,
+    editor: Editor,
+    status: PageStatus | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+    owner: str | None = None,
+) -> PageList:
+    """The editor's own pages, newest first; an admin sees every partner's (or one `owner`'s).
+
+    A partner asking for another partner's pages gets none, as if that partner had none.
+    """
+    if not editor.admin and owner not in (None, editor.partner):
+        return PageList(pages=())
+    scope = owner if editor.admin else editor.partner
+    return pages.list_pages(status=status, cursor=cursor, limit=limit, owner=scope)
+
+
+def list_history(
+    pages: PageStore, slug: str, *, editor: Editor, cursor: str | None = None, limit: int = 50
+) -> VersionList:
+    """A visible page's kept versions, newest first. Raises: NotFoundError, ValueError (cursor)."""
+    find_page(pages, slug, editor=editor)
+    return pages.list_versions(slug, cursor=cursor, limit=limit)
+
+
+def find_version(pages: PageStore, slug: str, version: int, *, editor: Editor) -> StoredPage:
+    """One kept version of a visible page. Raises: NotFoundError."""
+    find_page(pages, slug, editor=editor)
+    found = pages.get_version(slug, version)
+    if found is None:
+        raise NotFoundError(f"{slug} v{version}")
+    return found
+
+
+def stamp(
+    page: StoredPage, *, editor: Editor, source: VersionSource, owner: str | None
+) -> StoredPage:
+    """The page as written by `editor`: a new page is the editor's own."""
+    return replace(
+        page,
+        owner=owner or editor.partner,
+        editor=editor.partner,
+        editor_key_id=editor.key_id,
+        edit_source=source,
+    )
+
+
+def replace_page(
+    pages: PageStore,
+    page: SitePageInput,
+    *,
+    editor: Editor,
+    ruleset: str,
+    clock: Callable[[], datetime],
+    check: Callable[[StoredPage | None], None] | None = None,
+    conditional: bool = False,
+) -> StoredPage:
+    """Create or replace the page of `page.slug` (POST). `check` raises PreconditionFailedError.
+
+    Raises: SlugTakenError, PreconditionFailedError, BusyError.
+    """
+    for _ in range(ATTEMPTS):
+        current = check_slug_free(pages, page.slug, editor=editor)
+        if check is not None:
+            check(current)
+        new = replaced(current, page, source="api", ruleset=ruleset, now=clock())
+        new = stamp(new, editor=editor, source="api", owner=current.owner if current else None)
+        try:
+            return pages.save_page(new, expected_version=current.version if current else 0)
+        except ConflictError:
+            if conditional:
+                raise PreconditionFailedError(None) from None
+    raise BusyError(page.slug)
+
+
+def change_page(
+    pages: PageStore,
+    slug: str,
+    change: PageChange,
+    *,
+    editor: Editor,
+    source: VersionSource = "api",
+    precondition: Precondition | None = None,
+) -> StoredPage:
+    """Read, check the precondition, change, save at the version read; retry lost races when
+    unconditional. `change` returning None leaves the page as it is.
+
+    Raises: NotFoundError, PreconditionFailedError, BusyError, and whatever `change` raises.
+    """
+    for _ in range(ATTEMPTS):
+        current = find_page(pages, slug, editor=editor)
+        if precondition is not None and not precondition(current):
+            raise PreconditionFailedError(current)
+        new = change(current)
+        if new is None:
+            return current
+        new = stamp(new, editor=editor, source=source, owner=current.owner)
+        try:
+            return pages.save_page(new, expected_version=current.version)
+        except ConflictError:
+            if precondition is not None:
+                raise PreconditionFailedError(None) from None
+    raise BusyError(slug)
+
+
+def gated(payload: object, *, brand: Brand) -> SitePageInput:
+    """The page if it passes schema and gate. Raises: GateRefusedError with every issue."""
+    issues = check_page(payload, brand=brand)
+    if issues:
+        raise GateRefusedError(issues)
+    return parse_page(payload)
+
+
+def restore_version(
+    pages: PageStore,
+    slug: str,
+    version: int,
+    *,
+    editor: Editor,
+    brand: Brand,
+    ruleset: str,
+    now: datetime,
+    precondition: Precondition | None = None,
+) -> StoredPage:
+    """Make kept version `version` the current one again, through today's gate.
+
+    Raises: NotFoundError, GateRefusedError (nothing changed), PreconditionFailedError, BusyError.
+    """
+    old = find_version(pages, slug, version, editor=editor)
+    gated(dict(old.page_input), brand=brand)
+    return change_page(
+        pages,
+        slug,
+        lambda current: restored(current, old, ruleset=ruleset, now=now),
+        editor=editor,
+        source="restore",
+        precondition=precondition,
+    )
+
+
+def publish_page(
+    pages: PageStore,
+    slug: str,
+    *,
+    editor: Editor,
+    brand: Brand,
+    ruleset: str,
+    now: datetime,
+    precondition: Precondition | None = None,
+) -> StoredPage:
+    """Publish a page (as PATCH `is_published: true`), through the gate; a no-op if live.
+
+    Raises: NotFoundError, GateRefusedError, PreconditionFailedError, BusyError.
+    """
+
+    def change(current: StoredPage) -> StoredPage | None:
+        if current.status == "published":
+            return None
+        merged = merge_patch(current.page_input, {"is_published": True})
+        return patched(current, gated(merged, brand=brand), ruleset=ruleset, now=now)
+
+    return change_page(pages, slug, change, editor=editor, precondition=precondition)
+
+
+def unpublish_page(
+    pages: PageStore,
+    slug: str,
+    *,
+    editor: Editor,
+    now: datetime,
+    precondition: Precondition | None = None,
+) -> StoredPage:
+    """Take a page off /p/{slug} (DELETE); a no-op if it is already unpublished.
+
+    Raises: NotFoundError, PreconditionFailedError, BusyError.
+    """
+
+    def change(current: StoredPage) -> StoredPage | None:
+        return None if current.status == "unpublished" else unpublished(current, now=now)
+
+    return change_page(pages, slug, change, editor=editor, precondition=precondition)

@@ -1,0 +1,109 @@
+"""Rate limits (issue 14): per key on the Content and Signal APIs, per client address on public
+reads; 429 `rate_limited` with Retry-After and the IETF RateLimit header fields."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+from api.app import create_app
+from api.keys import issue_key
+from backends.bundle import Backends
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config, build_backends
+from tests.conftest import CONTENT_KEY, SIGNALS_KEY
+
+pytestmark = pytest.mark.spec("ratelimits")
+
+PAGES = "/api/public/content/pages"
+RATELIMIT = re.compile(r'^"(?P<policy>[a-z_]+)";r=(?P<r>\d+);t=(?P<t>\d+)$')
+
+
+@pytest.fixture
+def tight(tmp_path: Path) -> Iterator[tuple[FlaskClient, Backends]]:
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        public_base_url="http://testserver",
+        content_api_key=CONTENT_KEY,
+        signals_api_key=SIGNALS_KEY,
+        rate_limit_content=3,
+        rate_limit_signals=2,
+        rate_limit_public=2,
+    )
+    backends = build_backends(settings)
+    yield create_app(app_config(settings), backends).test_client(), backends
+    backends.close()
+
+
+def test_a_key_past_its_limit_gets_429_while_another_key_goes_on(
+    tight: tuple[FlaskClient, Backends],
+) -> None:
+    """Issue 14: one key driven past its limit sees 429 with Retry-After and the RateLimit
+    fields; another partner's key is not throttled."""
+    client, backends = tight
+    other, _ = issue_key(backends.keys, partner="bravo", scope="content", now=backends.clock())
+    busy = {"x-api-key": CONTENT_KEY}
+
+    allowed = [client.get(PAGES, headers=busy) for _ in range(3)]
+    refused = client.get(PAGES, headers=busy)
+    elsewhere = [client.get(PAGES, headers={"x-api-key": other}) for _ in range(3)]
+
+    assert [r.status_code for r in allowed] == [200, 200, 200]
+    assert [r.headers["RateLimit"].split(";")[1] for r in allowed] == ["r=2", "r=1", "r=0"]
+    assert allowed[0].headers["RateLimit-Policy"] == '"content";q=3;w=60'
+    assert refused.status_code == 429
+    assert refused.get_json()["error"] == "rate_limited"
+    assert refused.headers["Content-Type"] == "application/problem+json"
+    fields = RATELIMIT.match(refused.headers["RateLimit"])
+    assert fields is not None
+    assert (fields["policy"], fields["r"]) == ("content", "0")
+    assert refused.headers["Retry-After"] == fields["t"]
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert refused.headers["RateLimit-Policy"] == '"content";q=3;w=60'
+    assert [r.status_code for r in elsewhere] == [200, 200, 200]
+
+
+def test_signal_keys_count_on_their_own_policy(tight: tuple[FlaskClient, Backends]) -> None:
+    """Issue 14: the Signal API counts per key under the `signals` policy."""
+    client, _ = tight
+    key = {"x-api-key": SIGNALS_KEY}
+
+    answers = [client.get("/api/public/v1/signals", headers=key) for _ in range(3)]
+
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    assert answers[0].headers["RateLimit-Policy"] == '"signals";q=2;w=60'
+    assert "Retry-After" in answers[2].headers
+
+
+def test_public_reads_count_per_client_address(tight: tuple[FlaskClient, Backends]) -> None:
+    """Issue 14: public reads are limited per client address, not per key."""
+    client, _ = tight
+
+    first = [
+        client.get("/api/public/v1/company", environ_base={"REMOTE_ADDR": "198.51.100.7"})
+        for _ in range(3)
+    ]
+    other = client.get("/api/public/v1/company", environ_base={"REMOTE_ADDR": "198.51.100.8"})
+
+    assert [a.status_code for a in first] == [200, 200, 429]
+    assert first[2].headers["RateLimit-Policy"] == '"public";q=2;w=60'
+    assert "Retry-After" in first[2].headers
+    # Cacheable answers carry no count: a shared cache would hand it to the next client.
+    assert "RateLimit" not in first[0].headers
+    assert other.status_code == 200
+
+
+def test_unkeyed_and_refused_requests_count_nothing(tight: tuple[FlaskClient, Backends]) -> None:
+    """Issue 14: a request with no valid key answers 401 and uses up no one's quota."""
+    client, _ = tight
+
+    wrong = [client.get(PAGES, headers={"x-api-key": "not-a-key-at-all"}) for _ in range(5)]
+    right = client.get(PAGES, headers={"x-api-key": CONTENT_KEY})
+
+    assert {r.status_code for r in wrong} == {401}
+    assert "RateLimit" not in wrong[0].headers
+    assert right.headers["RateLimit"] == '"content";r=2;t=60'

@@ -1,0 +1,170 @@
+"""Contract suite for PageStore's owners and history (issue 14), on SQLite and the emulator."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from backends.embedded.pages import SqlitePageStore
+from backends.embedded.sqlite import SqliteDatabase
+from backends.ports import ConflictError, PageStore, StoredPage
+
+pytestmark = pytest.mark.spec("content.history")
+
+NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+Factory = Callable[..., PageStore]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.emulator)])
+def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Factory]:
+    if request.param == "sqlite":
+        db = SqliteDatabase(tmp_path / "pages.sqlite3")
+        yield lambda keep_versions=0: SqlitePageStore(db, keep_versions=keep_versions)
+        return
+    request.getfixturevalue("firestore_emulator")
+    from backends.gcp.firestore import firestore_client
+    from backends.gcp.pages import FirestorePageStore
+
+    prefix = f"t{uuid.uuid4().hex[:10]}_"
+    client = firestore_client(project="demo-frontdoor")
+    yield lambda keep_versions=0: FirestorePageStore(
+        client, prefix=prefix, keep_versions=keep_versions
+    )
+
+
+def page(slug: str, version: int, *, owner: str = "acme", **changes: object) -> StoredPage:
+    stored = StoredPage(
+        slug=slug,
+        version=version,
+        status="published",
+        source="api",
+        page_input={"slug": slug, "title": f"Title {version}", "blocks": []},
+        created_at=NOW,
+        updated_at=NOW + timedelta(minutes=version),
+        owner=owner,
+        editor=owner,
+        editor_key_id=f"key-{owner}",
+        edit_source="api",
+    )
+    return replace(stored, **changes)  # type: ignore[arg-type]
+
+
+def write(store: PageStore, slug: str, versions: int, **changes: Any) -> None:
+    for n in range(1, versions + 1):
+        store.save_page(page(slug, n, **changes), expected_version=n - 1)
+
+
+def test_every_saved_version_is_kept_and_listed_newest_first(make_store: Factory) -> None:
+    """Issue 14: each save keeps its version, with who wrote it and how."""
+    store = make_store()
+    write(store, "launch", 3)
+    store.save_page(
+        page("launch", 4, editor="ops", editor_key_id="k-ops", edit_source="restore"),
+        expected_version=3,
+    )
+
+    listed = store.list_versions("launch")
+
+    assert [v.version for v in listed.versions] == [4, 3, 2, 1]
+    assert listed.next_cursor is None
+    assert listed.versions[0] == page(
+        "launch", 4, editor="ops", editor_key_id="k-ops", edit_source="restore"
+    )
+    assert store.get_version("launch", 2) == page("launch", 2)
+    assert store.get_version("launch", 9) is None
+    assert store.list_versions("nothing").versions == ()
+
+
+def test_versions_page_with_a_cursor(make_store: Factory) -> None:
+    """Issue 14: `limit` and the cursor walk the history with no gap and no repeat."""
+    store = make_store()
+    write(store, "launch", 5)
+
+    first = store.list_versions("launch", limit=2)
+    assert first.next_cursor is not None
+    second = store.list_versions("launch", limit=2, cursor=first.next_cursor)
+    assert second.next_cursor is not None
+    third = store.list_versions("launch", limit=2, cursor=second.next_cursor)
+
+    assert [v.version for v in (*first.versions, *second.versions, *third.versions)] == [
+        5,
+        4,
+        3,
+        2,
+        1,
+    ]
+    assert third.next_cursor is None
+    with pytest.raises(ValueError, match="cursor"):
+        store.list_versions("launch", cursor="not-ours")
+
+
+def test_a_lost_race_keeps_no_version(make_store: Factory) -> None:
+    """Issue 14: a refused write (stale version) adds nothing to the history."""
+    store = make_store()
+    write(store, "launch", 2)
+
+    with pytest.raises(ConflictError):
+        store.save_page(page("launch", 2, status="draft"), expected_version=1)
+
+    assert [v.version for v in store.list_versions("launch").versions] == [2, 1]
+    assert store.get_version("launch", 2) == page("launch", 2)
+
+
+def test_a_retention_limit_keeps_the_newest_versions(make_store: Factory) -> None:
+    """Issue 14: with a limit of N, only the newest N versions of each page stay."""
+    store = make_store(keep_versions=2)
+    write(store, "launch", 4)
+
+    assert [v.version for v in store.list_versions("launch").versions] == [4, 3]
+    assert store.get_version("launch", 1) is None
+
+
+def test_the_list_filters_by_owner(make_store: Factory) -> None:
+    """Issue 14: a partner's list holds its own pages only; no owner filter lists all."""
+    store = make_store()
+    write(store, "acme-one", 1)
+    write(store, "bravo-one", 1, owner="bravo")
+    write(store, "acme-two", 2)
+
+    acme = store.list_pages(owner="acme")
+    acme_published = store.list_pages(owner="acme", status="published", limit=1)
+    everyone = store.list_pages()
+
+    assert [p.slug for p in acme.pages] == ["acme-two", "acme-one"]
+    assert [p.slug for p in acme_published.pages] == ["acme-two"]
+    assert acme_published.next_cursor is not None
+    assert {p.slug for p in everyone.pages} == {"acme-one", "acme-two", "bravo-one"}
+
+
+@pytest.mark.emulator
+def test_firestore_pages_from_before_owners_are_adopted_once(
+    firestore_emulator: object,
+) -> None:
+    """Issue 14: a page document with no owner gets the configured one and a first version."""
+    from backends.gcp.firestore import firestore_client
+    from backends.gcp.pages import FirestorePageStore
+
+    prefix = f"t{uuid.uuid4().hex[:10]}_"
+    client = firestore_client(project="demo-frontdoor")
+    store = FirestorePageStore(client, prefix=prefix)
+    store.save_page(page("old", 1), expected_version=0)
+    client.collection(f"{prefix}pages").document("old").update({"owner": "", "editor": ""})
+    client.collection(f"{prefix}pages").document("old").collection("versions").document(
+        f"{1:010d}"
+    ).delete()
+
+    adopted = store.adopt_unowned_pages("bootstrap")
+    again = store.adopt_unowned_pages("someone-else")
+
+    found = store.get_page("old")
+    assert (adopted, again) == (1, 0)
+    assert found is not None
+    assert found.owner == "bootstrap"
+    assert [v.owner for v in store.list_versions("old").versions] == ["bootstrap"]
+    assert [p.slug for p in store.list_pages(owner="bootstrap").pages] == ["old"]

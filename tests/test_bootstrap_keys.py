@@ -1,0 +1,111 @@
+"""Issue 14: two `make run` starts on one DATA_DIR: only the second start's printed keys work.
+
+Each start runs the real served process (`python -m frontdoor.serve`, as `make run` does) with
+no keys in the environment, so it prints new ones; a key issued with the CLI is untouched.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from frontdoor.cli import cli
+from tests.emulators import REPO, free_port, http_ok, start_process
+
+PRINTED = re.compile(r"^\s+(CONTENT|SIGNALS|INGEST)_API_KEY=(\S+)$", re.MULTILINE)
+ROUTES = {
+    "CONTENT": "/api/public/content/pages",
+    "SIGNALS": "/api/public/v1/signals",
+    "INGEST": "/api/public/v1/signals/people/nobody@example.com",
+}
+
+
+def start_and_stop(data_dir: Path) -> dict[str, str]:
+    """One `make run` start: the keys it printed; the process is stopped again."""
+    port = free_port()
+    env = {
+        "BACKEND": "embedded",
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "DATA_DIR": str(data_dir),
+        "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}",
+        "CONTENT_API_KEY": "",
+        "SIGNALS_API_KEY": "",
+        "INGEST_API_KEY": "",
+        "LOG_LEVEL": "WARNING",
+        "WORKERS": "1",
+    }
+    proc = start_process(
+        "bootstrap-keys",
+        [sys.executable, "-m", "frontdoor.serve"],
+        port=port,
+        ready=http_ok("/healthz"),
+        env=env,
+        cwd=REPO,
+    )
+    proc.stop()
+    return dict(PRINTED.findall(proc.log_path.read_text(errors="replace")))
+
+
+def answers(base_url: str, scope: str, key: str) -> int:
+    method = "DELETE" if scope == "INGEST" else "GET"
+    request = urllib.request.Request(  # noqa: S310  # loopback URL built above
+        base_url + ROUTES[scope], headers={"x-api-key": key}, method=method
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310  # loopback
+            return int(response.status)
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+@pytest.mark.spec("keys.bootstrap")
+def test_a_second_start_revokes_the_keys_the_first_start_printed(tmp_path: Path) -> None:
+    """Issue 14: a start that prints new bootstrap keys revokes those of earlier starts; keys
+    issued with the CLI stay valid."""
+    data_dir = tmp_path / "data"
+    first = start_and_stop(data_dir)
+    issued = CliRunner().invoke(
+        cli,
+        ["keys", "issue", "--partner", "acme", "--scope", "content", "--quiet"],
+        obj={},
+        env={"DATA_DIR": str(data_dir)},
+    )
+    second = start_and_stop(data_dir)
+    port = free_port()
+    env = {
+        "DATA_DIR": str(data_dir),
+        "PORT": str(port),
+        "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}",
+        "SIGNALS_API_KEY": "fixed-signals-key-0123456789",
+        "CONTENT_API_KEY": "fixed-content-key-0123456789",
+        "INGEST_API_KEY": "fixed-ingest-key-012345678901",
+        "LOG_LEVEL": "WARNING",
+    }
+    served = start_process(
+        "bootstrap-keys-check",
+        [sys.executable, "-m", "frontdoor.serve"],
+        port=port,
+        ready=http_ok("/healthz"),
+        env=env,
+        cwd=REPO,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        old = {scope: answers(base, scope, key) for scope, key in first.items()}
+        new = {scope: answers(base, scope, key) for scope, key in second.items()}
+        cli_key = answers(base, "CONTENT", issued.output.strip())
+    finally:
+        served.stop()
+
+    assert sorted(first) == sorted(second) == ["CONTENT", "INGEST", "SIGNALS"]
+    assert set(first.values()).isdisjoint(second.values())
+    assert old == {"CONTENT": 401, "SIGNALS": 401, "INGEST": 401}
+    assert new == {"CONTENT": 200, "SIGNALS": 200, "INGEST": 200}
+    assert cli_key == 200
