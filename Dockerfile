@@ -17,9 +17,11 @@ COPY pyproject.toml README.md ./
 COPY frontdoor/ frontdoor/
 COPY api/ api/
 COPY backends/ backends/
+COPY domain/ domain/
 COPY gate/ gate/
 COPY renderers/ renderers/
 COPY schemas/ schemas/
+COPY services/ services/
 COPY workers/ workers/
 RUN pip install . && pip check
 

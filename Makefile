@@ -6,9 +6,9 @@ STAMP := $(VENV)/.installed-stamp
 TASKS_VENV := .venv-tasks
 CHECKOV_VENV := .venv-checkov
 
-.PHONY: run run-emulated test lint bench setup format clean terraform-check
+.PHONY: run run-emulated test lint bench bench-tools setup format clean terraform-check
 
-setup: $(STAMP) $(TASKS_VENV)/bin/gcloud-tasks-emulator $(CHECKOV_VENV)/bin/checkov
+setup: $(STAMP) $(TASKS_VENV)/bin/gcloud-tasks-emulator $(CHECKOV_VENV)/bin/checkov tests/node_modules/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,15 @@ $(TASKS_VENV)/bin/gcloud-tasks-emulator: requirements-tasks-emulator.txt
 $(CHECKOV_VENV)/bin/checkov: requirements-checkov.txt
 	$(PYTHON) -m venv $(CHECKOV_VENV)
 	$(CHECKOV_VENV)/bin/pip install --quiet -r requirements-checkov.txt
+	touch $@
+
+# Node tools, each from its lockfile: the MCP Inspector's CLI for the tests, Lighthouse for bench.
+tests/node_modules/.installed: tests/package.json tests/package-lock.json
+	npm ci --prefix tests --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+
+bench/node_modules/.installed: bench/package.json bench/package-lock.json
+	npm ci --prefix bench --no-audit --no-fund --loglevel=error
 	touch $@
 
 # terraform init cannot reach the registry offline: fmt and checkov are the checks we can run.
@@ -53,7 +62,16 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: $(STAMP)
+# Debian's wrk and chromium (as .ci/run installs them), then every benchmark.
+bench-tools:
+	@need=""; command -v wrk >/dev/null || need="$$need wrk"; \
+	command -v chromium >/dev/null || need="$$need chromium fonts-liberation"; \
+	if [ -n "$$need" ]; then \
+	  echo "installing$$need"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need >/dev/null; \
+	fi
+
+bench: $(STAMP) bench/node_modules/.installed bench-tools
 	$(BIN)/python -m bench
 
 clean:

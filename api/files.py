@@ -1,37 +1,28 @@
 """The machine-readable files: OpenAPI, llms.txt, AGENTS.md, API docs, sitemaps, robots, portal.
 
-Every body is rendered once when the app is created (content and models are fixed at start)
-and served with open CORS, Cache-Control and a strong ETag (304 on a match), like the public
-read API. Only the sitemaps may change at run time: pass `page_entries` to list published
-landing pages, and they are rendered per request (the ETag still follows the bytes).
+Every body is rendered once, on the first request for any of them (content and models are
+fixed at start; rendering the OpenAPI document and the portal takes about a quarter of a
+second, which a cold start does not pay, bench/bench_startup.py), and served with open CORS,
+Cache-Control and a strong ETag (304 on a match), like the public read API. Only the sitemaps
+may change at run time: pass `page_entries` to list published landing pages, and they are
+rendered per request (the ETag still follows the bytes).
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterable
 
 from flask import Blueprint, Response
 
 from api.errors import TITLES, ApiError
 from api.http_cache import CachedBody, cached_response
-from renderers.api_reference import build_reference
-from renderers.developers import render_manifest, render_portal_html, render_portal_markdown
-from renderers.error_pages import render_error_page
 from renderers.sitemap import SitemapEntry, render_image_sitemap, render_sitemap
-from renderers.text_files import (
-    DOC_FILES,
-    error_rows,
-    expand_doc,
-    render_llms_full,
-    render_llms_txt,
-    render_robots,
-)
+from renderers.text_files import DOC_FILES
 from schemas.catalog import Catalog
-from schemas.openapi import build_openapi
-from schemas.operation import ERROR_MEANINGS
 
-__all__ = ["SITEMAP_PATHS", "create_files_blueprint"]
+__all__ = ["FILE_PATHS", "SITEMAP_PATHS", "create_files_blueprint", "render_files"]
 
 MARKDOWN = "text/markdown"
 TEXT = "text/plain"
@@ -49,7 +40,38 @@ SITEMAP_PATHS = (
     "/mcp.md",
 )
 
+# Every fixed file render_files gives, known before it runs (a test keeps the two equal).
+FILE_PATHS = (
+    "/openapi.json",
+    "/api/openapi.json",
+    "/llms.txt",
+    "/llms-full.txt",
+    "/robots.txt",
+    "/developers",
+    "/developers.md",
+    "/developers.json",
+    *DOC_FILES,
+)
+
 PageEntries = Callable[[], Iterable[SitemapEntry]]
+
+
+class _RenderedOnce:
+    """Bodies rendered by the first request that needs one (others wait for it)."""
+
+    def __init__(self, render: Callable[[], dict[str, CachedBody]]) -> None:
+        self._render = render
+        self._bodies: dict[str, CachedBody] | None = None
+        self._lock = threading.Lock()
+
+    def bodies(self) -> dict[str, CachedBody]:
+        bodies = self._bodies
+        if bodies is None:
+            with self._lock:
+                if self._bodies is None:
+                    self._bodies = self._render()
+                bodies = self._bodies
+        return bodies
 
 
 def create_files_blueprint(
@@ -61,13 +83,17 @@ def create_files_blueprint(
 ) -> Blueprint:
     """Every file of SPEC's machine-readable table, rendered from content/ and the models."""
     bp = Blueprint("files", __name__)
-    for path, body in render_files(catalog, base_url, auth_url=auth_url).items():
-        bp.add_url_rule(path, _endpoint(path), _static_view(body))
-    error_pages = render_error_pages(base_url)
+    for source in DOC_FILES.values():
+        if source not in catalog.docs:
+            raise ValueError(f"content/docs/{source} is missing: it is one of the served docs")
+    rendered = _RenderedOnce(lambda: render_files(catalog, base_url, auth_url=auth_url))
+    for path in FILE_PATHS:
+        bp.add_url_rule(path, _endpoint(path), _file_view(rendered, path))
+    error_pages = _RenderedOnce(lambda: render_error_pages(base_url))
 
     @bp.get("/errors/<code>")
     def get_error_page(code: str) -> Response:
-        body = error_pages.get(code)
+        body = error_pages.bodies().get(code)
         if body is None:
             raise ApiError(404, "not_found", f"No error code {code}")
         return cached_response(body)
@@ -97,6 +123,19 @@ def create_files_blueprint(
 
 def render_files(catalog: Catalog, base_url: str, *, auth_url: str | None) -> dict[str, CachedBody]:
     """Path -> prepared body for every fixed file."""
+    # The renderers load with the first file asked for, not with the app (bench_startup).
+    from renderers.api_reference import build_reference
+    from renderers.developers import render_manifest, render_portal_html, render_portal_markdown
+    from renderers.text_files import (
+        error_rows,
+        expand_doc,
+        render_llms_full,
+        render_llms_txt,
+        render_robots,
+    )
+    from schemas.openapi import build_openapi
+    from schemas.operation import ERROR_MEANINGS
+
     openapi = build_openapi(base_url=base_url, auth_url=auth_url, catalog=catalog)
     reference = build_reference(openapi)
     errors = error_rows(ERROR_MEANINGS, TITLES)
@@ -143,6 +182,10 @@ def render_files(catalog: Catalog, base_url: str, *, auth_url: str | None) -> di
 
 def render_error_pages(base_url: str) -> dict[str, CachedBody]:
     """The page each problem body's `type` names, for every code the service answers."""
+    from renderers.error_pages import render_error_page
+    from renderers.text_files import error_rows
+    from schemas.operation import ERROR_MEANINGS
+
     statuses = {code.strip("`"): status for status, code, _ in error_rows(ERROR_MEANINGS, TITLES)}
     return {
         code: CachedBody.of(
@@ -159,8 +202,8 @@ def _endpoint(path: str) -> str:
     return "file_" + path.strip("/").replace("/", "_").replace(".", "_").replace("-", "_")
 
 
-def _static_view(body: CachedBody) -> Callable[[], Response]:
+def _file_view(rendered: _RenderedOnce, path: str) -> Callable[[], Response]:
     def view() -> Response:
-        return cached_response(body)
+        return cached_response(rendered.bodies()[path])
 
     return view

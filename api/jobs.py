@@ -60,7 +60,8 @@ def create_jobs_blueprint() -> Blueprint:
         if job is None or (job.partner != principal.partner and not principal.admin):
             raise ApiError(404, "not_found", f"No job {job_id!r}")
         page = _page_json(job) if job.status == "succeeded" else None
-        return _json({"ok": True, "job": _view(job), "page": page}, 200)
+        view = _view(job)
+        return _json({"ok": True, "job": view, "page": page, "notes": view["notes"]}, 200)
 
     return bp
 
@@ -145,12 +146,13 @@ def _answer(job: JobRecord, *, created: bool) -> Response:
     if job.status == "succeeded":
         page = _page_json(job)
         if page is not None:
-            response = _json({"ok": True, "page": page, "job": view}, 201)
+            body = {"ok": True, "page": page, "job": view, "notes": view["notes"]}
+            response = _json(body, 201)
             response.headers["Location"] = f"/api/public/content/pages/{job.page_slug}"
             response.headers["ETag"] = f'"v{page["version"]}"'  # as api.page_records.etag
             return response
     if job.status == "failed" and job.error is not None:
-        extra: dict[str, Any] = {"job": view}
+        extra: dict[str, Any] = {"job": view, "notes": view["notes"]}
         if job.error.code == "invalid_payload":
             raise ApiError(
                 422,

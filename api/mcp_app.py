@@ -10,6 +10,7 @@ rate limit on /register; `scope=` on the 403 insufficient_scope challenge; CORS 
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -19,12 +20,11 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
-from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
 from mcp.server.auth.provider import ProviderTokenVerifier, TokenVerifier
 from mcp.server.auth.routes import build_metadata, cors_middleware, create_auth_routes
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import MCPServer
-from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
@@ -36,8 +36,8 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.jwt_verifier import JwtTokenVerifier
-from api.mcp_fast_path import FastPathConfig
-from api.mcp_tools import FIXED_RESULT_TOOLS, create_mcp_server
+from api.mcp_paths import PRM_ROOT
+from api.mcp_tools import create_mcp_server
 from api.oauth_clients import presented_client_secrets, secrets_in_request
 from api.oauth_config import OAuthConfig, sha256_hex
 from api.oauth_provider import BuiltinOAuthProvider, token_request_resource
@@ -46,9 +46,7 @@ from backends.ports import Mailer, OAuthStore
 from schemas.catalog import Catalog
 
 SCOPES = ("openid", "email", "profile")
-# The protocol versions the WSGI fast path may answer (one per era; others go to the SDK).
-FAST_PATH_VERSIONS = frozenset({"2025-11-25", "2026-07-28"})
-PRM_ROOT = "/.well-known/oauth-protected-resource"
+INVALID_REQUEST = -32600  # JSON-RPC 2.0
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 MCP_ALLOW_HEADERS = [
     "Authorization",
@@ -82,13 +80,11 @@ class McpConfig:
 
 @dataclass(frozen=True)
 class McpAsgiApp:
-    """The Starlette app, the exact paths it serves, the MCP server inside it, and what the
-    WSGI fast path (api.mcp_fast_path) checks with: the same SDK objects as /mcp."""
+    """The Starlette app, the exact paths it serves and the MCP server inside it."""
 
     app: Starlette
     paths: frozenset[str]
     mcp: MCPServer
-    fast_path: FastPathConfig
 
 
 def create_mcp_asgi_app(
@@ -134,11 +130,9 @@ def create_mcp_asgi_app(
         stateless_http=True, json_response=True, transport_security=_transport_security(config)
     )
     prm = _prm_endpoint(config.resource, issuer, catalog.company.name)
-    require_auth: object = None
     for route in mcp_app.routes:
         if isinstance(route, Route) and route.path == "/mcp":
-            require_auth = route.app
-            route = Route("/mcp", endpoint=_mcp_cors(_ScopeChallenge(route.app)))
+            route = Route("/mcp", endpoint=_mcp_cors(_JsonRefusals(_ScopeChallenge(route.app))))
         elif isinstance(route, Route) and route.path.startswith(PRM_ROOT):
             route = Route(route.path, endpoint=prm, methods=["GET", "OPTIONS"])
         routes.append(route)
@@ -151,20 +145,7 @@ def create_mcp_asgi_app(
 
     app = Starlette(routes=routes, middleware=mcp_app.user_middleware, lifespan=lifespan)
     paths = frozenset(r.path for r in routes if isinstance(r, Route))
-    backend = next((m.kwargs.get("backend") for m in mcp_app.user_middleware), None)
-    if not isinstance(require_auth, RequireAuthMiddleware) or not isinstance(
-        backend, BearerAuthBackend
-    ):
-        raise RuntimeError("the SDK's /mcp app no longer has the auth layers the fast path uses")
-    fast_path = FastPathConfig(
-        path="/mcp",
-        auth=backend,
-        required_scopes=tuple(require_auth.required_scopes),
-        security=TransportSecurityMiddleware(mcp.session_manager.security_settings),
-        versions=FAST_PATH_VERSIONS,
-        memo_tools=FIXED_RESULT_TOOLS,
-    )
-    return McpAsgiApp(app=app, paths=paths, mcp=mcp, fast_path=fast_path)
+    return McpAsgiApp(app=app, paths=paths, mcp=mcp)
 
 
 def _authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRoute]:
@@ -285,6 +266,55 @@ class _ScopeChallenge:
             await send(message)
 
         await self.app(scope, receive, send_with_scope)
+
+
+class _JsonRefusals:
+    """The SDK's plain-text refusals on /mcp (its Host, Origin, Content-Type and body-size
+    checks) as the JSON-RPC error body it sends for its other refusals; status unchanged."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        held: Message | None = None
+        text: list[bytes] = []
+
+        async def send_json(message: Message) -> None:
+            nonlocal held
+            if message["type"] == "http.response.start":
+                content_type = Headers(raw=message["headers"]).get("content-type", "")
+                if message["status"] >= 400 and not content_type.startswith("application/json"):
+                    held = message
+                    return
+            elif held is not None and message["type"] == "http.response.body":
+                text.append(message.get("body", b""))
+                if message.get("more_body", False):
+                    return
+                body = json.dumps(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": None,
+                        "error": {
+                            "code": INVALID_REQUEST,
+                            "message": b"".join(text).decode("utf-8", "replace"),
+                        },
+                    }
+                ).encode()
+                kept = [
+                    (k, v)
+                    for k, v in held["headers"]
+                    if k.lower() not in (b"content-type", b"content-length")
+                ]
+                headers = [
+                    *kept,
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ]
+                await send({**held, "headers": headers})
+                message = {"type": "http.response.body", "body": body}
+            await send(message)
+
+        await self.app(scope, receive, send_json)
 
 
 class _UnknownClient:

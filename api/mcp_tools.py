@@ -42,21 +42,6 @@ and what it costs. To read one experiment or role, list first (list_experiments,
 list_careers) and pass a `slug` from the list to get_experiment or get_career.
 """
 
-# Tools whose result is a pure function of their arguments and of the catalog loaded at start
-# (no caller, clock or store in it): the /mcp fast path may replay the SDK's answer for the
-# same arguments (api.mcp_fast_path). A tool that reads the caller (get_access_token) or
-# anything that changes must stay out of this set.
-FIXED_RESULT_TOOLS = frozenset(
-    {
-        "get_company_info",
-        "list_experiments",
-        "get_experiment",
-        "list_blog_posts",
-        "list_careers",
-        "get_career",
-    }
-)
-
 Slug = Annotated[str, Field(min_length=1, max_length=120, examples=["launch-week"])]
 
 

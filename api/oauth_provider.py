@@ -50,7 +50,8 @@ T = TypeVar("T")
 token_request_resource: ContextVar[str | None] = ContextVar("token_request_resource", default=None)
 
 # An access token found valid is trusted this long without a store read, so /mcp's check on
-# every request is a dict lookup (issue 7's bench: the read was most of a fast-path answer).
+# an agent's burst of stateless requests is a dict lookup (bench_mcp's tools/call: 811/s with
+# it, 477/s without, on the embedded store; on Firestore each read is a round trip).
 # A revocation through this process forgets them all at once; one made through another
 # process takes effect here within this time.
 VERIFIED_TOKEN_TTL = timedelta(seconds=1)

@@ -23,14 +23,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from api.mcp_paths import CODE_PATH, CONSENT_PATH, SIGNIN_PATH
 from api.oauth_config import sha256_hex
 from api.oauth_provider import BuiltinOAuthProvider
 from backends.ports import Mailer, PendingAuthorization
 
 logger = logging.getLogger(__name__)
 
-SIGNIN_PATH, CODE_PATH, CONSENT_PATH = "/oauth/signin", "/oauth/code", "/oauth/consent"
-PATHS = frozenset({SIGNIN_PATH, CODE_PATH, CONSENT_PATH})
 COOKIE = "fd_signin"
 NO_STORE = {
     "Cache-Control": "no-store",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -26,6 +27,31 @@ from renderers.sitemap import SitemapEntry
 from schemas.content import SLUG_PATTERN, SitePageInput
 
 logger = logging.getLogger(__name__)
+
+
+class _NotFoundPage:
+    """The on-brand 404, rendered by the first request that needs it (others wait): compiling
+    its templates is a noticeable part of a cold start (bench/bench_startup.py)."""
+
+    def __init__(self, site: Site) -> None:
+        self._site = site
+        self._page: CachedPage | None = None
+        self._lock = threading.Lock()
+
+    def response(self) -> Response:
+        page = self._page
+        if page is None:
+            with self._lock:
+                if self._page is None:
+                    self._page = CachedPage.of(
+                        render_not_found(site=self._site),
+                        cache_control=NOT_FOUND_CACHE_CONTROL,
+                        noindex=True,
+                        status=404,
+                    )
+                page = self._page
+        return page.response()
+
 
 _SLUG = re.compile(SLUG_PATTERN)
 CONTENT_PATH = "/api/public/content/"
@@ -51,9 +77,7 @@ def create_pages_blueprint(
     bp = Blueprint("pages", __name__)
     cache = PageCache(cache_size)
     lookup = PageLookup(pages, freshness=freshness_seconds, monotonic=monotonic)
-    not_found = CachedPage.of(
-        render_not_found(site=site), cache_control=NOT_FOUND_CACHE_CONTROL, noindex=True, status=404
-    )
+    not_found = _NotFoundPage(site)
     assets = {name: _asset_body(asset) for name, asset in site.assets.by_name().items()}
 
     def rendered(stored: StoredPage, *, form_state: FormState, preview: bool) -> CachedPage:

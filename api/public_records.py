@@ -13,7 +13,7 @@ from schemas.public import BlogPost, Company, Experiment, ExperimentDetail, Role
 
 
 class _Payload(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
 
 class CompanyInfo(_Payload):

@@ -6,7 +6,7 @@ and its 304 against /healthz in the same run (goal: page >= 0.8x the empty route
 take turns in ROUNDS short rounds, each round in a rotated order, so a burst of load elsewhere on
 the machine lowers one round, not one route; the figure is the median of the rounds' ratios,
 next to the ratio of each route's best round. Then the page's HTML and CSS bytes (goal <= 35 KB,
-no JavaScript), and Lighthouse (bench/package.json; `npm ci --prefix bench` installs it) with
+no JavaScript), and Lighthouse (bench/package.json; `make bench` installs it with npm ci) with
 Debian's chromium, loopback only, for performance, accessibility, best practices and SEO (goal
 100 each; the median of LIGHTHOUSE_RUNS runs per form factor, since a busy machine moves the
 performance score; LIGHTHOUSE_RUNS=0 skips it).
@@ -150,7 +150,7 @@ def page_weight(url: str) -> dict[str, Any]:
 def lighthouse_scores(url: str, *, desktop: bool, runs: int) -> dict[str, int]:
     """Median Lighthouse category scores (0-100) over `runs` runs."""
     if not LIGHTHOUSE.exists():
-        raise RuntimeError(f"{LIGHTHOUSE} is missing: run `npm ci --prefix bench`")
+        raise RuntimeError(f"{LIGHTHOUSE} is missing: `make bench` installs it (npm ci)")
     samples: dict[str, list[float]] = {name: [] for name in CATEGORIES}
     with tempfile.TemporaryDirectory(prefix="lighthouse-") as out_dir:
         report = Path(out_dir) / "report.json"

@@ -122,7 +122,7 @@ class Served:
     """A server process in its own group on a free port, ready once /healthz answers."""
 
     def __init__(self, args: list[str], data_dir: str, *, port_flag: bool = False) -> None:
-        self._port = _free_port()
+        self._port = free_port()
         self._args = (
             [*args, "--host", "127.0.0.1", "--port", str(self._port)] if port_flag else args
         )
@@ -175,7 +175,7 @@ class Served:
                 self._proc.wait(10)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]

@@ -15,8 +15,8 @@ from rich.table import Table
 from api.keys import issue_key
 from backends.bundle import Backends
 from backends.content_files import load_catalog
-from backends.gcp.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
 from backends.ports import SCOPES, NotFoundError, Scope
+from domain.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
 from frontdoor.cli_page_admin import history, list_pages, publish, restore, unpublish
 from frontdoor.cli_pages import pages
 from frontdoor.cli_queues import queues

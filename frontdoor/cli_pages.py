@@ -159,6 +159,8 @@ def _print_page(backends: Backends, settings: Settings, job: JobRecord) -> None:
     click.echo(f"succeeded: {record.url} ({record.status})")
     if record.preview_url:
         click.echo(f"preview: {record.preview_url}")
+    for note in job.notes:  # what of the brief the page left out, and why
+        click.echo(f"note: {note.field}: {note.code}: {note.message}")
 
 
 def _progress(job: JobRecord) -> list[str]:

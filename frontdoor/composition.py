@@ -1,25 +1,40 @@
 """One WSGI process, two apps: Flask natively, and an ASGI app bridged in at its own paths.
 
 notes/serving.md: Flask inside an ASGI server runs at about a quarter of its native WSGI
-speed, so the WSGI side leads and only the ASGI paths pay the a2wsgi bridge. The bridge runs
-no ASGI lifespan, so LifespanBridge drives the lifespan protocol itself, on the event loop
-that a2wsgi then uses for every request.
+speed, so the WSGI side leads and only the ASGI paths pay the bridge. LifespanBridge runs the
+ASGI app on a private event loop: the lifespan protocol first (no WSGI server runs it), then
+each request as a task of its own that the bridge keeps until it has ended. The status and
+headers go to the WSGI server as soon as the app sends them (a GET /mcp event stream gets its
+headers at once, not with its first event), and a response the client stops reading tells the
+app `http.disconnect`, so every request's context and tasks run to their end on the loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import queue
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, MutableMapping
+from http import HTTPStatus
 from typing import Any
 
-from a2wsgi import ASGIMiddleware
+from a2wsgi.asgi import build_scope
 
 Environ = dict[str, Any]
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[Environ, StartResponse], Iterable[bytes]]
 AsgiApp = Callable[..., Any]
 Message = MutableMapping[str, Any]
+
+logger = logging.getLogger(__name__)
+
+# The most of a request body the bridge reads: the MCP SDK refuses more than 4 MiB with a 413
+# of its own, which it can only do if it sees more than that.
+MAX_BODY = 4 * 1024 * 1024 + 1
+# How long a request whose client went away may take to end after `http.disconnect`.
+DISCONNECT_GRACE = 5.0
+ERROR_BODY = b'{"error": "internal_error", "error_description": "the request failed"}'
 
 
 class LifespanError(RuntimeError):
@@ -39,13 +54,13 @@ class LifespanBridge:
         self._inbox: asyncio.Queue[Message] | None = None
         self._outbox: asyncio.Queue[Message] | None = None
         self._task: asyncio.Future[None] | None = None
+        self._requests: set[asyncio.Task[None]] = set()  # held until each has ended
         try:
             asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout)
         except BaseException:
             self._stop_loop(timeout)
             raise
-        # a2wsgi types environ as its own TypedDict; servers hand over a plain dict.
-        self.wsgi_app: WsgiApp = ASGIMiddleware(app, loop=self._loop)  # type: ignore[assignment]
+        self.wsgi_app: WsgiApp = self._respond
 
     async def _start(self) -> None:
         self._inbox, self._outbox = asyncio.Queue(), asyncio.Queue()
@@ -65,8 +80,35 @@ class LifespanBridge:
     async def _stop(self) -> None:
         assert self._inbox is not None  # noqa: S101  # set by _start, for mypy
         assert self._outbox is not None  # noqa: S101  # set by _start, for mypy
+        # Requests still open (an event stream) end as their clients' would on a disconnect.
+        for task in list(self._requests):
+            task.cancel()
+        if self._requests:
+            await asyncio.wait(list(self._requests))
         await self._inbox.put({"type": "lifespan.shutdown"})
         await self._outbox.get()
+
+    def _respond(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+        """One request: run it on the loop, hand its status and headers over, stream its body."""
+        exchange = _Exchange(_read_body(environ))
+        # a2wsgi types environ as its own TypedDict; servers hand over a plain dict.
+        scope: dict[str, Any] = dict(build_scope(environ))  # type: ignore[arg-type]
+        self._loop.call_soon_threadsafe(self._start_request, scope, exchange)
+        first = exchange.outbox.get()
+        if first[0] != "start":
+            start_response(
+                "500 Internal Server Error",
+                [("Content-Type", "application/json"), ("Content-Length", str(len(ERROR_BODY)))],
+            )
+            return [ERROR_BODY]
+        start_response(_status_line(first[1]), first[2])
+        return _Body(exchange, self._loop)
+
+    def _start_request(self, scope: dict[str, Any], exchange: _Exchange) -> None:
+        task = self._loop.create_task(exchange.run(self._app, scope))
+        exchange.task = task
+        self._requests.add(task)
+        task.add_done_callback(self._requests.discard)
 
     def close(self, timeout: float = 10.0) -> None:
         """Run the lifespan shutdown and stop the loop."""
@@ -82,6 +124,33 @@ class LifespanBridge:
         self._thread.join(timeout)
         if not self._thread.is_alive():
             self._loop.close()
+
+
+class BuiltOnFirstUse:
+    """A WSGI app built by `build` on its first request, once, however many threads ask.
+
+    The served process routes the ASGI side's paths here, so a start does not import the MCP
+    SDK nor run its lifespan (about half a second and 30 MB a process, bench/bench_startup.py);
+    the first request to /mcp or an OAuth path pays that instead.
+    """
+
+    def __init__(self, build: Callable[[], WsgiApp]) -> None:
+        self._build = build
+        self._app: WsgiApp | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+        app = self._app
+        if app is None:
+            with self._lock:
+                if self._app is None:
+                    self._app = self._build()
+                app = self._app
+        return app(environ, start_response)
+
+    @property
+    def built(self) -> bool:
+        return self._app is not None
 
 
 class PathDispatcher:
@@ -103,34 +172,102 @@ class PathDispatcher:
     def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
         path: str = environ.get("PATH_INFO", "")
         if path in self._exact or (self._prefixes and path.startswith(self._prefixes)):
-            body = self._asgi(environ, start_response)
-            # A list means start_response already ran (PEP 3333), and granian sends a list
-            # in one write instead of iterating it (the /mcp fast path answers with one).
-            return body if isinstance(body, list) else _Primed(body)
+            return self._asgi(environ, start_response)
         return self._wsgi(environ, start_response)
 
 
-class _Primed:
-    """A WSGI body advanced to its first chunk, so start_response has run before we return.
+def _read_body(environ: Environ) -> bytes:
+    """The request body, read in the WSGI thread before the app runs (MAX_BODY at most)."""
+    stream = environ.get("wsgi.input")
+    if stream is None:
+        return b""
+    length = environ.get("CONTENT_LENGTH") or ""
+    size = min(int(length), MAX_BODY) if length.isdigit() else MAX_BODY
+    return stream.read(size) if size else b""
 
-    a2wsgi calls start_response from inside its body generator, but granian takes the status
-    and headers as soon as the app returns: unprimed, every bridged response left as a bare 200
-    with no headers (measured: /mcp's 401 and its WWW-Authenticate were lost).
+
+def _status_line(status: int) -> str:
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"{status} Unknown"
+
+
+class _Exchange:
+    """One request between the WSGI thread and the loop.
+
+    The app's messages go to `outbox` (read by the WSGI thread): ("start", status, headers),
+    ("body", bytes, more) and last ("end",). `receive` gives the body once, then waits until the
+    response is complete or the client is gone and answers `http.disconnect`, as ASGI servers do.
     """
 
-    def __init__(self, body: Iterable[bytes]) -> None:
-        self._body = body
-        self._iterator = iter(body)
-        self._first: list[bytes] = []
-        for chunk in self._iterator:
-            self._first.append(chunk)
-            break
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.outbox: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
+        self.task: asyncio.Task[None] | None = None
+        self._done: asyncio.Event | None = None
+        self._body_given = False
+
+    async def run(self, app: AsgiApp, scope: dict[str, Any]) -> None:
+        self._done = asyncio.Event()
+        try:
+            await app(scope, self.receive, self.send)
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            logger.exception("the ASGI app failed on %s %s", scope["method"], scope["path"])
+        finally:
+            self.outbox.put(("end",))
+
+    async def receive(self) -> Message:
+        if not self._body_given:
+            self._body_given = True
+            return {"type": "http.request", "body": self.body, "more_body": False}
+        assert self._done is not None  # noqa: S101  # set by run, for mypy
+        await self._done.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in message["headers"]]
+            self.outbox.put(("start", message["status"], headers))
+        elif message["type"] == "http.response.body":
+            more = message.get("more_body", False)
+            self.outbox.put(("body", message.get("body", b""), more))
+            if not more:
+                self.disconnect()
+
+    def disconnect(self) -> None:
+        """The response is complete or its client is gone: `receive` answers a disconnect."""
+        if self._done is not None:
+            self._done.set()
+
+
+class _Body:
+    """The response body as the WSGI server reads it; closed early, it tells the app the client
+    left and cancels the request if it has not ended within DISCONNECT_GRACE."""
+
+    def __init__(self, exchange: _Exchange, loop: asyncio.AbstractEventLoop) -> None:
+        self._exchange = exchange
+        self._loop = loop
+        self._complete = False
 
     def __iter__(self) -> Iterator[bytes]:
-        yield from self._first
-        yield from self._iterator
+        while not self._complete:
+            item = self._exchange.outbox.get()
+            if item[0] == "end":
+                self._complete = True
+            elif item[0] == "body":
+                self._complete = not item[2]
+                if item[1]:
+                    yield item[1]
 
     def close(self) -> None:
-        close = getattr(self._body, "close", None)
-        if close is not None:
-            close()
+        if not self._complete and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._abandon)
+
+    def _abandon(self) -> None:
+        self._exchange.disconnect()
+        task = self._exchange.task
+        if task is not None and not task.done():
+            self._loop.call_later(DISCONNECT_GRACE, task.cancel)

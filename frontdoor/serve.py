@@ -1,36 +1,84 @@
-"""The one served process: granian serves Flask as WSGI, the ASGI side bridged in at its paths."""
+"""The one served process: granian serves Flask as WSGI, the ASGI side bridged in at its paths.
+
+`main` runs in granian's parent process and imports only what it needs to check the settings
+and the content; the app itself is imported and built in the worker (`create_served_app`),
+and the ASGI side (the MCP SDK) on its first request (bench/bench_startup.py measures both).
+Both hold the garbage collector while they import and build (every object made then lives as
+long as the process; collecting during the imports took about a sixth of the start), then
+freeze what they made out of later collections and let the collector run again.
+"""
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
 from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-import click
-from pydantic import ValidationError
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
-from api.app import create_app
-from api.keys import issue_key
-from api.mcp_app import create_mcp_asgi_app
-from api.mcp_fast_path import McpFastPath
-from backends.bundle import Backends
-from backends.content_files import ContentError
-from backends.ports import BOOTSTRAP_SCOPES, Scope
-from frontdoor.composition import LifespanBridge, PathDispatcher, WsgiApp
-from frontdoor.logs import configure_logging, granian_log_config
-from frontdoor.mcp_wiring import build_oauth_store, mcp_config
-from frontdoor.settings import Settings
-from frontdoor.wiring import app_config, build_backends
+    from backends.bundle import Backends
+    from backends.ports import Scope
+    from frontdoor.composition import WsgiApp
+    from frontdoor.settings import Settings
+    from schemas.catalog import Catalog
 
 logger = logging.getLogger(__name__)
+
+# What main() leaves for the worker granian forks from its process: the content it checked, by
+# content directory (so the worker does not read it again), and that this is a served process
+# (whose start-up objects are frozen; a test building the app in its own process is not one).
+CHECKED_CONTENT: dict[str, Catalog] = {}
+START: dict[str, bool] = {"served": False}
 
 
 def create_served_app(settings: Settings | None = None) -> WsgiApp:
     """The whole service as one WSGI callable (granian's factory target, one call per worker)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        served = _build_served_app(settings)
+        if START["served"]:
+            gc.freeze()  # what start made stays: later collections skip it (and copy no pages)
+    finally:
+        if collecting:
+            gc.enable()
+    return served
+
+
+def _build_served_app(settings: Settings | None) -> WsgiApp:
+    # Imported here, in the worker: granian's parent never loads the app.
+    from api.app import create_app
+    from api.mcp_paths import asgi_paths
+    from frontdoor.composition import BuiltOnFirstUse, PathDispatcher
+    from frontdoor.logs import configure_logging
+    from frontdoor.settings import Settings
+    from frontdoor.wiring import app_config, build_backends
+
     settings = settings or Settings()
     configure_logging(level=settings.log_level, project=settings.google_cloud_project)
-    backends = build_backends(settings)
+    backends = build_backends(settings, catalog=CHECKED_CONTENT.get(str(settings.content_dir)))
     flask_app = create_app(app_config(settings), backends)
+    resolved = settings
+
+    def build_asgi_side() -> WsgiApp:
+        return served_asgi_side(resolved, backends)
+
+    paths = asgi_paths(builtin_authorization_server=not settings.oauth_issuer)
+    return PathDispatcher(
+        flask_app.wsgi_app, BuiltOnFirstUse(build_asgi_side), exact=paths, prefixes=()
+    )
+
+
+def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
+    """The MCP SDK's app with the OAuth routes, its lifespan started, as WSGI over the bridge."""
+    from api.mcp_app import create_mcp_asgi_app
+    from frontdoor.composition import LifespanBridge
+    from frontdoor.mcp_wiring import build_oauth_store, mcp_config
+
     asgi = create_mcp_asgi_app(
         mcp_config(settings),
         catalog=backends.catalog,
@@ -38,36 +86,44 @@ def create_served_app(settings: Settings | None = None) -> WsgiApp:
         mailer=backends.mailer,
         clock=backends.clock,
     )
-    bridge = LifespanBridge(asgi.app)
-    # POST /mcp answers the SDK already gave are replayed on the WSGI side (no bridge hop);
-    # everything else goes through the bridge to the SDK (api.mcp_fast_path).
-    asgi_side = McpFastPath(bridge.wsgi_app, asgi.fast_path)
-    return PathDispatcher(flask_app.wsgi_app, asgi_side, exact=asgi.paths, prefixes=())
+    return LifespanBridge(asgi.app).wsgi_app
 
 
-def announce_local_keys(settings: Settings, backends: Backends) -> dict[Scope, str]:
+def announce_local_keys(settings: Settings) -> dict[Scope, str]:
     """Embedded mode: issue a key for each scope with no bootstrap key, and show them once.
 
     A start that prints new keys revokes the keys earlier starts printed (partner `local`,
     marked bootstrap); keys set in the environment or issued with the CLI are untouched.
     """
-    if settings.backend != "embedded":
+    from backends.ports import BOOTSTRAP_SCOPES
+
+    missing = [scope for scope in BOOTSTRAP_SCOPES if getattr(settings, f"{scope}_api_key") is None]
+    if settings.backend != "embedded" or not missing:
         return {}
-    now = backends.clock()
+    import click
+
+    from api.keys import issue_key
+    from backends.bundle import utc_now
+    from backends.embedded.keys import SqliteKeyStore
+    from backends.embedded.sqlite import SqliteDatabase
+
+    db = SqliteDatabase(Path(settings.data_dir) / "frontdoor.sqlite3")
+    now = utc_now()
     issued: dict[Scope, str] = {}
     new_ids: set[str] = set()
-    for scope in BOOTSTRAP_SCOPES:
-        if getattr(settings, f"{scope}_api_key") is None:
-            raw, record = issue_key(
-                backends.keys, partner="local", scope=scope, now=now, bootstrap=True
-            )
+    keys = SqliteKeyStore(db)
+    try:
+        for scope in missing:
+            raw, record = issue_key(keys, partner="local", scope=scope, now=now, bootstrap=True)
             issued[scope] = raw
             new_ids.add(record.key_id)
-    if issued:
-        for old in backends.keys.list_keys():
+        for old in keys.list_keys():
             if old.bootstrap and old.active and old.key_id not in new_ids:
-                backends.keys.revoke_key(old.key_id, now=now)
+                keys.revoke_key(old.key_id, now=now)
                 logger.info("revoked the bootstrap key %s of an earlier start", old.key_id)
+    finally:
+        db.connection().close()  # the worker opens its own; none is carried across the fork
+    if issued:
         # On the terminal only, never through logging: the one time these secrets exist in clear.
         click.echo(local_keys_block(issued), err=True)
     return issued
@@ -99,9 +155,19 @@ def settings_problems(err: ValidationError) -> str:
 
 def main() -> None:
     """`make run`: validate settings and content, then serve with granian."""
-    # Imported here: only the served entry point needs the server.
+    gc.disable()
+    import click
     from granian import Granian
     from granian.constants import Interfaces
+    from pydantic import ValidationError
+
+    from backends.content_files import ContentError, load_catalog
+
+    # `python -m frontdoor.serve` runs this file as __main__; granian's worker imports it by
+    # name, so what main() leaves for the worker goes into that module.
+    from frontdoor import serve as by_name
+    from frontdoor.logs import configure_logging, granian_log_config
+    from frontdoor.settings import Settings
 
     try:
         settings = Settings()
@@ -110,15 +176,15 @@ def main() -> None:
         sys.exit(2)
     configure_logging(level=settings.log_level, project=settings.google_cloud_project)
     try:
-        backends = build_backends(settings, start_workers=False)
+        by_name.CHECKED_CONTENT[str(settings.content_dir)] = load_catalog(settings.content_dir)
     except ContentError as err:
         click.echo(f"content error: {err}", err=True)
         sys.exit(2)
-    announce_local_keys(settings, backends)
-    # The supervisor only checks the set-up: granian's workers build their own backends and
-    # run the queue workers; queued work waits on disk for them (issue 13).
-    backends.close()
+    announce_local_keys(settings)
     click.echo(f"frontdoor serving on {settings.base_url}", err=True)
+    by_name.START["served"] = True
+    gc.freeze()
+    gc.enable()  # granian's parent supervises for the whole run: it collects as usual
     Granian(
         target="frontdoor.serve:create_served_app",
         factory=True,

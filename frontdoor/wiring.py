@@ -43,6 +43,7 @@ from frontdoor.generation import (
     start_embedded_workers,
 )
 from frontdoor.settings import Settings
+from schemas.catalog import Catalog
 from workers.ingest import handle_ingest_message
 
 logger = logging.getLogger(__name__)
@@ -50,13 +51,17 @@ logger = logging.getLogger(__name__)
 INGEST_QUEUE = "ingest"
 
 
-def build_backends(settings: Settings, *, start_workers: bool = True) -> Backends:
+def build_backends(
+    settings: Settings, *, catalog: Catalog | None = None, start_workers: bool = True
+) -> Backends:
     """The ports for this process: embedded adapters, or Google Cloud ones when BACKEND=gcp.
 
-    `start_workers=False` (the served supervisor, the operator CLI) starts no queue worker and
-    no job recovery: queued work waits on disk for the processes that serve.
+    `catalog`: the content already loaded from `settings.content_dir` (the served process's
+    parent loads it to check it, and its worker inherits it); else it is loaded here.
+    `start_workers=False` (the operator CLI) starts no queue worker and no job recovery:
+    queued work waits on disk for the processes that serve.
     """
-    catalog = load_catalog(settings.content_dir)
+    catalog = catalog or load_catalog(settings.content_dir)
     data_dir = Path(settings.data_dir)
     keys: KeyStore
     closers: list[Callable[[], None]] = []

@@ -15,7 +15,7 @@ from schemas.catalog import Brand
 from schemas.content import SitePageInput
 from schemas.errors import Issue, issues_from_errors
 
-GATE_VERSION = "gate-1"
+GATE_VERSION = "gate-2"
 
 
 def check_page(payload: object, *, brand: Brand, brief: object | None = None) -> list[Issue]:
@@ -28,7 +28,7 @@ def check_page(payload: object, *, brand: Brand, brief: object | None = None) ->
     issues += rules.hero_unique(payload)
     issues += rules.icp_named(payload, brand=brand, brief=brief)
     issues += rules.safe_urls(payload)
-    issues += rules.on_brand(payload, brand=brand)
+    issues += rules.on_brand(payload, brand=brand, brief=brief)
     if brief is not None:
         issues += rules.supported_claims(payload, brief=brief)
     return _unique(issues)

@@ -57,6 +57,13 @@ def brief_facts(brief: object) -> list[str]:
     return facts
 
 
+def brief_proof(brief: object) -> list[str]:
+    """The brief's `proof` facts only: what "the proof says" when a claim is weighed."""
+    dump = getattr(brief, "model_dump", None)
+    data = dump() if callable(dump) else brief
+    return list(_strings(data.get("proof"))) if isinstance(data, Mapping) else []
+
+
 def _strings(value: object) -> Iterable[str]:
     if isinstance(value, str):
         return [value]

@@ -7,9 +7,10 @@ limits to the schema, so a rule never raises and never repeats a schema issue.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
-from gate.claims import brief_facts, numbers, quotes, squash
+from gate.claims import brief_facts, brief_proof, numbers
+from gate.context import customer_quotes, inflations, is_negated, quote_key, quoted_spans
 from gate.text import contains_phrase, fold, text_fields, tokens
 from gate.urls import image_problem, link_problem
 from schemas.catalog import Brand
@@ -130,13 +131,29 @@ def safe_urls(payload: object) -> list[Issue]:
     return issues
 
 
-def on_brand(payload: object, *, brand: Brand) -> list[Issue]:
-    """No banned wording in any text field (`off_brand`), whole-word and case-insensitive."""
+def on_brand(payload: object, *, brand: Brand, brief: object | None = None) -> list[Issue]:
+    """No banned wording in any text field (`off_brand`), whole-word and case-insensitive.
+
+    A phrase the brand rules allow in context passes there: negated ("no guaranteed meetings")
+    or inside a customer quote the brief's proof gives. With no allowance, strict.
+    """
     pattern = _banned_pattern(tuple(b.phrase for b in brand.banned_wording))
     advice = {fold(b.phrase): b for b in brand.banned_wording}
+    proof_quotes = {quote_key(fact) for fact in brief_facts(brief)} if brief is not None else set()
     issues = []
     for field, text in text_fields(payload):
-        for phrase in _distinct(pattern.finditer(fold(text))):
+        folded = fold(text)
+        found: list[str] = []
+        for match in pattern.finditer(folded):
+            rule = advice.get(_canonical(match.group(0), advice))
+            allow = set(rule.allow) if rule else set()
+            if "negated" in allow and is_negated(folded, match.start()):
+                continue
+            if "proof_quote" in allow and _in_proof_quote(field, folded, match, proof_quotes):
+                continue
+            if match.group(0) not in found:
+                found.append(match.group(0))
+        for phrase in found:
             rule = advice.get(_canonical(phrase, advice))
             suggest = f"; instead: {rule.suggest}" if rule and rule.suggest else ""
             reason = f" ({rule.reason})" if rule else ""
@@ -144,6 +161,16 @@ def on_brand(payload: object, *, brand: Brand) -> list[Issue]:
                 Issue(field=field, code="off_brand", message=f"avoid {phrase!r}{reason}{suggest}")
             )
     return issues
+
+
+def _in_proof_quote(field: str, folded: str, match: re.Match[str], proof: set[str]) -> bool:
+    """The phrase sits in a quote block or quoted span whose words the proof gives."""
+    spans = [(0, len(folded))] if field.endswith(".quote") else quoted_spans(folded)
+    for start, end in spans:
+        if start <= match.start() and match.end() <= end:
+            key = quote_key(folded[start:end])
+            return bool(key) and any(key in fact for fact in proof)
+    return False
 
 
 def _banned_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
@@ -155,34 +182,35 @@ def _banned_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(?<![a-z0-9])(?:" + "|".join(parts) + r")(?![a-z0-9])")
 
 
-def _distinct(matches: Iterator[re.Match[str]]) -> list[str]:
-    seen: list[str] = []
-    for match in matches:
-        if match.group(0) not in seen:
-            seen.append(match.group(0))
-    return seen
-
-
 def _canonical(found: str, advice: Mapping[str, object]) -> str:
     key = " ".join(re.split(r"[\s\-\u2010\u2011\u2013]+", found))
     return next((p for p in advice if " ".join(re.split(r"[\s\-]+", p)) == key), found)
 
 
 def supported_claims(payload: object, *, brief: object) -> list[Issue]:
-    """No number, percentage or quote the brief does not state (`unsupported_claim`)."""
+    """No number, customer quote or inflating word the brief does not state (`unsupported_claim`).
+
+    A customer quote is a quote block, or quoted words with an attribution; a scare-quoted
+    phrase is not one. Quotes match the proof whatever their punctuation and case.
+    """
     facts = brief_facts(brief)
+    proof = brief_proof(brief)
     known = {norm for fact in facts for _raw, norm in numbers(fact)}
-    proof_text = " | ".join(squash(fact) for fact in facts)
+    proof_text = " | ".join(quote_key(fact) for fact in facts)
     issues = []
     for field, text in text_fields(payload):
         for raw, norm in numbers(text):
             if norm not in known:
                 issues.append(_claim(field, f"the number {raw!r} is not in the brief's proof"))
-        spans = [text] if field.endswith(".quote") else list(quotes(text))
+        spans = [text] if field.endswith(".quote") else list(customer_quotes(text))
         issues.extend(
             _claim(field, f"the quote {span[:60]!r} is not in the brief's proof")
             for span in spans
-            if squash(span) and squash(span) not in proof_text
+            if quote_key(span) and quote_key(span) not in proof_text
+        )
+        issues.extend(
+            _claim(field, f"{word!r} claims more than the brief's proof states")
+            for word in dict.fromkeys(inflations(text, proof, stated=facts))
         )
     return issues
 

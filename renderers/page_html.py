@@ -17,6 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from renderers.assets import SiteAssets, build_site_assets
+from renderers.hero_sources import HeroSources, hero_sources, share_image
 from renderers.page_head import content_security_policy, document_title, page_json_ld
 from renderers.richtext import render_markdown
 from renderers.safe_urls import absolute_url, image_src, is_https, safe_href
@@ -75,6 +76,7 @@ class Link:
 class Image:
     src: str
     alt: str
+    sources: HeroSources | None = None
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ def render_page(
     image = absolute_url(
         image_src(page.og_image_url, base_url=site.base_url)
         or _first_hero_image(page)
-        or image_src(hero_image_url, base_url=site.base_url),
+        or share_image(image_src(hero_image_url, base_url=site.base_url)),
         base_url=site.base_url,
     )
     fallback_cta = (
@@ -138,6 +140,8 @@ def render_page(
         "noindex": page.noindex or preview,
         "canonical": canonical,
         "image": image,
+        "image_size": (1200, 630) if image and hero_sources(image) else None,
+        "image_alt": _hero_alt(page),
         "json_ld": Markup(json_ld),  # noqa: S704  # escaped for a <script> data block above
         "theme_color": site.theme_color,
     }
@@ -172,6 +176,8 @@ def render_not_found(*, site: Site) -> RenderedPage:
         "noindex": True,
         "canonical": None,
         "image": None,
+        "image_size": None,
+        "image_alt": None,
         "json_ld": None,
         "theme_color": site.theme_color,
     }
@@ -197,13 +203,18 @@ def _view(
     if block.type == "hero":
         own = image_src(block.imageUrl, base_url=site.base_url)
         image = own or image_src(hero_image_url, base_url=site.base_url)
-        # A generated hero visual is decorative; a partner's image carries the alt they gave.
-        alt = (block.imageAlt or "") if own else ""
+        sources = hero_sources(image)
+        # The alt text the page gives (a generated page's describes its drawn hero).
+        picture = (
+            Image(src=sources.png if sources else image, alt=block.imageAlt or "", sources=sources)
+            if image
+            else None
+        )
         return BlockView(
             block=block,
             anchor=anchor,
             cta=_link(block.ctaHref, block.ctaLabel, fallback),
-            image=Image(src=image, alt=alt) if image else None,
+            image=picture,
         )
     if block.type in ("features", "steps"):
         return BlockView(block=block, anchor=anchor, item_level=3 if block.title else 2)
@@ -266,6 +277,11 @@ def _first_hero_image(page: SitePageInput) -> str | None:
     return (
         hero.imageUrl if hero.type == "hero" and hero.imageUrl and is_https(hero.imageUrl) else None
     )
+
+
+def _hero_alt(page: SitePageInput) -> str | None:
+    hero = page.blocks[0]
+    return hero.imageAlt if hero.type == "hero" and hero.imageAlt else None
 
 
 def _has_leadform(page: SitePageInput) -> bool:

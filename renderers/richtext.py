@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import TYPE_CHECKING
 
 import nh3
-from markdown_it import MarkdownIt
+
+if TYPE_CHECKING:  # markdown-it loads on the first render, not with the app (bench_startup)
+    from markdown_it import MarkdownIt
 
 __all__ = ["render_markdown"]
 
@@ -27,6 +30,8 @@ _HEADING = re.compile(r"<(/?)h([1-6])>")
 def _parser() -> MarkdownIt:
     # "js-default" is CommonMark with raw HTML disabled and markdown-it's link validation
     # (javascript:, vbscript:, file: and non-image data: URLs are refused); tables on.
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("js-default").enable("table").enable("strikethrough")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -12,7 +13,7 @@ _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 
 class _File(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class BlogPostFile(_File):
@@ -55,6 +56,11 @@ class BannedPhrase(_File):
     phrase: str = Field(min_length=2)
     reason: str
     suggest: str | None = None
+    allow: list[Literal["negated", "proof_quote"]] = Field(
+        default_factory=list,
+        description='Contexts where the phrase passes: `negated` ("no guaranteed meetings"),'
+        " `proof_quote` (inside a customer quote the brief's proof gives); none by default",
+    )
 
 
 class TypeStep(_File):
@@ -95,7 +101,7 @@ class Customer(_File):
 class Catalog(BaseModel):
     """Everything content/ holds, validated and with canonical URLs filled in."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     company: Company
     posts: list[BlogPost]

@@ -20,7 +20,7 @@ Text = Annotated[str, Field(min_length=1)]
 class _Strict(BaseModel):
     """Unknown fields are refused (`unknown_field`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class HeroBlock(_Strict):
@@ -159,7 +159,7 @@ class GateResult(BaseModel):
 
     passed: bool
     ruleset: str = Field(
-        description="The gate and brand-rules version applied", examples=["gate-1+brand-3f2a9c1d"]
+        description="The gate and brand-rules version applied", examples=["gate-2+brand-3f2a9c1d"]
     )
 
 

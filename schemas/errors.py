@@ -12,7 +12,7 @@ from pydantic_core import ErrorDetails
 class Issue(BaseModel):
     """One field that failed: a dotted path with numeric indexes (`""` for the whole body)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     field: str = Field(examples=["blocks.0.sub"])
     code: str = Field(examples=["icp_missing"])

@@ -26,6 +26,7 @@ from schemas.errors import Issue
 __all__ = [
     "MAX_WRITER_CALLS",
     "PAGE_SLUG_MAX",
+    "BriefNote",
     "GeneratedPage",
     "GenerationBrief",
     "JobAccepted",
@@ -50,7 +51,7 @@ SectionName = Annotated[str, Field(min_length=1, max_length=80)]
 class GenerationBrief(BaseModel):
     """The body of POST /api/public/content/pages/generate."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     slug: str = Field(max_length=120, pattern=SLUG_PATTERN, examples=["revops-audit"])
     topic: str = Field(min_length=1, max_length=300, description="What the page is about")
@@ -114,13 +115,27 @@ class GenerationBrief(BaseModel):
 
 
 JobStatus = Literal["queued", "running", "succeeded", "failed"]
+NoteCode = Literal["dropped", "shortened", "merged", "not_used"]
+
+
+class BriefNote(BaseModel):
+    """One element of the brief the page does not carry whole, and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    field: str = Field(description="The brief field, dotted with an index: `offer`, `proof.2`")
+    code: NoteCode = Field(
+        description="`dropped` (could not be printed), `shortened`, `merged` (a repeated "
+        "section) or `not_used` (the writer found no place for it)"
+    )
+    message: str = Field(examples=["not printed: off-brand word 'revolutionary'"])
 
 
 class JobError(BaseModel):
     """Why a job failed: `model_failed` (retryable), `invalid_payload`, `worker_failed`,
     `abandoned` (its worker died or it never started, too often: post it again)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     code: str
     message: str
@@ -130,10 +145,11 @@ class JobError(BaseModel):
 class JobDraft(BaseModel):
     """One writer call's page payload and, once gated, its issues (empty = passed)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     payload: dict[str, Any]
     issues: list[Issue] | None = None
+    notes: list[BriefNote] = Field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -143,7 +159,7 @@ class JobDraft(BaseModel):
 class JobRecord(BaseModel):
     """A generation job as stored, with the outcome of every finished step."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str
     partner: str
@@ -162,6 +178,9 @@ class JobRecord(BaseModel):
     page_stored: bool = False
     error: JobError | None = None
     issues: list[Issue] = Field(default_factory=list)
+    notes: list[BriefNote] = Field(
+        default_factory=list, description="What of the brief the latest draft left out, and why"
+    )
     callback_secret: str | None = Field(default=None, repr=False)
     lease_owner: str | None = None
     lease_until: datetime | None = None
@@ -194,6 +213,10 @@ class JobView(BaseModel):
     hero_image_url: str | None
     error: JobError | None
     issues: list[Issue]
+    notes: list[BriefNote] = Field(
+        description="What of the brief the page left out and why (`offer` dropped: off-brand "
+        "word; a section merged); empty when every element was used"
+    )
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None
@@ -219,6 +242,7 @@ class JobView(BaseModel):
             hero_image_url=hero,
             error=job.error,
             issues=job.issues,
+            notes=job.notes,
             created_at=job.created_at,
             updated_at=job.updated_at,
             finished_at=job.finished_at,
@@ -239,6 +263,9 @@ class JobBody(BaseModel):
     ok: bool = True
     job: JobView
     page: PageRecord | None = None
+    notes: list[BriefNote] = Field(
+        default_factory=list, description="What of the brief the page left out, and why"
+    )
 
 
 class GeneratedPage(BaseModel):
@@ -247,3 +274,6 @@ class GeneratedPage(BaseModel):
     ok: bool = True
     page: PageRecord
     job: JobView
+    notes: list[BriefNote] = Field(
+        default_factory=list, description="What of the brief the page left out, and why"
+    )

@@ -19,6 +19,7 @@ from schemas.openapi_examples import add_real_examples
 from schemas.openapi_placeholders import (
     AuthServerMetadataDoc,
     JsonRpcDoc,
+    OAuthErrorDoc,
     ProtectedResourceDoc,
 )
 from schemas.operation import (
@@ -94,7 +95,25 @@ PUBLIC_OPERATIONS: tuple[Operation, ...] = (
 )
 
 MCP_REPLY = Reply(200, "The JSON-RPC response (JSON or an SSE stream)", JsonRpcDoc)
-MCP_UNAUTHORIZED = Reply(401, "No or bad token; `WWW-Authenticate` names the resource metadata")
+MCP_UNAUTHORIZED = Reply(
+    401,
+    "No or bad token; `WWW-Authenticate` names the resource metadata",
+    OAuthErrorDoc,
+)
+MCP_FORBIDDEN = Reply(
+    403,
+    "A token without every scope (`insufficient_scope`, with `scope=` in `WWW-Authenticate`), "
+    "or an `Origin` that is not allowed (a JSON-RPC error)",
+    schema={
+        "oneOf": [
+            {"$ref": "#/components/schemas/OAuthErrorDoc"},
+            {"$ref": "#/components/schemas/JsonRpcDoc"},
+        ]
+    },
+)
+MCP_MISDIRECTED = Reply(421, "A `Host` this server does not serve (DNS rebinding)", JsonRpcDoc)
+MCP_NOT_ACCEPTABLE = Reply(406, "`Accept` lacks the media type of the answer", JsonRpcDoc)
+MCP_REFUSALS = (MCP_UNAUTHORIZED, MCP_FORBIDDEN, MCP_MISDIRECTED)
 TOOL_OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "post",
@@ -103,10 +122,24 @@ TOOL_OPERATIONS: tuple[Operation, ...] = (
         "Tools",
         "Send a JSON-RPC message to the tool server",
         "oauth",
-        (MCP_REPLY, MCP_UNAUTHORIZED),
+        (
+            MCP_REPLY,
+            Reply(202, "A notification or response accepted; no body"),
+            Reply(
+                400,
+                "Not JSON, not a JSON-RPC message, a `Content-Type` other than "
+                "`application/json`, or an unsupported protocol version",
+                JsonRpcDoc,
+            ),
+            *MCP_REFUSALS,
+            MCP_NOT_ACCEPTABLE,
+            Reply(413, "A body over 4 MiB", JsonRpcDoc),
+            Reply(500, "The server failed to handle the message (a JSON-RPC error)", JsonRpcDoc),
+        ),
         description=(
-            "MCP streamable HTTP. Tools: get_company_info, list_experiments, get_experiment, "
-            "list_blog_posts, list_careers, get_career."
+            "MCP streamable HTTP, stateless: every POST stands alone. Tools: get_company_info, "
+            "list_experiments, get_experiment, list_blog_posts, list_careers, get_career. "
+            "Refusals are JSON-RPC error objects (`id` null), OAuth errors on 401 and 403."
         ),
         request=JsonRpcDoc,
         request_example={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
@@ -119,8 +152,15 @@ TOOL_OPERATIONS: tuple[Operation, ...] = (
         "Open the server-to-client event stream",
         "oauth",
         (
-            Reply(200, "An SSE stream", media_type="text/event-stream", schema={"type": "string"}),
-            MCP_UNAUTHORIZED,
+            Reply(
+                200,
+                "An SSE stream; its headers come at once, then a keep-alive comment every 15 s "
+                "(a stateless server sends no events on it)",
+                media_type="text/event-stream",
+                schema={"type": "string"},
+            ),
+            *MCP_REFUSALS,
+            MCP_NOT_ACCEPTABLE,
         ),
     ),
     Operation(
@@ -128,9 +168,12 @@ TOOL_OPERATIONS: tuple[Operation, ...] = (
         "/mcp",
         "mcpEndSession",
         "Tools",
-        "End an MCP session",
+        "End an MCP session (none to end: the server is stateless)",
         "oauth",
-        (Reply(200, "Session ended"), MCP_UNAUTHORIZED),
+        (
+            Reply(405, "Session termination is not supported: there are no sessions", JsonRpcDoc),
+            *MCP_REFUSALS,
+        ),
     ),
     Operation(
         "get",

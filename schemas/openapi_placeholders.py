@@ -32,7 +32,7 @@ BeaconType = Literal[
 
 
 class _Doc(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 # Content API (api/content.py parses these by hand).
@@ -131,6 +131,13 @@ class JsonRpcDoc(BaseModel):
     params: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+
+
+class OAuthErrorDoc(BaseModel):
+    """An OAuth 2.0 bearer-token error (RFC 6750): /mcp's 401 and insufficient-scope 403."""
+
+    error: str = Field(examples=["invalid_token"])
+    error_description: str | None = None
 
 
 class AuthServerMetadataDoc(BaseModel):

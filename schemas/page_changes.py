@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from backends.ports import PageSource, PageStatus, StoredPage
+from domain.pages import PageSource, PageStatus, StoredPage
 from schemas.content import SitePageInput
 
 

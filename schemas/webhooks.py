@@ -16,7 +16,7 @@ DeliveryStatusName = Literal["pending", "succeeded", "failed"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class WebhookInput(_Strict):

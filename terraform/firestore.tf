@@ -1,5 +1,5 @@
 # The Firestore database. Its composite indexes and TTL policies live in
-# firestore_indexes.tf.json, generated from backends/gcp/indexes.py by
+# firestore_indexes.tf.json, generated from domain/indexes.py by
 # `frontdoor terraform-indexes` (a test keeps the two equal).
 
 resource "google_firestore_database" "main" {

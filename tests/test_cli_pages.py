@@ -40,6 +40,25 @@ def test_pages_generate_writes_the_page_and_shows_each_step(tmp_path: Path) -> N
 
 
 @pytest.mark.spec("content.generate")
+def test_pages_generate_prints_what_the_page_left_out_of_the_brief(tmp_path: Path) -> None:
+    """Issue 16: the job's notes[] on the terminal, one line each."""
+    brief = tmp_path / "brief.json"
+    brief.write_text(
+        json.dumps(
+            {"slug": "cli-notes", "topic": "A revolutionary funnel audit", "icp": "RevOps leads"}
+        ),
+        encoding="utf-8",
+    )
+
+    result = CliRunner().invoke(
+        cli, ["pages", "generate", str(brief)], obj={}, env={"DATA_DIR": str(tmp_path / "data")}
+    )
+
+    assert result.exit_code == 0, result.output
+    assert "note: topic: dropped: not printed: off-brand word 'revolutionary'" in result.output
+
+
+@pytest.mark.spec("content.generate")
 def test_pages_generate_refuses_an_invalid_brief_naming_each_field(tmp_path: Path) -> None:
     """The brief is checked before any job: every failing field is named, exit code 2."""
     brief = tmp_path / "brief.json"

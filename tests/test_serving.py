@@ -6,10 +6,14 @@ real socket; the composition's parts are also driven directly as WSGI callables.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import io
 import json
 import shutil
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Iterable, Iterator
@@ -25,10 +29,17 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from werkzeug.test import Client
 
-from frontdoor.composition import Environ, LifespanBridge, LifespanError, PathDispatcher
+from frontdoor.composition import (
+    BuiltOnFirstUse,
+    Environ,
+    LifespanBridge,
+    LifespanError,
+    PathDispatcher,
+)
 from frontdoor.settings import Settings
 from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
 from tests.emulators import REPO, ManagedProcess, free_port, http_ok, start_process
+from tests.polling import wait_for
 
 FIXED_KEYS = {
     "CONTENT_API_KEY": CONTENT_KEY,
@@ -298,6 +309,91 @@ def test_an_asgi_app_without_lifespan_support_fails_at_once_instead_of_hanging()
         LifespanBridge(no_lifespan, timeout=10)
 
 
+REQUEST_TAG: contextvars.ContextVar[str] = contextvars.ContextVar("request_tag", default="")
+
+
+def streaming_app(events: list[str], release: asyncio.Event | None = None) -> Any:
+    """An ASGI app that sends its headers, then holds its body until `release` or a disconnect,
+    setting a context variable for the request and resetting it on the way out (as the MCP
+    SDK's auth middleware does)."""
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await receive()
+            await send({"type": "lifespan.startup.complete"})
+            await receive()
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        token = REQUEST_TAG.set(scope["path"])
+        try:
+            await receive()  # the request body
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream")],
+                }
+            )
+            message = await receive()  # the response is open: only a disconnect comes now
+            events.append(message["type"])
+        finally:
+            REQUEST_TAG.reset(token)  # raises ValueError if run in another context
+            events.append("ended")
+
+    return app
+
+
+def wsgi_environ(path: str) -> Environ:
+    return {
+        "REQUEST_METHOD": "GET",
+        "PATH_INFO": path,
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "wsgi.input": io.BytesIO(),
+        "wsgi.url_scheme": "http",
+    }
+
+
+def test_the_bridge_hands_over_status_and_headers_before_any_body_arrives() -> None:
+    """Issue 17: GET /mcp's event stream gets its headers at once, not with its first event."""
+    events: list[str] = []
+    bridge = LifespanBridge(streaming_app(events))
+    started: list[str] = []
+    try:
+        body = bridge.wsgi_app(
+            wsgi_environ("/stream"), lambda status, headers: started.append(status)
+        )
+        assert started == ["200 OK"]
+        close = getattr(body, "close", None)
+        assert close is not None
+        close()
+        wait_for(lambda: "ended" in events, timeout=10, what="the request's end")
+    finally:
+        bridge.close()
+
+    assert events == ["http.disconnect", "ended"]
+
+
+def test_a_client_that_leaves_ends_the_request_in_its_own_context_without_an_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 17: the app is told `http.disconnect` and its context variable resets cleanly;
+    nothing is logged (no "Task was destroyed", no "created in a different Context")."""
+    events: list[str] = []
+    bridge = LifespanBridge(streaming_app(events))
+    try:
+        for path in ("/a", "/b", "/c"):
+            body = bridge.wsgi_app(wsgi_environ(path), lambda status, headers: None)
+            getattr(body, "close")()  # noqa: B009  # the WSGI server's close, as PEP 3333 calls it
+        wait_for(lambda: events.count("ended") == 3, timeout=10, what="three requests' end")
+    finally:
+        bridge.close()
+
+    assert events == ["http.disconnect", "ended"] * 3
+    assert [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")] == []
+
+
 def named_app(name: str) -> Any:
     """A WSGI app that answers its own name and the path it saw."""
 
@@ -333,3 +429,72 @@ def test_the_path_dispatcher_sends_exact_paths_and_prefixes_to_the_asgi_side_unc
     response = Client(dispatcher).get(path)
 
     assert response.text == expected
+
+
+LAZY_PROBE = """
+import json, sys
+from werkzeug.test import Client
+from frontdoor.serve import create_served_app
+
+client = Client(create_served_app())
+seen = {"after_start": "mcp" in sys.modules}
+seen["healthz"] = client.get("/healthz").status_code
+seen["after_rest"] = "mcp" in sys.modules
+seen["mcp"] = client.post("/mcp", headers={"Host": "127.0.0.1:8080"}).status_code
+seen["after_mcp"] = "mcp" in sys.modules
+print(json.dumps(seen))
+"""
+
+
+def test_the_served_app_loads_the_mcp_sdk_only_with_the_first_request_to_its_paths(
+    tmp_path: Path,
+) -> None:
+    """Issue 17 cold start: building the app and serving REST never import the MCP SDK; the
+    first /mcp request builds the ASGI side and answers as the SDK does (401 without a token)."""
+    result = subprocess.run(  # noqa: S603  # our own interpreter on a fixed script
+        [sys.executable, "-c", LAZY_PROBE],
+        env={**FIXED_KEYS, "PATH": "/usr/bin:/bin", "DATA_DIR": str(tmp_path)},
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen == {
+        "after_start": False,
+        "healthz": 200,
+        "after_rest": False,
+        "mcp": 401,
+        "after_mcp": True,
+    }
+
+
+def test_an_app_built_on_first_use_is_built_once_however_many_threads_ask() -> None:
+    """Concurrent first requests wait for one build instead of building twice."""
+    builds: list[int] = []
+    gate = threading.Event()
+
+    def build() -> Any:
+        gate.wait(5)
+        builds.append(1)
+        return named_app("built")
+
+    lazy = BuiltOnFirstUse(build)
+    answers: list[str] = []
+
+    def ask() -> None:
+        answers.append(Client(lazy).get("/x").text)
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    assert not lazy.built
+    gate.set()
+    for thread in threads:
+        thread.join(10)
+
+    assert builds == [1]
+    assert answers == ["built /x"] * 4

@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import httpx
-
 from backends.ports import (
     ConflictError,
     Delivery,
@@ -325,6 +323,8 @@ def send_delivery(
     headers.update({"Content-Type": "application/json", "User-Agent": USER_AGENT})
     url, extensions = _pinned(safe)
     headers["Host"] = safe.url.netloc
+    import httpx  # loaded with the first delivery, not with the app (bench_startup)
+
     try:
         with httpx.Client(
             timeout=options.timeout_seconds, follow_redirects=False, trust_env=False

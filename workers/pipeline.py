@@ -30,6 +30,8 @@ from schemas.page_changes import replaced, stored_input
 from schemas.public import Company
 from workers import steps
 from workers.authoring.base import Author, ModelError
+from workers.authoring.notes import brief_notes
+from workers.authoring.prompt import gate_feedback
 from workers.imaging.base import HeroImager, ImageModelError, hero_files
 from workers.imaging.procedural import ProceduralImager
 
@@ -92,11 +94,10 @@ def run_generation(
                 taken = _update(ports, job_id, steps.fail, error=error, issues=[], worker=worker)
                 return _notify(ports, taken)
             return _notify(ports, _update(ports, job_id, steps.succeed, worker=worker))
-        feedback = draft.issues
+        feedback = gate_feedback(list(draft.issues or []), draft.payload)
     error = JobError(code="invalid_payload", message="The page failed the quality gate twice")
-    failed = _update(
-        ports, job_id, steps.fail, error=error, issues=list(feedback or []), worker=worker
-    )
+    last = job.drafts[-1].issues if job.drafts else None
+    failed = _update(ports, job_id, steps.fail, error=error, issues=list(last or []), worker=worker)
     return _notify(ports, failed)
 
 
@@ -118,7 +119,8 @@ def _write_draft(
         logger.warning("job %s: model failed: %s", job.id, err.reason, extra={"job_id": job.id})
         error = JobError(code="model_failed", message=str(err), retryable=True)
         return _update(ports, job.id, steps.fail, error=error, issues=[], worker=worker)
-    return _update(ports, job.id, steps.record_draft, payload, worker=worker)
+    notes = brief_notes(job.brief, payload, brand=ports.brand)
+    return _update(ports, job.id, steps.record_draft, payload, notes=notes, worker=worker)
 
 
 def _fail_spent(job: JobRecord, *, ports: GenerationPorts, worker: str) -> JobRecord:

@@ -12,7 +12,8 @@ from typing import Any
 
 from backends.ports import DeliverLaterError
 from schemas.errors import Issue
-from schemas.jobs import MAX_WRITER_CALLS, JobDraft, JobError, JobRecord
+from schemas.jobs import MAX_WRITER_CALLS, BriefNote, JobDraft, JobError, JobRecord
+from workers.imaging.compositions import hero_alt
 
 
 class StepRefusedError(Exception):
@@ -63,12 +64,26 @@ def claim_writer_call(job: JobRecord, *, worker: str, now: datetime) -> JobRecor
 
 
 def record_draft(
-    job: JobRecord, payload: dict[str, Any], *, worker: str, now: datetime
+    job: JobRecord,
+    payload: dict[str, Any],
+    *,
+    worker: str,
+    now: datetime,
+    notes: list[BriefNote] | None = None,
 ) -> JobRecord:
-    """Keep the writer's page (slug and publish flag set from the brief), not yet gated."""
+    """Keep the writer's page (slug and publish flag set from the brief), not yet gated.
+
+    A generated hero image without alt text gets the brief's (its composition described).
+    """
     _own(job, worker)
     fixed = {**payload, "slug": job.brief.slug, "is_published": job.brief.publish}
-    return _touch(job, now, drafts=[*job.drafts, JobDraft(payload=fixed)])
+    blocks = fixed.get("blocks")
+    if job.brief.generate_image and isinstance(blocks, list) and blocks:
+        hero = blocks[0]
+        if isinstance(hero, dict) and hero.get("type") == "hero" and not hero.get("imageAlt"):
+            fixed["blocks"] = [{**hero, "imageAlt": hero_alt(job.brief)}, *blocks[1:]]
+    draft = JobDraft(payload=fixed, notes=list(notes or []))
+    return _touch(job, now, drafts=[*job.drafts, draft], notes=draft.notes)
 
 
 def record_gate(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from datetime import UTC, datetime
@@ -13,6 +12,7 @@ from backends.ports import (
     IDEMPOTENCY_TTL,
     IdempotencyBegin,
     StoredResponse,
+    entry_id,
 )
 
 _DDL = """
@@ -27,11 +27,6 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
     expires_at TEXT NOT NULL
 );
 """
-
-
-def entry_id(scope: str, key: str) -> str:
-    """One row per (partner key, Idempotency-Key); the key itself may hold any characters."""
-    return hashlib.sha256(f"{scope}\n{key}".encode()).hexdigest()
 
 
 class SqliteIdempotencyStore:

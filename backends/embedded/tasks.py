@@ -12,14 +12,17 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import threading
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-
-import httpx
+from typing import TYPE_CHECKING
 
 from backends.embedded.queue_table import Leased, QueueTable
 from backends.embedded.queues import DurableQueue
 from backends.ports import HttpTask
+
+if TYPE_CHECKING:  # httpx loads with the first task, not with the app (bench/bench_startup.py)
+    import httpx
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +48,8 @@ class DurableTaskQueue:
         lease_seconds: float = TASK_LEASE_SECONDS,
     ) -> None:
         self._delays = tuple(d.total_seconds() for d in retry_delays)
-        self._client = client or httpx.Client(timeout=30.0, follow_redirects=False, trust_env=False)
+        self._client = client  # made by the first task: an httpx client costs ~0.2 s to build
+        self._client_lock = threading.Lock()
         self.queue = DurableQueue(
             table,
             TASK_QUEUE,
@@ -62,7 +66,8 @@ class DurableTaskQueue:
     def close(self) -> None:
         """Stop the workers; queued tasks stay on disk for the next start."""
         self.queue.close(timeout=40)
-        self._client.close()
+        if self._client is not None:
+            self._client.close()
 
     def enqueue(self, task: HttpTask) -> bool:
         due = task.schedule_time.timestamp() if task.schedule_time is not None else None
@@ -74,7 +79,17 @@ class DurableTaskQueue:
     def _delay(self, attempt: int) -> float:
         return self._delays[min(attempt, len(self._delays)) - 1] if self._delays else 0.0
 
+    def _http(self) -> httpx.Client:
+        with self._client_lock:
+            if self._client is None:
+                import httpx
+
+                self._client = httpx.Client(timeout=30.0, follow_redirects=False, trust_env=False)
+            return self._client
+
     def _dispatch(self, message: Leased) -> None:
+        import httpx
+
         task = _decode(message.body)
         headers = {
             **task.headers,
@@ -82,7 +97,7 @@ class DurableTaskQueue:
             "X-CloudTasks-TaskRetryCount": str(message.attempts - 1),
         }
         try:
-            response = self._client.post(task.url, content=task.body, headers=headers)
+            response = self._http().post(task.url, content=task.body, headers=headers)
         except httpx.HTTPError as err:
             logger.warning("task %s failed: %s", task.name, type(err).__name__)
             raise TaskFailedError(type(err).__name__) from err

@@ -1,6 +1,6 @@
 """FirestoreIdempotencyStore: Idempotency-Key records as documents `{prefix}idempotency_keys/{id}`.
 
-`expires_at` carries a TTL policy (backends/gcp/indexes.py); until Firestore removes an expired
+`expires_at` carries a TTL policy (domain/indexes.py); until Firestore removes an expired
 document, reads treat it as absent.
 """
 
@@ -13,13 +13,13 @@ from typing import Any
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
-from backends.embedded.idempotency import entry_id
 from backends.ports import (
     IDEMPOTENCY_LEASE,
     IDEMPOTENCY_TTL,
     IdempotencyBegin,
     StoredResponse,
     UnavailableError,
+    entry_id,
 )
 
 _MAX_ATTEMPTS = 20

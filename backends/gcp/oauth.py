@@ -3,7 +3,7 @@
 Collections `{prefix}oauth_clients`, `oauth_pending`, `oauth_codes`, `oauth_tokens` and
 `oauth_hits`. Client ids can be URLs (Client ID Metadata Documents), so client documents
 are keyed by the sha256 of the id; codes and tokens are keyed by their stored hash.
-Every collection has a TTL policy on `expires_at` (backends/gcp/indexes.py), a timestamp
+Every collection has a TTL policy on `expires_at` (domain/indexes.py), a timestamp
 on every document that ends (registered clients have none), so Firestore deletes expired
 documents some time after they end; readers already treat them as absent.
 """

@@ -8,7 +8,7 @@ logged as an error. A shared counter document would serialize every ingest trans
 document instead (Firestore sustains about one write per second per document).
 
 Every query goes through `_run`, which records its shape, so a test can check that
-backends/gcp/indexes.py declares an index for each one.
+domain/indexes.py declares an index for each one.
 """
 
 from __future__ import annotations

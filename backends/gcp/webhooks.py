@@ -25,7 +25,7 @@ from backends.ports import (
     WebhookSecret,
 )
 
-# Their composite indexes are declared in backends/gcp/indexes.py (Terraform is generated from it).
+# Their composite indexes are declared in domain/indexes.py (Terraform is generated from it).
 _IN_LIMIT = 30  # values Firestore accepts in one `in` filter
 _BATCH_LIMIT = 500  # writes in one batch
 

@@ -27,6 +27,7 @@ from backends.ports.idempotency import (
     IdempotencyState,
     IdempotencyStore,
     StoredResponse,
+    entry_id,
 )
 from backends.ports.jobs import (
     JobChange,
@@ -140,4 +141,5 @@ __all__ = [
     "WebhookEndpoint",
     "WebhookSecret",
     "WebhookStore",
+    "entry_id",
 ]

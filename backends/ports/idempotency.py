@@ -5,6 +5,7 @@ Protocols and value types only; nothing here does I/O.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal, Protocol
@@ -14,6 +15,12 @@ IDEMPOTENCY_TTL = timedelta(hours=24)
 IDEMPOTENCY_LEASE = timedelta(minutes=5)
 
 IdempotencyState = Literal["new", "in_flight", "replay", "mismatch"]
+
+
+def entry_id(scope: str, key: str) -> str:
+    """One record per (partner key, Idempotency-Key), the same id in every adapter; the key
+    itself may hold any characters."""
+    return hashlib.sha256(f"{scope}\n{key}".encode()).hexdigest()
 
 
 @dataclass(frozen=True)

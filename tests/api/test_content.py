@@ -45,7 +45,7 @@ def test_post_publishes_a_page_that_is_served_at_its_url(
     assert page["version"] == 1
     assert page["source"] == "api"
     assert page["gate"]["passed"] is True
-    assert page["gate"]["ruleset"].startswith("gate-1+brand-")
+    assert page["gate"]["ruleset"].startswith("gate-2+brand-")
     assert page["published_at"] == page["created_at"] == page["updated_at"]
     assert page["preview_url"] is None
     assert client.get("/p/growth-audit").status_code == 200

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 from openapi_spec_validator import validate
 
 from api.app import create_app
-from api.files import create_files_blueprint
+from api.files import FILE_PATHS, create_files_blueprint, render_files
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
@@ -319,3 +319,12 @@ def test_each_problem_type_names_a_page_that_explains_the_code(client: FlaskClie
     assert page.mimetype == "text/html"
     assert "<code>unauthorized</code>" in page.get_data(as_text=True)
     assert client.get("/errors/no_such_code").status_code == 404
+
+
+def test_the_routed_file_paths_are_exactly_the_files_rendered(backends: Backends) -> None:
+    """The files render on first request, so their routes are known before rendering:
+    FILE_PATHS and what render_files gives must be the same set."""
+    rendered = render_files(backends.catalog, BASE, auth_url=None)
+
+    assert sorted(rendered) == sorted(FILE_PATHS)
+    assert len(FILE_PATHS) == len(set(FILE_PATHS))

@@ -272,6 +272,7 @@ def test_a_writer_that_fails_the_gate_twice_answers_422_with_the_issues(
     assert body["job"]["writer_calls"] == 2
     assert wire.calls == 2
     assert "icp_missing" in str(wire.requests[1].body)
+    assert body["notes"] == body["job"]["notes"]
 
 
 @pytest.mark.spec("content.generate")
@@ -313,11 +314,11 @@ def test_the_hero_image_is_served_at_assets_with_a_long_cache(client: FlaskClien
 
     path = page["hero_image_url"].removeprefix("http://testserver")
     image = client.get(path)
-    png = client.get(path.replace(".webp", ".png").replace("1200x630", "600x315"))
+    webp = client.get(path.replace(".png", ".webp").replace("1200x630", "600x315"))
     assert image.status_code == 200
-    assert image.mimetype == "image/webp"
+    assert image.mimetype == "image/png"
     assert "immutable" in image.headers["Cache-Control"]
-    assert png.mimetype == "image/png"
+    assert webp.mimetype == "image/webp"
     assert client.get("/assets/../data/frontdoor.sqlite3").status_code == 404
 
 
@@ -367,3 +368,37 @@ def test_a_key_whose_job_was_abandoned_starts_a_new_job_and_repeats_follow_it(
     assert new_id != stale_id
     assert third.status_code == 201
     assert third.get_json()["job"]["id"] == new_id
+
+
+@pytest.mark.spec("content.generate")
+def test_the_answer_and_the_job_carry_notes_naming_what_the_page_left_out(
+    client: FlaskClient,
+) -> None:
+    """Issue 16: nothing of the brief disappears silently; `notes[]` says what and why."""
+    response = client.post(
+        GENERATE,
+        json=brief(
+            topic="A revolutionary pipeline audit",
+            offer="We leverage agents. You keep the written plan.",
+            sections=["Results", "results"],
+        ),
+        headers=KEY,
+    )
+
+    body = response.get_json()
+    assert response.status_code == 201
+    notes = {(n["field"], n["code"]): n["message"] for n in body["notes"]}
+    assert "off-brand word 'revolutionary'" in notes["topic", "dropped"]
+    assert "off-brand word 'leverage'" in notes["offer", "dropped"]
+    assert ("sections.1", "merged") in notes
+    assert body["job"]["notes"] == body["notes"]
+    polled = client.get(body["job"]["url"].removeprefix("http://testserver"), headers=KEY)
+    assert polled.get_json()["notes"] == body["notes"]
+
+
+@pytest.mark.spec("content.generate")
+def test_a_brief_the_page_uses_whole_has_no_notes(client: FlaskClient) -> None:
+    """Notes are empty when every element of the brief made it onto the page."""
+    body = client.post(GENERATE, json=brief(), headers=KEY).get_json()
+
+    assert body["notes"] == []

@@ -251,8 +251,8 @@ def test_every_firestore_oauth_document_that_ends_has_a_ttl_timestamp(
     """Each collection's documents carry `expires_at` as a timestamp, and each collection has
     a TTL policy on it in the declarations Terraform is generated from."""
     from backends.gcp.firestore import firestore_client
-    from backends.gcp.indexes import FIRESTORE_TTL_POLICIES, TtlPolicy
     from backends.gcp.oauth import FirestoreOAuthStore
+    from domain.indexes import FIRESTORE_TTL_POLICIES, TtlPolicy
 
     client = firestore_client(project="demo-frontdoor")
     store = FirestoreOAuthStore(client, prefix=unique_prefix)

@@ -1,7 +1,7 @@
 """Every query FirestoreSignalStore makes is covered by a declared composite index.
 
 The emulator never asks for indexes (notes/gcp-emulators.md), so the adapter records the shape
-of each query it runs and this test compares them with backends/gcp/indexes.py.
+of each query it runs and this test compares them with domain/indexes.py.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from backends.gcp.indexes import FIRESTORE_INDEXES
 from backends.gcp.signal_stream import QueryShape
 from backends.ports import AccountQuery, StreamQuery
+from domain.indexes import FIRESTORE_INDEXES
 from schemas.signals import NewEvent, Position, normalize_event
 
 pytestmark = pytest.mark.emulator

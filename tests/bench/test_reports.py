@@ -11,7 +11,7 @@ import pkgutil
 import pytest
 
 import bench
-from bench import bench_pages, bench_public_read, bench_signals
+from bench import bench_mcp, bench_pages, bench_public_read, bench_signals, bench_startup
 
 BENCH_MODULES = sorted(
     info.name for info in pkgutil.iter_modules(bench.__path__) if info.name.startswith("bench_")
@@ -113,3 +113,63 @@ def test_signals_ingest_is_judged_against_a_raw_insert_of_the_rows_the_store_wri
         "event_rows_in_python_vs_raw_event_rows": 0.6,
     }
     assert figures["events_per_second"]["raw_insert"] == 20_000.0
+
+
+WRK_LATENCY_OUTPUT = """\
+Running 5s test @ http://127.0.0.1:8080/mcp
+  1 threads and 32 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency    30.12ms    5.01ms  80.00ms   90.00%
+  Latency Distribution
+     50%   29.50ms
+     75%   31.00ms
+     90%   35.00ms
+     99%    1.20s
+  5300 requests in 5.00s, 4.10MB read
+Requests/sec:   1060.25
+Transfer/sec:    840.00KB
+"""
+
+
+def test_mcp_report_gives_requests_per_second_and_latency_with_no_goal() -> None:
+    """Issue 17: the SDK path is reported for information: req/s, p50 and p99, no ratio goal."""
+    run = bench_mcp.parse_wrk(WRK_LATENCY_OUTPUT)
+    runs = {
+        "mcp_tools_call_stateless_2025": run,
+        "mcp_tools_call_stateless_2025_uvicorn_alone": bench_mcp.Run(2120.5, 14.0, 20.0),
+    }
+
+    result = bench_mcp.report(runs)
+
+    assert run == bench_mcp.Run(rps=1060.25, p50_ms=29.5, p99_ms=1200.0)
+    assert result["latency_ms"]["mcp_tools_call_stateless_2025"] == {"p50": 29.5, "p99": 1200.0}
+    assert result["requests_per_second"]["mcp_tools_call_stateless_2025_uvicorn_alone"] == 2120.5
+    assert result["information"]["bridged_vs_asgi_alone"] == 0.5
+    assert "goals" not in result
+
+
+def test_mcp_bench_refuses_a_wrk_run_with_errors() -> None:
+    """A run with non-2xx answers is an error, never a figure."""
+    with pytest.raises(RuntimeError, match="wrk saw errors"):
+        bench_mcp.parse_wrk(WRK_LATENCY_OUTPUT + "  Non-2xx or 3xx responses: 12\n")
+
+
+def test_startup_report_takes_medians_and_judges_the_ratio_and_the_memory() -> None:
+    """Issue 17: start to first 200 against a bare Flask app (goal <= 2x), RSS <= 150 MB,
+    both on the medians of several runs, so one slow start cannot decide either."""
+    samples = {
+        "served": [(0.5, 100.0, 0.4), (2.0, 101.0, 0.41), (0.55, 160.0, 0.45)],
+        "bare_flask": [(0.3, 60.0, 0.2), (0.25, 61.0, 0.19), (0.35, 60.5, 0.2)],
+    }
+
+    result = bench_startup.report(samples)
+
+    assert result["medians"]["served"] == {
+        "start_seconds": 0.55,
+        "rss_mb": 101.0,
+        "cpu_seconds": 0.41,
+    }
+    assert result["ratios"] == {"start_vs_bare_flask": round(0.55 / 0.3, 3)}
+    assert result["goals_met"] == {"start_vs_bare_flask": True, "served_rss_mb": True}
+    assert result["information"]["cpu_vs_bare_flask"] == 2.05
+    assert len(result["runs"]["served"]) == 3

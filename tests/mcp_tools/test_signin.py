@@ -11,6 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from api.mcp_app import McpConfig, create_mcp_asgi_app
+from api.mcp_paths import asgi_paths
 from api.oauth_config import OAuthConfig
 from backends.content_files import load_catalog
 from backends.embedded.mail import OutboxMailer
@@ -321,3 +322,26 @@ def test_an_allowed_origin_that_is_not_an_origin_is_refused_at_startup(origin: s
     """A value that no browser would send as Origin is a configuration mistake."""
     with pytest.raises(ValidationError, match="is not an origin"):
         Settings(mcp_allowed_origins=[origin])
+
+
+@pytest.mark.parametrize("external", [False, True], ids=["built-in", "external IdP"])
+def test_the_paths_routed_before_the_sdk_loads_are_exactly_the_built_apps_paths(
+    tmp_path: Path, external: bool
+) -> None:
+    """The served process routes api.mcp_paths to the ASGI side before building it (the SDK
+    loads on first use), so the list must equal the routes of the app built in each mode."""
+    config = McpConfig(
+        base_url=BASE,
+        oauth=None if external else LIMITS,
+        external_issuer="https://idp.example" if external else None,
+        jwks_url="https://idp.example/jwks" if external else None,
+    )
+    asgi = create_mcp_asgi_app(
+        config,
+        catalog=load_catalog(Settings().content_dir),
+        oauth_store=SqliteOAuthStore(SqliteDatabase(tmp_path / "oauth.sqlite3")),
+        mailer=OutboxMailer(tmp_path / "outbox"),
+        clock=lambda: datetime.now(UTC),
+    )
+
+    assert asgi.paths == asgi_paths(builtin_authorization_server=not external)

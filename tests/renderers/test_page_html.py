@@ -251,3 +251,45 @@ def test_rejected_email_is_shown_next_to_its_field() -> None:
 
     assert email["aria-invalid"] == "true"
     assert tree.all("p", id=email["aria-describedby"] or "")
+
+
+@pytest.mark.spec("pages.render")
+def test_a_generated_hero_offers_png_and_webp_at_600_and_1200_and_shares_the_png() -> None:
+    """Issue 16: 1200x630 attributes, srcset with the 600-wide file, PNG for link previews."""
+    stored = f"{BASE}/assets/hero/audit/0123456789ab-1200x630.png"
+    page = all_blocks_page()
+    page["blocks"][0] = {**page["blocks"][0], "imageAlt": "Illustration: bars rising"}
+    page["blocks"][0].pop("imageUrl", None)
+    page.pop("og_image_url", None)
+
+    tree = Tree(
+        render_page(SitePageInput.model_validate(page), site=_site(), hero_image_url=stored).html
+    )
+
+    stem = f"{BASE}/assets/hero/audit/0123456789ab"
+    img = tree.all("img", src=f"{stem}-1200x630.png")[0]
+    assert (img["width"], img["height"]) == ("1200", "630")
+    assert img["srcset"] == f"{stem}-600x315.png 600w, {stem}-1200x630.png 1200w"
+    assert img["sizes"]
+    assert img["alt"] == "Illustration: bars rising"
+    webp = tree.all("source", type="image/webp")[0]
+    assert webp["srcset"] == f"{stem}-600x315.webp 600w, {stem}-1200x630.webp 1200w"
+    assert tree.meta("og:image") == f"{stem}-1200x630.png"
+    assert tree.meta("twitter:image") == f"{stem}-1200x630.png"
+    assert tree.meta("og:image:width") == "1200"
+    assert tree.meta("og:image:height") == "630"
+    assert tree.meta("og:image:alt") == "Illustration: bars rising"
+
+
+def test_a_page_stored_with_a_webp_hero_still_shares_the_png() -> None:
+    """Pages generated before the PNG came first keep working: the PNG sits beside the WebP."""
+    stored = f"{BASE}/assets/hero/old/abcdef123456-1200x630.webp"
+    page = all_blocks_page()
+    page["blocks"][0].pop("imageUrl", None)
+    page.pop("og_image_url", None)
+
+    tree = Tree(
+        render_page(SitePageInput.model_validate(page), site=_site(), hero_image_url=stored).html
+    )
+
+    assert tree.meta("og:image") == f"{BASE}/assets/hero/old/abcdef123456-1200x630.png"

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from backends.gcp.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
+from domain.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
 from frontdoor.settings import Settings
 from renderers.terraform_indexes import render_firestore_terraform
 from tests.terraform.config import (
@@ -221,7 +221,7 @@ def test_topic_and_queue_names_equal_the_apps() -> None:
 
 
 def test_the_committed_firestore_indexes_equal_the_adapters_declared_list() -> None:
-    """Issue 8: every query of the Firestore adapters has its index (backends/gcp/indexes.py)."""
+    """Issue 8: every query of the Firestore adapters has its index (domain/indexes.py)."""
     committed = (TERRAFORM / "firestore_indexes.tf.json").read_text()
 
     assert committed == render_firestore_terraform(FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES), (

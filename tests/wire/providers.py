@@ -32,8 +32,8 @@ def brief_of(request: Recorded) -> GenerationBrief:
     text = json.dumps(request.body)
     decoded = json.loads(text)
     prompt = _find_prompt(decoded)
-    raw = prompt.split(_MARK, 1)[1].split("\n\nYour previous draft", 1)[0]
-    return GenerationBrief.model_validate_json(raw)
+    data, _end = json.JSONDecoder().raw_decode(prompt.split(_MARK, 1)[1])
+    return GenerationBrief.model_validate(data)
 
 
 def _find_prompt(node: Any) -> str:
@@ -216,3 +216,16 @@ def imagen_image(png: bytes) -> Responder:
 
 def imagen_filtered(request: Recorded) -> Answer:
     return Answer(body={"predictions": [{"raiFilteredReason": "Filtered by safety policy"}]})
+
+
+# --- recorded answers (tests/wire/recorded/) ---------------------------------------------
+
+
+def page_answer(provider: str, page: dict[str, Any]) -> Responder:
+    """A recorded page as `provider` sends it: chat content, a tool call or JSON text."""
+    if provider == "openai":
+        return lambda request: openai_content(json.dumps(page))
+    if provider == "anthropic":
+        tool = {"type": "tool_use", "id": "toolu_wire", "name": "site_page", "input": page}
+        return lambda request: anthropic_message([tool], stop="tool_use")
+    return lambda request: gemini_text(json.dumps(page))

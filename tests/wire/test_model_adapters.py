@@ -276,4 +276,4 @@ def test_a_refused_imagen_picture_falls_back_to_the_drawn_hero(
     assert wire.calls == 1
     assert done.status == "succeeded"
     assert done.hero_image_url is not None
-    assert done.hero_image_url.endswith("-1200x630.webp")
+    assert done.hero_image_url.endswith("-1200x630.png")

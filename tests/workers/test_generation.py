@@ -105,7 +105,7 @@ def test_a_job_runs_author_hero_gate_and_store_once(ports: GenerationPorts) -> N
     assert page.source == "generate"
     assert page.hero_image_url == done.hero_image_url
     assert done.hero_image_url
-    assert done.hero_image_url.endswith("-1200x630.webp")
+    assert done.hero_image_url.endswith("-1200x630.png")
 
 
 @pytest.mark.spec("content.generate")

@@ -49,35 +49,86 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
     return node
 
 
+LIMITS = (
+    "title 60 characters; description 160; cta_label 40; hero title 90, sub 220, eyebrow "
+    "120, up to 5 bullets of 100; stats 1 to 4 items, value 24, label 80; features and steps "
+    "1 to 8 items, item title 80, body 320; quote 500; richtext markdown 4000; cta title 120; "
+    "1 to 30 blocks"
+)
+
+
 def system_prompt(*, brand: Brand, company: Company) -> str:
-    """The standing instructions: brand voice, banned wording and the claim rule."""
+    """The standing instructions: what the gate checks, so a page can pass it the first time."""
     banned = ", ".join(sorted(b.phrase for b in brand.banned_wording))
     voice = "\n".join(f"- {rule}" for rule in brand.voice)
     return (
         f"You write landing pages for {company.name}: {company.tagline}\n"
         f"About the company: {company.description}\n"
         "Answer with one JSON object matching the given schema, nothing else.\n"
-        "Rules:\n"
-        "- The first block is the only hero; its `sub` names the brief's `icp` verbatim.\n"
-        "- State numbers, percentages and quotes only exactly as the brief's `proof` gives "
-        "them. Without proof, add no stats and no quote blocks.\n"
-        "- Follow `sections` in order when given, and write in the brief's `tone`.\n"
-        f"- Never use these words: {banned}.\n"
+        "A quality gate checks every page; a page that fails is sent back once. Rules:\n"
+        "- ICP: the first block is the only hero, and its `sub` names the brief's `icp` "
+        "verbatim (for example 'For heads of growth at Series A SaaS companies: ...').\n"
+        f"- Limits, in characters: {LIMITS}. Write a shorter sentence rather than cut one.\n"
+        "- Claims: state numbers, percentages and customer quotes only as the brief's proof "
+        "list gives them. Never write a number the proof does not give. Without proof, add "
+        "no stats and no quote blocks. Do not inflate the proof without numbers either: no "
+        "'every client', 'always', 'doubled' or 'tenfold' where the proof says '18 of 20' or "
+        "'24%'. Quote a customer only with the proof's words, in a quote block with `who`.\n"
+        "- Use each proof fact once: numbers as stats (the label a whole phrase), quotes as "
+        "quote blocks.\n"
+        "- Give each of the brief's `sections` a block whose `title` is the section name, in "
+        "order, with its own copy. Never repeat a sentence. Write in the brief's `tone`.\n"
+        "- `goal` tells you what the page is for; never print it.\n"
+        f"- Never use these words, except negated ('no guaranteed meetings'): {banned}.\n"
         "- Links are site paths or absolute https URLs.\n"
         f"Voice:\n{voice}"
     )
 
 
 def user_prompt(brief: GenerationBrief, feedback: list[Issue] | None) -> str:
-    """The brief, and on a retry the gate's issues with the previous draft."""
+    """The brief, its proof list, and on a retry each failed issue with its field path."""
     fields = brief.model_dump(
         exclude={"generate_image", "publish", "callback_url"}, exclude_none=True
     )
     text = "Write the page for this brief:\n" + json.dumps(fields, indent=2)
+    if brief.proof:
+        facts = "\n".join(f"{n}. {fact}" for n, fact in enumerate(brief.proof, start=1))
+        text += "\n\nThe only facts you may state (the proof list):\n" + facts
+    else:
+        text += "\n\nThe brief gives no proof: state no numbers, stats or customer quotes."
     if feedback:
         problems = "\n".join(f"- {i.field or '(page)'}: {i.code}: {i.message}" for i in feedback)
-        text += "\n\nYour previous draft failed the quality gate. Fix every issue:\n" + problems
+        text += (
+            "\n\nYour previous draft failed the quality gate. Fix every issue below and "
+            "change nothing else:\n" + problems
+        )
     return text
+
+
+def gate_feedback(issues: list[Issue], payload: object) -> list[Issue]:
+    """The gate's issues with the offending text of each field quoted, for the retry prompt."""
+    out = []
+    for issue in issues:
+        value = _at(payload, issue.field)
+        if isinstance(value, str) and value:
+            shown = value if len(value) <= 240 else value[:240] + " [...]"
+            issue = issue.model_copy(
+                update={"message": f"{issue.message}; your text: {json.dumps(shown)}"}
+            )
+        out.append(issue)
+    return out
+
+
+def _at(payload: object, path: str) -> object:
+    node = payload
+    for part in path.split(".") if path else []:
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
 
 
 def parse_page(text: str | None, *, provider: str) -> PagePayload:

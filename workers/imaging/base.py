@@ -1,7 +1,9 @@
 """The hero image port: one method from a page's slug and topic to a 1200x630 picture.
 
-`hero_files` turns that picture into the stored files: 1200x630 and 600x315, WebP and PNG,
-named by slug and a digest of the pixels, so a retried upload rewrites the same names.
+`hero_files` turns that picture into the stored files: 1200x630 and 600x315, PNG and WebP,
+named by slug and a digest of the pixels, so a retried upload rewrites the same names. The
+1200x630 PNG comes first: it is the page's hero URL and its share image (link previews such as
+LinkedIn's may not show WebP); WebP is an extra source for the page itself.
 """
 
 from __future__ import annotations
@@ -9,14 +11,15 @@ from __future__ import annotations
 import hashlib
 import io
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from PIL import Image
+if TYPE_CHECKING:  # PIL loads on the first render, not with the app (bench_startup)
+    from PIL import Image
 
 SIZES: tuple[tuple[int, int], ...] = ((1200, 630), (600, 315))
 FORMATS: tuple[tuple[str, str, str], ...] = (
-    ("webp", "WEBP", "image/webp"),
     ("png", "PNG", "image/png"),
+    ("webp", "WEBP", "image/webp"),
 )
 
 
@@ -43,19 +46,17 @@ class HeroFile:
 
 
 def hero_files(picture: Image.Image, *, slug: str) -> list[HeroFile]:
-    """Every rendition of `picture`, the 1200x630 WebP first."""
+    """Every rendition of `picture`, the 1200x630 PNG first."""
     master = _fit(picture.convert("RGB"), SIZES[0])
     digest = hashlib.sha256(master.tobytes()).hexdigest()[:12]
     files = []
     for width, height in SIZES:
         sized = (
-            master
-            if (width, height) == master.size
-            else master.resize((width, height), Image.Resampling.LANCZOS)
+            master if (width, height) == master.size else master.resize((width, height), _lanczos())
         )
         for ext, pil_format, content_type in FORMATS:
             buffer = io.BytesIO()
-            options = {"quality": 86, "method": 4} if pil_format == "WEBP" else {"optimize": False}
+            options = {"quality": 86, "method": 4} if pil_format == "WEBP" else {"optimize": True}
             sized.save(buffer, format=pil_format, **options)
             files.append(
                 HeroFile(
@@ -83,4 +84,10 @@ def _fit(picture: Image.Image, size: tuple[int, int]) -> Image.Image:
         new_height = round(width / target)
         top = (height - new_height) // 2
         picture = picture.crop((0, top, width, top + new_height))
-    return picture.resize(size, Image.Resampling.LANCZOS)
+    return picture.resize(size, _lanczos())
+
+
+def _lanczos() -> Image.Resampling:
+    from PIL import Image
+
+    return Image.Resampling.LANCZOS

@@ -1,0 +1,225 @@
+"""Twenty-two varied briefs for the copy-quality test: with and without proof, sections, tones."""
+
+from __future__ import annotations
+
+from typing import Any
+
+QUOTE_PRIYA = (
+    "\u201cThe first audit that told us what to stop doing, not just what to start.\u201d"
+    " - Priya Nair, VP Growth at Fieldline"
+)
+QUOTE_DANA = (
+    '"We finally have one pipeline number the board and the sales team both trust." '
+    "- Dana Ruiz, CFO at Loomstack"
+)
+
+BRIEFS: list[dict[str, Any]] = [
+    {
+        "slug": "attribution-audit",
+        "topic": "Attribution your CFO can check",
+        "icp": "Heads of growth at Series A SaaS companies",
+        "goal": "Book a two-week attribution audit",
+        "offer": "One attribution table from ads, analytics and CRM. Every number the sources "
+        "disagree on is flagged.",
+        "proof": ["Found 18% of pipeline double-counted across 3 ad platforms"],
+        "sections": ["How it works", "Results", "Questions"],
+        "tone": "plain and direct",
+    },
+    {
+        "slug": "hype-engine",
+        "topic": "A revolutionary, game-changing pipeline engine",
+        "icp": "CMOs at B2B SaaS companies",
+        "offer": "We leverage world-class AI-powered agents to supercharge your funnel.",
+        "goal": "Get a reply to schedule a call",
+    },
+    {
+        "slug": "revops-table",
+        "topic": "How RevOps leads reconcile ad platforms, analytics and CRM into one table "
+        "your CFO can read",
+        "icp": "RevOps leads at Series B SaaS",
+        "sections": [
+            "The problem",
+            "What the audit covers",
+            "Why most pricing tests mislead",
+            "Results",
+            "Proof",
+            "Pricing",
+        ],
+        "proof": [
+            "Cut cost per opportunity by 32% across 14 clients when the toggle moved to annual "
+            "billing by default for new sign-ups",
+            QUOTE_PRIYA,
+            "Strategists review every output before it ships",
+        ],
+        "tone": "warm and friendly",
+        "goal": "Get a reply to schedule a call",
+    },
+    {
+        "slug": "outbound-formal",
+        "topic": "Outbound that books qualified meetings",
+        "icp": "VPs of sales at Series B SaaS companies",
+        "offer": "Sequences written for each buying committee. Sending volumes kept inside "
+        "deliverability limits. Replies routed to the right rep within the hour.",
+        "proof": [
+            "Reply rates rose 24% after sequences were cut to three touches",
+            QUOTE_DANA,
+        ],
+        "tone": "formal, for executives",
+    },
+    {
+        "slug": "no-proof-warm",
+        "topic": "Experiments your board will believe",
+        "icp": "Product marketers at B2B SaaS companies",
+        "offer": "Each test gets a sample-size check before launch. Results come with their "
+        "confidence interval.",
+        "tone": "friendly, conversational",
+    },
+    {
+        "slug": "numbers-in-topic",
+        "topic": "Cut CAC by 40% in 30 days",
+        "icp": "Growth leads at Series B SaaS",
+        "offer": "Our 12-week program. A report every Friday.",
+        "proof": ["Cut cost per opportunity by 32% across 14 clients"],
+    },
+    {
+        "slug": "sections-only",
+        "topic": "Pipeline reviews without the spreadsheet",
+        "icp": "Revenue operations managers",
+        "sections": ["What you get", "How it works", "FAQ"],
+    },
+    {
+        "slug": "duplicate-sections",
+        "topic": "A demo form that converts",
+        "icp": "Demand gen leads at product-led SaaS",
+        "sections": ["Results", "How it works", "results", "Questions"],
+        "proof": [
+            "Demo requests rose 24.8% after cutting the form from nine fields to four",
+            "Booked 41 meetings in 90 days",
+        ],
+        "tone": "direct",
+    },
+    {
+        "slug": "long-proof",
+        "topic": "Account research before every first call",
+        "icp": "Sales leaders at Series C SaaS companies",
+        "proof": [
+            "Across 11 enterprise deals closed in the first half, account briefs were read by "
+            "the rep before 96% of first calls, according to CRM activity logs",
+            "Sales cycle shortened from 94 days to 71 days for accounts with a one-page brief",
+        ],
+        "tone": "measured and analytical",
+        "goal": "Download the account research playbook",
+    },
+    {
+        "slug": "testimonials",
+        "topic": "Landing pages that pass legal review",
+        "icp": "Marketing leaders at fintech SaaS",
+        "sections": ["Why copy stalls in review", "Testimonials", "Get in touch"],
+        "proof": [QUOTE_PRIYA, QUOTE_DANA],
+        "tone": "professional",
+    },
+    {
+        "slug": "cta-banned",
+        "topic": "Signals your sales team can act on",
+        "icp": "Heads of growth at B2B SaaS",
+        "cta_label": "Unlock your potential",
+        "cta_href": "javascript:alert(1)",
+        "offer": "Alerts when a target account starts evaluating. One message per account, "
+        "not per visit.",
+    },
+    {
+        "slug": "cta-custom",
+        "topic": "A growth program with a named strategist",
+        "icp": "B2B SaaS founders",
+        "cta_label": "Book a fit call",
+        "cta_href": "/book",
+        "offer": "A strategist owns your plan. Agents do the research, copy and analysis.",
+        "sections": ["Who does the work", "Timeline", "Terms"],
+        "tone": "blunt",
+    },
+    {
+        "slug": "qualitative-proof",
+        "topic": "Reporting you can forward to the board",
+        "icp": "VPs of marketing at Series A SaaS",
+        "proof": [
+            "Reports go out every Friday, good news or bad",
+            "Every report links to the raw data behind it",
+        ],
+        "sections": ["What the report shows", "Proof"],
+    },
+    {
+        "slug": "many-stats",
+        "topic": "Paid search that pays back",
+        "icp": "Growth teams at product-led SaaS",
+        "proof": [
+            "Cost per trial fell 27% in one quarter",
+            "Trial to paid rose from 8.1% to 11.4%",
+            "Wasted spend cut by $42,000 a month",
+            "Payback period down to 7 months",
+            "Branded CPC down 19%",
+        ],
+        "tone": "crisp",
+    },
+    {
+        "slug": "steps-and-faq",
+        "topic": "A 90-day plan for your first growth hire",
+        "icp": "Founders of seed-stage B2B SaaS companies",
+        "offer": "We run the program until your first growth hire is ready to take it over.",
+        "sections": ["The plan", "Questions founders ask"],
+        "tone": "warm",
+    },
+    {
+        "slug": "leadform-goal",
+        "topic": "Messaging that sales will actually use",
+        "icp": "Product marketing teams at B2B SaaS",
+        "goal": "Collect requests through the form",
+        "offer": "Positioning tested with real buyers. A message house your sales team signs "
+        "off on.",
+        "proof": ["Win rate rose 9 points in two quarters"],
+    },
+    {
+        "slug": "long-icp",
+        "topic": "Lifecycle email that earns its place in the inbox",
+        "icp": "Lifecycle and retention marketers at subscription SaaS companies with self-serve",
+        "offer": "No guaranteed open rates. Every send is tested against a holdout.",
+        "tone": "formal",
+    },
+    {
+        "slug": "quote-only",
+        "topic": "Experiment design reviews",
+        "icp": "Growth product managers at B2B SaaS",
+        "proof": [QUOTE_DANA],
+        "sections": ["What clients say", "How it works"],
+    },
+    {
+        "slug": "ellipsis-offer",
+        "topic": "Partner marketing, measured",
+        "icp": "Partnership leads at B2B SaaS companies",
+        "offer": "Co-marketing with partners... measured like any other channel. Shared "
+        "dashboards for both teams.",
+        "tone": "casual",
+    },
+    {
+        "slug": "seamless-offer",
+        "topic": "CRM hygiene before the board meeting",
+        "icp": "RevOps teams at Series B SaaS",
+        "offer": "A seamless, turnkey cleanup. Duplicates merged and owners assigned. Every "
+        "stage definition written down.",
+        "proof": ["Duplicate accounts fell from 2,340 to 160 in three weeks"],
+        "sections": ["What we clean up", "Results"],
+        "tone": "direct",
+    },
+    {
+        "slug": "pricing-section",
+        "topic": "Pricing page tests that survive finance review",
+        "icp": "Heads of growth at usage-based SaaS",
+        "sections": ["Pricing", "How we run a test", "Questions"],
+        "proof": ["Annual plan mix rose 14% after one pricing page test"],
+        "tone": "executive",
+    },
+    {
+        "slug": "minimal",
+        "topic": "Growth work",
+        "icp": "Marketing leaders",
+    },
+]

@@ -1,0 +1,479 @@
+"""The built-in writer's composer: plans a page from the brief, then writes each block for it.
+
+The plan puts the hero first (the ICP named, the offer's lead), then each requested section in
+order under its own heading, the proof where it fits (numbers as stats, quotes as attributed
+quote blocks, other facts as prose) and one request at the end. Copy is drawn from a pool of
+screened sentences, each used once; a text that is too long is replaced by a shorter
+formulation, never cut. `goal` only steers (the request, the form); it is never printed.
+The same brief always gives the same page: every choice is seeded by the brief.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from typing import Any
+
+from gate.context import quote_key
+from schemas.catalog import Brand
+from schemas.jobs import GenerationBrief
+from schemas.public import Company
+from workers.authoring.material import Pool, Screen
+from workers.authoring.phrasing import (
+    content_words,
+    first_fit,
+    fit_phrase,
+    lower_first,
+    sentences,
+    upper_first,
+)
+from workers.authoring.proof import Quote, Stat, read_quote, read_stat
+from workers.authoring.sections import kind_of
+from workers.authoring.voices import voice_of
+from workers.imaging.compositions import hero_alt
+
+Block = dict[str, Any]
+_FORM_GOALS = re.compile(r"\b(form|lead|sign ?up|reply|request|enquir\w*|contact|download)\b")
+_CTA_BY_GOAL = (
+    (re.compile(r"\baudit\b"), "Book an audit call"),
+    (re.compile(r"\b(reply|email|note|message|write)\b"), "Send us a note"),
+    (re.compile(r"\b(download|guide|report|playbook)\b"), "Request the write-up"),
+    (re.compile(r"\b(workshop|session)\b"), "Book a working session"),
+    (re.compile(r"\b(call|meeting|schedule|book|talk|chat)\b"), "Book a call"),
+)
+_PROOF_KINDS = ("results", "proof", "quote")
+
+
+class Composer:
+    """One page for one brief."""
+
+    def __init__(self, brief: GenerationBrief, *, brand: Brand, company: Company) -> None:
+        self.brief = brief
+        self.company = company
+        self.voice = voice_of(brief.tone)
+        self.screen = Screen(brand=brand, proof=brief.proof)
+        digest = hashlib.sha256(brief.model_dump_json().encode()).digest()
+        self.rng = random.Random(int.from_bytes(digest[:8], "big"))  # noqa: S311  # wording seed
+        self.words = content_words(
+            " ".join([brief.topic, brief.offer or "", brief.goal or "", *brief.sections])
+        )
+        self.pool = Pool()
+        self.features_planned = False
+        self.assigned: dict[str, str] = {}
+        self.quotes: list[Quote] = []
+        self.stats: list[Stat] = []
+        self.plain: list[str] = []
+        self._read_proof()
+        self.offer = [s for s in sentences(brief.offer) if self.screen.ok(s)]
+        self._fill_pool()
+
+    # --- material ---------------------------------------------------------------------
+
+    def _read_proof(self) -> None:
+        for fact in self.brief.proof:
+            if not self.screen.ok(fact) and read_quote(fact) is None:
+                continue
+            quote = read_quote(fact)
+            stat = None if quote else read_stat(fact)
+            if quote is not None:
+                self.quotes.append(quote)
+            elif stat is not None:
+                self.stats.append(stat)
+            else:
+                self.plain.append(_sentence(fact))
+
+    def _fill_pool(self) -> None:
+        for text in self.offer:
+            self.pool.add(text, "offer")
+        for agent in self.company.agents:
+            self.pool.add(_sentence(f"{agent.name} {lower_first(agent.does)}"), "agent")
+        for text in sentences(self.company.engagement_model.summary):
+            self.pool.add(text, "engagement")
+        term = _sentence(
+            f"The minimum term is {lower_first(self.company.engagement_model.minimum_term)}"
+        )
+        for text in [term, *sentences(self.company.engagement_model.cancellation)]:
+            self.pool.add(text, "terms")
+        self.pool.facts = [f for f in self.pool.facts if self.screen.ok(f.text)]
+
+    def pick(self, options: tuple[str, ...]) -> str:
+        """A seeded choice among a voice's phrasings."""
+        return options[self.rng.randrange(len(options))]
+
+    def line(self, options: tuple[str, ...]) -> str | None:
+        """A voice line not yet on the page."""
+        for text in sorted(options, key=lambda _t: self.rng.random()):
+            if not self.pool.is_used(text):
+                return self.pool.spend(text)
+        return None
+
+    # --- the page ---------------------------------------------------------------------
+
+    def page(self) -> dict[str, Any]:
+        """The page payload (SitePageInput shape)."""
+        brief = self.brief
+        hero = self.hero()
+        blocks: list[Block] = [hero]
+        plan = self.plan()
+        self.features_planned = any(kind == "features" for kind, _t in plan)
+        self._assign_agents(plan)
+        proof_home = any(kind in _PROOF_KINDS for kind, _t in plan)
+        for kind, title in plan:
+            if not proof_home and kind in ("cta", "leadform"):
+                blocks.extend(self.unplaced_proof())
+                proof_home = True
+            blocks.extend(self.section(kind, title, plan=plan))
+        if not proof_home:
+            blocks.extend(self.unplaced_proof())
+        if not any(b["type"] in ("cta", "leadform") for b in blocks[1:]):
+            blocks.append(self.closing())
+        payload: dict[str, Any] = {
+            "slug": brief.slug,
+            "title": self.page_title(hero["title"]),
+            "cta_label": self.cta_label(),
+            "cta_href": self.cta_href(),
+            "is_published": brief.publish,
+            "blocks": blocks[:30],
+        }
+        description = self.description()
+        if description:
+            payload["description"] = description
+        return payload
+
+    def plan(self) -> list[tuple[str, str]]:
+        """(kind, heading) per section: the brief's, in order, else a plan chosen for it."""
+        if self.brief.sections:
+            seen: set[str] = set()
+            planned = []
+            for name in self.brief.sections:
+                key = name.strip().lower()
+                if key in seen:
+                    continue  # the same section twice: merged into the first
+                seen.add(key)
+                kind = kind_of(name)
+                heading = name.strip() if self.screen.ok(name) else self._heading(kind)
+                planned.append((kind, heading))
+            return planned
+        plan = [("features", self._heading("features"))]
+        if self.brief.proof:
+            plan.append(("proof", self._heading("results")))
+        plan.append(("steps", self._heading("steps")))
+        plan.append(("faq", self._heading("faq")))
+        return plan
+
+    def _assign_agents(self, plan: list[tuple[str, str]]) -> None:
+        """A prose section whose heading names an agent's work gets that agent first."""
+        taken: set[str] = set()
+        for kind, title in plan:
+            if kind != "richtext":
+                continue
+            words = content_words(title)
+            best = max(
+                self.company.agents, key=lambda a: len(content_words(a.does) & words), default=None
+            )
+            if best is None or best.name in taken or not content_words(best.does) & words:
+                continue
+            text = _sentence(f"{best.name} {lower_first(best.does)}")
+            if self.screen.ok(text):
+                self.assigned[title] = text
+                taken.add(best.name)
+
+    def _heading(self, kind: str) -> str:
+        options = self.voice.headings.get(kind) or self.voice.headings["features"]
+        return self.pick(options)
+
+    def section(self, kind: str, title: str, *, plan: list[tuple[str, str]]) -> list[Block]:
+        kinds = [k for k, _t in plan]
+        if kind == "features":
+            return [self.features(title)]
+        if kind == "steps":
+            return [self.steps(title)]
+        if kind == "faq":
+            return [self.faq(title)]
+        if kind == "results":
+            blocks = self.results(title)
+            if "quote" not in kinds and "proof" not in kinds:
+                blocks.extend(self.quote_blocks())
+            return blocks
+        if kind == "proof":
+            blocks = self.results(title)
+            blocks.extend(self.quote_blocks())
+            return blocks
+        if kind == "quote":
+            if self.quotes and ("results" in kinds or "proof" in kinds):
+                lede = self.line(self.voice.quote_lede) or self.company.tagline
+                return [
+                    {"type": "richtext", "title": title, "markdown": lede},
+                    *self.quote_blocks(),
+                ]
+            blocks = self.results(title)
+            blocks.extend(self.quote_blocks())
+            return blocks
+        if kind == "logos":
+            return [{"type": "logos", "title": title}]
+        if kind == "leadform":
+            return [self.form(title)]
+        if kind == "cta":
+            return [self.closing(title)]
+        if kind == "terms":
+            return [self.prose(title, sources=("terms", "engagement"))]
+        return [self.prose(title)]
+
+    # --- blocks -----------------------------------------------------------------------
+
+    def hero(self) -> Block:
+        brief, voice = self.brief, self.voice
+        icp = brief.icp.strip()
+        title = self.hero_title()
+        if self.offer and quote_key(title) == quote_key(self.offer[0]):
+            self.pool.spend(self.offer[0])
+        lead = next((s for s in self.offer if not self.pool.is_used(s)), None)
+        fill = {"icp": icp, "icp_lower": lower_first(icp)}
+        options = []
+        if lead:
+            options += [
+                t.format(**fill, lead=lead, lead_lower=lower_first(lead))
+                for t in voice.sub_with_lead
+            ]
+        options += [t.format(**fill) for t in voice.sub_alone]
+        sub = first_fit(options, 220) or f"For {icp}."
+        if lead and lead in sub:
+            self.pool.spend(lead)
+        hero: Block = {
+            "type": "hero",
+            "title": title,
+            "sub": sub,
+            "ctaLabel": self.cta_label(),
+            "ctaHref": self.cta_href(),
+        }
+        bullets = [
+            self.pool.spend(s) for s in self.offer if len(s) <= 100 and not self.pool.is_used(s)
+        ][:3]
+        if len(bullets) >= 2:
+            hero["bullets"] = [b.rstrip(".") for b in bullets]
+        else:
+            self.pool.used -= {re.sub(r"[^a-z0-9]+", " ", b.lower()).strip() for b in bullets}
+        if brief.generate_image:
+            hero["imageAlt"] = hero_alt(brief)
+        return hero
+
+    def hero_title(self) -> str:
+        topic = self.brief.topic.strip().rstrip(".")
+        if self.screen.ok(topic):
+            fitted = fit_phrase(topic, 90)
+            if fitted:
+                return fitted
+        return (
+            first_fit(
+                [
+                    self.offer[0].rstrip(".") if self.offer else None,
+                    f"Growth work for {self.brief.icp.strip()}",
+                    "Growth work, planned and checked by a strategist",
+                ],
+                90,
+            )
+            or "Growth work, planned and checked by a strategist"
+        )
+
+    def page_title(self, hero_title: str) -> str:
+        topic = self.brief.topic.strip().rstrip(".")
+        fitted = fit_phrase(topic, 60) if self.screen.ok(topic) else None
+        return (
+            first_fit([fitted, hero_title, f"{self.company.name} for {self.brief.icp.strip()}"], 60)
+            or self.company.name
+        )
+
+    def description(self) -> str | None:
+        topic = self.brief.topic.strip()
+        lead = self.offer[0] if self.offer else None
+        icp = self.brief.icp.strip()
+        topic_ok = self.screen.ok(topic)
+        said = _sentence(topic) if topic_ok else None
+        return first_fit(
+            [
+                f"{said} {lead}" if said and lead else None,
+                f"{said} For {lower_first(icp)}." if said else None,
+                f"For {lower_first(icp)}: {lower_first(lead)}" if lead else None,
+                said,
+                f"For {lower_first(icp)}.",
+            ],
+            160,
+        )
+
+    def features(self, title: str) -> Block:
+        ranked = sorted(
+            (
+                (len(content_words(a.does) & self.words), index, a)
+                for index, a in enumerate(self.company.agents)
+            ),
+            key=lambda row: (-row[0], row[1]),
+        )
+        reserved = set(self.assigned.values())
+        ranked = [
+            row
+            for row in ranked
+            if _sentence(f"{row[2].name} {lower_first(row[2].does)}") not in reserved
+        ]
+        chosen = [a for score, _i, a in ranked if score > 0][:3]
+        if len(chosen) < 2:
+            rest = [a for _s, _i, a in ranked if a not in chosen]
+            self.rng.shuffle(rest)
+            chosen += rest[: 2 - len(chosen)]
+        reserved = set(self.assigned.values())
+        items = []
+        for agent in chosen:
+            text = _sentence(f"{agent.name} {lower_first(agent.does)}")
+            if text in reserved:
+                continue
+            if self.screen.ok(agent.does) and not self.pool.is_used(text):
+                self.pool.spend(text)
+                items.append({"title": agent.name, "body": _sentence(agent.does)})
+        lede = self.pool.take(self.words, sources=("offer",)) or self.line(self.voice.features_lede)
+        block: Block = {"type": "features", "title": title, "items": items or self._fallback()}
+        if lede:
+            block["lede"] = lede
+        return block
+
+    def _fallback(self) -> list[dict[str, str]]:
+        body = self.pool.take(self.words, sources=("engagement", "offer")) or self.company.tagline
+        return [{"title": "A named strategist", "body": body}]
+
+    def steps(self, title: str) -> Block:
+        raw = self.company.engagement_model.steps
+        scored = [(index, len(content_words(step) & self.words)) for index, step in enumerate(raw)]
+        picked = {0} | {i for i, score in scored if score > 0}
+        for index, _score in scored:
+            if len(picked) >= 3:
+                break
+            picked.add(index)
+        items = []
+        for index in sorted(picked)[:5]:
+            head, _, body = re.sub(r"\s*\([^)]*\)", "", raw[index]).partition(": ")
+            head = head if self.screen.ok(head) else _without_numbers(head)
+            kept = [s for s in sentences(body) if self.screen.ok(s) and not self.pool.is_used(s)]
+            if head and kept:
+                items.append({"title": upper_first(head), "body": upper_first(" ".join(kept))})
+        return {"type": "steps", "title": title, "items": items or self._fallback()}
+
+    def results(self, title: str) -> list[Block]:
+        """A heading with the proof's prose, then its numbers as stats."""
+        body = [self.pool.spend(s) for s in self.plain if not self.pool.is_used(s)]
+        if not body and self.quotes and not self.stats:
+            body = [self.line(self.voice.quote_lede) or self.company.tagline]
+        if not body:
+            found = (
+                None
+                if self.stats
+                else self.pool.take(self.words | {"results", "report"}, sources=("engagement",))
+            )
+            body = [found or self.line(self.voice.results_lede) or self.company.tagline]
+        blocks: list[Block] = [{"type": "richtext", "title": title, "markdown": " ".join(body)}]
+        stats, self.stats = self.stats, []
+        for start in range(0, len(stats), 4):
+            items = [{"value": s.value, "label": s.label} for s in stats[start : start + 4]]
+            blocks.append({"type": "stats", "items": items})
+        return blocks
+
+    def unplaced_proof(self) -> list[Block]:
+        """The proof no requested section took: its own heading, stats and quotes."""
+        blocks = (
+            self.results(self.pick(self.voice.headings["results"]))
+            if (self.stats or self.plain)
+            else []
+        )
+        return blocks + self.quote_blocks()
+
+    def quote_blocks(self) -> list[Block]:
+        quotes, self.quotes = self.quotes, []
+        blocks = []
+        for quote in quotes:
+            block: Block = {"type": "quote", "quote": quote.quote, "who": quote.who}
+            if quote.company:
+                block["company"] = quote.company
+            blocks.append(block)
+        return blocks
+
+    def faq(self, title: str) -> Block:
+        voice, model = self.voice, self.company.engagement_model
+        icp = self.brief.icp.strip()
+        answers: dict[str, str | None] = {
+            "fit": voice.fit_answer.format(icp=icp, icp_lower=lower_first(icp)),
+            "scope": " ".join(self.pool.spend(s) for s in self.offer if not self.pool.is_used(s))[
+                :600
+            ]
+            or None,
+            "checks": self.pool.take(
+                {"strategist", "signs", "agents", "produce"}, sources=("engagement",), relevant=True
+            ),
+            "term": self.pool.take({"minimum", "term"}, sources=("terms",), relevant=True),
+            "stop": self.pool.take(
+                {"cancel", "exit", "fees", "keep"}, sources=("terms",), relevant=True
+            ),
+            "after": self.line((voice.after_answer,)),
+        }
+        del model
+        keys = ["fit"] + [k for k in ("scope", "checks", "term", "stop", "after") if answers[k]]
+        items = [{"q": voice.questions[k], "a": answers[k] or ""} for k in keys[:5]]
+        return {"type": "faq", "title": title, "items": items}
+
+    def prose(self, title: str, *, sources: tuple[str, ...] | None = None) -> Block:
+        wanted = content_words(title) | self.words
+        # Agents belong to a features section when the page has one; prose takes the rest.
+        order = sources or (
+            ("offer", "engagement", "terms")
+            if self.features_planned
+            else ("offer", "agent", "engagement", "terms")
+        )
+        own = self.assigned.get(title)
+        if own and not self.pool.is_used(own):
+            first: str | None = self.pool.spend(own)
+        else:
+            first = self.pool.take(wanted, sources=order)
+        second = (
+            self.pool.take(wanted, sources=order, relevant=True, min_shared=2) if first else None
+        )
+        body = [s for s in (first, second) if s]
+        if not body:
+            body = [self.line(self.voice.features_lede) or self.company.tagline]
+        return {"type": "richtext", "title": title, "markdown": " ".join(body)}
+
+    def form(self, title: str) -> Block:
+        return {"type": "leadform", "title": title, "sub": self.pick(self.voice.cta_subs)}
+
+    def closing(self, title: str | None = None) -> Block:
+        heading = title or self.pick(self.voice.cta_titles)
+        goal = (self.brief.goal or "").lower()
+        if _FORM_GOALS.search(goal) and title is None:
+            return self.form(heading)
+        return {
+            "type": "cta",
+            "title": heading,
+            "sub": self.pick(self.voice.cta_subs),
+            "ctaLabel": self.cta_label(),
+            "ctaHref": self.cta_href(),
+        }
+
+    def cta_label(self) -> str:
+        label = (self.brief.cta_label or "").strip()
+        if label and self.screen.ok(label):
+            return label
+        goal = (self.brief.goal or "").lower()
+        return next((text for cue, text in _CTA_BY_GOAL if cue.search(goal)), "Book an intro call")
+
+    def cta_href(self) -> str:
+        href = self.brief.cta_href
+        if href and (
+            href.startswith("https://") or (href.startswith("/") and not href.startswith("//"))
+        ):
+            return href
+        return str(self.company.urls.book_call)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text[-1:] in '.!?\u201d"' else text + "."
+
+
+def _without_numbers(text: str) -> str:
+    return " ".join(w for w in text.split() if not re.search(r"\d", w))

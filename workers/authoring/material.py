@@ -1,0 +1,116 @@
+"""What the built-in writer may say, as a pool of sentences each used at most once per page.
+
+Every sentence is checked before it goes in: no banned wording, no number the proof does not
+state, no quoted words, no inflating claim. Sections draw from the pool by relevance, so the
+same sentence never appears twice on a page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from gate.claims import numbers
+from gate.context import inflations
+from gate.text import fold
+from schemas.catalog import Brand
+from workers.authoring.phrasing import content_words
+
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+_QUOTE_MARKS = re.compile(r"[\"\u201c\u201d\u201e\u00ab\u00bb]")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One sentence of material and where it came from (offer, proof, agent, engagement...)."""
+
+    text: str
+    source: str
+    words: frozenset[str]
+
+
+class Screen:
+    """Decides whether a text may be printed, and if not, why."""
+
+    def __init__(self, *, brand: Brand, proof: Iterable[str]) -> None:
+        self.proof = list(proof)
+        self.known = {norm for fact in self.proof for _raw, norm in numbers(fact)}
+        # The gate lets small counts pass ("3 steps"); the writer states no figure but proof's.
+        self.digits = {d for fact in self.proof for d in _DIGITS.findall(fact)}
+        phrases = sorted((b.phrase for b in brand.banned_wording), key=len, reverse=True)
+        parts = [
+            r"[\s\-\u2010\u2011\u2013]+".join(map(re.escape, re.split(r"[\s\-]+", fold(p))))
+            for p in phrases
+        ]
+        self._banned = re.compile(r"(?<![a-z0-9])(?:" + "|".join(parts) + r")(?![a-z0-9])")
+
+    def problem(self, text: str | None) -> str | None:
+        """Why `text` may not be printed as it is, or None when it may."""
+        if not text or not text.strip():
+            return "it is empty"
+        banned = self._banned.search(fold(text))
+        if banned:
+            return f"off-brand word {banned.group(0)!r}"
+        unbacked = [raw for raw, norm in numbers(text) if norm not in self.known]
+        unbacked += [d for d in _DIGITS.findall(text) if d not in self.digits]
+        if unbacked:
+            return f"states {unbacked[0]!r}, which the proof does not give"
+        if _QUOTE_MARKS.search(text) and text not in self.proof:
+            return "it quotes words the proof does not give"
+        inflated = inflations(text, self.proof)
+        if inflated:
+            return f"{inflated[0]!r} claims more than the proof states"
+        return None
+
+    def ok(self, text: str | None) -> bool:
+        return self.problem(text) is None
+
+
+@dataclass
+class Pool:
+    """Sentences not yet on the page; `take` hands out the most relevant one and spends it."""
+
+    facts: list[Fact] = field(default_factory=list)
+    used: set[str] = field(default_factory=set)
+
+    def add(self, text: str, source: str) -> None:
+        if _key(text) not in {_key(f.text) for f in self.facts}:
+            self.facts.append(Fact(text, source, frozenset(content_words(text))))
+
+    def spend(self, text: str) -> str:
+        self.used.add(_key(text))
+        return text
+
+    def is_used(self, text: str) -> bool:
+        return _key(text) in self.used
+
+    def take(
+        self,
+        topic: Iterable[str],
+        *,
+        sources: tuple[str, ...],
+        limit: int = 320,
+        relevant: bool = False,
+        min_shared: int = 1,
+    ) -> str | None:
+        """The unused sentence from `sources` that shares most words with `topic`.
+
+        With `relevant`, only one that shares at least one word (an answer must fit its question).
+        """
+        wanted = content_words(" ".join(topic))
+        best: tuple[int, int, Fact] | None = None
+        for order, fact in enumerate(self.facts):
+            if fact.source not in sources or self.is_used(fact.text) or len(fact.text) > limit:
+                continue
+            shared = len(fact.words & wanted)
+            if relevant and shared < min_shared:
+                continue
+            score = shared * 10 - sources.index(fact.source)
+            if best is None or (score, -order) > (best[0], best[1]):
+                best = (score, -order, fact)
+        return self.spend(best[2].text) if best else None
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()

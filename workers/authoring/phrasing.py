@@ -1,0 +1,140 @@
+"""Fitting copy into a limit without clipping it: a whole text, a whole phrase of it, or nothing.
+
+A writer that meets a limit picks a shorter formulation; these functions never cut a phrase in
+the middle, so what they return always ends at a sentence or phrase boundary. Pure text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# Where a long text can end early and still read whole: a clause break first, then before a
+# trailing qualifier ("... across 3 ad platforms for a Series A client").
+_PHRASE_ENDS = (
+    re.compile(r"[;:](?= )| [\u2013\u2014] | - "),
+    re.compile(r",(?= )"),
+    re.compile(
+        r" (?=(?:for|across|at|in|with|by|over|during|within|after|before|while|when|so|"
+        r"because|without|from|on|to|into|than|which|that|and|but) )"
+    ),
+)
+# A phrase never ends on one of these.
+DANGLING = frozenset(
+    str.split(
+        "a an the and or but of to for with by at in on from into your our their its this that "
+        "these those as than so is are was were be been who which when while if because without "
+        "over across during within after before per via"
+    )
+)
+_ELLIPSIS_END = re.compile(r"\s*(?:\.{3}|\u2026)\s*$|\s*(?:\.{3}|\u2026)(?=\s+[A-Z])")
+_ELLIPSIS = re.compile(r"\s*(?:\.{3}|\u2026)\s*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"\u201c(])")
+
+
+def first_fit(options: Iterable[str | None], limit: int) -> str | None:
+    """The first option that is not empty and fits in `limit` characters."""
+    for option in options:
+        if option and option.strip() and len(option.strip()) <= limit:
+            return option.strip()
+    return None
+
+
+def fit_phrase(text: str, limit: int) -> str | None:
+    """`text` whole, else its longest leading phrase that fits and reads whole, else None.
+
+    A cut never splits a list ("ads, analytics and CRM") or leaves a clause it opened
+    ("... when the toggle moved") unfinished.
+    """
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    ends = {
+        m.start()
+        for pattern in _PHRASE_ENDS
+        for m in pattern.finditer(text)
+        if limit * 2 // 5 <= m.start() <= limit
+    }
+    for end in sorted(ends, reverse=True):
+        head = text[:end].rstrip(" ,;:-\u2013\u2014")
+        if ends_whole(head) and not _splits_list(text, end) and not _open_clause(head):
+            return head
+    return None
+
+
+def _splits_list(text: str, end: int) -> bool:
+    """A comma cut inside "a, b and c" would leave the list half said."""
+    if text[end] != ",":
+        return False
+    following = text[end + 1 :].split()[:5]
+    return any(word in ("and", "or") for word in following)
+
+
+def _open_clause(head: str) -> bool:
+    """The head's last clause began with a subordinating word, so it may be unfinished."""
+    last = re.split(r"[,;:]\s", head)[-1].lower()
+    return (
+        re.search(r"\b(when|while|because|if|which|that|where|so|after|before)\b", last) is not None
+    )
+
+
+def ends_whole(text: str) -> bool:
+    """Whether `text` ends at a phrase boundary: no dangling word, ellipsis or open clause."""
+    stripped = text.rstrip()
+    if not stripped or stripped.endswith(("\u2026", "...", ",", ":", ";", "-", "(")):
+        return False
+    words = re.findall(r"[A-Za-z']+", stripped.lower())
+    return not words or words[-1] not in DANGLING
+
+
+def sentences(text: str | None) -> list[str]:
+    """`text` split into sentences, each ending with its own punctuation."""
+    if not text:
+        return []
+    # A trailing-off "..." reads as unfinished: mid-sentence it becomes a dash, at the end a stop.
+    text = _ELLIPSIS_END.sub(".", text.strip())
+    text = _ELLIPSIS.sub(" \u2014 ", text)
+    parts = _SENTENCE_END.split(text)
+    return [_closed(part.strip()) for part in parts if part.strip()]
+
+
+def _closed(sentence: str) -> str:
+    return sentence if sentence[-1] in '.!?\u201d"' else sentence + "."
+
+
+def lower_first(text: str) -> str:
+    """`text` with a lower-case first letter, unless it starts an acronym or a name."""
+    first = text.split(" ", 1)[0]
+    if len(first) > 1 and first[0].isupper() and first[1:].islower():
+        return text[0].lower() + text[1:]
+    return text
+
+
+def upper_first(text: str) -> str:
+    """`text` with an upper-case first letter."""
+    return text[:1].upper() + text[1:]
+
+
+# Words that mean the same thing to a reader, folded to one (a "pricing test" is an experiment).
+_SAME = {
+    "test": "experiment",
+    "testing": "experiment",
+    "price": "pricing",
+    "reconcile": "attribution",
+    "numbers": "number",
+    "sequence": "outbound",
+    "email": "outbound",
+    "account": "account",
+    "copy": "copy",
+    "landing": "copy",
+    "signal": "signal",
+    "intent": "signal",
+    "visit": "signal",
+}
+
+
+def content_words(text: str) -> set[str]:
+    """The words of `text` that carry meaning (four letters or more), folded to a crude stem."""
+    words = re.findall(r"[a-z][a-z'-]{3,}", text.lower())
+    stems = {w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words}
+    return {_SAME.get(w, w) for w in stems if w not in DANGLING}

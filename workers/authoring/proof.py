@@ -1,0 +1,100 @@
+"""The brief's proof read as page material: quoted proof as attributed quotes, numbers as stats.
+
+A stat's value is the fact's leading figure and its caption the whole fact; a fact longer than
+a caption may be is said in prose instead, whole. A fact that fits neither shape is prose.
+Pure text functions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_QUOTE = re.compile(
+    r"^\s*[\"\u201c\u201e](?P<quote>[^\"\u201c\u201d]{8,480})[\"\u201d]\s*[,.]?\s*"
+    r"(?:[-\u2013\u2014]+\s*)?(?P<who>[^\"\u201c\u201d]{2,160})$"
+)
+_FIGURE = re.compile(
+    r"(?<![\w.])(?:[$\u20ac\u00a3]\s?)?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:\s?(?:%|x|\u00d7|k|m|bn|pp))?"
+    r"|(?<![\w.])(?:[$\u20ac\u00a3]\s?)?\d+(?:\.\d+)?(?:\s?(?:%|x|\u00d7|k|m|bn|pp))?(?![\w])",
+    re.IGNORECASE,
+)
+_FROM_TO = re.compile(
+    r"\bfrom\s+[$\u20ac\u00a3]?[\d.,]+\s?%?(?:\s?[a-z]+)?\s+to\s+(?P<to>[$\u20ac\u00a3]?[\d.,]*\d(?:\s?%)?)"
+    r"(?P<unit>\s(?:days|weeks|months|hours|minutes|points|seconds))?",
+    re.IGNORECASE,
+)
+_UNIT = re.compile(
+    r"\s(?:days|weeks|months|hours|minutes|points|meetings|clients|accounts|deals|demos|"
+    r"trials|calls|replies)\b",
+    re.IGNORECASE,
+)
+STAT_VALUE_MAX = 24
+STAT_LABEL_MAX = 80
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A proof fact that quotes someone: the words, who said them and where they work."""
+
+    fact: str
+    quote: str
+    who: str
+    company: str | None
+
+
+@dataclass(frozen=True)
+class Stat:
+    """A proof fact with a figure: the value shown large and its caption."""
+
+    fact: str
+    value: str
+    label: str
+
+
+def read_quote(fact: str) -> Quote | None:
+    """The quote of a proof fact written as `"words" - Name, Role at Company`, else None."""
+    match = _QUOTE.match(fact)
+    if match is None:
+        return None
+    who = match.group("who").strip().rstrip(".")
+    person, _, rest = who.partition(",")
+    company = rest.strip() or None
+    if company and " at " in company:
+        role, _, place = company.rpartition(" at ")
+        person, company = f"{person.strip()}, {role.strip()}", place.strip()
+    return Quote(fact=fact, quote=match.group("quote").strip(), who=person.strip(), company=company)
+
+
+def read_stat(fact: str) -> Stat | None:
+    """The stat of a proof fact with a figure worth showing large, else None."""
+    change = _FROM_TO.search(fact)
+    if change:  # "rose from 8.1% to 11.4%": the figure it reached
+        value = (change.group("to") + (change.group("unit") or "")).strip()
+    else:
+        matches = [m for m in _FIGURE.finditer(fact) if _weight(m.group(0).strip()) > 0]
+        if not matches:
+            return None
+        best = max(matches, key=lambda m: _weight(m.group(0).strip()))
+        unit = _UNIT.match(fact, best.end())
+        value = best.group(0).strip() + (unit.group(0).rstrip() if unit else "")
+    if len(value) > STAT_VALUE_MAX:
+        return None
+    text = fact.strip().rstrip(".")
+    if len(text) > STAT_LABEL_MAX:  # a part of it would drop what the rest says: prose instead
+        return None
+    return Stat(fact=fact, value=value, label=text)
+
+
+def _weight(figure: str) -> int:
+    """How well a figure reads as a headline number: percentages and money first."""
+    digits = re.sub(r"[^\d.]", "", figure)
+    if not digits or digits == ".":
+        return 0
+    if any(mark in figure for mark in "%$\u20ac\u00a3") or figure.lower().endswith(("x", "\u00d7")):
+        return 3
+    try:
+        number = float(digits)
+    except ValueError:
+        return 0
+    return 2 if number > 10 else 1
