@@ -69,7 +69,9 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.register_blueprint(create_assets_blueprint(blobs=backends.blobs))
     app.register_blueprint(
         create_pages_blueprint(
-            site=build_site(backends.catalog, base_url=config.base_url),
+            site=build_site(
+                backends.catalog, base_url=config.base_url, beacon_consent=config.beacon_consent
+            ),
             pages=backends.pages,
             clock=backends.clock,
             preview_secret=config.preview_secret,

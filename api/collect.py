@@ -1,11 +1,17 @@
 """POST /api/public/v1/collect: the site's own form posts and beacons, no key.
 
-Origin-checked (Origin or Referer must be this service's host, else 403) and rate-limited per
-client address (FORWARDED_FOR_HOPS picks it from X-Forwarded-For in gcp mode) and per process
-(the IP only as a salted hash, never logged raw; 429 with Retry-After). A form post
-(the landing pages' lead form, no JavaScript needed) answers 303 to `/p/{slug}?submitted=1`;
-a JSON beacon answers 202. Event ids are `site:<hash of the submission and its day>` (or the
-beacon's own `id`), so a repeated delivery is stored once.
+Origin-checked (Origin or Referer must be this service's host or one of
+COLLECT_ALLOWED_ORIGINS, else 403) and rate-limited per process, keyed by the client address
+(FORWARDED_FOR_HOPS picks it from X-Forwarded-For in gcp mode; the IP only as a salted hash,
+never logged raw; 429 with Retry-After). Forms and beacons without a visitor id get 20 a minute
+per address; the beacon's page views carry a visitor id and get 60 a minute per visitor and
+1,200 a minute per address (an office behind one address reads many pages; a flood from one
+address is still refused). A form post (the landing pages' lead form, no JavaScript needed)
+answers 303 to `/p/{slug}?submitted=1`; a JSON beacon answers 202. Event ids are
+`site:<hash of the submission and its day>` (or the beacon's own `id`), so a repeated delivery
+is stored once. Site events keep the UTM fields, referrer and visitor id as properties: a form
+takes them from its hidden fields (the beacon script adds them) or else from the query of the
+page URL its Referer carries.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from flask import Blueprint, Response, current_app, json, request
 
@@ -28,13 +34,20 @@ from api.signals import publish
 from backends.bundle import Backends
 from schemas.errors import Issue
 from schemas.signal_bodies import CollectBody
-from schemas.signals import normalize_event, row_id_for
+from schemas.signals import SITE_FIELDS, UTM_FIELDS, VISITOR_ID, normalize_event, row_id_for
 from workers.ingest import encode_ingest_message
 
 logger = logging.getLogger(__name__)
 
 FORM_TYPES = frozenset({"lead_form", "newsletter_signup", "briefing_registration", "book_call"})
-BEACON_TYPES = FORM_TYPES | {"url_entered", "article_read", "research_unlock", "wizard_progress"}
+BEACON_TYPES = FORM_TYPES | {
+    "url_entered",
+    "article_read",
+    "research_unlock",
+    "wizard_progress",
+    "page_view",
+    "identify",
+}
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _BEACON_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 MAX_BEACON_BYTES = 16 * 1024
@@ -63,33 +76,76 @@ class RateLimiter:
             return None
 
 
-def create_collect_blueprint(config: AppConfig, *, limiter: RateLimiter | None = None) -> Blueprint:
+@dataclass
+class CollectLimits:
+    """Forms and id-less beacons per address; page views per visitor id and per address."""
+
+    forms: RateLimiter = field(default_factory=RateLimiter)
+    visitors: RateLimiter = field(default_factory=lambda: RateLimiter(limit=60))
+    addresses: RateLimiter = field(default_factory=lambda: RateLimiter(limit=1200))
+
+
+def create_collect_blueprint(
+    config: AppConfig, *, limiter: RateLimiter | None = None, limits: CollectLimits | None = None
+) -> Blueprint:
     """The collect route for this deployment's origin."""
     bp = Blueprint("collect", __name__, url_prefix="/api/public/v1")
-    own_host = urlsplit(config.base_url).netloc.lower()
-    rate = limiter or RateLimiter()
+    hosts = {urlsplit(o).netloc.lower() for o in (config.base_url, *config.collect_allowed_origins)}
+    rate = limits or CollectLimits(forms=limiter or RateLimiter())
     salt = secrets.token_bytes(16)  # per process: client hashes can't be reversed by lookup
+
+    def check_rate(key: str, limiter: RateLimiter, now: datetime) -> None:
+        hashed = hashlib.sha256(salt + key.encode()).hexdigest()[:16]
+        wait = limiter.retry_after(hashed, now=now)
+        if wait is not None:
+            logger.info("collect rate-limited", extra={"client_hash": hashed})
+            raise ApiError(
+                429, "rate_limited", "Too many submissions", headers={"Retry-After": str(wait)}
+            )
 
     @bp.post("/collect")
     def collect() -> Response:
         backends: Backends = current_app.extensions["frontdoor"]
         now = backends.clock()
-        if _origin_host() != own_host:
+        if _origin_host() not in hosts:
             raise ApiError(403, "forbidden", "Collect accepts posts from this site only")
-        client = hashlib.sha256(salt + _client_ip(config).encode()).hexdigest()[:16]
-        wait = rate.retry_after(client, now=now)
-        if wait is not None:
-            logger.info("collect rate-limited", extra={"client_hash": client})
-            raise ApiError(
-                429, "rate_limited", "Too many submissions", headers={"Retry-After": str(wait)}
-            )
+        address = _client_ip(config)
         if request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            check_rate(address, rate.forms, now)
             return _form(backends, config, now)
         if request.mimetype in ("application/json", "text/plain"):
-            return _beacon(backends, now)
+            try:
+                body = _beacon_body()
+            except ApiError:
+                check_rate(address, rate.forms, now)  # a bad body counts too
+                raise
+            visitor = _visitor(body)
+            if visitor is None:
+                check_rate(address, rate.forms, now)
+            else:
+                check_rate("v:" + visitor, rate.visitors, now)
+                check_rate(address, rate.addresses, now)
+            return _beacon(backends, body, now)
+        check_rate(address, rate.forms, now)
         raise ApiError(415, "unsupported_media_type", "Send a form post or a JSON beacon")
 
     return bp
+
+
+def _visitor(body: dict[str, Any]) -> str | None:
+    properties = body.get("properties")
+    visitor = properties.get("visitor_id") if isinstance(properties, dict) else None
+    return visitor if isinstance(visitor, str) and VISITOR_ID.match(visitor) else None
+
+
+def site_properties(form: Any, referer: str) -> dict[str, str]:
+    """UTM fields, referrer and visitor id of a form post: its own (hidden) fields first, else
+    the UTM query of the page URL the post's Referer names (the no-JavaScript case)."""
+    found = {k: str(form.get(k)).strip()[:1000] for k in SITE_FIELDS if form.get(k)}
+    if not any(k in found for k in UTM_FIELDS) and referer:
+        query = parse_qs(urlsplit(referer).query)
+        found |= {k: query[k][0][:1000] for k in UTM_FIELDS if query.get(k) and query[k][0]}
+    return found
 
 
 def _origin_host() -> str:
@@ -140,6 +196,7 @@ def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
         "person": {"email": email or None, "name": name or None},
         "account": {"name": company or None},
         "page": {"url": f"{config.base_url}{path}", "path": path},
+        "properties": site_properties(form, request.headers.get("Referer", "")),
     }
     event = normalize_event(raw, now=now)
     if kind not in FORM_TYPES or not email or isinstance(event, list):
@@ -149,7 +206,7 @@ def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
     return _see_other(f"{path}?submitted=1")
 
 
-def _beacon(backends: Backends, now: datetime) -> Response:
+def _beacon_body() -> dict[str, Any]:
     data = request.get_data()
     if len(data) > MAX_BEACON_BYTES:
         raise ApiError(413, "payload_too_large", "A beacon is at most 16 KiB")
@@ -159,6 +216,10 @@ def _beacon(backends: Backends, now: datetime) -> Response:
         raise ApiError(400, "invalid_json", "The request body is not valid JSON") from err
     if not isinstance(body, dict):
         raise ApiError(422, "invalid_payload", "Send a JSON object")
+    return body
+
+
+def _beacon(backends: Backends, body: dict[str, Any], now: datetime) -> Response:
     beacon_id = body.pop("id", None)
     if beacon_id is not None and not (isinstance(beacon_id, str) and _BEACON_ID.match(beacon_id)):
         raise _invalid("id", "invalid_format", "8-64 letters, digits, - or _")

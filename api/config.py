@@ -25,6 +25,9 @@ class AppConfig:
     oauth_issuer: str | None = None
     # X-Forwarded-For entries our own proxies append, gcp mode (FORWARDED_FOR_HOPS; collect)
     forwarded_for_hops: int = 2
+    # The beacon waits for consent (BEACON_CONSENT=required); other sites allowed to collect
+    beacon_consent: bool = False
+    collect_allowed_origins: tuple[str, ...] = ()
     # Requests per window per key (by scope) and per client address (`public`); 0 is off
     rate_limits: Mapping[str, int] = field(default_factory=dict)
     rate_limit_window_seconds: int = 60

@@ -61,6 +61,7 @@ PAGE_CACHE_CONTROL = "public, max-age=60, s-maxage=300"
 PREVIEW_CACHE_CONTROL = "private, no-store"
 NOT_FOUND_CACHE_CONTROL = "public, max-age=60, s-maxage=60"
 ASSET_CACHE_CONTROL = "public, max-age=31536000, immutable"
+BEACON_CACHE_CONTROL = "public, max-age=3600"
 
 
 def create_pages_blueprint(
@@ -79,6 +80,7 @@ def create_pages_blueprint(
     lookup = PageLookup(pages, freshness=freshness_seconds, monotonic=monotonic)
     not_found = _NotFoundPage(site)
     assets = {name: _asset_body(asset) for name, asset in site.assets.by_name().items()}
+    beacon_script = _asset_body(site.assets.beacon, cache_control=BEACON_CACHE_CONTROL)
 
     def rendered(stored: StoredPage, *, form_state: FormState, preview: bool) -> CachedPage:
         """The finished response from the cache, or rendered now (previews are never kept)."""
@@ -145,6 +147,11 @@ def create_pages_blueprint(
         found = assets.get(name)
         return found.response() if found is not None else not_found.response()
 
+    @bp.get("/beacon.js")
+    def beacon() -> Response:
+        # The stable address other sites' pages load (content/docs/signals-api.md).
+        return beacon_script.response()
+
     return bp
 
 
@@ -157,9 +164,9 @@ def _form_state() -> FormState:
     return "open"
 
 
-def _asset_body(asset: Asset) -> CachedPage:
-    """A stylesheet or icon with its hashed name: cached for a year, never revalidated."""
-    validators = (("ETag", asset.etag), ("Cache-Control", ASSET_CACHE_CONTROL))
+def _asset_body(asset: Asset, *, cache_control: str = ASSET_CACHE_CONTROL) -> CachedPage:
+    """A stylesheet, icon or script with its hashed name: cached for a year, never revalidated."""
+    validators = (("ETag", asset.etag), ("Cache-Control", cache_control))
     return CachedPage(
         body=asset.data,
         etag=asset.etag,

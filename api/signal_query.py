@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 from api.errors import ApiError
-from backends.ports import AccountQuery, StreamQuery
+from backends.ports import AccountPosition, AccountQuery, AccountSort, StreamQuery
 from schemas.errors import Issue
 from schemas.signal_rollups import STAGES, Stage, stages_at_or_above
+from schemas.signal_scores import heat_log_for_score
 from schemas.signals import (
     EVENT_TYPES,
     Position,
@@ -21,9 +25,15 @@ from schemas.signals import (
 )
 
 DEFAULT_DAYS = 7
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_DAYS = 365
-STREAM_PARAMS = frozenset({"since", "until", "days", "type", "domain", "email", "q", "limit"})
-ACCOUNT_PARAMS = frozenset({"since", "days", "stage", "limit"})
+# Campaign filters: events whose site properties hold this value (api/collect.py keeps them).
+PROPERTY_PARAMS = ("utm_campaign", "utm_source")
+STREAM_PARAMS = frozenset(
+    {"since", "until", "days", "type", "domain", "email", "q", "limit", *PROPERTY_PARAMS}
+)
+ACCOUNT_PARAMS = frozenset({"since", "days", "stage", "limit", "sort", "min_score", "cursor"})
+SORTS: tuple[AccountSort, ...] = ("recent", "score")
 T = TypeVar("T")
 
 
@@ -78,6 +88,10 @@ def _until(raw: str) -> datetime | None:
     return position.recorded_at if position else None
 
 
+def _short_text(raw: str) -> str | None:
+    return raw if 0 < len(raw) <= 200 else None
+
+
 def _stage(raw: str) -> Stage | None:
     return next((s for s in STAGES if s == raw), None)
 
@@ -93,6 +107,11 @@ def parse_stream_query(args: Mapping[str, str], *, now: datetime) -> ParsedStrea
     email = p.take("email", normalize_email, "an email address")
     q = p.take("q", lambda raw: raw if len(raw) <= 200 else None, "at most 200 characters")
     limit = p.number("limit", 100, 1, 1000)
+    properties = tuple(
+        (name, value)
+        for name in PROPERTY_PARAMS
+        if (value := p.take(name, _short_text, "1-200 characters")) is not None
+    )
     p.check()
     window = Position(recorded_at=now - timedelta(days=days))
     after = since or window
@@ -106,24 +125,59 @@ def parse_stream_query(args: Mapping[str, str], *, now: datetime) -> ParsedStrea
         domain=domain,
         email=email,
         words=tuple(dict.fromkeys(split_words(q or ""))),
+        properties=properties,
         limit=limit,
     )
     return ParsedStream(query=query, start=after)
 
 
 def parse_account_query(args: Mapping[str, str], *, now: datetime) -> AccountQuery:
-    """GET /signals/accounts parameters. Raises: ApiError 400 `invalid_query`."""
+    """GET /signals/accounts parameters. Raises: ApiError 400 `invalid_query`.
+
+    `sort=score` takes no default window (a score already fades with time): only an explicit
+    `since` or `days` narrows it.
+    """
     p = _Issues(args, ACCOUNT_PARAMS)
     since = p.take("since", parse_since, "an ISO-8601 time or a next_since cursor")
     days = p.number("days", DEFAULT_DAYS, 1, MAX_DAYS)
     stage: Stage | None = p.take("stage", _stage, "one of " + ", ".join(STAGES))
     limit = p.number("limit", 50, 1, 500)
+    sort: AccountSort = p.take("sort", _sort, "recent or score") or "recent"
+    min_score = p.number("min_score", 0, 0, 100)
+    after = p.take("cursor", lambda raw: decode_account_cursor(raw, sort), "a next_cursor")
     p.check()
     active_since = since.recorded_at if since else now - timedelta(days=days)
     if since is not None and "days" in args:
         active_since = max(active_since, now - timedelta(days=days))
+    if sort == "score" and since is None and "days" not in args:
+        active_since = EPOCH
     return AccountQuery(
         active_since=active_since,
         stages=stages_at_or_above(stage) if stage else (),
         limit=limit,
+        sort=sort,
+        min_heat_log=heat_log_for_score(min_score, now),
+        after=after,
     )
+
+
+def _sort(raw: str) -> AccountSort | None:
+    return next((s for s in SORTS if s == raw), None)
+
+
+def encode_account_cursor(sort: AccountSort, position: AccountPosition) -> str:
+    """The opaque `next_cursor` of the accounts list."""
+    raw = json.dumps([sort, position.key, position.domain], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_account_cursor(value: str, sort: AccountSort) -> AccountPosition | None:
+    """A next_cursor of a list in this `sort`, or None."""
+    try:
+        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+        given, key, domain = json.loads(raw)
+    except (binascii.Error, ValueError, TypeError):
+        return None
+    if given != sort or not isinstance(key, int | float) or not isinstance(domain, str):
+        return None
+    return AccountPosition(key=key, domain=domain)

@@ -15,9 +15,9 @@ from flask import Blueprint, Response, current_app, json, request
 
 from api.auth import require_key
 from api.errors import ApiError
-from api.signal_query import parse_account_query, parse_stream_query
+from api.signal_query import encode_account_cursor, parse_account_query, parse_stream_query
 from backends.bundle import Backends
-from backends.ports import StreamQuery, UnavailableError
+from backends.ports import AccountPosition, StreamQuery, UnavailableError
 from schemas.errors import Issue
 from schemas.signal_bodies import (
     AccountBody,
@@ -78,10 +78,15 @@ def create_signals_blueprint() -> Blueprint:
     def list_accounts() -> Response:
         require_key("signals", allow_bearer=True)
         backends = _backends()
-        query = parse_account_query(request.args, now=backends.clock())
+        now = backends.clock()
+        query = parse_account_query(request.args, now=now)
         accounts, has_more = backends.signals.list_accounts(query)
-        summaries = [account_summary(a) for a in accounts]
-        return _json(AccountsBody(accounts=summaries, has_more=has_more))
+        summaries = [account_summary(a, now=now) for a in accounts]
+        cursor = None
+        if has_more and accounts:
+            position = AccountPosition.of(accounts[-1], query.sort)
+            cursor = encode_account_cursor(query.sort, position)
+        return _json(AccountsBody(accounts=summaries, has_more=has_more, next_cursor=cursor))
 
     @bp.get("/accounts/<raw_domain>")
     def get_account(raw_domain: str) -> Response:
@@ -89,11 +94,12 @@ def create_signals_blueprint() -> Blueprint:
         domain = normalize_domain(raw_domain)
         if domain is None:
             raise ApiError(400, "invalid_domain", "Give a domain such as acme.com")
-        signals = _backends().signals
+        backends = _backends()
+        signals, now = backends.signals, backends.clock()
         account = signals.get_account(domain)
         if account is None:
             return _json(AccountBody(seen=False, domain=domain))
-        summary = account_summary(account, cap=None)
+        summary = account_summary(account, now=now, cap=None)
         # The first PEOPLE_LIMIT in the summary's order (highest stage, most events first).
         people = [signals.get_person(b.email) for b in summary.people[:PEOPLE_LIMIT]]
         timeline = signals.read_stream(StreamQuery(domain=domain, limit=TIMELINE_LIMIT))
@@ -101,7 +107,7 @@ def create_signals_blueprint() -> Blueprint:
             seen=True,
             domain=domain,
             account=summary,
-            people=[person_summary(p, cap=None) for p in people if p is not None],
+            people=[person_summary(p, now=now, cap=None) for p in people if p is not None],
             timeline=timeline.events,
             timeline_truncated=timeline.has_more,
         )
@@ -111,7 +117,8 @@ def create_signals_blueprint() -> Blueprint:
     def get_person(raw_email: str) -> Response:
         require_key("signals", allow_bearer=True)
         email = _email(raw_email)
-        signals = _backends().signals
+        backends = _backends()
+        signals = backends.signals
         person = signals.get_person(email)
         if person is None:
             return _json(PersonBody(seen=False, email=email))
@@ -119,7 +126,7 @@ def create_signals_blueprint() -> Blueprint:
         body = PersonBody(
             seen=True,
             email=email,
-            person=person_summary(person, cap=None),
+            person=person_summary(person, now=backends.clock(), cap=None),
             timeline=timeline.events,
             timeline_truncated=timeline.has_more,
         )

@@ -88,6 +88,8 @@ def create_webhooks_blueprint(
             description=data.description or "",
             secrets=(WebhookSecret(value=secret, created_at=now),),
             created_at=now,
+            kind=data.kind,
+            stages=tuple(dict.fromkeys(data.stages or ())),
         )
         webhooks.add_endpoint(endpoint)
         return _json(WebhookSecretBody(endpoint=_endpoint_view(endpoint), secret=secret)), 201
@@ -212,6 +214,8 @@ def _endpoint_view(e: WebhookEndpoint) -> WebhookEndpointView:
         url=e.url,
         types=list(e.types) or None,
         description=e.description or None,
+        kind="slack" if e.kind == "slack" else "standard",
+        stages=list(e.stages) or None,
         enabled=e.active,
         disabled_at=e.disabled_at,
         disabled_reason=e.disabled_reason,

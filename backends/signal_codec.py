@@ -20,6 +20,8 @@ def dump_rollup(rollup: AccountRollup | PersonRollup) -> str:
 def _times(doc: dict[str, Any]) -> dict[str, Any]:
     for name in _TIMES:
         doc[name] = datetime.fromisoformat(doc[name])
+    if doc.get("stage_reached_at"):  # absent from roll-ups stored before scores
+        doc["stage_reached_at"] = datetime.fromisoformat(doc["stage_reached_at"])
     return doc
 
 

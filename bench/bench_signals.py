@@ -18,6 +18,9 @@
    means the batch was committed to DATA_DIR/queues.sqlite3 first. For information, the same
    over HTTP to the served process (granian), as `make run` serves it.
 4. For information: the same two figures on the Firestore emulator (small sizes).
+5. Issue 15 (bench/signal_page_views.py): page-view ingest end to end through /collect as a
+   ratio to the direct store (goal >= 0.7x), and the accounts list sorted by score at 100,000
+   accounts as a ratio to 1,000 (goal <= 1.3x).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from backends.embedded.signals import (
 )
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import SignalStore, StreamQuery
+from bench.signal_page_views import page_view_figures
 from schemas.signal_fold import AccountState, PersonState, fold_batch
 from schemas.signals import Event, NewEvent, Position, normalize_event, stamp_event
 
@@ -403,6 +407,7 @@ def main() -> dict[str, Any]:
         clustered = ingest_rates(folder, people=200)
         e2e = end_to_end_in_process(folder)
         e2e_served = end_to_end_served(folder)
+        page_views = page_view_figures(folder)
     ingest = ingest_figures(rates)
     result: dict[str, Any] = {
         "poll_ms_limit_100": {str(k): round(v * 1000, 3) for k, v in latency.items()},
@@ -421,6 +426,7 @@ def main() -> dict[str, Any]:
         # clusters by visitor), so each roll-up is loaded and written once for many events.
         "ingest_200_people": ingest_figures(clustered),
         "firestore_emulator": firestore_figures(),
+        "page_views_and_scores": page_views,
     }
     print(json.dumps(result, indent=2))
     return result

@@ -75,7 +75,30 @@ FIRESTORE_INDEXES: list[CompositeIndex] = [
         "signal_events",
         (("person.email", "ASCENDING"), ("recorded_at", "DESCENDING"), ("id", "DESCENDING")),
     ),
-    CompositeIndex("signal_accounts", (("stage", "ASCENDING"), ("last_recorded_at", "DESCENDING"))),
+    # a person's or account's linked visitors' events (`in` on the visitor id; issue 15)
+    CompositeIndex(
+        "signal_events",
+        (
+            ("properties.visitor_id", "ASCENDING"),
+            ("recorded_at", "ASCENDING"),
+            ("id", "ASCENDING"),
+        ),
+    ),
+    CompositeIndex(
+        "signal_events",
+        (
+            ("properties.visitor_id", "ASCENDING"),
+            ("recorded_at", "DESCENDING"),
+            ("id", "DESCENDING"),
+        ),
+    ),
+    # the accounts list: most recent or highest score first, optionally by stage, over the
+    # listing documents (backends/gcp/account_shards.py; issue 15)
+    *(
+        CompositeIndex("signal_accounts", (*head, (key, "DESCENDING"), ("domain", "DESCENDING")))
+        for key in ("last_recorded_us", "heat_log")
+        for head in ((), (("stage_rank", "ASCENDING"),))
+    ),
     # webhook deliveries of one endpoint, newest first, optionally by status
     # (backends/gcp/webhooks.py)
     CompositeIndex(

@@ -152,14 +152,20 @@ def _normalized(raw: dict[str, Any], *, now: datetime) -> NewEvent:
 
 def _print_accounts(backends: Backends) -> None:
     """The demo accounts' roll-ups, highest stage first, then the free-mail people."""
-    table = Table("account", "stage", "people", "pages", "events")
+    table = Table("account", "stage", "score", "people", "pages", "events")
     domains = sorted({journey.domain for journey in JOURNEYS if journey.domain})
     found = [backends.signals.get_account(domain) for domain in domains]
-    summaries = [account_summary(account) for account in found if account is not None]
+    now = backends.clock()
+    summaries = [account_summary(a, now=now) for a in found if a is not None]
     for summary in sorted(summaries, key=lambda s: -RANK[s.stage]):
         counts = summary.counts
         table.add_row(
-            summary.domain, summary.stage, str(counts.people), str(counts.pages), str(counts.events)
+            summary.domain,
+            summary.stage,
+            str(summary.score),
+            str(counts.people),
+            str(counts.pages),
+            str(counts.events),
         )
     Console(highlight=False).print(table)
     for journey in JOURNEYS:

@@ -18,7 +18,7 @@ from backends.embedded.queue_table import QueueTable
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import DeliveryOptions, TaskQueue, WebhookStore
 from frontdoor.settings import Settings
-from workers.deliveries import WebhookDeliveries
+from workers.deliveries import AccountLookup, WebhookDeliveries
 from workers.delivery_policy import RETRY_DELAYS
 
 logger = logging.getLogger(__name__)
@@ -43,6 +43,7 @@ def build_delivery_ports(
     queue_table: QueueTable | None = None,
     firestore_client: Any = None,
     start_workers: bool = True,
+    accounts: AccountLookup | None = None,
 ) -> DeliveryPorts:
     """Embedded: SQLite and the durable task queue (started here); gcp: Firestore, Cloud Tasks."""
     options = delivery_options(settings)
@@ -85,7 +86,9 @@ def build_delivery_ports(
             durable.start()
         tasks = durable
         closers.append(durable.close)
-    deliveries = WebhookDeliveries(webhooks=webhooks, tasks=tasks, options=options, clock=clock)
+    deliveries = WebhookDeliveries(
+        webhooks=webhooks, tasks=tasks, options=options, clock=clock, accounts=accounts
+    )
     return DeliveryPorts(webhooks, tasks, deliveries, options, tuple(closers))
 
 

@@ -67,7 +67,11 @@ JOURNEYS: tuple[DemoJourney, ...] = (
     ),
     DemoJourney(None, None, "lumen.example", "Lumen Health", ("url_entered",)),
     DemoJourney(
-        "eli.moss@quarry.example", "Eli Moss", "quarry.example", "Quarry Freight", ("email_click",)
+        "eli.moss@quarry.example",
+        "Eli Moss",
+        "quarry.example",
+        "Quarry Freight",
+        ("page_view", "identify", "email_click"),
     ),
     DemoJourney(
         "fay.chen@orbit.example", "Fay Chen", "orbit.example", "Orbit Labs", ("email_open",)
@@ -111,6 +115,8 @@ _SITE_PAGES: dict[EventType, Link | None] = {
     "lead_form": Link("/p/revops-audit", "RevOps audit"),
     "email_open": None,
     "email_click": Link("/research", "Research"),
+    "page_view": Link("/p/revops-audit", "RevOps audit"),
+    "identify": None,
 }
 
 
@@ -154,4 +160,6 @@ def _properties(kind: EventType, journey: DemoJourney) -> dict[str, str]:
         return {"website": f"https://{journey.domain}"}
     if kind in ("email_open", "email_click"):
         return {"campaign": "november-briefing"}
+    if kind == "page_view":
+        return {"utm_source": "linkedin", "utm_campaign": "q4-audit"}
     return {}

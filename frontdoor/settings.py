@@ -49,6 +49,12 @@ class Settings(BaseSettings):
     forwarded_for_hops: int = Field(default=2, ge=0, le=10)
     # Browser origins /mcp accepts besides its own (the Origin check against DNS rebinding).
     mcp_allowed_origins: list[str] = Field(default_factory=list)
+    # The page-view beacon (content/docs/signals-api.md "Page views"): "required" makes it
+    # wait for the visitor's yes on a small notice of ours; "none" (default) counts at once,
+    # but never when the browser sends Global Privacy Control or Do Not Track.
+    beacon_consent: Literal["none", "required"] = "none"
+    # The company's other sites whose pages may post beacons and forms to /collect.
+    collect_allowed_origins: list[str] = Field(default_factory=list)
     firestore_database: str = "(default)"
     signals_topic: str = "signal-events"  # Pub/Sub topic the ingest worker is pushed from
     # Webhook deliveries (issue 6B). Cloud Tasks queue; the emulator host is our own convention
@@ -121,7 +127,7 @@ class Settings(BaseSettings):
         # Issuer and resource URLs are compared as exact strings by OAuth clients.
         return value.rstrip("/")
 
-    @field_validator("mcp_allowed_origins")
+    @field_validator("mcp_allowed_origins", "collect_allowed_origins")
     @classmethod
     def _origins_only(cls, values: list[str]) -> list[str]:
         # Browsers send `Origin: scheme://host[:port]`; anything else could never match.

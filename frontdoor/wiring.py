@@ -88,7 +88,9 @@ def build_backends(
         signal_queue: SignalQueue = PubSubPublisher(
             project=settings.google_cloud_project or "", topic=settings.signals_topic
         )
-        delivery = build_delivery_ports(settings, clock=utc_now, firestore_client=client)
+        delivery = build_delivery_ports(
+            settings, clock=utc_now, firestore_client=client, accounts=signals.get_account
+        )
         closers.extend(delivery.closers)
         cdn, mailer = _gcp_edges(settings)
     else:
@@ -104,7 +106,12 @@ def build_backends(
         idempotency = SqliteIdempotencyStore(db)
         signals = SqliteSignalStore(db)
         delivery = build_delivery_ports(
-            settings, clock=utc_now, db=db, queue_table=queue_table, start_workers=start_workers
+            settings,
+            clock=utc_now,
+            db=db,
+            queue_table=queue_table,
+            start_workers=start_workers,
+            accounts=signals.get_account,
         )
         closers.extend(delivery.closers)  # stopped after the ingest queue that feeds it
         # Embedded stand-in for the Pub/Sub push to the ingest worker: on disk before the 202.
@@ -193,6 +200,8 @@ def app_config(settings: Settings) -> AppConfig:
         generate_wait_seconds=settings.generate_wait_seconds,
         oauth_issuer=settings.oauth_issuer,
         forwarded_for_hops=settings.forwarded_for_hops,
+        beacon_consent=settings.beacon_consent == "required",
+        collect_allowed_origins=tuple(settings.collect_allowed_origins),
         rate_limits={
             "content": settings.rate_limit_content,
             "content_admin": settings.rate_limit_content_admin,

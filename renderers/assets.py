@@ -1,4 +1,5 @@
-"""The design system's static assets: the stylesheet (brand tokens + site.css) and the favicon.
+"""The design system's static assets: the stylesheet (brand tokens + site.css), the favicon and
+the first-party page-view beacon (static/beacon.js).
 
 Each asset gets a content-hashed file name, so it can be cached for a year and a change of
 brand.json or site.css changes its URL. Built from package files and the Brand; no clock.
@@ -13,7 +14,14 @@ from importlib import resources
 
 from schemas.catalog import Brand
 
-__all__ = ["ASSET_PREFIX", "Asset", "SiteAssets", "brand_tokens", "build_site_assets"]
+__all__ = [
+    "ASSET_PREFIX",
+    "Asset",
+    "SiteAssets",
+    "beacon_asset",
+    "brand_tokens",
+    "build_site_assets",
+]
 
 ASSET_PREFIX = "/static/"
 
@@ -37,13 +45,14 @@ class Asset:
 
 @dataclass(frozen=True)
 class SiteAssets:
-    """The stylesheet and favicon every page links to."""
+    """The stylesheet, favicon and beacon script every page links to."""
 
     stylesheet: Asset
     favicon: Asset
+    beacon: Asset
 
     def by_name(self) -> dict[str, Asset]:
-        return {asset.name: asset for asset in (self.stylesheet, self.favicon)}
+        return {asset.name: asset for asset in (self.stylesheet, self.favicon, self.beacon)}
 
 
 def brand_tokens(brand: Brand) -> str:
@@ -60,13 +69,19 @@ def brand_tokens(brand: Brand) -> str:
 
 
 def build_site_assets(brand: Brand) -> SiteAssets:
-    """The stylesheet for this brand and the favicon, with hashed names."""
+    """The stylesheet for this brand, the favicon and the beacon, with hashed names."""
     css = (brand_tokens(brand) + _package_text("site.css")).encode()
     icon = _package_text("favicon.svg").encode()
     return SiteAssets(
         stylesheet=_hashed("site", "css", css, "text/css"),
         favicon=_hashed("favicon", "svg", icon, "image/svg+xml"),
+        beacon=beacon_asset(),
     )
+
+
+def beacon_asset() -> Asset:
+    """The page-view beacon script (also served unhashed at /beacon.js for other sites)."""
+    return _hashed("beacon", "js", _package_text("beacon.js").encode(), "text/javascript")
 
 
 def _hashed(stem: str, suffix: str, data: bytes, mimetype: str) -> Asset:

@@ -16,12 +16,14 @@ from schemas.public import Company
 __all__ = ["content_security_policy", "document_title", "page_json_ld"]
 
 
-def content_security_policy(json_ld: str | None) -> str:
-    """A strict policy: no script may run; the JSON-LD data block is allowed by its hash."""
-    script = "'none'"
+def content_security_policy(json_ld: str | None, *, own_scripts: bool = False) -> str:
+    """A strict policy: no inline script may run; the JSON-LD data block is allowed by its
+    hash, and with `own_scripts` the service's own script files ('self': the beacon)."""
+    sources = ["'self'"] if own_scripts else []
     if json_ld is not None:
         digest = base64.b64encode(hashlib.sha256(json_ld.encode()).digest()).decode()
-        script = f"'sha256-{digest}'"
+        sources.append(f"'sha256-{digest}'")
+    script = " ".join(sources) or "'none'"
     return (
         "default-src 'none'; "
         f"script-src {script}; "

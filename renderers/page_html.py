@@ -56,6 +56,8 @@ class Site:
     logos: Mapping[str, str]
     assets: SiteAssets
     theme_color: str
+    # BEACON_CONSENT=required: the beacon waits for the visitor's yes (renderers/static/beacon.js)
+    beacon_consent: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,7 @@ class BlockView:
     submit_label: str = "Send request"
 
 
-def build_site(catalog: Catalog, *, base_url: str) -> Site:
+def build_site(catalog: Catalog, *, base_url: str, beacon_consent: bool = False) -> Site:
     """The shared facts of every page, built once per process."""
     return Site(
         base_url=base_url.rstrip("/"),
@@ -103,6 +105,7 @@ def build_site(catalog: Catalog, *, base_url: str) -> Site:
         logos=dict(catalog.logos),
         assets=build_site_assets(catalog.brand),
         theme_color=catalog.brand.palette.get("paper", "#ffffff"),
+        beacon_consent=beacon_consent,
     )
 
 
@@ -164,7 +167,8 @@ def render_page(
             honeypot=HONEYPOT_FIELD,
         )
     )
-    return RenderedPage(html=html, content_security_policy=content_security_policy(json_ld))
+    policy = content_security_policy(json_ld, own_scripts=not preview)
+    return RenderedPage(html=html, content_security_policy=policy)
 
 
 def render_not_found(*, site: Site) -> RenderedPage:

@@ -28,6 +28,8 @@ BeaconType = Literal[
     "article_read",
     "research_unlock",
     "wizard_progress",
+    "page_view",
+    "identify",
 ]
 
 
@@ -79,6 +81,12 @@ class SignalsQueryDoc(_Doc):
         default=None, max_length=200, description="Words in person, account, page, properties"
     )
     limit: int = Field(default=100, ge=1, le=1000)
+    utm_campaign: str | None = Field(
+        default=None, max_length=200, description="Site events of this campaign (utm_campaign)"
+    )
+    utm_source: str | None = Field(
+        default=None, max_length=200, description="Site events of this source (utm_source)"
+    )
 
 
 class AccountsQueryDoc(_Doc):
@@ -86,6 +94,11 @@ class AccountsQueryDoc(_Doc):
     days: int = Field(default=7, ge=1, le=365, description="Used when there is no since")
     stage: Stage | None = Field(default=None, description="This stage or higher")
     limit: int = Field(default=50, ge=1, le=500)
+    sort: Literal["recent", "score"] = Field(
+        default="recent", description="Most recent activity first, or highest score first"
+    )
+    min_score: int = Field(default=0, ge=0, le=100, description="Accounts scoring at least this")
+    cursor: str | None = Field(default=None, description="A `next_cursor` of the same sort")
 
 
 class IngestBatchDoc(_Doc):
@@ -117,6 +130,17 @@ class CollectFormDoc(BaseModel):
     name: str | None = None
     company: str | None = None
     website: str | None = Field(default=None, description="Honeypot: leave empty")
+    visitor_id: str | None = Field(
+        default=None, description="The beacon's visitor id (the beacon script adds it)"
+    )
+    utm_source: str | None = Field(
+        default=None, description="Else taken from the Referer page URL's query, as utm_*"
+    )
+    utm_medium: str | None = None
+    utm_campaign: str | None = None
+    utm_term: str | None = None
+    utm_content: str | None = None
+    referrer: str | None = Field(default=None, description="The page's own referrer")
 
 
 # Tool server and OAuth discovery.

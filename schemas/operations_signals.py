@@ -57,7 +57,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         f"{SIGNALS}/accounts",
         "listAccounts",
         "Signals",
-        "Events rolled up per company domain",
+        "Accounts by recent activity or score (0-100, with trend and reasons), paged by cursor",
         "signals",
         (Reply(200, "Account summaries", AccountsBody),),
         query=AccountsQueryDoc,
@@ -135,7 +135,12 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
             Reply(202, "Recorded (beacon)", CollectBody),
             Reply(303, "Form post: back to `/p/{slug}?submitted=1` (or `?error=...`)"),
         ),
-        description="Origin-checked and rate-limited; forms work without JavaScript.",
+        description=(
+            "Origin-checked and rate-limited; forms work without JavaScript. The page-view"
+            " beacon (`/beacon.js`) sends `page_view` and `identify` beacons with a visitor id"
+            " and UTM fields in `properties`; those are limited per visitor id (60 a minute)"
+            " and per address (1,200 a minute)."
+        ),
         request=CollectBeaconDoc,
         other_requests=((FORM, CollectFormDoc),),
         errors=(400, 403, 413, 415, 422, 429),

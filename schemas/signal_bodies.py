@@ -19,11 +19,14 @@ class StreamBody(BaseModel):
 
 
 class AccountsBody(BaseModel):
-    """GET /signals/accounts: most recently active first; lists capped at 20."""
+    """GET /signals/accounts: most recently active (or highest score) first; lists capped at 20."""
 
     ok: bool = True
     accounts: list[AccountSummary]
     has_more: bool
+    next_cursor: str | None = Field(
+        default=None, description="Pass as `cursor` (same sort) for the next page; null at the end"
+    )
 
 
 class AccountBody(BaseModel):

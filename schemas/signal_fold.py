@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from schemas.signal_rollups import ENGAGED_PAGES, RANK, TYPE_STAGE
+from schemas.signal_scores import add_day, add_heat, event_weight
 from schemas.signals import Event
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -48,6 +49,9 @@ class PersonState:
     events: int = 0
     first_pages: list[str] = field(default_factory=list)  # the first 3 distinct paths
     sources: dict[str, int] = field(default_factory=dict)  # a handful of source names
+    heat_log: float | None = None  # schemas/signal_scores.py
+    stage_us: int | None = None  # when the stage was reached
+    days: dict[str, int] = field(default_factory=dict)  # daily counts, 35 days
 
 
 @dataclass(slots=True)
@@ -64,6 +68,9 @@ class AccountState:
     anon_rank: int | None = None  # touches with no person count as one visitor
     anon_pages: list[str] = field(default_factory=list)
     sources: dict[str, int] = field(default_factory=dict)
+    heat_log: float | None = None
+    stage_us: int | None = None
+    days: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -103,12 +110,16 @@ def fold_batch(
         source = event.source
         rank = _TYPE_RANK[event.type]
         person = None
+        new_person = True
+        new_page = False
         if email is not None:
             person = people.get(email)
             if person is None:
                 person = people[email] = PersonState(
-                    email, None, None, 0, occurred, occurred, recorded
+                    email, None, None, 0, occurred, occurred, recorded, stage_us=occurred
                 )
+            else:
+                new_person = person.domain is None
             out_people[email] = person
             person.events += 1
             if occurred < person.first_us:
@@ -124,16 +135,25 @@ def fold_batch(
             if path:
                 if len(pages) < ENGAGED_PAGES and path not in pages:
                     pages.append(path)
+                    new_page = True
                 person_pages[email, path] = person_pages.get((email, path), 0) + 1
             shown = max(rank, _ENGAGED) if len(pages) >= ENGAGED_PAGES else rank
             if shown > person.rank:
                 person.rank = shown
+                person.stage_us = occurred
+            person.heat_log = add_heat(
+                person.heat_log, event_weight(rank, new_person=False, new_page=new_page), occurred
+            )
+            add_day(person.days, occurred)
         if domain is None:
             continue
         account = accounts.get(domain)
         if account is None:
-            account = accounts[domain] = AccountState(domain, None, 0, occurred, occurred, recorded)
+            account = accounts[domain] = AccountState(
+                domain, None, 0, occurred, occurred, recorded, stage_us=occurred
+            )
         out_accounts[domain] = account
+        account_rank = account.rank
         account.events += 1
         if occurred < account.first_us:
             account.first_us = occurred
@@ -155,12 +175,19 @@ def fold_batch(
             if person.rank > account.rank:
                 account.rank = person.rank
         else:
+            new_person = False
             pages = account.anon_pages
             if path and len(pages) < ENGAGED_PAGES and path not in pages:
                 pages.append(path)
+                new_page = True
             shown = max(rank, _ENGAGED) if len(pages) >= ENGAGED_PAGES else rank
             if account.anon_rank is None or shown > account.anon_rank:
                 account.anon_rank = shown
             if account.anon_rank > account.rank:
                 account.rank = account.anon_rank
+        if account.rank > account_rank:
+            account.stage_us = occurred
+        weight = event_weight(rank, new_person=new_person, new_page=new_page)
+        account.heat_log = add_heat(account.heat_log, weight, occurred)
+        add_day(account.days, occurred)
     return out

@@ -14,6 +14,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from schemas.signal_scores import (
+    Trend,
+    add_day,
+    add_heat,
+    event_weight,
+    micros,
+    score_at,
+    score_reasons,
+    trend_at,
+)
 from schemas.signals import Event, EventType
 
 Stage = Literal["aware", "engaged", "evaluating", "hand_raiser"]
@@ -23,6 +33,8 @@ ENGAGED_PAGES = 3
 LIST_CAP = 20
 
 TYPE_STAGE: dict[EventType, Stage] = {
+    "page_view": "aware",
+    "identify": "aware",
     "email_open": "aware",
     "article_read": "engaged",
     "newsletter_signup": "engaged",
@@ -61,6 +73,10 @@ class PersonRollup:
     events: int = 0
     pages: dict[str, int] = field(default_factory=dict)
     sources: dict[str, int] = field(default_factory=dict)
+    # Scores (schemas/signal_scores.py): heat, when the stage was reached, daily counts
+    heat_log: float | None = None
+    stage_reached_at: datetime | None = None
+    days: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -79,19 +95,40 @@ class AccountRollup:
     sources: dict[str, int] = field(default_factory=dict)
     anon_stage: Stage | None = None  # touches with no person count as one visitor
     anon_pages: list[str] = field(default_factory=list)
+    heat_log: float | None = None
+    stage_reached_at: datetime | None = None
+    days: dict[str, int] = field(default_factory=dict)
 
 
 def fold_event(
     account: AccountRollup | None, person: PersonRollup | None, event: Event
 ) -> tuple[AccountRollup | None, PersonRollup | None]:
     """Both roll-ups with one more event applied (created when absent, updated in place)."""
-    email, domain = event.person.email, event.account.domain
+    email, domain, path = event.person.email, event.account.domain, event.page.path
+    occurred = micros(event.occurred_at)
+    rank = RANK[TYPE_STAGE[event.type]]
+    new_person = person is None or person.domain is None  # first event naming an account
+    new_page = False
     if email is not None:
+        seen = person.pages if person is not None else {}
+        new_page = bool(path) and len(seen) < ENGAGED_PAGES and path not in seen
         person = _fold_person(person, event)
+        person.heat_log = add_heat(
+            person.heat_log, event_weight(rank, new_person=False, new_page=new_page), occurred
+        )
+        add_day(person.days, occurred)
     if domain is not None:
+        fresh = account is None
         account = _new_account(event) if account is None else account
+        before = None if fresh else account.stage
         _touch(account, event)
         account.name = event.account.name or account.name
+        if person is None:
+            anon = account.anon_pages
+            new_page = bool(path) and len(anon) < ENGAGED_PAGES and path not in anon
+        weight = event_weight(rank, new_person=person is not None and new_person, new_page=new_page)
+        account.heat_log = add_heat(account.heat_log, weight, occurred)
+        add_day(account.days, occurred)
         if person is not None:
             account.people[person.email] = {
                 "name": person.name,
@@ -108,6 +145,8 @@ def fold_event(
                 stage if account.anon_stage is None else higher(account.anon_stage, stage)
             )
         account.stage = _account_stage(account)
+        if before is None or RANK[account.stage] > RANK[before]:
+            account.stage_reached_at = event.occurred_at
     return account, person
 
 
@@ -148,10 +187,13 @@ def _fold_person(person: PersonRollup | None, event: Event) -> PersonRollup:
             last_seen=event.occurred_at,
             last_recorded_at=event.recorded_at,
         )
+    before = person.stage if person.events else None
     _touch(person, event)
     person.name = event.person.name or person.name
     person.domain = event.account.domain or person.domain
     person.stage = higher(person.stage, event_stage(event, len(person.pages)))
+    if before is None or RANK[person.stage] > RANK[before]:
+        person.stage_reached_at = event.occurred_at
     return person
 
 
@@ -211,11 +253,17 @@ class PersonCounts(BaseModel):
 
 
 class AccountSummary(BaseModel):
-    """An account roll-up: people, pages (most touched first), sources and stage."""
+    """An account roll-up: people, pages (most touched first), sources, stage and score."""
 
     domain: str = Field(examples=["acme.com"])
     name: str | None
     stage: Stage
+    stage_reached_at: datetime | None = Field(
+        description="When the account reached its stage (null: before scores were kept)"
+    )
+    score: int = Field(ge=0, le=100, description="0-100: stage, recency, frequency, breadth")
+    trend: Trend = Field(description="The last 7 days against the 28 before")
+    reasons: list[str] = Field(description="The facts that move the score most")
     people: list[PersonBrief]
     pages: list[str]
     sources: list[str]
@@ -232,6 +280,10 @@ class PersonSummary(BaseModel):
     name: str | None
     domain: str | None
     stage: Stage
+    stage_reached_at: datetime | None
+    score: int = Field(ge=0, le=100)
+    trend: Trend
+    reasons: list[str]
     pages: list[str]
     sources: list[str]
     counts: PersonCounts
@@ -245,8 +297,18 @@ def _ranked(counts: dict[str, int], cap: int | None) -> list[str]:
     return ordered if cap is None else ordered[:cap]
 
 
-def account_summary(account: AccountRollup, *, cap: int | None = LIST_CAP) -> AccountSummary:
-    """The API view of an account; list views cap each list at 20, lookups pass cap=None."""
+def account_summary(
+    account: AccountRollup, *, now: datetime, cap: int | None = LIST_CAP
+) -> AccountSummary:
+    """The API view of an account at `now`; list views cap each list at 20, lookups pass
+    cap=None."""
+    week_ago = now.timestamp() - 7 * 86400
+    active = sum(
+        1
+        for b in account.people.values()
+        if datetime.fromisoformat(b["last_seen"]).timestamp() > week_ago
+    )
+    pages = _ranked(account.pages, 1)
     people = sorted(
         account.people.items(), key=lambda kv: (-RANK[kv[1]["stage"]], -kv[1]["events"], kv[0])
     )
@@ -256,6 +318,18 @@ def account_summary(account: AccountRollup, *, cap: int | None = LIST_CAP) -> Ac
         domain=account.domain,
         name=account.name,
         stage=account.stage,
+        stage_reached_at=account.stage_reached_at,
+        score=score_at(account.heat_log, now),
+        trend=trend_at(account.days, now),
+        reasons=score_reasons(
+            stage=account.stage,
+            stage_reached_at=account.stage_reached_at,
+            last_seen=account.last_seen,
+            days=account.days,
+            people_this_week=active,
+            top_page=pages[0] if pages else None,
+            now=now,
+        ),
         people=[PersonBrief(email=e, name=b["name"], stage=b["stage"]) for e, b in people],
         pages=_ranked(account.pages, cap),
         sources=_ranked(account.sources, cap),
@@ -268,13 +342,28 @@ def account_summary(account: AccountRollup, *, cap: int | None = LIST_CAP) -> Ac
     )
 
 
-def person_summary(person: PersonRollup, *, cap: int | None = LIST_CAP) -> PersonSummary:
-    """The API view of a person."""
+def person_summary(
+    person: PersonRollup, *, now: datetime, cap: int | None = LIST_CAP
+) -> PersonSummary:
+    """The API view of a person at `now`."""
+    pages = _ranked(person.pages, 1)
     return PersonSummary(
         email=person.email,
         name=person.name,
         domain=person.domain,
         stage=person.stage,
+        stage_reached_at=person.stage_reached_at,
+        score=score_at(person.heat_log, now),
+        trend=trend_at(person.days, now),
+        reasons=score_reasons(
+            stage=person.stage,
+            stage_reached_at=person.stage_reached_at,
+            last_seen=person.last_seen,
+            days=person.days,
+            people_this_week=None,
+            top_page=pages[0] if pages else None,
+            now=now,
+        ),
         pages=_ranked(person.pages, cap),
         sources=_ranked(person.sources, cap),
         counts=PersonCounts(pages=len(person.pages), events=person.events),

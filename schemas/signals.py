@@ -32,6 +32,8 @@ EventType = Literal[
     "email_open",
     "email_click",
     "lead_form",
+    "page_view",
+    "identify",
 ]
 EVENT_TYPES: tuple[EventType, ...] = EventType.__args__  # type: ignore[attr-defined]  # Literal's own tuple
 MAX_BATCH = 500
@@ -45,6 +47,11 @@ _NON_WORD_ASCII = str.maketrans(
 )
 SEARCH_TEXT_LIMIT = 4000
 PropertyValue = str | int | float | bool | None
+# Campaign attribution kept on every site event (api/collect.py), as properties of these names.
+UTM_FIELDS = ("utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content")
+SITE_FIELDS = (*UTM_FIELDS, "referrer", "visitor_id")
+# The beacon's random visitor id (renderers/static/beacon.js), kept as `properties.visitor_id`.
+VISITOR_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 
 
 class _Strict(BaseModel):
@@ -218,7 +225,30 @@ def _property_issues(properties: dict[str, PropertyValue]) -> list[Issue]:
             issues.append(Issue(field=f"properties.{key}", code="invalid_format", message="1-64"))
         elif isinstance(value, str) and len(value) > 1000:
             issues.append(Issue(field=f"properties.{key}", code="too_long", message="at most 1000"))
+    visitor = properties.get("visitor_id")
+    if visitor is not None and not (isinstance(visitor, str) and VISITOR_ID.match(visitor)):
+        issues.append(
+            Issue(
+                field="properties.visitor_id",
+                code="invalid_format",
+                message="8-64 letters, digits, - or _",
+            )
+        )
     return issues
+
+
+def visitor_of(event: NewEvent) -> str | None:
+    """The beacon visitor id an event carries, if any."""
+    value = event.properties.get("visitor_id")
+    return value if isinstance(value, str) else None
+
+
+def attributed(event: Event, *, email: str, domain: str | None) -> Event:
+    """An anonymous event as its identified visitor's roll-ups count it (the stored event is
+    never rewritten: this copy is only folded)."""
+    return event.model_copy(
+        update={"person": Person(email=email), "account": Account(domain=domain)}
+    )
 
 
 def search_text(event: NewEvent) -> str:

@@ -8,11 +8,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from schemas.signal_rollups import Stage
 from schemas.signals import EventType
 
 DeliveryStatusName = Literal["pending", "succeeded", "failed"]
+WebhookKind = Literal["standard", "slack"]
 
 
 class _Strict(BaseModel):
@@ -32,6 +34,24 @@ class WebhookInput(_Strict):
         default=None, max_length=20, description="Event types to send; every type when absent"
     )
     description: str | None = Field(default=None, max_length=200)
+    kind: WebhookKind = Field(
+        default="standard",
+        description="standard: Standard Webhooks JSON, signed; slack: a Slack incoming-webhook"
+        " URL, sent Slack's message format (text and Block Kit blocks)",
+    )
+    stages: list[Stage] | None = Field(
+        default=None,
+        max_length=4,
+        description="slack only: also alert when an account reaches one of these stages;"
+        " with no `types`, alert on stages only",
+        examples=[["hand_raiser"]],
+    )
+
+    @model_validator(mode="after")
+    def _stages_for_slack(self) -> WebhookInput:
+        if self.stages and self.kind != "slack":
+            raise ValueError("stages need kind slack")
+        return self
 
 
 class WebhookEndpointView(_Strict):
@@ -41,6 +61,8 @@ class WebhookEndpointView(_Strict):
     url: str
     types: list[EventType] | None = Field(description="null: every type")
     description: str | None = None
+    kind: WebhookKind = "standard"
+    stages: list[Stage] | None = None
     enabled: bool = Field(description="false once the receiver answered 410 Gone")
     disabled_at: datetime | None = None
     disabled_reason: str | None = None

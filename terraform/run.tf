@@ -27,6 +27,7 @@ locals {
     PUSH_OIDC_AUDIENCE          = local.push_audience
     PUSH_SERVICE_ACCOUNT        = google_service_account.invoker.email
     LOG_LEVEL                   = "INFO"
+    BEACON_CONSENT              = var.beacon_consent
   }
   # Secret Manager secrets each service may read, as environment variables.
   api_secrets        = ["CONTENT_API_KEY", "SIGNALS_API_KEY", "INGEST_API_KEY", "INTERNAL_TOKEN", "PREVIEW_SECRET", "AUTHOR_API_KEY"]

@@ -45,6 +45,17 @@ variable "image" {
   }
 }
 
+variable "beacon_consent" {
+  description = "The page-view beacon: none counts visits at once (never under GPC or DNT); required waits for the visitor's yes (sites under the EU ePrivacy rules; content/docs/signals-api.md)."
+  type        = string
+  default     = "none"
+
+  validation {
+    condition     = contains(["none", "required"], var.beacon_consent)
+    error_message = "beacon_consent must be none or required."
+  }
+}
+
 variable "author_model" {
   description = "The authoring model: template (built in), gemini (Vertex AI), anthropic or openai (any OpenAI-compatible server)."
   type        = string

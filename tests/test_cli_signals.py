@@ -142,7 +142,7 @@ def test_tail_filters_by_type_and_domain_and_shows_person_account_and_page(
 @pytest.mark.spec("signals.errors")
 def test_tail_refuses_a_bad_option_naming_it_as_the_api_would(data_dir: Path) -> None:
     """SPEC Errors: a malformed query parameter is refused, naming the parameter."""
-    result = frontdoor(data_dir, "signals", "tail", "--no-follow", "--type", "page_view")
+    result = frontdoor(data_dir, "signals", "tail", "--no-follow", "--type", "page_visit")
 
     assert result.exit_code == 2
     assert "--type: invalid_format" in result.stderr

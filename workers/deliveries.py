@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from backends.ports import (
@@ -29,6 +30,7 @@ from backends.ports import (
     WebhookStore,
 )
 from schemas.jobs import JobRecord
+from schemas.signal_rollups import AccountRollup
 from schemas.signals import Event
 from workers.delivery_policy import (
     AttemptResult,
@@ -41,6 +43,7 @@ from workers.delivery_policy import (
 )
 from workers.job_callbacks import callback_delivery, callback_target, is_callback
 from workers.signing import sign_headers
+from workers.slack_messages import slack_message
 from workers.target_guard import SafeTarget, UnsafeTargetError, check_target, system_resolver
 
 logger = logging.getLogger(__name__)
@@ -48,6 +51,7 @@ logger = logging.getLogger(__name__)
 ATTEMPT_PATH = "/internal/deliveries/{delivery_id}/attempt"
 INTERNAL_TOKEN_HEADER = "X-Frontdoor-Internal-Token"  # noqa: S105  # a header name
 USER_AGENT = "frontdoor-webhooks/1"
+AccountLookup = Callable[[str], AccountRollup | None]
 
 
 @dataclass(frozen=True)
@@ -68,11 +72,13 @@ class WebhookDeliveries:
         tasks: TaskQueue,
         options: DeliveryOptions,
         clock: Callable[[], datetime],
+        accounts: AccountLookup | None = None,
     ) -> None:
         self._webhooks = webhooks
         self._tasks = tasks
         self._options = options
         self._clock = clock
+        self._accounts = accounts
 
     def enqueue_for_event(self, event: Event) -> None:
         """Schedule the event's deliveries (idempotent per event id)."""
@@ -82,6 +88,7 @@ class WebhookDeliveries:
             tasks=self._tasks,
             options=self._options,
             now=self._clock(),
+            reached_stage=lambda: self._reached_stage(event),
         )
 
     def enqueue_for_events(self, events: Sequence[Event]) -> None:
@@ -97,8 +104,18 @@ class WebhookDeliveries:
                 tasks=self._tasks,
                 options=self._options,
                 now=now,
+                reached_stage=partial(self._reached_stage, event),
                 endpoints=endpoints,
             )
+
+    def _reached_stage(self, event: Event) -> str | None:
+        """The stage this event took its account to (its roll-up says the stage was reached
+        when the event happened), else None."""
+        domain = event.account.domain
+        account = self._accounts(domain) if self._accounts and domain else None
+        if account is None or account.stage_reached_at != event.occurred_at:
+            return None
+        return account.stage
 
 
 def schedule_deliveries(
@@ -108,22 +125,32 @@ def schedule_deliveries(
     tasks: TaskQueue,
     options: DeliveryOptions,
     now: datetime,
+    reached_stage: Callable[[], str | None] = lambda: None,
     endpoints: Sequence[WebhookEndpoint] | None = None,
 ) -> list[str]:
     """Create one delivery per interested endpoint and queue its first attempt; their ids.
 
     Idempotent: the delivery id comes from endpoint and event, and the task name dedupes.
+    A Slack endpoint gets Slack's message format; `reached_stage` is asked only when some
+    endpoint alerts on stages.
     """
     event_id, event_type = str(event["id"]), str(event["type"])
-    payload = json.dumps(
+    standard = json.dumps(
         {"type": f"signal.{event_type}", "timestamp": now.isoformat(), "data": dict(event)},
         separators=(",", ":"),
         default=str,
     )
+    if endpoints is None:  # a batch's caller reads them once for all its events
+        endpoints = webhooks.list_endpoints()
+    stage = reached_stage() if any(e.stages and e.active for e in endpoints) else None
     scheduled = []
-    for endpoint in webhooks.list_endpoints() if endpoints is None else endpoints:
-        if not endpoint_wants(endpoint, event_type):
+    for endpoint in endpoints:
+        if not endpoint_wants(endpoint, event_type, reached_stage=stage):
             continue
+        payload = standard
+        if endpoint.kind == "slack":
+            alert = stage if stage in endpoint.stages else None
+            payload = json.dumps(slack_message(event, reached_stage=alert), separators=(",", ":"))
         delivery = Delivery(
             delivery_id=delivery_id_for(endpoint_id=endpoint.endpoint_id, event_id=event_id),
             endpoint_id=endpoint.endpoint_id,

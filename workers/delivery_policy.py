@@ -61,9 +61,19 @@ def delivery_id_for(*, endpoint_id: str, event_id: str) -> str:
     return f"msg_{digest[:32]}"
 
 
-def endpoint_wants(endpoint: WebhookEndpoint, event_type: str) -> bool:
-    """True if the endpoint is active and its type filter (empty: all) takes this type."""
-    return endpoint.active and (not endpoint.types or event_type in endpoint.types)
+def endpoint_wants(
+    endpoint: WebhookEndpoint, event_type: str, *, reached_stage: str | None = None
+) -> bool:
+    """True if the endpoint is active and its type filter (empty: all) takes this type, or the
+    event took its account to one of the endpoint's `stages` (an endpoint with stages and no
+    types alerts on stages only)."""
+    if not endpoint.active:
+        return False
+    if reached_stage is not None and reached_stage in endpoint.stages:
+        return True
+    if endpoint.stages and not endpoint.types:
+        return False
+    return not endpoint.types or event_type in endpoint.types
 
 
 def signing_secrets(secrets: Sequence[WebhookSecret], *, now: datetime) -> list[str]:

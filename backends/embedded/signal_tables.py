@@ -20,6 +20,7 @@ from pydantic_core import from_json, to_json
 from backends.signal_codec import load_account, load_person
 from schemas.signal_fold import AccountState, Brief, PersonState, to_us
 from schemas.signal_rollups import ENGAGED_PAGES, RANK, STAGES, AccountRollup, PersonRollup
+from schemas.signal_scores import STAGE_WEIGHTS, add_heat
 
 DDL = """
 CREATE TABLE IF NOT EXISTS signal_events (
@@ -44,7 +45,10 @@ CREATE TABLE IF NOT EXISTS signal_person_rollups (
     rec_us INTEGER NOT NULL,
     events INTEGER NOT NULL,
     first_pages TEXT NOT NULL,
-    sources TEXT NOT NULL
+    sources TEXT NOT NULL,
+    heat_log REAL,
+    stage_us INTEGER,
+    days TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS signal_account_rollups (
     domain TEXT PRIMARY KEY,
@@ -56,9 +60,11 @@ CREATE TABLE IF NOT EXISTS signal_account_rollups (
     events INTEGER NOT NULL,
     anon_rank INTEGER,
     anon_pages TEXT NOT NULL,
-    sources TEXT NOT NULL
+    sources TEXT NOT NULL,
+    heat_log REAL,
+    stage_us INTEGER,
+    days TEXT NOT NULL DEFAULT '{}'
 );
-CREATE INDEX IF NOT EXISTS signal_account_rollups_recent ON signal_account_rollups (rec_us);
 CREATE TABLE IF NOT EXISTS signal_person_pages (
     email TEXT, path TEXT, n INTEGER NOT NULL, PRIMARY KEY (email, path)
 ) WITHOUT ROWID;
@@ -75,30 +81,47 @@ CREATE TABLE IF NOT EXISTS signal_account_people (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS signal_clock (one INTEGER PRIMARY KEY CHECK (one = 1), last_us INTEGER);
 """
+# Run after DDL and add_score_columns: the accounts list's two orders (recent, score).
+INDEX_DDL = """
+CREATE INDEX IF NOT EXISTS signal_account_rollups_recent ON signal_account_rollups (rec_us);
+CREATE INDEX IF NOT EXISTS signal_account_rollups_heat
+    ON signal_account_rollups (heat_log DESC, domain DESC);
+CREATE INDEX IF NOT EXISTS signal_account_rollups_recent_domain
+    ON signal_account_rollups (rec_us DESC, domain DESC);
+"""
+SCORE_COLUMNS = (
+    ("heat_log", "REAL"),
+    ("stage_us", "INTEGER"),
+    ("days", "TEXT NOT NULL DEFAULT '{}'"),
+)
 INSERT_EVENT = "INSERT INTO signal_events VALUES (?, ?, ?, ?, ?, ?, ?)"
 # An id stored before is skipped, not an error: the caller counts the rows that went in.
 INSERT_NEW_EVENT = "INSERT OR IGNORE INTO signal_events VALUES (?, ?, ?, ?, ?, ?, ?)"
 PERSON_COLUMNS = (
-    "email, name, domain, stage_rank, first_us, last_us, rec_us, events, first_pages, sources"
+    "email, name, domain, stage_rank, first_us, last_us, rec_us, events, first_pages, sources,"
+    " heat_log, stage_us, days"
 )
 ACCOUNT_COLUMNS = (
-    "domain, name, stage_rank, first_us, last_us, rec_us, events, anon_rank, anon_pages, sources"
+    "domain, name, stage_rank, first_us, last_us, rec_us, events, anon_rank, anon_pages, sources,"
+    " heat_log, stage_us, days"
 )
 # Roll-up rows are rewritten in place with the folded values; tallies are added to.
 UPSERT_PERSON = (
-    "INSERT INTO signal_person_rollups VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    f"INSERT INTO signal_person_rollups ({PERSON_COLUMNS}) VALUES ({', '.join('?' * 13)})"  # noqa: S608  # fixed names
     " ON CONFLICT (email) DO UPDATE SET name = excluded.name, domain = excluded.domain,"
     " stage_rank = excluded.stage_rank, first_us = excluded.first_us,"
     " last_us = excluded.last_us, rec_us = excluded.rec_us, events = excluded.events,"
-    " first_pages = excluded.first_pages, sources = excluded.sources"
+    " first_pages = excluded.first_pages, sources = excluded.sources,"
+    " heat_log = excluded.heat_log, stage_us = excluded.stage_us, days = excluded.days"
 )
 UPSERT_ACCOUNT = (
-    "INSERT INTO signal_account_rollups VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    f"INSERT INTO signal_account_rollups ({ACCOUNT_COLUMNS}) VALUES ({', '.join('?' * 13)})"  # noqa: S608  # fixed names
     " ON CONFLICT (domain) DO UPDATE SET name = excluded.name,"
     " stage_rank = excluded.stage_rank, first_us = excluded.first_us,"
     " last_us = excluded.last_us, rec_us = excluded.rec_us, events = excluded.events,"
     " anon_rank = excluded.anon_rank, anon_pages = excluded.anon_pages,"
-    " sources = excluded.sources"
+    " sources = excluded.sources, heat_log = excluded.heat_log, stage_us = excluded.stage_us,"
+    " days = excluded.days"
 )
 ADD_PERSON_PAGE = (
     "INSERT INTO signal_person_pages VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n"
@@ -134,6 +157,9 @@ def person_row(p: PersonState) -> tuple[Any, ...]:
         p.events,
         _json(p.first_pages),
         _json(p.sources),
+        p.heat_log,
+        p.stage_us,
+        _json(p.days),
     )
 
 
@@ -149,6 +175,9 @@ def account_row(a: AccountState) -> tuple[Any, ...]:
         a.anon_rank,
         _json(a.anon_pages),
         _json(a.sources),
+        a.heat_log,
+        a.stage_us,
+        _json(a.days),
     )
 
 
@@ -158,7 +187,7 @@ def brief_row(domain: str, email: str, brief: Brief) -> tuple[Any, ...]:
 
 def person_state(row: sqlite3.Row | tuple[Any, ...]) -> PersonState:
     """A PersonState from a row of PERSON_COLUMNS."""
-    email, name, domain, rank, first, last, rec, events, first_pages, sources = row
+    email, name, domain, rank, first, last, rec, events, first_pages, sources, heat, at, days = row
     return PersonState(
         email,
         name,
@@ -170,12 +199,17 @@ def person_state(row: sqlite3.Row | tuple[Any, ...]) -> PersonState:
         events,
         from_json(first_pages),
         from_json(sources),
+        heat,
+        at,
+        from_json(days),
     )
 
 
 def account_state(row: sqlite3.Row | tuple[Any, ...]) -> AccountState:
     """An AccountState from a row of ACCOUNT_COLUMNS."""
-    domain, name, rank, first, last, rec, events, anon_rank, anon_pages, sources = row
+    domain, name, rank, first, last, rec, events, anon_rank, anon_pages, sources, heat, at, days = (
+        row
+    )
     return AccountState(
         domain,
         name,
@@ -187,6 +221,9 @@ def account_state(row: sqlite3.Row | tuple[Any, ...]) -> AccountState:
         anon_rank,
         from_json(anon_pages),
         from_json(sources),
+        heat,
+        at,
+        from_json(days),
     )
 
 
@@ -209,6 +246,9 @@ def read_person(conn: sqlite3.Connection, email: str) -> PersonRollup | None:
         events=s.events,
         pages={r[0]: r[1] for r in pages},
         sources=s.sources,
+        heat_log=s.heat_log,
+        stage_reached_at=None if s.stage_us is None else from_us(s.stage_us),
+        days=s.days,
     )
 
 
@@ -242,6 +282,9 @@ def read_account(conn: sqlite3.Connection, row: sqlite3.Row | tuple[Any, ...]) -
         sources=s.sources,
         anon_stage=None if s.anon_rank is None else STAGES[s.anon_rank],
         anon_pages=s.anon_pages,
+        heat_log=s.heat_log,
+        stage_reached_at=None if s.stage_us is None else from_us(s.stage_us),
+        days=s.days,
     )
 
 
@@ -258,6 +301,9 @@ def write_person(conn: sqlite3.Connection, person: PersonRollup) -> None:
         events=person.events,
         first_pages=list(person.pages)[:ENGAGED_PAGES],  # pages keep first-touch order
         sources=dict(person.sources),
+        heat_log=person.heat_log,
+        stage_us=_us_or_none(person.stage_reached_at),
+        days=dict(person.days),
     )
     conn.execute(UPSERT_PERSON, person_row(state))
     conn.executemany(ADD_PERSON_PAGE, [(person.email, p, n) for p, n in person.pages.items()])
@@ -280,6 +326,9 @@ def replace_account(conn: sqlite3.Connection, domain: str, account: AccountRollu
         anon_rank=None if account.anon_stage is None else RANK[account.anon_stage],
         anon_pages=list(account.anon_pages),
         sources=dict(account.sources),
+        heat_log=account.heat_log,
+        stage_us=_us_or_none(account.stage_reached_at),
+        days=dict(account.days),
     )
     conn.execute(UPSERT_ACCOUNT, account_row(state))
     conn.executemany(ADD_ACCOUNT_PAGE, [(domain, p, n) for p, n in account.pages.items()])
@@ -294,6 +343,32 @@ def _brief_rows(
         yield brief_row(
             domain, email, Brief(rank=RANK[b["stage"]], events=b["events"], last_us=last)
         )
+
+
+def _us_or_none(when: datetime | None) -> int | None:
+    return None if when is None else to_us(when)
+
+
+def add_score_columns(conn: sqlite3.Connection) -> int:
+    """Add the score columns to roll-up tables of files written before them; how many tables.
+
+    Their heat starts as one event of their stage at their last touch (the history before is
+    not replayed); their trend counts from their next event on.
+    """
+    changed = 0
+    for table, key in (("signal_person_rollups", "email"), ("signal_account_rollups", "domain")):
+        have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+        missing = [(name, kind) for name, kind in SCORE_COLUMNS if name not in have]
+        for name, kind in missing:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+        if missing:
+            rows = conn.execute(f"SELECT {key}, stage_rank, last_us FROM {table}").fetchall()  # noqa: S608  # fixed names
+            conn.executemany(
+                f"UPDATE {table} SET heat_log = ? WHERE {key} = ?",  # noqa: S608  # fixed names
+                [(add_heat(None, STAGE_WEIGHTS[rank], last), k) for k, rank, last in rows],
+            )
+        changed += bool(missing)
+    return changed
 
 
 def first_layout_tables(conn: sqlite3.Connection) -> set[str]:

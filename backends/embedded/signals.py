@@ -19,12 +19,21 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from backends.bundle import utc_now
+from backends.embedded.signal_identity import (
+    IDENTITY_DDL,
+    LINKED_TO_DOMAIN,
+    LINKED_TO_EMAIL,
+    account_events,
+    erase_links,
+    events_to_fold,
+)
 from backends.embedded.signal_tables import (
     ACCOUNT_COLUMNS,
     ADD_ACCOUNT_PAGE,
     ADD_BRIEF,
     ADD_PERSON_PAGE,
     DDL,
+    INDEX_DDL,
     INSERT_EVENT,
     INSERT_NEW_EVENT,
     PERSON_COLUMNS,
@@ -32,6 +41,7 @@ from backends.embedded.signal_tables import (
     UPSERT_PERSON,
     account_row,
     account_state,
+    add_score_columns,
     brief_row,
     first_layout_tables,
     from_us,
@@ -101,11 +111,15 @@ class SqliteSignalStore:
         self._db = db
         self._clock = clock
         self._cache = _StateCache(cache_limit)
-        db.ensure_schema("signal_events", DDL)
+        db.ensure_schema("signal_events", DDL + IDENTITY_DDL)
         if first_layout_tables(db.connection()):
             with db.transaction() as conn:
                 converted = migrate(conn)
             logger.info("signal roll-ups converted to the row layout: %d", converted)
+        with db.transaction() as conn:
+            if add_score_columns(conn):
+                logger.info("signal roll-ups given score columns")
+        db.ensure_schema("signal_rollup_indexes", INDEX_DDL)
 
     def store_events(self, events: Sequence[NewEvent]) -> StoreResult:
         first: dict[str, NewEvent] = {}
@@ -126,7 +140,8 @@ class SqliteSignalStore:
                 if stored:
                     last_us = base + len(rows) - 1
                     conn.execute("INSERT OR REPLACE INTO signal_clock VALUES (1, ?)", (last_us,))
-                    self._fold(conn, stored)
+                    positions = [to_us(e.recorded_at) for e in stored]
+                    self._fold(conn, events_to_fold(conn, stored, positions))
                 self._cache.stamp = last_us
         except BaseException:
             self._cache.clear()  # states were folded in place, then rolled back
@@ -178,7 +193,17 @@ class SqliteSignalStore:
         if query.stages:
             sql += f" AND stage_rank IN ({','.join('?' * len(query.stages))})"
             params += [RANK[s] for s in query.stages]
-        sql += " ORDER BY rec_us DESC LIMIT ?"
+        if query.min_heat_log is not None:
+            sql += " AND heat_log >= ?"
+            params.append(query.min_heat_log)
+        key = "heat_log" if query.sort == "score" else "rec_us"
+        if query.sort == "score":
+            sql += " AND heat_log IS NOT NULL"
+        if query.after is not None:
+            # Keyset paging on (key, domain), both descending: the indexes' own order.
+            sql += f" AND ({key} < ? OR ({key} = ? AND domain < ?))"
+            params += [query.after.key, query.after.key, query.after.domain]
+        sql += f" ORDER BY {key} DESC, domain DESC LIMIT ?"
         conn = self._db.connection()
         rows = conn.execute(sql, [*params, query.limit + 1]).fetchall()
         return [read_account(conn, r) for r in rows[: query.limit]], len(rows) > query.limit
@@ -193,7 +218,8 @@ class SqliteSignalStore:
             erased = conn.execute(
                 "SELECT id, domain FROM signal_events WHERE email = ? ORDER BY rec_us", (email,)
             ).fetchall()
-            domains = sorted({r["domain"] for r in erased if r["domain"]})
+            linked_ids, linked_domains = erase_links(conn, email)
+            domains = sorted({r["domain"] for r in erased if r["domain"]} | linked_domains)
             conn.execute("DELETE FROM signal_events WHERE email = ?", (email,))
             conn.execute("DELETE FROM signal_person_rollups WHERE email = ?", (email,))
             conn.execute("DELETE FROM signal_person_pages WHERE email = ?", (email,))
@@ -202,12 +228,8 @@ class SqliteSignalStore:
             self._cache.clear()
             for domain in domains:
                 # Erasure alone rebuilds an account from its remaining events.
-                rows = conn.execute(
-                    "SELECT body FROM signal_events WHERE domain = ? ORDER BY rec_us", (domain,)
-                )
-                account = rebuild_account(Event.model_validate_json(r["body"]) for r in rows)
-                replace_account(conn, domain, account)
-        return [r["id"] for r in erased]
+                replace_account(conn, domain, rebuild_account(account_events(conn, domain)))
+        return [r["id"] for r in erased] + linked_ids
 
 
 class _StateCache:
@@ -288,13 +310,17 @@ def _filters(query: StreamQuery) -> tuple[str, list[object]]:
     if query.types:
         clauses.append(f"type IN ({','.join('?' * len(query.types))})")
         params += list(query.types)
+    # A person's or account's events include the anonymous ones linked through a visitor id.
     if query.domain is not None:
-        clauses.append("domain = ?")
-        params.append(query.domain)
+        clauses.append(f"(domain = ? OR {LINKED_TO_DOMAIN})")
+        params += [query.domain, query.domain]
     if query.email is not None:
-        clauses.append("email = ?")
-        params.append(query.email)
+        clauses.append(f"(email = ? OR {LINKED_TO_EMAIL})")
+        params += [query.email, query.email]
     for word in query.words:
         clauses.append("instr(words, ?) > 0")
         params.append(f" {word} ")
+    for name, value in query.properties:
+        clauses.append("json_extract(body, ?) = ?")
+        params += [f"$.properties.{name}", value]
     return " AND ".join(clauses), params

@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
     secrets TEXT NOT NULL,
     created_at TEXT NOT NULL,
     disabled_at TEXT,
-    disabled_reason TEXT
+    disabled_reason TEXT,
+    options TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS webhook_deliveries (
     delivery_id TEXT PRIMARY KEY,
@@ -65,12 +66,21 @@ class SqliteWebhookStore:
     def __init__(self, db: SqliteDatabase) -> None:
         self._db = db
         db.ensure_schema("webhooks", _DDL)
+        conn = db.connection()
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(webhook_endpoints)")}
+        if "options" not in columns:  # files from before endpoint kinds (issue 15)
+            with db.transaction() as tx:
+                tx.execute(
+                    "ALTER TABLE webhook_endpoints ADD COLUMN options TEXT NOT NULL DEFAULT '{}'"
+                )
 
     def add_endpoint(self, endpoint: WebhookEndpoint) -> None:
         try:
             with self._db.transaction() as conn:
                 conn.execute(
-                    "INSERT INTO webhook_endpoints VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO webhook_endpoints (endpoint_id, partner, url, types, description,"
+                    " secrets, created_at, disabled_at, disabled_reason, options)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         endpoint.endpoint_id,
                         endpoint.partner,
@@ -81,6 +91,7 @@ class SqliteWebhookStore:
                         endpoint.created_at.isoformat(),
                         _iso(endpoint.disabled_at),
                         endpoint.disabled_reason,
+                        json.dumps({"kind": endpoint.kind, "stages": list(endpoint.stages)}),
                     ),
                 )
         except sqlite3.IntegrityError as err:
@@ -245,6 +256,8 @@ def _endpoint(row: sqlite3.Row) -> WebhookEndpoint:
         created_at=datetime.fromisoformat(row["created_at"]),
         disabled_at=_dt(row["disabled_at"]),
         disabled_reason=row["disabled_reason"],
+        kind=json.loads(row["options"]).get("kind", "standard"),
+        stages=tuple(json.loads(row["options"]).get("stages", ())),
     )
 
 

@@ -52,10 +52,25 @@ def event_from_doc(doc: dict[str, Any]) -> Event:
     return Event.model_validate(doc)
 
 
-def read_stream(query: StreamQuery, *, events: Any, run: Runner, horizon: datetime) -> StreamPage:
-    """One page of settled events (recorded_at <= horizon), ordered by recorded_at then id."""
+def read_stream(
+    query: StreamQuery,
+    *,
+    events: Any,
+    run: Runner,
+    horizon: datetime,
+    visitors: list[str] | None = None,
+) -> StreamPage:
+    """One page of settled events (recorded_at <= horizon), ordered by recorded_at then id.
+
+    With `visitors`: the anonymous events of those visitor ids (backends/gcp/signal_identity.py).
+    """
     direction = "ASCENDING" if query.forward else "DESCENDING"
-    q, pushed = _push_down(events, query)
+    pushed: str | None
+    if visitors:
+        pushed = "properties.visitor_id"
+        q = events.where(filter=firestore.FieldFilter(pushed, "in", visitors))
+    else:
+        q, pushed = _push_down(events, query)
     q = q.where(filter=firestore.FieldFilter("recorded_at", "<=", horizon))
     if query.until is not None:
         q = q.where(filter=firestore.FieldFilter("recorded_at", "<", query.until))
@@ -65,7 +80,7 @@ def read_stream(query: StreamQuery, *, events: Any, run: Runner, horizon: dateti
     q = q.order_by("recorded_at", direction=direction).order_by("id", direction=direction)
     if after is not None and query.forward:
         q = q.start_after({"recorded_at": after.recorded_at, "id": after.event_id})
-    local = _local_filter(query, pushed)
+    local = _local_filter(query, pushed, anonymous_only=bool(visitors))
     page_size = query.limit + 1 if local is None else max(query.limit + 1, _SCAN_PAGE)
     shape = {"equality": (pushed,) if pushed else (), "ranges": ("recorded_at",)}
     orders = (("recorded_at", direction), ("id", direction))
@@ -131,14 +146,20 @@ def _push_down(events: Any, query: StreamQuery) -> tuple[Any, str | None]:
     return events, None
 
 
-def _local_filter(query: StreamQuery, pushed: str | None) -> Callable[[Event], bool] | None:
+def _local_filter(
+    query: StreamQuery, pushed: str | None, *, anonymous_only: bool = False
+) -> Callable[[Event], bool] | None:
     checks: list[Callable[[Event], bool]] = []
+    if anonymous_only:
+        checks.append(lambda e: e.person.email is None and e.account.domain is None)
     if query.domain is not None and pushed != "account.domain":
         checks.append(lambda e: e.account.domain == query.domain)
     if query.types and pushed != "type":
         checks.append(lambda e: e.type in query.types)
     if query.words:
         checks.append(lambda e: set(query.words) <= set(event_words(e)))
+    if query.properties:
+        checks.append(lambda e: all(e.properties.get(k) == v for k, v in query.properties))
     if not checks:
         return None
     return lambda event: all(check(event) for check in checks)

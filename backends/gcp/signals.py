@@ -14,6 +14,7 @@ domain/indexes.py declares an index for each one.
 from __future__ import annotations
 
 import logging
+import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta
@@ -23,17 +24,36 @@ from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
 from backends.bundle import utc_now
+from backends.gcp.account_shards import (
+    SHARDS,
+    cap_pages,
+    listing_fields,
+    merge_shards,
+    shard_key,
+    shard_of,
+)
+from backends.gcp.signal_identity import (
+    anonymous_events_of,
+    linked_visitors,
+    load_links,
+    merged_read,
+)
 from backends.gcp.signal_stream import QueryShape, doc_id, event_doc, event_from_doc, read_stream
 from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery, UnavailableError
 from backends.signal_codec import dump_rollup, load_account, load_person
+from schemas.signal_fold import to_us
+from schemas.signal_identity import as_linked, new_links
 from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, fold_event, rebuild_account
-from schemas.signals import Event, NewEvent, stamp_event
+from schemas.signal_scores import STAGE_WEIGHTS, add_heat
+from schemas.signals import Event, NewEvent, attributed, stamp_event, visitor_of
 
 logger = logging.getLogger(__name__)
 SETTLE = timedelta(seconds=2)
 _SCAN_PAGE = 200
 _SCAN_CAP = 2000  # documents one read may examine for filters applied in memory
-_ERASE_PASSES = 3  # the last finds nothing unless events keep arriving for the person
+_ERASE_PASSES = 3
+_CONTENTION_ROUNDS = 5  # rounds of max_attempts transaction attempts, with jittered back-off
+_jitter = random.SystemRandom()  # the last finds nothing unless events keep arriving for the person
 
 
 class FirestoreSignalStore:
@@ -58,6 +78,9 @@ class FirestoreSignalStore:
         self._events = client.collection(f"{prefix}signal_events")
         self._accounts = client.collection(f"{prefix}signal_accounts")
         self._people = client.collection(f"{prefix}signal_people")
+        self._visitors = client.collection(f"{prefix}signal_visitors")
+        self._shards = client.collection(f"{prefix}signal_account_shards")
+        self._sharded: set[str] = set()  # domains known to need no conversion
         self.query_shapes: set[QueryShape] = set()
 
     # --- writes ------------------------------------------------------------------------------
@@ -66,6 +89,7 @@ class FirestoreSignalStore:
         unique = list({e.id: e for e in reversed(events)}.values())[::-1]
         stored: dict[str, Event] = {}
         new_ids: set[str] = set()
+        self._shard_old_accounts({e.account.domain for e in unique if e.account.domain})
         for start in range(0, len(unique), self._chunk):
             chunk_stored, chunk_new = self._store_chunk(unique[start : start + self._chunk])
             stored.update(chunk_stored)
@@ -74,6 +98,7 @@ class FirestoreSignalStore:
 
     def _store_chunk(self, chunk: list[NewEvent]) -> tuple[dict[str, Event], set[str]]:
         stamped: list[float] = []
+        touched: set[str] = set()
 
         @firestore.transactional
         def write(tx: firestore.Transaction) -> tuple[dict[str, Event], set[str]]:
@@ -90,46 +115,170 @@ class FirestoreSignalStore:
                     fresh.append(event)
             if not fresh:
                 return out, set()
-            people = self._load(tx, self._people, {e.person.email for e in fresh}, load_person)
-            accounts = self._load(
-                tx, self._accounts, {e.account.domain for e in fresh}, load_account
-            )
             base = self._clock()
+            batch = [stamp_event(e, base + timedelta(microseconds=i)) for i, e in enumerate(fresh)]
+            # Every read before any write (a Firestore transaction's rule).
+            visitors = {v for e in batch if (v := visitor_of(e))}
+            links = load_links(self._client, tx, self._visitors, visitors) if visitors else {}
+            made = new_links(batch, links)
+            earlier = [
+                attributed(
+                    event_from_doc(snap.to_dict() or {}), email=made[v][0], domain=made[v][1]
+                )
+                for v in sorted(made)
+                for snap in anonymous_events_of(self._events, v, tx=tx)
+            ]
+            to_fold = earlier + [as_linked(e, links) for e in batch]
+            people = self._load(tx, self._people, {e.person.email for e in to_fold}, load_person)
+            accounts = self._load_shards(
+                tx,
+                {
+                    shard_key(domain, shard_of(e.person.email))
+                    for e in to_fold
+                    if (domain := e.account.domain)
+                },
+            )
             stamped.append(time.monotonic())
-            for i, new in enumerate(fresh):
-                event = stamp_event(new, base + timedelta(microseconds=i))
+            for visitor, (linked_email, linked_domain) in made.items():
+                tx.set(
+                    self._visitors.document(doc_id(visitor)),
+                    {"visitor_id": visitor, "email": linked_email, "domain": linked_domain},
+                )
+            for event in batch:
                 out[event.id] = event
                 tx.set(self._events.document(doc_id(event.id)), event_doc(event))
+            for event in to_fold:
                 email, domain = event.person.email, event.account.domain
+                key = shard_key(domain, shard_of(email)) if domain else ""
                 account, person = fold_event(
-                    accounts.get(domain) if domain else None,
+                    accounts.get(key) if domain else None,
                     people.get(email) if email else None,
                     event,
                 )
                 if person is not None:
                     people[person.email] = person
                 if account is not None:
-                    accounts[account.domain] = account
+                    accounts[key] = account
             for person in people.values():
                 tx.set(self._people.document(doc_id(person.email)), _person_doc(person))
-            for account in accounts.values():
-                tx.set(self._accounts.document(doc_id(account.domain)), _account_doc(account))
+            for key, shard in accounts.items():
+                cap_pages(shard)
+                tx.set(
+                    self._shards.document(doc_id(key)),
+                    {"domain": shard.domain, "key": key, "state": dump_rollup(shard)},
+                )
+            touched.update(a.domain for a in accounts.values())
             return out, {e.id for e in fresh}
 
-        try:
-            result: tuple[dict[str, Event], set[str]] = write(
-                self._client.transaction(max_attempts=self._max_attempts)
-            )
-        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted, ValueError) as err:
-            # ValueError: the client gave up after max_attempts contended commits.
-            raise UnavailableError("firestore signal write") from err
+        result: tuple[dict[str, Event], set[str]] | None = None
+        for round_ in range(_CONTENTION_ROUNDS):
+            try:
+                result = write(self._client.transaction(max_attempts=self._max_attempts))
+                break
+            except ValueError as err:
+                # The client gave up after max_attempts contended commits (two writers on one
+                # shard): back off with jitter, so they stop meeting, and try again.
+                if round_ == _CONTENTION_ROUNDS - 1:
+                    raise UnavailableError("firestore signal write: contention") from err
+                touched.clear()
+                time.sleep(_jitter.uniform(0.05, 0.25) * (round_ + 1))
+            except (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted) as err:
+                raise UnavailableError("firestore signal write") from err
+        assert result is not None  # noqa: S101  # the loop breaks with one or raises
         if (
             self._settle
             and stamped
             and time.monotonic() - stamped[-1] > self._settle.total_seconds()
         ):
             logger.error("signal commit outlasted the settle window; a poller may have missed it")
+        for domain in sorted(touched):
+            self._refresh_listing(domain)
         return result
+
+    def _shard_old_accounts(self, domains: set[str]) -> None:
+        """Accounts stored whole in their listing document (before shards) become shard 0,
+        once, before any event is folded into a shard of theirs."""
+        wanted = sorted(domains - self._sharded)
+        refs = [self._accounts.document(doc_id(d)) for d in wanted]
+        for snap in self._client.get_all(refs) if refs else []:
+            if snap.exists and "state" in _data(snap):
+                self._convert_old_account(snap.reference)
+        if len(self._sharded) > 100_000:
+            self._sharded.clear()
+        self._sharded.update(wanted)
+
+    def _convert_old_account(self, ref: Any) -> None:
+        @firestore.transactional
+        def convert(tx: firestore.Transaction) -> str | None:
+            data = _data(ref.get(transaction=tx))
+            if "state" not in data:
+                return None  # converted meanwhile
+            account = load_account(data["state"])
+            if account.heat_log is None:  # stored before scores: its stage at its last touch
+                account.heat_log = add_heat(
+                    None, STAGE_WEIGHTS[RANK[account.stage]], to_us(account.last_seen)
+                )
+            key = shard_key(account.domain, 0)
+            old = self._client.get_all([self._shards.document(doc_id(key))], transaction=tx)
+            current = next((load_account(_data(s)["state"]) for s in old if s.exists), None)
+            shard = merge_shards([account, current] if current else [account])
+            assert shard is not None  # noqa: S101  # one part at least
+            tx.set(
+                self._shards.document(doc_id(key)),
+                {"domain": account.domain, "key": key, "state": dump_rollup(shard)},
+            )
+            tx.set(ref, {"domain": account.domain})
+            return account.domain
+
+        domain = convert(self._client.transaction(max_attempts=self._max_attempts))
+        if domain is not None:
+            self._refresh_listing(domain, replace=True)
+
+    def _load_shards(self, tx: firestore.Transaction, keys: set[str]) -> dict[str, AccountRollup]:
+        refs = [self._shards.document(doc_id(k)) for k in sorted(keys)]
+        found: dict[str, AccountRollup] = {}
+        for snap in self._client.get_all(refs, transaction=tx) if refs else []:
+            if snap.exists:
+                data = _data(snap)
+                found[data["key"]] = load_account(data["state"])
+        return found
+
+    def _merged(self, domains: Sequence[str]) -> dict[str, AccountRollup]:
+        """Accounts merged from their shards (one batched read)."""
+        refs = [
+            self._shards.document(doc_id(shard_key(d, k))) for d in domains for k in range(SHARDS)
+        ]
+        parts: dict[str, list[AccountRollup]] = {}
+        for snap in self._client.get_all(refs) if refs else []:
+            if snap.exists:
+                data = _data(snap)
+                parts.setdefault(data["domain"], []).append(load_account(data["state"]))
+        merged = {d: merge_shards(p) for d, p in parts.items()}
+        return {d: a for d, a in merged.items() if a is not None}
+
+    def _refresh_listing(self, domain: str, *, replace: bool = False) -> None:
+        """The listing document from the merged shards: with `Maximum` transforms (blind, never
+        contended, never lowered by a slower writer), or replaced outright (erasure)."""
+        account = self._merged([domain]).get(domain)
+        ref = self._accounts.document(doc_id(domain))
+        if account is None:
+            ref.delete()
+            return
+        rank, heat, last = listing_fields(account)
+        us = to_us(last)
+        if replace:
+            ref.set(
+                {"domain": domain, "stage_rank": rank, "heat_log": heat, "last_recorded_us": us}
+            )
+            return
+        fields: dict[str, Any] = {
+            "domain": domain,
+            "stage_rank": firestore.Maximum(rank),
+            "last_recorded_us": firestore.Maximum(us),
+        }
+        if heat is not None:
+            fields["heat_log"] = firestore.Maximum(heat)
+        ref.set(fields, merge=True)
 
     def _load(
         self,
@@ -158,6 +307,11 @@ class FirestoreSignalStore:
             query = self._events.where(filter=firestore.FieldFilter("person.email", "==", email))
             docs = list(self._run(query, "signal_events", equality=("person.email",)))
             domains = {_data(d)["account"]["domain"] for d in docs} - {None}
+            links = self._visitors.where(filter=firestore.FieldFilter("email", "==", email))
+            for link in links.stream():
+                data = _data(link)
+                docs += anonymous_events_of(self._events, data["visitor_id"])
+                domains |= {data.get("domain")} - {None}
             for domain in sorted(domains):
                 self._rebuild_account(domain, without=email)
             self._people.document(doc_id(email)).delete()
@@ -167,6 +321,8 @@ class FirestoreSignalStore:
                     batch.delete(snap.reference)
                 batch.commit()
             erased += [_data(d)["id"] for d in docs]
+            for link in links.stream():
+                link.reference.delete()  # after its events: a retry still finds them
             if not docs:
                 break
         return erased
@@ -184,51 +340,111 @@ class FirestoreSignalStore:
             equality=("account.domain",),
             orders=(("recorded_at", "ASCENDING"), ("id", "ASCENDING")),
         )
-        kept = (e for e in map(event_from_doc, map(_data, snaps)) if e.person.email != without)
-        account = rebuild_account(kept)
-        ref = self._accounts.document(doc_id(domain))
-        if account is None:
-            ref.delete()
-        else:
-            ref.set(_account_doc(account))
+        kept = [e for e in map(event_from_doc, map(_data, snaps)) if e.person.email != without]
+        # The anonymous events of visitors linked to the account's other people count too.
+        for visitor in linked_visitors(self._visitors, "domain", domain):
+            link = _data(self._visitors.document(doc_id(visitor)).get())
+            if link.get("email") in (None, without):
+                continue
+            kept += [
+                attributed(event_from_doc(_data(s)), email=link["email"], domain=domain)
+                for s in anonymous_events_of(self._events, visitor)
+            ]
+        kept.sort(key=lambda e: (e.recorded_at, e.id))
+        groups: dict[int, list[Event]] = {}
+        for event in kept:
+            groups.setdefault(shard_of(event.person.email), []).append(event)
+        batch = self._client.batch()
+        for k in range(SHARDS):
+            shard = rebuild_account(groups.get(k, []))
+            ref = self._shards.document(doc_id(shard_key(domain, k)))
+            if shard is None:
+                batch.delete(ref)
+            else:
+                cap_pages(shard)
+                key = shard_key(domain, k)
+                batch.set(ref, {"domain": domain, "key": key, "state": dump_rollup(shard)})
+        batch.commit()
+        self._refresh_listing(domain, replace=True)
 
     # --- reads -------------------------------------------------------------------------------
 
     def read_stream(self, query: StreamQuery) -> StreamPage:
-        return read_stream(
-            query, events=self._events, run=self._run, horizon=self._clock() - self._settle
-        )
+        horizon = self._clock() - self._settle
+
+        def read(q: StreamQuery, visitors: list[str] | None) -> StreamPage:
+            return read_stream(
+                q, events=self._events, run=self._run, horizon=horizon, visitors=visitors
+            )
+
+        # A person's or account's events include the anonymous ones linked by a visitor id.
+        if query.email is not None:
+            linked = linked_visitors(self._visitors, "email", query.email)
+        elif query.domain is not None:
+            linked = linked_visitors(self._visitors, "domain", query.domain)
+        else:
+            linked = []
+        return merged_read(query, linked, read) if linked else read(query, None)
 
     def get_account(self, domain: str) -> AccountRollup | None:
-        snap = self._accounts.document(doc_id(domain)).get()
-        return load_account(_data(snap)["state"]) if snap.exists else None
+        return self._merged([domain]).get(domain)
 
     def get_person(self, email: str) -> PersonRollup | None:
         snap = self._people.document(doc_id(email)).get()
         return load_person(_data(snap)["state"]) if snap.exists else None
 
     def list_accounts(self, query: AccountQuery) -> tuple[list[AccountRollup], bool]:
-        q = self._accounts.where(
-            filter=firestore.FieldFilter("last_recorded_at", ">=", query.active_since)
-        )
+        """Over the listing documents (backends/gcp/account_shards.py). `recent`: a range on
+        last_recorded_us, so min_score is applied while scanning; `score`: a range on heat_log,
+        so an old active_since is applied while scanning (the API sends the epoch unless a
+        window is asked for). The accounts of the page are then merged from their shards."""
+        score = query.sort == "score"
+        key = "heat_log" if score else "last_recorded_us"
+        since_us = to_us(query.active_since)
+        q: Any = self._accounts
         equality: tuple[str, ...] = ()
         if query.stages:
-            q = q.where(filter=firestore.FieldFilter("stage", "in", list(query.stages)))
-            equality = ("stage",)
-        q = q.order_by("last_recorded_at", direction=firestore.Query.DESCENDING).limit(
-            query.limit + 1
+            ranks = [RANK[stage] for stage in query.stages]
+            q = q.where(filter=firestore.FieldFilter("stage_rank", "in", ranks))
+            equality = ("stage_rank",)
+        if score and query.min_heat_log is not None:
+            q = q.where(filter=firestore.FieldFilter("heat_log", ">=", query.min_heat_log))
+        if not score:
+            q = q.where(filter=firestore.FieldFilter(key, ">=", since_us))
+        q = q.order_by(key, direction=firestore.Query.DESCENDING).order_by(
+            "domain", direction=firestore.Query.DESCENDING
         )
-        snaps = list(
-            self._run(
-                q,
-                "signal_accounts",
-                equality=equality,
-                ranges=("last_recorded_at",),
-                orders=(("last_recorded_at", "DESCENDING"),),
+        if query.after is not None:
+            after_key: Any = query.after.key if score else int(query.after.key)
+            q = q.start_after({key: after_key, "domain": query.after.domain})
+
+        def wanted(doc: dict[str, Any]) -> bool:
+            if score:
+                return bool(doc.get("last_recorded_us", 0) >= since_us)
+            low, heat = query.min_heat_log, doc.get("heat_log")
+            return low is None or (heat is not None and heat >= low)
+
+        size = query.limit + 1
+        found: list[str] = []
+        scanned, page = 0, q.limit(size)
+        while True:
+            snaps = list(
+                self._run(
+                    page,
+                    "signal_accounts",
+                    equality=equality,
+                    ranges=(key,),
+                    orders=((key, "DESCENDING"), ("domain", "DESCENDING")),
+                )
             )
-        )
-        accounts = [load_account(_data(s)["state"]) for s in snaps[: query.limit]]
-        return accounts, len(snaps) > query.limit
+            found += [d["domain"] for d in map(_data, snaps) if wanted(d)]
+            scanned += len(snaps)
+            if len(found) > query.limit or len(snaps) < size or scanned >= _SCAN_CAP:
+                break
+            page = q.start_after(snaps[-1]).limit(size)
+        merged = self._merged(found[: query.limit])
+        accounts = [merged[d] for d in found[: query.limit] if d in merged]
+        return accounts, len(found) > query.limit or scanned >= _SCAN_CAP
 
     def _run(
         self,
@@ -249,16 +465,6 @@ class FirestoreSignalStore:
 
 def _person_doc(person: PersonRollup) -> dict[str, Any]:
     return {"email": person.email, "domain": person.domain, "state": dump_rollup(person)}
-
-
-def _account_doc(account: AccountRollup) -> dict[str, Any]:
-    return {
-        "domain": account.domain,
-        "stage": account.stage,
-        "stage_rank": RANK[account.stage],
-        "last_recorded_at": account.last_recorded_at,
-        "state": dump_rollup(account),
-    }
 
 
 def _data(snap: Any) -> dict[str, Any]:

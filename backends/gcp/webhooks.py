@@ -175,6 +175,8 @@ def _endpoint_doc(e: WebhookEndpoint) -> dict[str, Any]:
         "created_at": e.created_at,
         "disabled_at": e.disabled_at,
         "disabled_reason": e.disabled_reason,
+        "kind": e.kind,
+        "stages": list(e.stages),
     }
 
 
@@ -194,6 +196,8 @@ def _endpoint(doc: dict[str, Any]) -> WebhookEndpoint:
         created_at=doc["created_at"],
         disabled_at=doc.get("disabled_at"),
         disabled_reason=doc.get("disabled_reason"),
+        kind=doc.get("kind", "standard"),
+        stages=tuple(doc.get("stages", ())),
     )
 
 

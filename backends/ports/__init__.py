@@ -65,7 +65,9 @@ from backends.ports.pages import (
     VersionSource,
 )
 from backends.ports.signals import (
+    AccountPosition,
     AccountQuery,
+    AccountSort,
     SignalDeliveries,
     SignalQueue,
     SignalStore,
@@ -93,7 +95,9 @@ __all__ = [
     "PAGE_STATUSES",
     "SCOPES",
     "VERSION_SOURCES",
+    "AccountPosition",
     "AccountQuery",
+    "AccountSort",
     "ApiKeyRecord",
     "AuthorizationCodeRecord",
     "Blob",

@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Literal, Protocol
 
+from schemas.signal_fold import to_us
 from schemas.signal_rollups import AccountRollup, PersonRollup, Stage
 from schemas.signals import Event, NewEvent, Position
 
@@ -29,6 +30,8 @@ class StreamQuery:
     domain: str | None = None
     email: str | None = None
     words: tuple[str, ...] = ()  # every word must match
+    # (name, value) pairs every event's properties must hold: utm_campaign, utm_source
+    properties: tuple[tuple[str, str], ...] = ()
     limit: int = 100
 
 
@@ -41,13 +44,37 @@ class StreamPage:
     last: Position | None = None
 
 
+AccountSort = Literal["recent", "score"]
+
+
+@dataclass(frozen=True)
+class AccountPosition:
+    """Where a page of the accounts list ended: the last account's sort key and domain
+    (`recent`: last_recorded_at in µs since the epoch; `score`: its heat_log)."""
+
+    key: float
+    domain: str
+
+    @classmethod
+    def of(cls, account: AccountRollup, sort: AccountSort) -> AccountPosition:
+        """The position just past `account` in a list of this sort."""
+        if sort == "score":
+            return cls(key=account.heat_log or 0.0, domain=account.domain)
+        return cls(key=to_us(account.last_recorded_at), domain=account.domain)
+
+
 @dataclass(frozen=True)
 class AccountQuery:
-    """The accounts list: recently active (by `last_recorded_at`) at or above a stage."""
+    """The accounts list: recently active (by `last_recorded_at`) at or above a stage, most
+    recent first or highest score (heat_log, schemas/signal_scores.py) first, then by domain
+    descending; `after` continues past a position."""
 
     active_since: datetime
     stages: tuple[Stage, ...] = ()  # empty: any stage
     limit: int = 50
+    sort: AccountSort = "recent"
+    min_heat_log: float | None = None
+    after: AccountPosition | None = None
 
 
 @dataclass(frozen=True)
@@ -74,7 +101,7 @@ class SignalStore(Protocol):
         """One account's roll-up, if seen."""
 
     def list_accounts(self, query: AccountQuery) -> tuple[list[AccountRollup], bool]:
-        """Accounts most recently active first, and whether more matched than `limit`."""
+        """Accounts in the query's order, and whether more matched than `limit`."""
 
     def get_person(self, email: str) -> PersonRollup | None:
         """One person's roll-up, if seen."""

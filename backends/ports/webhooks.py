@@ -55,6 +55,8 @@ class WebhookEndpoint:
     created_at: datetime
     disabled_at: datetime | None = None
     disabled_reason: str | None = None
+    kind: str = "standard"  # "standard" (Standard Webhooks) or "slack" (an incoming webhook)
+    stages: tuple[str, ...] = ()  # slack: also alert when an account reaches one of these
 
     @property
     def active(self) -> bool:

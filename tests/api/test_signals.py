@@ -52,7 +52,7 @@ def stream(client: FlaskClient, **params: Any) -> dict[str, Any]:
 def test_every_event_type_is_ingested_and_found_by_its_type_filter(
     client: FlaskClient, backends: Backends
 ) -> None:
-    """SPEC Signal event kinds: each of the eleven types is stored and filterable."""
+    """SPEC Signal event kinds: each of the thirteen types is stored and filterable."""
     events = [
         raw_event(f"r{i}", type=kind, person={"email": f"p{i}@acme.com"})
         for i, kind in enumerate(EVENT_TYPES)
@@ -164,7 +164,7 @@ def test_malformed_query_parameters_answer_400_naming_each(client: FlaskClient) 
         query_string={
             "since": "yesterday",
             "days": "0",
-            "type": "page_view",
+            "type": "page_visit",
             "email": "nobody",
             "limit": "1001",
             "colour": "red",
@@ -195,7 +195,7 @@ def test_a_batch_stores_the_good_events_and_names_the_refused_ones(
     body = ingest(
         client,
         backends,
-        [raw_event("ok"), raw_event("bad", type="page_view"), {"source": "crm", "row_id": "x"}],
+        [raw_event("ok"), raw_event("bad", type="page_visit"), {"source": "crm", "row_id": "x"}],
     )
 
     assert body["accepted"] == ["crm:ok"]

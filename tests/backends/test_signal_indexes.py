@@ -64,6 +64,7 @@ def test_every_query_the_firestore_signal_store_makes_has_a_declared_index(
         "type": "book_call",
         "occurred_at": now.isoformat(),
         "person": {"email": "ada@acme.com"},
+        "properties": {"visitor_id": "v-0123456789"},  # a linked visitor joins the timelines
     }
     event = normalize_event(raw, now=now)
     assert isinstance(event, NewEvent)
@@ -83,9 +84,16 @@ def test_every_query_the_firestore_signal_store_makes_has_a_declared_index(
     store.read_stream(StreamQuery(domain="acme.com"))
     store.list_accounts(AccountQuery(active_since=after.recorded_at))
     store.list_accounts(AccountQuery(active_since=after.recorded_at, stages=("hand_raiser",)))
+    for stages in ((), ("hand_raiser",)):
+        store.list_accounts(
+            AccountQuery(
+                active_since=after.recorded_at, stages=stages, sort="score", min_heat_log=1.0
+            )
+        )
     store.erase_person("ada@acme.com")
 
     missing = [shape for shape in store.query_shapes if not covered(shape)]
 
     assert len(store.query_shapes) >= 8
+    assert any("properties.visitor_id" in shape.equality for shape in store.query_shapes)
     assert missing == []

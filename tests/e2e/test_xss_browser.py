@@ -35,7 +35,7 @@ INSPECT = """() => {
   const urls = [...document.querySelectorAll('[href],[src],[action],[data],[poster]')].flatMap(e =>
     ['href', 'src', 'action', 'data', 'poster'].map(n => e.getAttribute(n))
       .filter(v => v !== null));
-  const scripts = [...document.scripts].map(s => s.type);
+  const scripts = [...document.scripts].map(s => s.src ? new URL(s.src).pathname : s.type);
   return {tags, handlers, urls, scripts, csp: window.__cspViolations};
 }"""
 CSP_LISTENER = """window.__cspViolations = [];
@@ -98,6 +98,11 @@ def test_xss_vectors_in_every_field_execute_nothing(
     """DESIGN + issue 4: 50+ XSS vectors in every text field run no script and add no markup."""
     context = browser.new_context()
     context.add_init_script(CSP_LISTENER)
+    # 66 pages a minute from one visitor is past collect's page-view limit (its 429s would show
+    # as console errors): the browser signals Global Privacy Control, so the beacon stays quiet.
+    context.add_init_script(
+        "Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', {get: () => true});"
+    )
     page = context.new_page()
     dialogs: list[str] = []
     console: list[str] = []
@@ -117,18 +122,19 @@ def test_xss_vectors_in_every_field_execute_nothing(
         for seen in (dialogs, console, requests):
             seen.clear()
         found = inspect(page, f"{live_server.url}/p/{target}")
-        foreign = [
-            u
-            for u in requests
-            if not u.startswith((f"{live_server.url}/p/", f"{live_server.url}/static/"))
-        ]
+        own = ("/p/", "/static/", "/api/public/v1/collect")  # the beacon's page view (issue 15)
+        foreign = [u for u in requests if not u.startswith(tuple(live_server.url + p for p in own))]
         problems = {
             "dialogs": dialogs[:],
             "console": console[:],
             "foreign_requests": foreign,
             "handlers": found["handlers"],
             "unsafe_urls": [u for u in found["urls"] if not u.startswith(safe_urls)],
-            "scripts": [s for s in found["scripts"] if s != "application/ld+json"],
+            "scripts": [
+                s
+                for s in found["scripts"]
+                if s != "application/ld+json" and not s.startswith("/static/beacon.")
+            ],
             "extra_tags": dict(Counter(found["tags"]) - Counter(baseline["tags"])),
             "csp": found["csp"],
         }

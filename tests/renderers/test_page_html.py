@@ -127,18 +127,24 @@ def test_noindex_pages_and_previews_tell_robots_not_to_index(noindex: bool, prev
 
 @pytest.mark.spec("pages.render")
 def test_json_ld_cannot_close_its_script_element_and_its_hash_is_in_the_csp() -> None:
-    """DESIGN pages: JSON-LD safely escaped; the CSP allows it by hash and runs no other script."""
+    """DESIGN pages: JSON-LD safely escaped; the CSP allows it by hash, and no inline script
+    but our own script files ('self': the beacon, issue 15)."""
     page = _page(title="</script><script>alert(1)</script>", description="a & b <!-- c")
+    site = _site()
 
-    rendered = render_page(page, site=_site())
+    rendered = render_page(page, site=site)
     tree = Tree(rendered.html)
 
-    assert len(tree.all("script")) == 1
+    scripts = tree.all("script")
+    assert scripts == [
+        {"src": site.assets.beacon.href, "defer": None},
+        {"type": "application/ld+json"},
+    ]
     data = json.loads(tree.scripts[0])
     assert data["@graph"][0]["name"] == page.title
     assert data["@graph"][1]["@type"] == "Organization"
     digest = base64.b64encode(hashlib.sha256(tree.scripts[0].encode()).digest()).decode()
-    assert f"script-src 'sha256-{digest}'" in rendered.content_security_policy
+    assert f"script-src 'self' 'sha256-{digest}';" in rendered.content_security_policy
     assert "default-src 'none'" in rendered.content_security_policy
 
 

@@ -43,6 +43,7 @@ NOT_IN_THE_CLOUD = {
     "content_dir": "content/ ships in the image",
     "allowed_hosts": "the public base URL's host is allowed; no extra hosts",
     "mcp_allowed_origins": "/mcp accepts browsers from its own origin only by default",
+    "collect_allowed_origins": "/collect accepts its own origin only by default",
     "forwarded_for_hops": "the default (2) is the load balancer of storage.tf",
     "preview_secret": "set, as a secret",
     "oauth_jwks_url": "discovered from OAUTH_ISSUER",

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from backends.bundle import utc_now
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import SignalStore, StreamQuery
@@ -25,7 +26,7 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store
     """A factory, so a test can ask Firestore for a settle window of its own."""
     if request.param == "sqlite":
         db = SqliteDatabase(tmp_path / "signals.sqlite3")
-        yield lambda **_: SqliteSignalStore(db)
+        yield lambda clock=utc_now, **_: SqliteSignalStore(db, clock=clock)
         return
     request.getfixturevalue("firestore_emulator")
     from backends.gcp.firestore import firestore_client
@@ -34,8 +35,12 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store
     client = firestore_client(project="demo-frontdoor")
     prefix = f"t{uuid.uuid4().hex[:10]}_"
 
-    def build(settle: timedelta = timedelta(0), **_: Any) -> SignalStore:
-        return FirestoreSignalStore(client, prefix=prefix, settle=settle, max_attempts=40)
+    def build(
+        settle: timedelta = timedelta(0), clock: Callable[[], datetime] = utc_now, **_: Any
+    ) -> SignalStore:
+        return FirestoreSignalStore(
+            client, prefix=prefix, settle=settle, clock=clock, max_attempts=40
+        )
 
     yield build
 

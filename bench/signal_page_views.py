@@ -1,0 +1,145 @@
+"""Issue 15 figures of bench/bench_signals.py: page-view ingest end to end, and the accounts list
+sorted by score at 100,000 accounts against 1,000.
+
+1. Page views end to end: beacons POSTed to /collect through the Flask app (origin check, rate
+   limits, validation, the queue message), the in-process ingest queue and worker, into the
+   SQLite store, as events/s; against `store.store_events([event])` of the same page views, one
+   call per event as they arrive, in the same run (goal >= 0.7x). The two take turns in rounds.
+2. Accounts by score: `list_accounts(sort="score", limit=50)` median at 100,000 accounts as a
+   ratio to the same at 1,000 (goal <= 1.3x), the two sizes taking turns call by call.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from api.app import create_app
+from backends.embedded.queues import DurableQueue
+from backends.embedded.signals import SqliteSignalStore
+from backends.embedded.sqlite import SqliteDatabase
+from backends.ports import AccountQuery
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config, build_backends
+from schemas.signals import NewEvent, normalize_event
+
+# One address, within collect's page-view limits: 1,200 a minute per address, 60 per visitor.
+PAGE_VIEWS, ROUND = 1000, 100
+SMALL_ACCOUNTS, LARGE_ACCOUNTS = 1_000, 100_000
+LIST_CALLS = 200
+GOALS = {"page_view_ingest_vs_direct_store": 0.7, "accounts_by_score_large_vs_small": 1.3}
+
+
+def beacon(i: int, visitor: str) -> dict[str, Any]:
+    return {
+        "id": f"b{uuid.uuid4().hex}",
+        "type": "page_view",
+        "page": {"url": f"http://bench.local/p/page-{i % 40}", "path": f"/p/page-{i % 40}"},
+        "properties": {"visitor_id": visitor, "utm_source": "li", "utm_campaign": "q4"},
+    }
+
+
+def page_view_rates(folder: Path) -> dict[str, float]:
+    """Events/s end to end and through the store directly."""
+    settings = Settings(data_dir=folder / "e2e", public_base_url="http://bench.local")
+    backends = build_backends(settings)
+    app = create_app(app_config(settings), backends)
+    client = app.test_client()
+    queue = backends.signal_queue
+    assert isinstance(queue, DurableQueue)
+    direct = SqliteSignalStore(SqliteDatabase(folder / "direct.sqlite3"))
+    now = datetime.now(UTC)
+    spent = {"end_to_end": 0.0, "direct_store": 0.0}
+    visitors = [f"v{uuid.uuid4().hex}" for _ in range(PAGE_VIEWS // 50)]
+    for first in range(0, PAGE_VIEWS, ROUND):
+        bodies = [beacon(i, visitors[i // 50]) for i in range(first, first + ROUND)]
+        events = [_event(b, now) for b in bodies]
+        began = time.perf_counter()
+        for body in bodies:
+            response = client.post(
+                "/api/public/v1/collect",
+                json=body,
+                headers={"Origin": "http://bench.local"},
+            )
+            assert response.status_code == 202, response.get_json()  # bench sanity
+        assert queue.drain(timeout=60)  # bench sanity
+        spent["end_to_end"] += time.perf_counter() - began
+        began = time.perf_counter()
+        for event in events:
+            direct.store_events([event])
+        spent["direct_store"] += time.perf_counter() - began
+    backends.close()
+    return {name: PAGE_VIEWS / seconds for name, seconds in spent.items()}
+
+
+def _event(body: dict[str, Any], now: datetime) -> NewEvent:
+    raw = {k: v for k, v in body.items() if k != "id"}
+    event = normalize_event(
+        {**raw, "source": "site", "row_id": body["id"], "occurred_at": now.isoformat()}, now=now
+    )
+    assert isinstance(event, NewEvent)  # bench sanity
+    return event
+
+
+def load_accounts(store: SqliteSignalStore, count: int) -> None:
+    """`count` accounts, one to three events each, spread over the last 60 days."""
+    now = datetime.now(UTC)
+    kinds = ("email_open", "article_read", "research_unlock", "lead_form")
+    for first in range(0, count, 500):
+        batch = []
+        for i in range(first, min(first + 500, count)):
+            raw = {
+                "source": "bench",
+                "row_id": f"a{i}",
+                "type": kinds[i % len(kinds)],
+                "occurred_at": (now - timedelta(hours=(i * 37) % 1440)).isoformat(),
+                "person": {"email": f"p@a{i}.example"},
+                "page": {"path": f"/p/{i % 7}"},
+            }
+            event = normalize_event(raw, now=now)
+            assert isinstance(event, NewEvent)  # bench sanity
+            batch.append(event)
+        store.store_events(batch)
+
+
+def accounts_by_score(folder: Path) -> dict[int, float]:
+    """Median seconds of one `sort=score` page of 50, per store size."""
+    stores = {}
+    for count in (SMALL_ACCOUNTS, LARGE_ACCOUNTS):
+        store = SqliteSignalStore(SqliteDatabase(folder / f"accounts-{count}.sqlite3"))
+        load_accounts(store, count)
+        stores[count] = store
+    query = AccountQuery(active_since=datetime(1970, 1, 1, tzinfo=UTC), sort="score", limit=50)
+    times: dict[int, list[float]] = {count: [] for count in stores}
+    for n in range(LIST_CALLS + 20):
+        for count, store in stores.items():
+            began = time.perf_counter()
+            accounts, more = store.list_accounts(query)
+            elapsed = time.perf_counter() - began
+            assert len(accounts) == 50 and more  # noqa: PT018  # bench sanity
+            if n >= 20:
+                times[count].append(elapsed)
+    return {count: statistics.median(found) for count, found in times.items()}
+
+
+def page_view_figures(folder: Path) -> dict[str, Any]:
+    """Both figures with their ratios and goals."""
+    rates = page_view_rates(folder)
+    listing = accounts_by_score(folder)
+    return {
+        "page_views_per_second": {k: round(v, 1) for k, v in rates.items()},
+        "accounts_by_score_ms": {str(k): round(v * 1000, 3) for k, v in listing.items()},
+        "ratios": {
+            "page_view_ingest_vs_direct_store": round(
+                rates["end_to_end"] / rates["direct_store"], 3
+            ),
+            "accounts_by_score_large_vs_small": round(
+                listing[LARGE_ACCOUNTS] / listing[SMALL_ACCOUNTS], 3
+            ),
+        },
+        "goals": GOALS,
+    }

@@ -1,0 +1,115 @@
+/* frontdoor beacon: one page_view per page load to this service's /collect.
+ * No cookies, no third-party code. A random visitor id is kept in localStorage.
+ * Sends nothing when the browser signals Global Privacy Control or Do Not Track.
+ * data-consent="required" on the script tag waits for the visitor's yes (a small notice).
+ * Lead forms posting to /collect get hidden visitor_id, referrer and utm_* fields.
+ * window.frontdoor.identify(email) links this visitor to a person (an identify event). */
+(function () {
+  "use strict";
+  var tag = document.currentScript;
+  var base = tag && tag.src ? new URL(tag.src, location.href).origin : location.origin;
+  var endpoint = (tag && tag.getAttribute("data-collect")) || base + "/api/public/v1/collect";
+  var needsConsent = !!tag && tag.getAttribute("data-consent") === "required";
+  var UTM = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"];
+  var nav = navigator;
+  var optedOut = nav.globalPrivacyControl === true || nav.doNotTrack === "1" || window.doNotTrack === "1";
+
+  function store(key, value) {
+    try {
+      if (value === undefined) return localStorage.getItem(key);
+      localStorage.setItem(key, value);
+    } catch (e) { /* storage off: no id is kept */ }
+    return value;
+  }
+
+  function randomId() {
+    var bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+  }
+
+  function visitorId() {
+    var id = store("frontdoor_vid");
+    if (!id || !/^[A-Za-z0-9_-]{8,64}$/.test(id)) id = store("frontdoor_vid", "v" + randomId());
+    return id;
+  }
+
+  function attribution() {
+    var params = new URLSearchParams(location.search);
+    var out = {};
+    UTM.forEach(function (name) {
+      var value = params.get(name);
+      if (value) out[name] = value.slice(0, 200);
+    });
+    if (document.referrer) out.referrer = document.referrer.slice(0, 1000);
+    return out;
+  }
+
+  function send(body) {
+    body.id = randomId();
+    var data = JSON.stringify(body);
+    if (nav.sendBeacon && nav.sendBeacon(endpoint, new Blob([data], { type: "text/plain" }))) return;
+    if (window.fetch) fetch(endpoint, { method: "POST", body: data, keepalive: true, mode: "no-cors" });
+  }
+
+  function fillForms(props) {
+    var forms = document.querySelectorAll("form[action$='/api/public/v1/collect']");
+    Array.prototype.forEach.call(forms, function (form) {
+      Object.keys(props).forEach(function (name) {
+        if (form.elements[name]) return;
+        var input = document.createElement("input");
+        input.type = "hidden";
+        input.name = name;
+        input.value = props[name];
+        form.appendChild(input);
+      });
+    });
+  }
+
+  function start() {
+    var props = attribution();
+    props.visitor_id = visitorId();
+    fillForms(props);
+    var path = location.pathname.slice(0, 500);
+    send({
+      type: "page_view",
+      page: { url: (location.origin + location.pathname + location.search).slice(0, 2000), path: path, title: document.title.slice(0, 300) },
+      properties: props
+    });
+  }
+
+  function identify(email) {
+    if (optedOut || (needsConsent && store("frontdoor_consent") !== "yes")) return;
+    send({ type: "identify", person: { email: String(email).slice(0, 254) }, properties: { visitor_id: visitorId() } });
+  }
+
+  function askConsent() {
+    var box = document.createElement("div");
+    box.className = "consent";
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", "Analytics consent");
+    var text = document.createElement("p");
+    text.textContent = "May we count your visit? We keep a random id in this browser, no cookies, nothing shared with third parties.";
+    box.appendChild(text);
+    [["Yes", "yes"], ["No", "no"]].forEach(function (choice) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "button button-small";
+      button.textContent = choice[0];
+      button.addEventListener("click", function () {
+        store("frontdoor_consent", choice[1]);
+        box.remove();
+        if (choice[1] === "yes") start();
+      });
+      box.appendChild(button);
+    });
+    document.body.appendChild(box);
+  }
+
+  window.frontdoor = { identify: identify };
+  if (optedOut) return;
+  if (!needsConsent) return start();
+  var given = store("frontdoor_consent");
+  if (given === "yes") start();
+  else if (given !== "no") askConsent();
+})();

@@ -1,0 +1,151 @@
+"""Account and person scores (0-100), trends and their reasons. Pure; `now` is passed in.
+
+Every folded event adds heat: its weight (the stage its type shows, plus a bonus when it brings
+a new person to the account or one of a person's first distinct pages) halved every
+HALF_LIFE_DAYS since it happened. A roll-up keeps `heat_log` = log2(sum of w * 2^(t/H)), t in
+days since the epoch, so storing an event is one `add_heat` and the heat now is
+2^(heat_log - now/H). The score is 100 * heat / (heat + SCORE_HALF): one fresh hand-raise
+scores about 50, and it falls by half every week without new touches. Because every roll-up's
+heat decays at the same rate, ordering by `heat_log` is ordering by score at any `now`: the
+accounts list sorts by score with an index on a stored number.
+
+`trend` compares the events of the last 7 days with the 28 before (daily counts kept for 35
+days): `heating` at 1.5 times the earlier daily rate or more, `cooling` at half or less.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+HALF_LIFE_DAYS = 7.0
+SCORE_HALF = 25.0  # the heat that scores 50
+STAGE_WEIGHTS = (1.0, 3.0, 8.0, 25.0)  # aware, engaged, evaluating, hand_raiser
+NEW_PERSON_BONUS = 5.0
+NEW_PAGE_BONUS = 1.0
+DAYS_KEPT = 35
+_US_PER_DAY = 86_400_000_000
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+Trend = Literal["heating", "steady", "cooling"]
+_LOG2: dict[float, float] = {}  # the few weights events have
+
+
+def micros(when: datetime) -> int:
+    """Microseconds since the epoch (exact, as schemas/signal_fold.to_us)."""
+    return (when - _EPOCH) // timedelta(microseconds=1)
+
+
+def event_weight(rank: int, *, new_person: bool, new_page: bool) -> float:
+    """What one event adds to heat at the moment it happened."""
+    return (
+        STAGE_WEIGHTS[rank]
+        + (NEW_PERSON_BONUS if new_person else 0.0)
+        + (NEW_PAGE_BONUS if new_page else 0.0)
+    )
+
+
+def add_heat(heat_log: float | None, weight: float, occurred_us: int) -> float:
+    """heat_log with one more event (log-domain sum: no overflow, exact order-independence
+    is not needed since both stores fold in stream order)."""
+    log_weight = _LOG2.get(weight)
+    if log_weight is None:
+        log_weight = _LOG2[weight] = math.log2(weight)
+    term = log_weight + occurred_us / _US_PER_DAY / HALF_LIFE_DAYS
+    if heat_log is None:
+        return term
+    high, low = (heat_log, term) if heat_log >= term else (term, heat_log)
+    return high + math.log2(1.0 + 2.0 ** (low - high))
+
+
+def add_day(days: dict[str, int], occurred_us: int) -> None:
+    """Count one event on its day; past DAYS_KEPT days, those before the newest 35 go."""
+    key = str(occurred_us // _US_PER_DAY)
+    count = days.get(key)
+    if count is not None:  # nearly always: the same day as the last event
+        days[key] = count + 1
+        return
+    days[key] = 1
+    if len(days) > DAYS_KEPT:
+        newest = max(int(k) for k in days)
+        for old in [k for k in days if int(k) <= newest - DAYS_KEPT]:
+            del days[old]
+
+
+def heat_at(heat_log: float | None, now: datetime) -> float:
+    """The heat at `now`."""
+    if heat_log is None:
+        return 0.0
+    now_days = (now - _EPOCH) / timedelta(days=1)
+    return float(2.0 ** min(heat_log - now_days / HALF_LIFE_DAYS, 60.0))
+
+
+def score_at(heat_log: float | None, now: datetime) -> int:
+    """The score at `now`, 0 to 100."""
+    heat = heat_at(heat_log, now)
+    return round(100 * heat / (heat + SCORE_HALF))
+
+
+def heat_log_for_score(score: int, now: datetime) -> float | None:
+    """The least heat_log that scores at least `score` at `now` (None: any)."""
+    if score <= 0:
+        return None
+    if score >= 100:
+        return math.inf
+    heat = SCORE_HALF * (score - 0.5) / (100.5 - score)  # round() half-way, so at least score
+    now_days = (now - _EPOCH) / timedelta(days=1)
+    return math.log2(heat) + now_days / HALF_LIFE_DAYS
+
+
+def window_counts(days: dict[str, int], now: datetime) -> tuple[int, int]:
+    """Events in the last 7 days and in the 28 days before them."""
+    today = (now - _EPOCH) // timedelta(days=1)
+    recent = sum(n for d, n in days.items() if today - 7 < int(d) <= today)
+    before = sum(n for d, n in days.items() if today - 35 < int(d) <= today - 7)
+    return recent, before
+
+
+def trend_at(days: dict[str, int], now: datetime) -> Trend:
+    """heating, steady or cooling: the last 7 days' daily rate against the 28 days' before."""
+    recent, before = window_counts(days, now)
+    recent_rate, before_rate = recent / 7, before / 28
+    if recent and recent_rate >= 1.5 * before_rate:
+        return "heating"
+    if before and recent_rate <= 0.5 * before_rate:
+        return "cooling"
+    return "steady"
+
+
+def _ago(then: datetime, now: datetime) -> str:
+    days = (now - then) // timedelta(days=1)
+    if days >= 1:
+        return f"{days} day{'s' if days != 1 else ''} ago"
+    hours = (now - then) // timedelta(hours=1)
+    return f"{hours} hour{'s' if hours != 1 else ''} ago" if hours >= 1 else "within the hour"
+
+
+def score_reasons(
+    *,
+    stage: str,
+    stage_reached_at: datetime | None,
+    last_seen: datetime,
+    days: dict[str, int],
+    people_this_week: int | None,
+    top_page: str | None,
+    now: datetime,
+) -> list[str]:
+    """The few facts that move a score most, strongest first (at most 4)."""
+    reasons: list[str] = []
+    if stage != "aware" and stage_reached_at is not None:
+        reasons.append(f"{stage.replace('_', ' ')} since {_ago(stage_reached_at, now)}")
+    recent, before = window_counts(days, now)
+    if recent or before:
+        reasons.append(f"{recent} touches in the last 7 days, {before} in the 28 days before")
+    if people_this_week:
+        plural = "people were" if people_this_week != 1 else "person was"
+        reasons.append(f"{people_this_week} {plural} active this week")
+    if top_page:
+        reasons.append(f"most read page: {top_page}")
+    reasons.append(f"last touch {_ago(last_seen, now)}")
+    return reasons[:4]

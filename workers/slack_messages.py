@@ -1,0 +1,67 @@
+"""Slack incoming-webhook messages for signal events: `text` (the notification's fallback) plus
+Block Kit `blocks`. Pure.
+
+Within Slack's documented limits: a header's plain_text at most 150 characters, a section's
+text at most 3,000, a context block at most 10 elements, at most 50 blocks, `text` kept short.
+mrkdwn control characters (&, <, >) are escaped in every value we did not write ourselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+HEADER_LIMIT = 150
+SECTION_LIMIT = 3000
+CONTEXT_ELEMENTS = 10
+_STAGE_TITLES = {
+    "aware": "Aware",
+    "engaged": "Engaged",
+    "evaluating": "Evaluating",
+    "hand_raiser": "Hand raiser",
+}
+
+
+def escape(text: str) -> str:
+    """Slack's mrkdwn escaping of its three control characters."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def slack_message(event: Mapping[str, Any], *, reached_stage: str | None) -> dict[str, Any]:
+    """The message for one stored event (its JSON form); `reached_stage` when the event took
+    its account to a stage the endpoint alerts on."""
+    person = event.get("person") or {}
+    account = event.get("account") or {}
+    page = event.get("page") or {}
+    properties = event.get("properties") or {}
+    who = person.get("email") or "an anonymous visitor"
+    company = account.get("domain") or account.get("name")
+    kind = str(event.get("type", "event")).replace("_", " ")
+    if reached_stage is not None:
+        title = f"{_STAGE_TITLES.get(reached_stage, reached_stage)}: {company or who}"
+    else:
+        title = f"{kind.capitalize()}: {who}"
+    lines = [f"*{escape(kind)}* by {escape(who)}" + (f" at *{escape(company)}*" if company else "")]
+    if page.get("path") or page.get("url"):
+        lines.append(f"Page: {escape(str(page.get('title') or page.get('path') or page['url']))}")
+    if reached_stage is not None:
+        lines.append(f"The account is now *{escape(reached_stage.replace('_', ' '))}*.")
+    context = [
+        {"type": "mrkdwn", "text": _cut(f"{name}: {escape(str(properties[name]))}", 200)}
+        for name in ("utm_source", "utm_medium", "utm_campaign")
+        if properties.get(name)
+    ]
+    context.append({"type": "mrkdwn", "text": f"id `{escape(str(event.get('id', '')))}`"})
+    blocks: list[dict[str, Any]] = [
+        {"type": "header", "text": {"type": "plain_text", "text": _cut(title, HEADER_LIMIT)}},
+        {
+            "type": "section",
+            "text": {"type": "mrkdwn", "text": _cut("\n".join(lines), SECTION_LIMIT)},
+        },
+        {"type": "context", "elements": context[:CONTEXT_ELEMENTS]},
+    ]
+    return {"text": _cut(f"{title} ({kind})", 300), "blocks": blocks}
