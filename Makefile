@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 TASKS_VENV := .venv-tasks
 CHECKOV_VENV := .venv-checkov
 
-.PHONY: run run-emulated test lint bench bench-tools setup format clean terraform-check
+.PHONY: run run-emulated test lint bench bench-tools fuzz setup format clean terraform-check
 
 setup: $(STAMP) $(TASKS_VENV)/bin/gcloud-tasks-emulator $(CHECKOV_VENV)/bin/checkov tests/node_modules/.installed
 
@@ -52,6 +52,10 @@ run-emulated: $(STAMP) $(TASKS_VENV)/bin/gcloud-tasks-emulator
 # Two xdist workers (each starts the emulators it needs): 5.0 min against 6.0 min in one process.
 test: setup
 	$(BIN)/pytest -n 2
+
+# The OpenAPI conformance run with 20x the examples `make test` uses (about 20 minutes here).
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=5000 $(BIN)/pytest tests/api/test_openapi_conformance.py -p no:randomly -n 0
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

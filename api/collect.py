@@ -30,6 +30,7 @@ from flask import Blueprint, Response, current_app, json, request
 
 from api.config import AppConfig
 from api.errors import ApiError
+from api.json_body import parse_json
 from api.signals import publish
 from backends.bundle import Backends
 from schemas.errors import Issue
@@ -143,14 +144,20 @@ def site_properties(form: Any, referer: str) -> dict[str, str]:
     the UTM query of the page URL the post's Referer names (the no-JavaScript case)."""
     found = {k: str(form.get(k)).strip()[:1000] for k in SITE_FIELDS if form.get(k)}
     if not any(k in found for k in UTM_FIELDS) and referer:
-        query = parse_qs(urlsplit(referer).query)
+        try:
+            query = parse_qs(urlsplit(referer).query)
+        except ValueError:  # a Referer that is not a URL (an unclosed IPv6 bracket)
+            query = {}
         found |= {k: query[k][0][:1000] for k in UTM_FIELDS if query.get(k) and query[k][0]}
     return found
 
 
 def _origin_host() -> str:
     source = request.headers.get("Origin") or request.headers.get("Referer") or ""
-    return urlsplit(source).netloc.lower() if source != "null" else ""
+    try:
+        return urlsplit(source).netloc.lower() if source != "null" else ""
+    except ValueError:  # not a URL (an unclosed IPv6 bracket): no origin
+        return ""
 
 
 def _client_ip(config: AppConfig) -> str:
@@ -210,10 +217,7 @@ def _beacon_body() -> dict[str, Any]:
     data = request.get_data()
     if len(data) > MAX_BEACON_BYTES:
         raise ApiError(413, "payload_too_large", "A beacon is at most 16 KiB")
-    try:
-        body = json.loads(data)
-    except ValueError as err:
-        raise ApiError(400, "invalid_json", "The request body is not valid JSON") from err
+    body = parse_json(data)
     if not isinstance(body, dict):
         raise ApiError(422, "invalid_payload", "Send a JSON object")
     return body
@@ -223,7 +227,7 @@ def _beacon(backends: Backends, body: dict[str, Any], now: datetime) -> Response
     beacon_id = body.pop("id", None)
     if beacon_id is not None and not (isinstance(beacon_id, str) and _BEACON_ID.match(beacon_id)):
         raise _invalid("id", "invalid_format", "8-64 letters, digits, - or _")
-    if body.get("type") not in BEACON_TYPES:
+    if not isinstance(body.get("type"), str) or body["type"] not in BEACON_TYPES:
         raise _invalid("type", "invalid_type", "one of " + ", ".join(sorted(BEACON_TYPES)))
     canonical = json.dumps(body, sort_keys=True)
     row_id = beacon_id or row_id_for(canonical, now.date().isoformat())

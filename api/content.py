@@ -10,7 +10,6 @@ only its own pages (another's answers 404, and its slug 409 `slug_taken`). Gener
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -21,11 +20,13 @@ from api.auth import require_key
 from api.config import AppConfig
 from api.errors import ApiError, invalid_payload
 from api.idempotency import run_idempotent
+from api.json_body import parse_json
 from api.keys import Principal
 from api.page_records import etag, page_record, version_record
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, NotFoundError, StoredPage
 from gate.check import ruleset
+from schemas.characters import character_issues
 from schemas.content import (
     PageBody,
     PageListBody,
@@ -161,7 +162,7 @@ def register_history_routes(bp: Blueprint) -> None:
         )
         return _json(body.model_dump_json(), 200)
 
-    @bp.get("/<slug>/versions/<int:number>")
+    @bp.get("/<slug>/versions/<int(max=2147483647):number>")
     def get_version(slug: str, number: int) -> Response:
         principal = require_key("content")
         try:
@@ -172,7 +173,7 @@ def register_history_routes(bp: Blueprint) -> None:
             raise ApiError(404, "not_found", f"No version {number} of page {slug!r}") from err
         return _json(VersionBody(version=_version(found)).model_dump_json(), 200)
 
-    @bp.post("/<slug>/versions/<int:number>/restore")
+    @bp.post("/<slug>/versions/<int(max=2147483647):number>/restore")
     def restore_version(slug: str, number: int) -> Response:
         principal = require_key("content")
         if request.get_data(cache=True).strip():
@@ -263,10 +264,15 @@ def _serve_write(
 
 
 def _gated(payload: object) -> SitePageInput:
+    refused = character_issues(payload)
     try:
-        return pages_service.gated(payload, brand=_backends().catalog.brand)
+        page = pages_service.gated(payload, brand=_backends().catalog.brand)
     except pages_service.GateRefusedError as err:
-        raise invalid_payload(err.issues, "The page failed the schema or the quality gate") from err
+        issues = refused + list(err.issues)
+        raise invalid_payload(issues, "The page failed the schema or the quality gate") from err
+    if refused:
+        raise invalid_payload(refused, "The page failed the schema or the quality gate")
+    return page
 
 
 def _after_write(page: StoredPage) -> None:
@@ -334,15 +340,7 @@ def _json_body(*, merge_patch_allowed: bool = False) -> object:
             415, "unsupported_media_type", f"Send the body as {' or '.join(sorted(allowed))}"
         )
     request.max_content_length = MAX_BODY_BYTES
-    raw = request.get_data(cache=True)
-    try:
-        return json.loads(raw, parse_constant=_refuse_constant)
-    except (ValueError, RecursionError) as err:
-        raise ApiError(400, "invalid_json", "The request body is not valid JSON") from err
-
-
-def _refuse_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
+    return parse_json(request.get_data(cache=True))
 
 
 def _list_query(*, with_status: bool = True) -> tuple[Any, str | None, int]:
@@ -350,7 +348,9 @@ def _list_query(*, with_status: bool = True) -> tuple[Any, str | None, int]:
     if status is not None and status not in PAGE_STATUSES:
         raise _bad_query("status", f"one of {', '.join(PAGE_STATUSES)}")
     raw_limit = request.args.get("limit", str(DEFAULT_LIMIT))
-    if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= MAX_LIMIT:
+    if not (raw_limit.isascii() and raw_limit.isdigit() and len(raw_limit) <= 9) or not (
+        1 <= int(raw_limit) <= MAX_LIMIT
+    ):
         raise _bad_query("limit", f"a whole number from 1 to {MAX_LIMIT}")
     return status, request.args.get("cursor") or None, int(raw_limit)
 

@@ -23,6 +23,8 @@ TITLES = {
     "invalid_domain": "Invalid domain",
     "invalid_email": "Invalid email address",
     "invalid_json": "Body is not valid JSON",
+    "invalid_idempotency_key": "Invalid Idempotency-Key",
+    "request_timeout": "Request body timed out",
     "unauthorized": "Missing or wrong key",
     "forbidden": "Forbidden",
     "not_found": "Not found",

@@ -19,10 +19,12 @@ from api.auth import require_key
 from api.config import AppConfig
 from api.errors import ApiError, invalid_payload, problem_response
 from api.idempotency import keep_instead, run_idempotent
+from api.json_body import parse_json
 from api.keys import Principal
 from api.page_records import page_record
 from backends.bundle import Backends
 from backends.ports import UnavailableError
+from schemas.characters import character_issues
 from schemas.errors import Issue, issues_from_errors
 from schemas.jobs import GenerationBrief, JobRecord, JobView
 from services.pages import Editor, SlugTakenError, check_slug_free
@@ -108,12 +110,16 @@ def _refresh_replayed_202(response: Response) -> Response:
 
 def _generate(principal: Principal, payload: object) -> Response:
     config: AppConfig = current_app.extensions["frontdoor.config"]
+    refused = character_issues(payload)
     try:
         brief = GenerationBrief.model_validate(
             payload, context={"allow_loopback_http": config.mode == "embedded"}
         )
     except ValidationError as err:
-        raise invalid_payload(issues_from_errors(err.errors()), "The brief is invalid") from err
+        issues = refused + issues_from_errors(err.errors())
+        raise invalid_payload(issues, "The brief is invalid") from err
+    if refused:
+        raise invalid_payload(refused, "The brief is invalid")
     backends = _backends()
     editor = Editor(partner=principal.partner, key_id=principal.key_id, admin=principal.admin)
     try:
@@ -221,10 +227,7 @@ def _json_body() -> object:
     if request.mimetype != "application/json":
         raise ApiError(415, "unsupported_media_type", "Send the brief as application/json")
     request.max_content_length = MAX_BODY_BYTES
-    try:
-        return json.loads(request.get_data(cache=True))
-    except (ValueError, RecursionError) as err:
-        raise ApiError(400, "invalid_json", "The request body is not valid JSON") from err
+    return parse_json(request.get_data(cache=True))
 
 
 def _json(body: dict[str, Any], status: int) -> Response:

@@ -66,7 +66,8 @@ class _Issues:
         raw = self.args.get(name)
         if raw is None:
             return default
-        if not raw.isdigit() or not low <= int(raw) <= high:
+        # ASCII digits only: str.isdigit() also takes "³" (int() refuses it) and "٣" (read as 3).
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 9) or not low <= int(raw) <= high:
             self.issues.append(
                 Issue(field=name, code="out_of_range", message=f"a whole number {low}-{high}")
             )

@@ -11,10 +11,11 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, Response, current_app, json, request
+from flask import Blueprint, Response, current_app, request
 
 from api.auth import require_key
 from api.errors import ApiError
+from api.json_body import parse_json
 from api.signal_query import encode_account_cursor, parse_account_query, parse_stream_query
 from backends.bundle import Backends
 from backends.ports import AccountPosition, StreamQuery, UnavailableError
@@ -217,10 +218,7 @@ def _email(raw: str) -> str:
 
 
 def _batch(data: bytes) -> list[Any]:
-    try:
-        body = json.loads(data)
-    except ValueError as err:
-        raise ApiError(400, "invalid_json", "The request body is not valid JSON") from err
+    body = parse_json(data)
     events = body.get("events") if isinstance(body, dict) else None
     if not isinstance(events, list):
         issue = Issue(field="events", code="missing", message="an array of events")

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from api.auth import require_key
 from api.errors import ApiError, invalid_payload
+from api.json_body import parse_json
 from backends.ports import (
     ConflictError,
     Delivery,
@@ -76,7 +77,7 @@ def create_webhooks_blueprint(
     @bp.post(HOOKS)
     def create_webhook() -> tuple[Response, int]:
         partner = require_key("signals", allow_bearer=True).partner
-        data = _parse(WebhookInput, request.get_json())
+        data = _parse(WebhookInput, _json_body())
         _check_url(data.url, options)
         now = clock()
         secret = new_secret()
@@ -168,7 +169,7 @@ def create_webhooks_blueprint(
         presented = request.headers.get(INTERNAL_TOKEN_HEADER, "")
         if not options.internal_token or not hmac.compare_digest(presented, options.internal_token):
             raise ApiError(401, "unauthorized", "Internal route")
-        task = _parse(AttemptInput, request.get_json())
+        task = _parse(AttemptInput, _json_body())
         if task.delivery_id != delivery_id:
             raise invalid_payload(
                 [Issue(field="delivery_id", code="mismatch", message="not the path's id")]
@@ -186,6 +187,12 @@ def create_webhooks_blueprint(
         return jsonify({"ok": True, "status": done.status if done else "skipped"})
 
     return bp
+
+
+def _json_body() -> object:
+    if request.mimetype != "application/json":
+        raise ApiError(415, "unsupported_media_type", "Send the body as application/json")
+    return parse_json(request.get_data(cache=True))
 
 
 def _parse(model: type[ModelT], data: Any) -> ModelT:

@@ -53,6 +53,7 @@ def _build_served_app(settings: Settings | None) -> WsgiApp:
     # Imported here, in the worker: granian's parent never loads the app.
     from api.app import create_app
     from api.mcp_paths import asgi_paths
+    from frontdoor.body_deadline import BodyDeadline
     from frontdoor.composition import BuiltOnFirstUse, PathDispatcher
     from frontdoor.logs import configure_logging
     from frontdoor.settings import Settings
@@ -68,9 +69,12 @@ def _build_served_app(settings: Settings | None) -> WsgiApp:
         return served_asgi_side(resolved, backends)
 
     paths = asgi_paths(builtin_authorization_server=not settings.oauth_issuer)
-    return PathDispatcher(
+    app = PathDispatcher(
         flask_app.wsgi_app, BuiltOnFirstUse(build_asgi_side), exact=paths, prefixes=()
     )
+    # granian times out request heads only: bodies get their own deadline (408).
+    config = app_config(settings)
+    return BodyDeadline(app, max_bytes=config.max_body_bytes, base_url=config.base_url)
 
 
 def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:

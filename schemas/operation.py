@@ -41,11 +41,16 @@ SECURITY: dict[Auth, list[dict[str, list[str]]]] = {
 }
 
 ERROR_MEANINGS: dict[int, str] = {
-    400: "`invalid_query`, `invalid_domain`, `invalid_email` or `invalid_json`",
+    400: (
+        "`invalid_json` (not JSON, nested deeper than 32 levels, a number out of range), "
+        "`invalid_query` naming the parameter, `invalid_domain`, `invalid_email` or "
+        "`invalid_idempotency_key`"
+    ),
     401: "`unauthorized`: missing or wrong key",
     403: "`forbidden`: the request's origin is not this site",
     404: "`not_found`",
     405: "`method_not_allowed`; the `Allow` header lists the methods",
+    408: "`request_timeout`: the body did not arrive within 10 seconds; the connection closes",
     409: "`idempotency_in_flight`: the first request with this Idempotency-Key still runs; "
     "`slug_taken`: another partner's page has this slug",
     412: "`precondition_failed`: If-Match does not name the current ETag",
@@ -135,7 +140,18 @@ DELIVERY_ID = Param(
 )
 IF_NONE_MATCH = Param("If-None-Match", "header", "An ETag you hold; 304 when unchanged")
 IF_MATCH = Param("If-Match", "header", "The ETag you read; 412 when the page changed since")
-IDEMPOTENCY = Param("Idempotency-Key", "header", "Repeat-safe key, kept 24 hours per partner key")
+IDEMPOTENCY = Param(
+    "Idempotency-Key",
+    "header",
+    "Repeat-safe key, kept 24 hours per partner key: 1 to 255 visible ASCII characters",
+    schema={
+        "type": "string",
+        "pattern": "^[\\x21-\\x7e]{1,255}$",
+        "minLength": 1,
+        "maxLength": 255,
+    },
+    example="7f0c9e1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b",
+)
 PREFER = Param("Prefer", "header", "`respond-async` answers 202 at once with the job")
 ETAG = ("ETag",)
 NOT_MODIFIED = Reply(304, "Not modified: the ETag you sent is current", headers=ETAG)

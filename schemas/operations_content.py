@@ -64,7 +64,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         request=SitePageInput,
         request_example=PAGE_EXAMPLE,
         params=(IDEMPOTENCY,),
-        errors=(*KEYED, 409, 413, 415, 422),
+        errors=(400, *KEYED, 408, 409, 413, 415, 422),
     ),
     Operation(
         "get",
@@ -99,7 +99,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         request=GenerationBrief,
         request_example=BRIEF_EXAMPLE,
         params=(IDEMPOTENCY, PREFER),
-        errors=(*KEYED, 409, 413, 415, 422, 502, 503),
+        errors=(400, *KEYED, 408, 409, 413, 415, 422, 502, 503),
     ),
     Operation(
         "get",
@@ -125,7 +125,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         request=PagePatchDoc,
         request_media=("application/merge-patch+json", "application/json"),
         params=(SLUG, IF_MATCH),
-        errors=(*KEYED, 404, 412, 413, 415, 422),
+        errors=(400, *KEYED, 404, 408, 412, 413, 415, 422),
     ),
     Operation(
         "delete",

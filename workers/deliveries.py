@@ -307,13 +307,12 @@ def replay_delivery(
     options: DeliveryOptions,
     now: datetime,
 ) -> Delivery:
-    """Send a finished delivery again from its first attempt (same `webhook-id`).
+    """Send a delivery again now, from its first attempt (same `webhook-id`).
 
-    A pending one is left as it is. Raises: ConflictError if it changed meanwhile,
-    NotFoundError if it was erased meanwhile.
+    A pending one waiting for a retry starts its new round at once; the retry task already
+    queued carries the old round and changes nothing. Raises: ConflictError if it changed
+    meanwhile, NotFoundError if it was erased meanwhile.
     """
-    if delivery.status == "pending":
-        return delivery
     again = replayed(delivery, now=now)
     webhooks.update_delivery(again, if_attempts=delivery.attempts, if_replays=delivery.replays)
     enqueue_attempt(again, tasks=tasks, options=options)

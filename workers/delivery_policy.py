@@ -146,7 +146,7 @@ def next_delivery_state(
 
 
 def replayed(delivery: Delivery, *, now: datetime) -> Delivery:
-    """A finished delivery sent again from the first attempt, in a new replay round."""
+    """A delivery sent again from the first attempt, in a new replay round."""
     return dataclasses.replace(
         delivery,
         status="pending",

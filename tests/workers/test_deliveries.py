@@ -258,3 +258,40 @@ def test_an_endpoint_deleted_and_a_delivery_erased_during_the_attempt_answer_200
     assert len(receiver.requests) == 1
     assert (kept is None) == erase_delivery
     assert kept is None or (kept.status, kept.last_status_code) == ("failed", 410)
+
+
+def test_replaying_a_delivery_that_waits_for_a_retry_sends_it_now_from_the_first_attempt(
+    settings: Settings,
+) -> None:
+    """signals-api.md Webhooks: replay sends it again from the first attempt, pending or not."""
+    with (
+        running_receiver([500]) as receiver,
+        served(settings, retry_delays=[3600.0]) as app,
+    ):
+        endpoint_id, _secret = _register(app, receiver.url)
+        app.backends.deliveries.enqueue_for_event(_event())
+        receiver.wait_for(1)
+        waiting = _first_attempt_recorded(app, endpoint_id)
+
+        replay = app.api.post(f"{HOOKS}/deliveries/{waiting.delivery_id}/replay", headers=KEY)
+        again = _settled(app, endpoint_id, "succeeded")
+        got = receiver.wait_for(2)
+
+    assert (replay.status_code, replay.get_json()["delivery"]["replays"]) == (202, 1)
+    assert (again.replays, again.attempts) == (1, 1)
+    assert [r.headers["webhook-id"] for r in got] == [waiting.delivery_id] * 2
+
+
+def _first_attempt_recorded(served_app: Served, endpoint_id: str) -> Delivery:
+    found: list[Delivery] = []
+
+    def recorded() -> bool:
+        found[:] = [
+            d
+            for d in served_app.backends.webhooks.list_deliveries(endpoint_id, status="pending")
+            if d.attempts == 1
+        ]
+        return bool(found)
+
+    wait_until(recorded)
+    return found[0]

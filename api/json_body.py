@@ -1,0 +1,49 @@
+"""Request bodies as JSON: the one parser every endpoint that reads a JSON body uses.
+
+It parses with pydantic-core's parser (no recursion in Python, so no RecursionError), then
+refuses what later steps could not hold: nesting deeper than MAX_DEPTH levels, numbers past
+the float range (`1e400`), `NaN`/`Infinity`, lone surrogates and control characters inside
+strings. Each gives 400 `invalid_json`. Type and field checks stay with each surface's schema.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pydantic_core
+
+from api.errors import ApiError
+
+MAX_DEPTH = 32  # objects and arrays inside one another; documented in the API references
+_NOT_JSON = "The request body is not valid JSON"
+
+
+def parse_json(raw: bytes) -> object:
+    """The body's value. Raises: ApiError 400 `invalid_json`."""
+    try:
+        value = pydantic_core.from_json(raw, allow_inf_nan=False)
+    except ValueError as err:
+        raise ApiError(400, "invalid_json", _NOT_JSON) from err
+    problem = _refusal(value)
+    if problem is not None:
+        raise ApiError(400, "invalid_json", f"{_NOT_JSON}: {problem}")
+    return value
+
+
+def _refusal(value: object) -> str | None:
+    """Why a parsed value is refused (too deep, a number out of range), or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "a number is out of range"
+    if not isinstance(value, dict | list):
+        return None
+    stack: list[tuple[dict[str, object] | list[object], int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"nested deeper than {MAX_DEPTH} levels"
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
+            elif isinstance(child, float) and not math.isfinite(child):
+                return "a number is out of range"
+    return None

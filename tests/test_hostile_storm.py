@@ -1,0 +1,242 @@
+"""Issue 13 "Must show": a hostile-input storm against the served process (`python -m
+frontdoor.serve`, granian): a few thousand requests over every endpoint that reads a body,
+while hundreds of clients hold stalled bodies open. No 5xx; a body that trickles in is cut off
+with 408 at the read timeout; the service answers normally afterwards; RSS grows < 100 MiB.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import itertools
+import json
+import socket
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from frontdoor.body_deadline import BODY_READ_TIMEOUT
+from tests.api.content_client import page_body
+from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
+from tests.mcp_tools.conftest import Served, access_token, start_served
+
+PAGES = "/api/public/content/pages"
+SIGNALS = "/api/public/v1/signals"
+STALLED = 200  # clients that send half a body and then nothing
+MIB = 1024 * 1024
+ENDPOINTS: list[tuple[str, str, dict[str, str]]] = [
+    ("POST", PAGES, {"x-api-key": CONTENT_KEY}),
+    ("PATCH", f"{PAGES}/storm-page", {"x-api-key": CONTENT_KEY}),
+    ("POST", f"{PAGES}/generate", {"x-api-key": CONTENT_KEY, "Prefer": "respond-async"}),
+    ("POST", f"{SIGNALS}/events", {"x-api-key": INGEST_KEY}),
+    ("POST", f"{SIGNALS}/webhooks", {"x-api-key": SIGNALS_KEY}),
+    ("POST", "/api/public/v1/collect", {}),  # no key; Origin added per request
+    ("POST", "/register", {}),
+    ("POST", "/token", {"Content-Type": "application/x-www-form-urlencoded"}),
+    ("POST", "/mcp", {"Accept": "application/json, text/event-stream"}),
+]
+CONTENT_TYPES = [
+    "application/json",
+    "application/merge-patch+json",
+    "text/plain",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data; boundary=x",
+    "application/json; charset=utf-16",
+    "",
+]
+EVENT = {"source": "crm", "row_id": "1", "type": "book_call", "occurred_at": "2026-01-01T00:00Z"}
+VALID = {
+    "page": page_body("storm-page"),
+    "brief": {"slug": "storm-brief", "topic": "Audits", "icp": "Heads of growth"},
+    "events": {"events": [EVENT]},
+    "webhook": {"url": "https://hooks.example.com/x"},
+    "beacon": {"type": "article_read"},
+    "register": {"redirect_uris": ["http://127.0.0.1/cb"], "client_name": "x"},
+    "rpc": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+}
+ODD: list[object] = [
+    {},
+    [],
+    None,
+    True,
+    -1,
+    1e308,
+    "\u202e",
+    "\x00",
+    "\ud83d\ude00" * 50,
+    "x" * 100_000,
+    [[[]]],
+    {"a": {}},
+]
+
+
+def hostile_bodies() -> Iterator[bytes]:
+    """Deep nesting, wrong types, huge numbers, odd unicode, truncated and broken JSON."""
+    for levels in (33, 1_000, 10_000, 100_000):
+        yield b"[" * levels + b"]" * levels
+        yield b'{"a":' * levels + b"1" + b"}" * levels
+    for raw in (b"1e400", b"-1e400", b"1" * 5_000, b"1" * 4_000, b"NaN", b"Infinity"):
+        yield b'{"events": [' + raw + b'], "slug": ' + raw + b', "type": ' + raw + b"}"
+    for raw in (b'"\\ud800"', b'"\\udfff\\ud800"', b'"\xc0\xaf"', b'"\xff\xfe"', b'"\\u0000"'):
+        yield b'{"slug": ' + raw + b', "title": ' + raw + b', "type": ' + raw + b"}"
+    yield b""
+    yield b"\x00" * 64
+    for valid in VALID.values():
+        text = json.dumps(valid).encode()
+        for cut in range(1, len(text), max(1, len(text) // 12)):
+            yield text[:cut]
+        if isinstance(valid, dict):
+            for name, odd in itertools.product(list(valid), ODD):
+                yield json.dumps({**valid, name: odd}).encode()
+
+
+def send(port: int, method: str, path: str, headers: dict[str, str], body: bytes) -> int:
+    """One request on a fresh connection; the status."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=BODY_READ_TIMEOUT + 20)
+    try:
+        conn.request(method, path, body=body, headers=headers)
+        status = conn.getresponse().status
+    finally:
+        conn.close()
+    return status
+
+
+def stalled_client(port: int, stack: ExitStack) -> None:
+    """Headers and half of the announced body, then nothing more (held until the test ends)."""
+    sock = stack.enter_context(socket.create_connection(("127.0.0.1", port)))
+    sock.sendall(
+        f"POST {SIGNALS}/events HTTP/1.1\r\nHost: x\r\nx-api-key: {INGEST_KEY}\r\n"
+        "Content-Type: application/json\r\nContent-Length: 2000\r\n\r\n".encode()
+        + b'{"events": ['
+    )
+
+
+def trickling_status(port: int) -> tuple[int, bytes]:
+    """A body of 64 KiB sent 2 KiB a second: the status and the start of the answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=BODY_READ_TIMEOUT + 20) as sock:
+        sock.sendall(
+            f"POST {PAGES} HTTP/1.1\r\nHost: x\r\nx-api-key: {CONTENT_KEY}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 65536\r\n\r\n".encode()
+        )
+        sock.settimeout(0.5)
+        answer = b""
+        for _ in range(64):
+            try:
+                sock.sendall(b" " * 1024)
+                answer = sock.recv(4096)
+                break
+            except TimeoutError:
+                continue
+            except OSError:  # closed after the answer
+                break
+        if not answer:
+            sock.settimeout(BODY_READ_TIMEOUT + 20)
+            answer = sock.recv(4096)
+    return int(answer.split(b" ", 2)[1]), answer
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process and its children (granian's workers)."""
+    total = 0
+    pids = [pid]
+    while pids:
+        current = pids.pop()
+        status = Path(f"/proc/{current}/status").read_text()
+        total += next(
+            int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmRSS:")
+        )
+        for task in Path(f"/proc/{current}/task").iterdir():
+            pids += [int(c) for c in (task / "children").read_text().split()]
+    return total
+
+
+@dataclass(frozen=True)
+class Storm:
+    """The served process, its port and an OAuth access token for /mcp."""
+
+    served: Served
+    port: int
+    token: str
+
+
+@pytest.fixture
+def storm(tmp_path: Path) -> Iterator[Storm]:
+    served = start_served(tmp_path / "data")
+    port = int(served.proc.host.rsplit(":", 1)[1])
+    try:
+        # The MCP side is built on its first request (seconds under load): build it first.
+        assert send(port, "GET", "/.well-known/oauth-authorization-server", {}, b"") == 200
+        token = asyncio.run(access_token(served))["access_token"]
+        yield Storm(served, port, token)
+    finally:
+        served.proc.stop()
+
+
+def test_a_hostile_storm_gets_no_5xx_stalled_bodies_are_cut_and_the_service_stays_well(
+    storm: Storm,
+) -> None:
+    """content-api.md, signals-api.md Limits: hostile input is a 4xx; bodies time out."""
+    port = storm.port
+    origin = {"Origin": f"http://127.0.0.1:{port}"}
+    bearer = {"Authorization": f"Bearer {storm.token}"}
+    assert (
+        send(
+            port,
+            "POST",
+            PAGES,
+            {"x-api-key": CONTENT_KEY, "Content-Type": "application/json"},
+            json.dumps(VALID["page"]).encode(),
+        )
+        == 201
+    )
+    before = rss_bytes(storm.served.proc.proc.pid)
+    requests = [
+        (
+            method,
+            path,
+            {
+                **headers,
+                **origin,
+                **(bearer if path == "/mcp" else {}),
+                "Content-Type": content_type,
+            },
+            body,
+        )
+        for index, body in enumerate(hostile_bodies())
+        for (method, path, headers), content_type in [
+            *(
+                (endpoint, endpoint[2].get("Content-Type", "application/json"))
+                for endpoint in ENDPOINTS
+            ),
+            (ENDPOINTS[index % len(ENDPOINTS)], CONTENT_TYPES[index % len(CONTENT_TYPES)]),
+        ]
+    ]
+
+    with ExitStack() as stack:
+        for _ in range(STALLED):
+            stalled_client(port, stack)
+        with ThreadPoolExecutor(max_workers=16) as pool:
+            trickles = [pool.submit(trickling_status, port) for _ in range(4)]
+            statuses = Counter(pool.map(lambda r: send(port, *r), requests))
+            cut = [t.result() for t in trickles]
+        after_storm = send(
+            port,
+            "POST",
+            f"{SIGNALS}/events",
+            {"x-api-key": INGEST_KEY, "Content-Type": "application/json"},
+            json.dumps(VALID["events"]).encode(),
+        )
+    grown = rss_bytes(storm.served.proc.proc.pid) - before
+
+    assert sum(statuses.values()) >= 2_000
+    assert {s for s in statuses if s >= 500} == set(), statuses
+    assert [status for status, _ in cut] == [408] * 4
+    assert all(b'"error": "request_timeout"' in answer for _, answer in cut)
+    assert after_storm == 202
+    assert send(port, "GET", "/healthz", {}, b"") == 200
+    assert grown < 100 * MIB
