@@ -65,6 +65,20 @@ def run_idempotent(principal: Principal, payload: object, run: Callable[[], Resp
     if response.status_code >= 500:
         store.release(scope=principal.key_id, key=key, fingerprint=fingerprint)
         return response
+    _keep(principal, key, fingerprint, response)
+    return response
+
+
+def keep_instead(principal: Principal, payload: object, response: Response) -> None:
+    """Replace the kept first response of this request's key (a job that was abandoned and
+    started again: repeats follow the new job, never the stale one)."""
+    key = request.headers.get(HEADER)
+    if key is not None and response.status_code < 500:
+        _keep(principal, key, _fingerprint(payload), response)
+
+
+def _keep(principal: Principal, key: str, fingerprint: str, response: Response) -> None:
+    backends: Backends = current_app.extensions["frontdoor"]
     kept = StoredResponse(
         status=response.status_code,
         body=response.get_data(),
@@ -72,14 +86,13 @@ def run_idempotent(principal: Principal, payload: object, run: Callable[[], Resp
             (name, response.headers[name]) for name in _REPLAYED_HEADERS if name in response.headers
         ),
     )
-    store.complete(
+    backends.idempotency.complete(
         scope=principal.key_id,
         key=key,
         fingerprint=fingerprint,
         response=kept,
         now=backends.clock(),
     )
-    return response
 
 
 def _fingerprint(payload: object) -> str:

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from api.auth import require_key
 from api.config import AppConfig
 from api.errors import ApiError, invalid_payload, problem_response
-from api.idempotency import run_idempotent
+from api.idempotency import keep_instead, run_idempotent
 from api.json_body import parse_json
 from api.page_records import page_record
 from backends.bundle import Backends
@@ -27,7 +27,7 @@ from backends.ports import UnavailableError
 from schemas.characters import character_issues
 from schemas.errors import Issue, issues_from_errors
 from schemas.jobs import GenerationBrief, JobRecord, JobView
-from services.jobs import job_url, start_generation
+from services.jobs import ABANDONED, job_url, start_generation
 from services.keys import Principal
 from services.pages import Editor, SlugTakenError
 
@@ -46,6 +46,12 @@ def create_jobs_blueprint(*, backends: Backends, config: AppConfig) -> Blueprint
         principal = require_key("content")
         payload = _json_body()
         response = run_idempotent(principal, payload, lambda: surface.generate(principal, payload))
+        if surface.abandoned_replay(response):
+            # The first job was abandoned (its workers kept dying): start a new one, and keep
+            # its answer for this key, so no repeat replays the stale job again.
+            response = surface.generate_or_problem(principal, payload)
+            keep_instead(principal, payload, response)
+            return response
         return surface.refresh_replayed_202(response)
 
     @bp.get(f"{JOBS_PATH}/<job_id>")
@@ -69,18 +75,35 @@ class _Jobs:
     backends: Backends
     config: AppConfig
 
+    def replayed_job(self, response: Response) -> JobRecord | None:
+        if response.status_code != 202 or response.headers.get("Idempotent-Replayed") != "true":
+            return None
+        body = json.loads(response.get_data())
+        return self.backends.jobs.get_job(str(body.get("job", {}).get("id", "")))
+
+    def abandoned_replay(self, response: Response) -> bool:
+        job = self.replayed_job(response)
+        return job is not None and job.error is not None and job.error.code == ABANDONED
+
+    def generate_or_problem(self, principal: Principal, payload: object) -> Response:
+        try:
+            return self.generate(principal, payload)
+        except ApiError as err:
+            return problem_response(err)
+
     def refresh_replayed_202(self, response: Response) -> Response:
         """A repeat of a request first answered 202 answers with the job as it is now.
 
         The same job either way (the key never starts a second one), but once it has finished the
         repeat carries the page (201) or the failure, not the stale `queued`.
         """
-        if response.status_code != 202 or response.headers.get("Idempotent-Replayed") != "true":
+        job = self.replayed_job(response)
+        if job is None or job.status == "queued":
             return response
-        body = json.loads(response.get_data())
-        job = self.backends.jobs.get_job(str(body.get("job", {}).get("id", "")))
-        if job is None or not job.finished:
-            return response
+        if not job.finished:  # running: the job as it is now, still 202
+            fresh = self.answer(job, created=False)
+            fresh.headers["Idempotent-Replayed"] = "true"
+            return fresh
         try:
             fresh = self.answer(job, created=False)
         except ApiError as err:

@@ -10,8 +10,15 @@
    transaction, built beforehand, so the ratio is what the store's own work costs over SQLite's.
    For information, also against the event rows alone (`ingest_rates` says why it cannot
    reach 0.5: building the event rows in Python, with no roll-ups at all, is about 0.6).
-3. For information: the same two figures on the Firestore emulator (small sizes).
-4. Issue 15 (bench/signal_page_views.py): page-view ingest end to end through /collect as a
+3. End to end (issue 13): events/s from the first POST /api/public/v1/signals/events (batches
+   of 500, to the app with its durable queue and ingest worker thread, validation included)
+   until the queue is empty and the last event is readable through the API, as a ratio to
+   calling SqliteSignalStore.store_events directly with the same batches (validated
+   beforehand) in the same run (goal >= 0.7x), median of 5 alternating rounds. Every 202
+   means the batch was committed to DATA_DIR/queues.sqlite3 first. For information, the same
+   over HTTP to the served process (granian), as `make run` serves it.
+4. For information: the same two figures on the Firestore emulator (small sizes).
+5. Issue 15 (bench/signal_page_views.py): page-view ingest end to end through /collect as a
    ratio to the direct store (goal >= 0.7x), and the accounts list sorted by score at 100,000
    accounts as a ratio to 1,000 (goal <= 1.3x).
 """
@@ -49,7 +56,8 @@ from schemas.signals import Event, NewEvent, Position, normalize_event, stamp_ev
 SMALL, LARGE = 10_000, int(os.environ.get("BENCH_SIGNALS_LARGE", "1000000"))
 POLLS = 300
 INGEST_EVENTS, BATCH = 20_000, 500
-GOALS = {"poll_large_vs_small": 1.3, "ingest_vs_raw_insert": 0.5}
+E2E_EVENTS, E2E_ROUNDS = 10_000, 5
+GOALS = {"poll_large_vs_small": 1.3, "ingest_vs_raw_insert": 0.5, "end_to_end_vs_store": 0.7}
 _TYPES = ("article_read", "email_open", "email_click", "url_entered", "book_call", "lead_form")
 _BODY = (
     '{{"id":"bench:{i}","type":"{t}","source":"bench","occurred_at":"{at}",'
@@ -216,6 +224,141 @@ def ingest_figures(rates: dict[str, float]) -> dict[str, Any]:
     }
 
 
+def raw_batches(count: int, *, prefix: str, people: int = 10_000) -> list[list[dict[str, Any]]]:
+    """POST bodies' events: `count` events in batches of BATCH, spread over `people`."""
+    now = datetime.now(UTC).isoformat()
+    raws = [
+        {
+            "source": "bench",
+            "row_id": f"{prefix}{i}",
+            "type": _TYPES[i % len(_TYPES)],
+            "occurred_at": now,
+            "person": {"email": f"p{(i * 7919) % people}@a{(i * 7919) % people // 5}.example"},
+            "page": {"path": f"/blog/{i % 300}", "title": f"Post {i % 300}"},
+            "properties": {"campaign": "winter"},
+        }
+        for i in range(count)
+    ]
+    return [raws[first : first + BATCH] for first in range(0, count, BATCH)]
+
+
+def end_to_end_rounds(
+    folder: Path, name: str, post: Callable[[bytes], int], readable: Callable[[str, str], bool]
+) -> dict[str, Any]:
+    """Alternating rounds: the store called directly, then POST to readable; median ratio.
+
+    `post` sends one body and gives the status; `readable(email, id)` says whether the event is
+    in the stream. A round ends when the queue file holds no message and the last event is
+    readable. The direct store grows round by round as the served one does.
+    """
+    from backends.embedded.queue_table import QueueTable, queue_database
+
+    direct = SqliteSignalStore(SqliteDatabase(folder / f"{name}-direct.sqlite3"))
+    queue = QueueTable(queue_database(folder / f"{name}-data"))
+    ratios, e2e_rates, direct_rates, with_validation = [], [], [], []
+    for round_number in range(E2E_ROUNDS):
+        batches = raw_batches(E2E_EVENTS, prefix=f"r{round_number}-")
+        bodies = [json.dumps({"events": batch}).encode() for batch in batches]
+        now = datetime.now(UTC)
+        validated: list[list[Any]] = []
+        validate_seconds = timed(
+            lambda: validated.extend([normalize_event(raw, now=now) for raw in b] for b in batches)  # noqa: B023
+        )
+        direct_seconds = timed(
+            lambda: [direct.store_events(b) for b in validated]  # noqa: B023
+        )
+        last = batches[-1][-1]
+
+        def post_until_readable() -> None:
+            statuses = {post(body) for body in bodies}  # noqa: B023  # called at once
+            assert statuses == {202}, statuses
+            while queue.waiting("ingest"):
+                time.sleep(0.002)
+            assert readable(last["person"]["email"], f"bench:{last['row_id']}")  # noqa: B023
+
+        e2e_seconds = timed(post_until_readable)
+        ratios.append(direct_seconds / e2e_seconds)
+        with_validation.append((validate_seconds + direct_seconds) / e2e_seconds)
+        e2e_rates.append(E2E_EVENTS / e2e_seconds)
+        direct_rates.append(E2E_EVENTS / direct_seconds)
+    return {
+        "end_to_end_vs_store": round(statistics.median(ratios), 3),
+        "rounds": [round(r, 3) for r in ratios],
+        # Information: against validating the batches and storing them in the same thread, as
+        # an ingest without a queue would (the queue's own cost, without the POST's validation).
+        "end_to_end_vs_validate_and_store": round(statistics.median(with_validation), 3),
+        "events_per_second": {
+            "end_to_end": round(statistics.median(e2e_rates), 1),
+            "store_direct": round(statistics.median(direct_rates), 1),
+        },
+    }
+
+
+def end_to_end_in_process(folder: Path) -> dict[str, Any]:
+    """The goal's figure: the app (Flask test client) with its durable queue and worker thread."""
+    from api.app import create_app  # only this part needs the app
+    from frontdoor.settings import Settings
+    from frontdoor.wiring import app_config, build_backends
+
+    keys = {"ingest": "bench-ingest-key-0123456789", "signals": "bench-signals-key-012345678"}
+    settings = Settings(
+        data_dir=folder / "app-data",
+        public_base_url="http://bench",
+        ingest_api_key=keys["ingest"],
+        signals_api_key=keys["signals"],
+        log_level="WARNING",
+    )
+    backends = build_backends(settings)
+    try:
+        client = create_app(app_config(settings), backends).test_client()
+        ingest = {"x-api-key": keys["ingest"], "content-type": "application/json"}
+
+        def post(body: bytes) -> int:
+            return client.post(
+                "/api/public/v1/signals/events", data=body, headers=ingest
+            ).status_code
+
+        def readable(email: str, event_id: str) -> bool:
+            answer = client.get(
+                f"/api/public/v1/signals/people/{email}", headers={"x-api-key": keys["signals"]}
+            ).get_json()
+            return event_id in {event["id"] for event in answer["timeline"]}
+
+        return end_to_end_rounds(folder, "app", post, readable)
+    finally:
+        backends.close()
+
+
+def end_to_end_served(folder: Path) -> dict[str, Any]:
+    """Information: the same over HTTP to `python -m frontdoor.serve` (granian), one client."""
+    import httpx  # only this part needs the served process
+
+    from tests.served import INGEST_KEY, SIGNALS_KEY, start_served
+
+    served, env = start_served(folder / "served-data")
+    base = env["PUBLIC_BASE_URL"]
+    try:
+        with httpx.Client(timeout=120) as client:
+
+            def post(body: bytes) -> int:
+                return client.post(
+                    f"{base}/api/public/v1/signals/events",
+                    content=body,
+                    headers={"x-api-key": INGEST_KEY, "content-type": "application/json"},
+                ).status_code
+
+            def readable(email: str, event_id: str) -> bool:
+                answer = client.get(
+                    f"{base}/api/public/v1/signals/people/{email}",
+                    headers={"x-api-key": SIGNALS_KEY},
+                ).json()
+                return event_id in {event["id"] for event in answer["timeline"]}
+
+            return end_to_end_rounds(folder, "served", post, readable)
+    finally:
+        served.stop()
+
+
 def firestore_figures() -> dict[str, Any]:
     """Information only: the Firestore emulator's ingest rate and poll latency at 1,000 events."""
     from backends.gcp.firestore import firestore_client  # only this part needs it
@@ -262,6 +405,8 @@ def main() -> dict[str, Any]:
         latency = poll_latencies(stores, start=start, rng=rng)
         rates = ingest_rates(folder, people=10_000)
         clustered = ingest_rates(folder, people=200)
+        e2e = end_to_end_in_process(folder)
+        e2e_served = end_to_end_served(folder)
         page_views = page_view_figures(folder)
     ingest = ingest_figures(rates)
     result: dict[str, Any] = {
@@ -270,7 +415,12 @@ def main() -> dict[str, Any]:
         "ratios": {
             "poll_large_vs_small": round(latency[LARGE] / latency[SMALL], 3),
             "ingest_vs_raw_insert": ingest["ingest_vs_raw_insert"],
+            "end_to_end_vs_store": e2e["end_to_end_vs_store"],
         },
+        "end_to_end": e2e,
+        # Information: through granian over HTTP, where the POST path alone (HTTP, JSON,
+        # validation) is slower than the store on this machine.
+        "end_to_end_served_http": e2e_served,
         "goals": GOALS,
         # Information: the same ingest when a batch's events come from 200 people (site traffic
         # clusters by visitor), so each roll-up is loaded and written once for many events.
@@ -280,3 +430,21 @@ def main() -> dict[str, Any]:
     }
     print(json.dumps(result, indent=2))
     return result
+
+
+def end_to_end_main() -> dict[str, Any]:
+    """Part 3 alone (`python -m bench.bench_signals end-to-end`): the figures of issue 13."""
+    with tempfile.TemporaryDirectory(prefix="bench-signals-e2e-") as tmp:
+        result = {
+            "end_to_end": end_to_end_in_process(Path(tmp)),
+            "end_to_end_served_http": end_to_end_served(Path(tmp)),
+            "goal": GOALS["end_to_end_vs_store"],
+        }
+    print(json.dumps(result, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    import sys
+
+    end_to_end_main() if sys.argv[1:] == ["end-to-end"] else main()

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from api.app import create_app
-from backends.embedded.queues import InProcessQueue
+from backends.embedded.queues import DurableQueue
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import AccountQuery
@@ -50,7 +50,7 @@ def page_view_rates(folder: Path) -> dict[str, float]:
     app = create_app(app_config(settings), backends)
     client = app.test_client()
     queue = backends.signal_queue
-    assert isinstance(queue, InProcessQueue)
+    assert isinstance(queue, DurableQueue)
     direct = SqliteSignalStore(SqliteDatabase(folder / "direct.sqlite3"))
     now = datetime.now(UTC)
     spent = {"end_to_end": 0.0, "direct_store": 0.0}

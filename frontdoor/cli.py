@@ -18,6 +18,7 @@ from backends.ports import SCOPES, NotFoundError, Scope
 from domain.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
 from frontdoor.cli_page_admin import history, list_pages, publish, restore, unpublish
 from frontdoor.cli_pages import pages
+from frontdoor.cli_queues import queues
 from frontdoor.cli_signals import seed_demo, signals
 from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
@@ -40,7 +41,8 @@ def _backends(ctx: click.Context) -> Backends:
     if "backends" not in ctx.obj:
         settings = Settings()
         configure_logging(level="WARNING", project=settings.google_cloud_project)
-        ctx.obj["backends"] = build_backends(settings)
+        # No queue workers in an operator's command: queued work is the server's.
+        ctx.obj["backends"] = build_backends(settings, start_workers=False)
     backends: Backends = ctx.obj["backends"]
     return backends
 
@@ -154,6 +156,7 @@ for command in (list_pages, history, restore, publish, unpublish):  # issue 14
     pages.add_command(command)
 cli.add_command(signals)  # `signals tail`
 cli.add_command(seed_demo)
+cli.add_command(queues)  # `queues dead-letters`, `queues replay` (issue 13)
 
 
 def main() -> None:

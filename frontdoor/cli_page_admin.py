@@ -35,7 +35,7 @@ __all__ = ["history", "list_pages", "publish", "restore", "unpublish"]
 @click.pass_context
 def list_pages(ctx: click.Context, partner: str | None, status: str | None, limit: int) -> None:
     """List pages of every partner, newest change first."""
-    backends = backends_for(ctx, Settings())
+    backends = backends_for(ctx, Settings(), workers=False)
     found = pages_service.list_visible_pages(
         pages=backends.pages,
         editor=OPERATOR,
@@ -59,7 +59,7 @@ def list_pages(ctx: click.Context, partner: str | None, status: str | None, limi
 @click.pass_context
 def history(ctx: click.Context, slug: str, limit: int) -> None:
     """List the kept versions of SLUG, newest first, with who wrote each and how."""
-    backends = backends_for(ctx, Settings())
+    backends = backends_for(ctx, Settings(), workers=False)
     try:
         found = pages_service.list_history(
             pages=backends.pages, slug=slug, editor=OPERATOR, limit=limit
@@ -88,7 +88,7 @@ def history(ctx: click.Context, slug: str, limit: int) -> None:
 def restore(ctx: click.Context, slug: str, version: int) -> None:
     """Make VERSION of SLUG the current version again, through today's quality gate."""
     settings = Settings()
-    backends = backends_for(ctx, settings)
+    backends = backends_for(ctx, settings, workers=False)
     brand = backends.catalog.brand
     _write(
         ctx,
@@ -113,7 +113,7 @@ def restore(ctx: click.Context, slug: str, version: int) -> None:
 @click.pass_context
 def publish(ctx: click.Context, slug: str) -> None:
     """Publish SLUG (a draft, or an unpublished page) through the quality gate."""
-    backends = backends_for(ctx, Settings())
+    backends = backends_for(ctx, Settings(), workers=False)
     brand = backends.catalog.brand
     _write(
         ctx,
@@ -137,7 +137,7 @@ def publish(ctx: click.Context, slug: str) -> None:
 @click.pass_context
 def unpublish(ctx: click.Context, slug: str) -> None:
     """Take SLUG off /p/{slug}; its record and history stay."""
-    backends = backends_for(ctx, Settings())
+    backends = backends_for(ctx, Settings(), workers=False)
     _write(
         ctx,
         backends,

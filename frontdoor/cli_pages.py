@@ -177,12 +177,15 @@ def _progress(job: JobRecord) -> list[str]:
     return lines
 
 
-def backends_for(ctx: click.Context, settings: Settings) -> Backends:
-    """The configured backends, built once per command run and closed with it."""
+def backends_for(ctx: click.Context, settings: Settings, *, workers: bool = True) -> Backends:
+    """The configured backends, built once per command run and closed with it.
+
+    `workers=False` for commands that only read or edit records: no queue worker starts here.
+    """
     ctx.ensure_object(dict)
     if "backends" not in ctx.obj:
         configure_logging(level="WARNING", project=settings.google_cloud_project)
-        ctx.obj["backends"] = build_backends(settings)
+        ctx.obj["backends"] = build_backends(settings, start_workers=workers)
         ctx.call_on_close(ctx.obj["backends"].close)
     backends: Backends = ctx.obj["backends"]
     return backends

@@ -182,7 +182,7 @@ def _backends(ctx: click.Context, settings: Settings | None = None) -> Backends:
     if "backends" not in ctx.obj:
         settings = settings or Settings()
         configure_logging(level="WARNING", project=settings.google_cloud_project)
-        ctx.obj["backends"] = build_backends(settings)
+        ctx.obj["backends"] = build_backends(settings, start_workers=False)  # reads, no queue
         ctx.call_on_close(ctx.obj["backends"].close)
     backends: Backends = ctx.obj["backends"]
     return backends

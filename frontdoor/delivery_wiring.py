@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from backends.embedded.queue_table import QueueTable
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import DeliveryOptions, TaskQueue, WebhookStore
 from frontdoor.kept_secrets import kept_secret
@@ -39,10 +40,12 @@ def build_delivery_ports(
     *,
     clock: Callable[[], datetime],
     db: SqliteDatabase | None = None,
+    queue_table: QueueTable | None = None,
     firestore_client: Any = None,
+    start_workers: bool = True,
     accounts: AccountLookup | None = None,
 ) -> DeliveryPorts:
-    """Embedded: SQLite and an in-process task queue (started here); gcp: Firestore, Cloud Tasks."""
+    """Embedded: SQLite and the durable task queue (started here); gcp: Firestore, Cloud Tasks."""
     options = delivery_options(settings)
     webhooks: WebhookStore
     tasks: TaskQueue
@@ -67,15 +70,22 @@ def build_delivery_ports(
         tasks = cloud
         closers.append(cloud.close)
     else:
-        from backends.embedded.tasks import InProcessTaskQueue
+        from backends.embedded.tasks import DurableTaskQueue
         from backends.embedded.webhooks import SqliteWebhookStore
 
-        assert db is not None  # noqa: S101  # embedded wiring always passes its database
+        # embedded wiring always passes its database and queue table
+        assert db is not None  # noqa: S101
+        assert queue_table is not None  # noqa: S101
         webhooks = SqliteWebhookStore(db)
-        inprocess = InProcessTaskQueue(retry_delays=options.retry_delays, clock=clock)
-        inprocess.start()
-        tasks = inprocess
-        closers.append(inprocess.close)
+        durable = DurableTaskQueue(
+            queue_table,
+            retry_delays=options.retry_delays,
+            lease_seconds=max(settings.queue_lease_seconds, 45.0),
+        )
+        if start_workers:
+            durable.start()
+        tasks = durable
+        closers.append(durable.close)
     deliveries = WebhookDeliveries(
         webhooks=webhooks, tasks=tasks, options=options, clock=clock, accounts=accounts
     )

@@ -57,7 +57,9 @@ def _settings() -> Settings:
 
 
 def _backends() -> Backends:
-    return _once("backends", lambda: build_backends(_settings()))
+    # A pushed worker is handed its work: no queue workers or job recovery of its own (the
+    # API process runs recovery).
+    return _once("backends", lambda: build_backends(_settings(), start_workers=False))
 
 
 def _generation() -> GenerationPorts:

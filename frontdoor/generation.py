@@ -9,9 +9,12 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,20 +22,22 @@ from pydantic import SecretStr
 
 from backends.bundle import Backends
 from backends.embedded.blobs import LocalBlobStore
-from backends.embedded.job_queue import InProcessJobQueue
+from backends.embedded.job_queue import DurableJobQueue
 from backends.embedded.jobs import SqliteJobStore
+from backends.embedded.queue_table import QueueTable
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import BlobStore, JobQueue, JobStore
+from frontdoor.delivery_wiring import DeliveryPorts
 from frontdoor.settings import Settings
 from gate.check import check_page, ruleset
 from schemas.jobs import GenerationBrief
 from services.deliveries import callback_notifier
-from services.jobs import encode_job_message
 from workers.authoring.base import Author
 from workers.authoring.template import TemplateWriter
-from workers.generation import handle_generation
+from workers.generation import handle_dead_letter, handle_generation
 from workers.imaging.base import HeroImager
 from workers.imaging.procedural import ProceduralImager
+from workers.job_recovery import recover_stale_jobs
 from workers.pipeline import GenerationPorts
 
 logger = logging.getLogger(__name__)
@@ -49,11 +54,17 @@ class GenerationBackends:
     blobs: BlobStore
 
 
-def embedded_generation(settings: Settings, db: SqliteDatabase) -> GenerationBackends:
-    """SQLite jobs, in-process worker threads (started by start_embedded_workers), local blobs."""
+def embedded_generation(
+    settings: Settings, db: SqliteDatabase, queue_table: QueueTable
+) -> GenerationBackends:
+    """SQLite jobs, the durable job queue (workers started by start_embedded_workers), blobs."""
     return GenerationBackends(
         jobs=SqliteJobStore(db),
-        job_queue=InProcessJobQueue(threads=settings.generation_threads),
+        job_queue=DurableJobQueue(
+            queue_table,
+            threads=settings.generation_threads,
+            lease_seconds=settings.job_lease_seconds,
+        ),
         # A site path, not an origin: records stay right on any port or host (issue 14).
         blobs=LocalBlobStore(Path(settings.data_dir) / "assets", base_url=ASSETS_PREFIX),
     )
@@ -94,16 +105,16 @@ def site_relative_url(url: str, public_base_url: str) -> str:
 def start_embedded_workers(settings: Settings, backends: Backends) -> None:
     """Start the in-process generation workers on the finished Backends."""
     queue = backends.job_queue
-    if not isinstance(queue, InProcessJobQueue):
+    if not isinstance(queue, DurableJobQueue):
         return
     ports = generation_ports(settings, backends)
     lease = timedelta(seconds=settings.job_lease_seconds)
 
-    def handle(job_id: str) -> None:
+    def handle(data: bytes) -> None:
         # One worker id per delivery: two deliveries of one job are two lease holders.
-        handle_generation(encode_job_message(job_id), ports=ports, worker=worker_id(), lease=lease)
+        handle_generation(data, ports=ports, worker=worker_id(), lease=lease)
 
-    queue.start(handle)
+    queue.start(handle, on_dead_letter=lambda data: handle_dead_letter(data, ports=ports))
 
 
 def worker_id() -> str:
@@ -204,3 +215,57 @@ def _genai_client(settings: Settings, base_url: str | None, api_key: SecretStr |
         location=settings.vertex_location,
         http_options=options,
     )
+
+
+class JobRecoveryTimer:
+    """Runs job recovery at start and every `settings.job_recovery_seconds` on a thread."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        jobs: JobStore,
+        job_queue: JobQueue,
+        delivery: DeliveryPorts,
+        clock: Callable[[], datetime],
+    ) -> None:
+        notify = callback_notifier(
+            webhooks=delivery.webhooks,
+            tasks=delivery.tasks,
+            options=delivery.options,
+            base_url=settings.base_url,
+            clock=clock,
+        )
+        self._run_once = partial(
+            recover_stale_jobs,
+            jobs=jobs,
+            job_queue=job_queue,
+            lease=timedelta(seconds=settings.job_lease_seconds),
+            max_requeues=settings.job_max_requeues,
+            notify=notify,
+        )
+        self._clock = clock
+        self._every = settings.job_recovery_seconds
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="job-recovery", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def recover_now(self) -> tuple[int, int]:
+        """One pass: (queued again, abandoned)."""
+        return self._run_once(now=self._clock())
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while True:
+            try:
+                self.recover_now()
+            except Exception:  # the timer's top level: a store that is down, try next time
+                logger.exception("job recovery failed")
+            if self._stop.wait(self._every):
+                return

@@ -86,6 +86,13 @@ class Settings(BaseSettings):
     job_lease_seconds: float = Field(default=300.0, gt=0, le=3600)
     generation_topic: str = "generation-jobs"
     generation_threads: int = Field(default=2, ge=1, le=16)
+    # Durable embedded queues (issue 13): a claimed message comes back to any worker once its
+    # lease lapses (ingest and tasks; generation messages are held JOB_LEASE_SECONDS). Every
+    # JOB_RECOVERY_SECONDS (and at start) a queued or running job whose lease lapsed is queued
+    # again; after JOB_MAX_REQUEUES of those it fails with error code `abandoned`.
+    queue_lease_seconds: float = Field(default=60.0, gt=0, le=3600)
+    job_recovery_seconds: float = Field(default=60.0, gt=0, le=3600)
+    job_max_requeues: int = Field(default=3, ge=0, le=100)
     # Pub/Sub push OIDC check of the worker targets (frontdoor/push_auth.py): required in gcp
     # mode unless PUBSUB_EMULATOR_HOST says the push comes from the emulator, which signs nothing.
     push_oidc_audience: str | None = None

@@ -18,7 +18,8 @@ from backends.embedded.keys import SqliteKeyStore
 from backends.embedded.mail import OutboxMailer
 from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.pages import SqlitePageStore
-from backends.embedded.queues import InProcessQueue
+from backends.embedded.queue_table import QueueTable, queue_database
+from backends.embedded.queues import DurableQueue
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import (
@@ -37,6 +38,7 @@ from backends.ports import (
 from frontdoor.delivery_wiring import build_delivery_ports
 from frontdoor.generation import (
     GenerationBackends,
+    JobRecoveryTimer,
     embedded_generation,
     gcp_generation,
     start_embedded_workers,
@@ -48,12 +50,18 @@ from workers.ingest import handle_ingest_message
 
 logger = logging.getLogger(__name__)
 
+INGEST_QUEUE = "ingest"
 
-def build_backends(settings: Settings, *, catalog: Catalog | None = None) -> Backends:
+
+def build_backends(
+    settings: Settings, *, catalog: Catalog | None = None, start_workers: bool = True
+) -> Backends:
     """The ports for this process: embedded adapters, or Google Cloud ones when BACKEND=gcp.
 
     `catalog`: the content already loaded from `settings.content_dir` (the served process's
     parent loads it to check it, and its worker inherits it); else it is loaded here.
+    `start_workers=False` (the operator CLI) starts no queue worker and no job recovery:
+    queued work waits on disk for the processes that serve.
     """
     catalog = catalog or load_catalog(settings.content_dir)
     data_dir = Path(settings.data_dir)
@@ -91,7 +99,8 @@ def build_backends(settings: Settings, *, catalog: Catalog | None = None) -> Bac
         cdn, mailer = _gcp_edges(settings)
     else:
         db = SqliteDatabase(data_dir / "frontdoor.sqlite3")
-        generation = embedded_generation(settings, db)
+        queue_table = QueueTable(queue_database(data_dir))
+        generation = embedded_generation(settings, db, queue_table)
         keys = SqliteKeyStore(db)
         oauth = SqliteOAuthStore(db)
         pages = SqlitePageStore(
@@ -102,16 +111,35 @@ def build_backends(settings: Settings, *, catalog: Catalog | None = None) -> Bac
         idempotency = SqliteIdempotencyStore(db)
         signals = SqliteSignalStore(db)
         delivery = build_delivery_ports(
-            settings, clock=utc_now, db=db, accounts=signals.get_account
+            settings,
+            clock=utc_now,
+            db=db,
+            queue_table=queue_table,
+            start_workers=start_workers,
+            accounts=signals.get_account,
         )
         closers.extend(delivery.closers)  # stopped after the ingest queue that feeds it
-        # Embedded stand-in for the Pub/Sub push to the ingest worker.
-        ingest: InProcessQueue[bytes] = InProcessQueue(
-            lambda data: _ingest(data, signals, delivery.deliveries), threads=2, name="ingest"
+        # Embedded stand-in for the Pub/Sub push to the ingest worker: on disk before the 202.
+        ingest = DurableQueue(
+            # One thread per process: the store's writes are serialised by SQLite anyway, and
+            # a second writer only waits on the lock (measured by bench_signals).
+            queue_table,
+            INGEST_QUEUE,
+            threads=1,
+            lease_seconds=settings.queue_lease_seconds,
         )
+        if start_workers:
+            ingest.start(lambda data: _ingest(data, signals, delivery.deliveries))
         signal_queue = ingest
         closers.append(ingest.close)
         cdn, mailer = LoggingCdn(), OutboxMailer(data_dir / "outbox")
+    recovery = JobRecoveryTimer(
+        settings,
+        jobs=generation.jobs,
+        job_queue=generation.job_queue,
+        delivery=delivery,
+        clock=utc_now,
+    )
     backends = Backends(
         catalog=catalog,
         keys=keys,
@@ -129,9 +157,11 @@ def build_backends(settings: Settings, *, catalog: Catalog | None = None) -> Bac
         job_queue=generation.job_queue,
         blobs=generation.blobs,
         oauth=oauth,
-        closers=(*closers, _close_job_queue(generation)),
+        closers=(*closers, _close_job_queue(generation), recovery.close),
     )
-    start_embedded_workers(settings, backends)  # no-op unless the job queue is in-process
+    if start_workers:
+        start_embedded_workers(settings, backends)  # no-op unless the job queue is in-process
+        recovery.start()  # at start and on a timer: no job stays queued or running forever
     return backends
 
 

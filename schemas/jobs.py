@@ -132,7 +132,8 @@ class BriefNote(BaseModel):
 
 
 class JobError(BaseModel):
-    """Why a job failed: `model_failed` (retryable), `invalid_payload`, `worker_failed`."""
+    """Why a job failed: `model_failed` (retryable), `invalid_payload`, `worker_failed`,
+    `abandoned` (its worker died or it never started, too often: post it again)."""
 
     model_config = ConfigDict(frozen=True, defer_build=True)
 
@@ -170,6 +171,7 @@ class JobRecord(BaseModel):
     status: JobStatus = "queued"
     attempts: int = Field(default=0, description="Deliveries that started work")
     writer_calls: int = Field(default=0, description="Writer calls claimed, at most 2")
+    requeues: int = Field(default=0, description="Times a lapsed lease put the job back")
     drafts: list[JobDraft] = Field(default_factory=list)
     hero_image_url: str | None = None
     page_slug: str | None = None

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from backends.ports import (
@@ -90,6 +91,23 @@ class WebhookDeliveries:
             reached_stage=lambda: self._reached_stage(event),
         )
 
+    def enqueue_for_events(self, events: Sequence[Event]) -> None:
+        """Each event's deliveries, the endpoints read once; nothing to do without any."""
+        endpoints = [e for e in self._webhooks.list_endpoints() if e.active]
+        if not endpoints:
+            return
+        now = self._clock()
+        for event in events:
+            schedule_deliveries(
+                event.model_dump(mode="json"),
+                webhooks=self._webhooks,
+                tasks=self._tasks,
+                options=self._options,
+                now=now,
+                reached_stage=partial(self._reached_stage, event),
+                endpoints=endpoints,
+            )
+
     def _reached_stage(self, event: Event) -> str | None:
         """The stage this event took its account to (its roll-up says the stage was reached
         when the event happened), else None."""
@@ -108,6 +126,7 @@ def schedule_deliveries(
     options: DeliveryOptions,
     now: datetime,
     reached_stage: Callable[[], str | None] = lambda: None,
+    endpoints: Sequence[WebhookEndpoint] | None = None,
 ) -> list[str]:
     """Create one delivery per interested endpoint and queue its first attempt; their ids.
 
@@ -121,7 +140,8 @@ def schedule_deliveries(
         separators=(",", ":"),
         default=str,
     )
-    endpoints = webhooks.list_endpoints()
+    if endpoints is None:  # a batch's caller reads them once for all its events
+        endpoints = webhooks.list_endpoints()
     stage = reached_stage() if any(e.stages and e.active for e in endpoints) else None
     scheduled = []
     for endpoint in endpoints:

@@ -14,7 +14,11 @@ from schemas.jobs import GenerationBrief, JobRecord
 from services.pages import Editor, check_slug_free
 from services.signing import new_secret
 
-__all__ = ["encode_job_message", "job_url", "start_generation", "submit_job"]
+__all__ = ["ABANDONED", "encode_job_message", "job_url", "start_generation", "submit_job"]
+
+# The error code of a job that recovery gave up on (workers/job_recovery.py): a new POST of
+# its brief, even with the same Idempotency-Key, starts a new job.
+ABANDONED = "abandoned"
 
 
 def job_url(base_url: str, job_id: str) -> str:

@@ -46,7 +46,6 @@ def handle_ingest_message(
     )
     if deliveries is not None:
         # Every event of the message, not only the new ones: a redelivery after a failed
-        # enqueue must still reach the webhooks (enqueue_for_event dedupes by event id).
-        for event in result.events:
-            deliveries.enqueue_for_event(event)
+        # enqueue must still reach the webhooks (deliveries dedupe by event id).
+        deliveries.enqueue_for_events(result.events)
     return result

@@ -1,69 +1,61 @@
-"""InProcessJobQueue: the JobQueue port on the shared InProcessQueue and its worker threads.
+"""DurableJobQueue: the JobQueue port on a DurableQueue named `generation`.
 
 Started late by wiring (the handler needs the finished Backends); jobs published before
-`start` are kept and handed over when the threads start.
+`start` wait on disk and are handed over when the threads start (or to any other process
+serving the same DATA_DIR).
 """
 
 from __future__ import annotations
 
-import threading
+import json
 from collections.abc import Callable
 
-from backends.embedded.queues import InProcessQueue
+from backends.embedded.queue_table import QueueTable
+from backends.embedded.queues import DurableQueue
+
+GENERATION_QUEUE = "generation"
 
 
-class InProcessJobQueue:
-    """JobQueue whose messages are job ids handled by in-process worker threads."""
+class DurableJobQueue:
+    """JobQueue whose messages are `{"job_id": ...}` rows handled by worker threads."""
 
-    def __init__(self, *, threads: int = 2, max_attempts: int = 5) -> None:
-        self._threads = threads
-        self._max_attempts = max_attempts
-        self._lock = threading.Lock()
-        self._queue: InProcessQueue[str] | None = None
-        self._early: list[str] = []
-        self._progress = threading.Condition()
-        self._handled = 0
+    def __init__(
+        self,
+        table: QueueTable,
+        *,
+        threads: int = 2,
+        max_attempts: int = 5,
+        lease_seconds: float = 300.0,
+    ) -> None:
+        self.queue = DurableQueue(
+            table,
+            GENERATION_QUEUE,
+            threads=threads,
+            max_attempts=max_attempts,
+            lease_seconds=lease_seconds,
+        )
 
-    def start(self, handler: Callable[[str], None]) -> None:
-        """Start the worker threads; `handler` raises to have the job delivered again."""
-
-        def handle(job_id: str) -> None:
-            try:
-                handler(job_id)
-            finally:
-                with self._progress:
-                    self._handled += 1
-                    self._progress.notify_all()
-
-        with self._lock:
-            self._queue = InProcessQueue(
-                handle,
-                threads=self._threads,
-                name="generation",
-                max_attempts=self._max_attempts,
-            )
-            early, self._early = self._early, []
-        for job_id in early:
-            self._queue.publish(job_id)
+    def start(
+        self,
+        handler: Callable[[bytes], None],
+        *,
+        on_dead_letter: Callable[[bytes], None] | None = None,
+    ) -> None:
+        """Start the worker threads; `handler` gets the message body and raises to retry."""
+        self.queue.set_dead_letter_handler(on_dead_letter)
+        self.queue.start(handler)
 
     def publish_job(self, job_id: str) -> None:
-        with self._lock:
-            if self._queue is None:
-                self._early.append(job_id)
-                return
-        self._queue.publish(job_id)
+        self.queue.publish(json.dumps({"job_id": job_id}, separators=(",", ":")).encode())
 
     def wait(self, seconds: float) -> None:
         """Block up to `seconds`, waking early when a worker thread finishes a delivery."""
-        with self._progress:
-            seen = self._handled
-            self._progress.wait_for(lambda: self._handled != seen, timeout=seconds)
+        self.queue.wait_handled(seconds)
 
     def drain(self, timeout: float = 10.0) -> bool:
         """Wait until every published job has been handled (tests, shutdown)."""
-        return self._queue.drain(timeout) if self._queue is not None else not self._early
+        return self.queue.drain(timeout)
 
     def close(self) -> None:
-        """Finish queued jobs, then stop the threads."""
-        if self._queue is not None:
-            self._queue.close()
+        """Stop the threads after their current job; queued jobs stay on disk."""
+        self.queue.close()

@@ -25,6 +25,8 @@ CREATE TABLE IF NOT EXISTS generation_jobs (
     job_id TEXT PRIMARY KEY,
     doc TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS generation_jobs_status
+    ON generation_jobs (json_extract(doc, '$.status'));
 """
 # A waiter also reads the row this often with no signal: a job finished by another process
 # on the same file (a CLI run) sends none. Rare wake-ups keep the waiting thread off the GIL.
@@ -75,6 +77,19 @@ class SqliteJobStore:
         if updated.finished:  # committed, and final: every later step refuses a finished job
             self._finished.signal(updated)
         return updated
+
+    def list_unfinished_jobs(self, *, limit: int = 200) -> list[JobRecord]:
+        rows = (
+            self._db.connection()
+            .execute(
+                "SELECT doc FROM generation_jobs"
+                " WHERE json_extract(doc, '$.status') IN ('queued', 'running')"
+                " ORDER BY json_extract(doc, '$.updated_at') LIMIT ?",
+                (limit,),
+            )
+            .fetchall()
+        )
+        return [JobRecord.read_stored(row["doc"]) for row in rows]
 
     def wait_finished(self, job_id: str, seconds: float) -> JobRecord | None:
         deadline = time.monotonic() + seconds

@@ -1,97 +1,205 @@
-"""InProcessQueue: the embedded stand-in for Pub/Sub push, a queue drained by worker threads.
+"""DurableQueue: the embedded stand-in for a Pub/Sub push subscription, on disk in DATA_DIR.
 
-Like a push subscription, a message whose handler raises is redelivered (with a short
-back-off) up to `max_attempts` times, then dropped to the log as a dead letter. Generic over
-the message type so every worker (ingest, generation) can use it.
+`publish` returns once the message is committed to the queue table (backends/embedded/
+queue_table.py), so a 2xx given after it survives a kill -9. Worker threads claim messages
+with a lease: a handler that returns acks, one that raises gets the message again after a
+back-off, and after `max_attempts` the message moves to the dead letters (`frontdoor queues
+dead-letters` lists them, `frontdoor queues replay` queues them again). A message whose worker
+died is claimed again when its lease lapses, by this process or any other on the same file.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
+import os
+import socket
 import threading
-from collections.abc import Callable
-from typing import Generic, TypeVar
+import time
+import uuid
+from collections.abc import Callable, Sequence
 
+from backends.embedded.queue_table import Leased, QueueTable
 from backends.ports import DeliverLaterError
 
 logger = logging.getLogger(__name__)
 
-T = TypeVar("T")
-_STOP = object()
+# Other processes' messages and lapsed leases are noticed by polling this often when idle.
+POLL_SECONDS = 0.5
 
 
-class InProcessQueue(Generic[T]):
-    """Messages handled by `threads` worker threads; `drain()` waits until all are done."""
+def consumer_id() -> str:
+    """A consumer's name on a lease: host, pid and a random part."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class DurableQueue:
+    """Messages (bytes) on disk, handled by `threads` worker threads started by `start`."""
 
     def __init__(
         self,
-        handler: Callable[[T], None],
+        table: QueueTable,
+        name: str,
         *,
         threads: int = 2,
-        name: str = "queue",
         max_attempts: int = 5,
-        backoff_seconds: float = 0.05,
+        backoff: Callable[[int], float] | None = None,
+        lease_seconds: float = 60.0,
+        poll_seconds: float = POLL_SECONDS,
+        on_dead_letter: Callable[[bytes], None] | None = None,
     ) -> None:
-        self._handler = handler
-        self._name = name
+        self.table = table
+        self.name = name
+        self._threads_wanted = threads
         self._max_attempts = max_attempts
-        self._backoff = backoff_seconds
-        self._queue: queue.Queue[object] = queue.Queue()
+        self._backoff = backoff or (lambda attempt: 0.05 * 2 ** (attempt - 1))
+        self._lease = lease_seconds
+        self._poll = poll_seconds
+        self._on_dead_letter = on_dead_letter
+        self._handler: Callable[[Leased], None] | None = None
+        self._wake = threading.Condition()
         self._stopping = threading.Event()
-        self._idle = threading.Condition()
-        self._pending = 0
-        self._threads = [
-            threading.Thread(target=self._run, name=f"{name}-{i}", daemon=True)
-            for i in range(threads)
-        ]
+        self._threads: list[threading.Thread] = []
+        self._handled = 0
+
+    def set_dead_letter_handler(self, handler: Callable[[bytes], None] | None) -> None:
+        """Called with a message's body when it is dead-lettered (before the threads start)."""
+        self._on_dead_letter = handler
+
+    def start(self, handler: Callable[[bytes], None]) -> None:
+        """Start the worker threads (once); `handler` raises to have the message again."""
+        self.start_leased(lambda message: handler(message.body))
+
+    def start_leased(self, handler: Callable[[Leased], None]) -> None:
+        """As `start`, for a handler that reads the delivery's attempt count too."""
+        with self._wake:
+            if self._threads:
+                return
+            self._handler = handler
+            self._threads = [
+                threading.Thread(target=self._run, name=f"{self.name}-{i}", daemon=True)
+                for i in range(self._threads_wanted)
+            ]
         for thread in self._threads:
             thread.start()
 
-    def publish(self, message: T) -> None:
-        """Queue one message for the workers."""
-        if self._stopping.is_set():
-            raise RuntimeError(f"{self._name} is closed")
-        with self._idle:
-            self._pending += 1
-        self._queue.put(message)
+    def publish(self, message: bytes) -> None:
+        """Commit one message to disk, then wake a worker."""
+        self.publish_batch([message])
+
+    def publish_batch(self, messages: Sequence[bytes]) -> None:
+        """Commit messages in one transaction, then wake the workers (if they still run: a closed
+        queue keeps what is published for the next start)."""
+        self.table.put(self.name, messages)
+        self.notify()
+
+    def notify(self) -> None:
+        """Wake the workers (a message was put on the table by someone else in this process)."""
+        with self._wake:
+            self._wake.notify_all()
+
+    def waiting(self) -> int:
+        """Messages not yet acked or dead-lettered."""
+        return self.table.waiting(self.name)
 
     def drain(self, timeout: float = 10.0) -> bool:
-        """Wait until every published message has been handled (or dead-lettered)."""
-        with self._idle:
-            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+        """Wait until every message on disk has been handled or dead-lettered."""
+        deadline = time.monotonic() + timeout
+        while self.waiting():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            with self._wake:
+                self._wake.wait(min(left, 0.02))
+        return True
+
+    def wait_handled(self, seconds: float) -> None:
+        """Block up to `seconds`, waking early when a worker finishes a delivery."""
+        with self._wake:
+            seen = self._handled
+            self._wake.wait_for(lambda: self._handled != seen, timeout=seconds)
 
     def close(self, timeout: float = 10.0) -> None:
-        """Finish queued messages, then stop the workers."""
+        """Handle what is due now (up to `timeout`), then stop the workers after their current
+        delivery; later messages (retries, schedules) stay on disk for the next start."""
         if self._stopping.is_set():
             return
-        self.drain(timeout)
+        deadline = time.monotonic() + timeout
+        while self._threads and self.table.due_now(self.name) and time.monotonic() < deadline:
+            with self._wake:
+                self._wake.wait(0.02)
         self._stopping.set()
-        for _ in self._threads:
-            self._queue.put(_STOP)
+        self.notify()
         for thread in self._threads:
             thread.join(timeout)
 
     def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is _STOP:
-                return
-            self._deliver(item)  # type: ignore[arg-type]  # only publish() puts non-sentinels
-            with self._idle:
-                self._pending -= 1
-                self._idle.notify_all()
-
-    def _deliver(self, message: T) -> None:
-        for attempt in range(1, self._max_attempts + 1):
+        owner = consumer_id()
+        while not self._stopping.is_set():
             try:
-                self._handler(message)
-                return
-            except DeliverLaterError as err:  # expected (a job held by another worker)
-                logger.info("%s: delivering again later (%s)", self._name, err)
-            except Exception:  # the worker's top level: log, then redeliver
-                logger.exception("%s: handler failed on attempt %d", self._name, attempt)
-            # Back-off between redeliveries, cut short when the queue closes.
-            if self._stopping.wait(self._backoff * 2 ** (attempt - 1)):
-                break
-        logger.error("%s: message dead-lettered after %d attempts", self._name, self._max_attempts)
+                leased = self.table.claim(
+                    self.name,
+                    owner=owner,
+                    lease_seconds=self._lease,
+                    max_attempts=self._max_attempts,
+                )
+            except Exception:  # the worker's top level: a locked or failing file, try later
+                logger.exception("%s: claiming failed", self.name)
+                leased = []
+            if not leased:
+                self._idle()
+                continue
+            for message in leased:
+                self._deliver(message)
+            with self._wake:
+                self._handled += 1
+                self._wake.notify_all()
+
+    def _idle(self) -> None:
+        wait = self._poll
+        due = self.table.next_due(self.name)
+        if due is not None:
+            wait = max(0.0, min(wait, due - time.time()))
+        with self._wake:
+            if not self._stopping.is_set():
+                self._wake.wait(wait)
+
+    def _deliver(self, message: Leased) -> None:
+        assert self._handler is not None  # noqa: S101  # start() sets it before any thread runs
+        try:
+            self._handler(message)
+        except DeliverLaterError as err:  # expected (a job held by another worker)
+            logger.info("%s: delivering again later (%s)", self.name, err)
+            self.table.retry(
+                message,
+                delay=max(1.0, self._backoff(message.attempts)),
+                error=str(err),
+                max_attempts=self._max_attempts,
+                count=False,
+            )
+            return
+        except Exception as err:  # the worker's top level: log, then redeliver
+            logger.exception("%s: handler failed on attempt %d", self.name, message.attempts)
+            self._failed(message, f"{type(err).__name__}: {err}")
+            return
+        self.table.ack(message)
+
+    def _failed(self, message: Leased, error: str) -> None:
+        kept = self.table.retry(
+            message,
+            delay=self._backoff(message.attempts),
+            error=error,
+            max_attempts=self._max_attempts,
+        )
+        if kept:
+            return
+        logger.error(
+            "%s: message dead-lettered after %d attempts (frontdoor queues dead-letters)",
+            self.name,
+            message.attempts,
+            extra={"event": "dead_letter", "queue": self.name},
+        )
+        if self._on_dead_letter is not None:
+            try:
+                self._on_dead_letter(message.body)
+            except Exception:  # the worker's top level: the dead letter is kept either way
+                logger.exception("%s: dead-letter handler failed", self.name)

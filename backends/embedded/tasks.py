@@ -1,21 +1,24 @@
-"""InProcessTaskQueue: HTTP tasks run by worker threads in this process, like Cloud Tasks.
+"""DurableTaskQueue: HTTP tasks on a DurableQueue named `tasks`, posted by worker threads.
 
-Honours schedule times, dedupes by task name (names are remembered for a day), and retries a
-task that does not answer 2xx after each of `retry_delays`, then drops it with an error log.
-Tasks live in memory: a restart loses queued ones (embedded mode's documented limit).
+Like Cloud Tasks: a task is committed to disk before `enqueue` returns, waits for its schedule
+time, is deduped by name (names are remembered for a day), and is retried after each of
+`retry_delays` until it answers 2xx; after its last attempt it moves to the dead letters
+(`frontdoor queues dead-letters`), never to the log alone. Tasks whose worker died are posted
+again once their lease lapses.
 """
 
 from __future__ import annotations
 
-import heapq
-import itertools
+import base64
+import json
 import logging
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from backends.embedded.queue_table import Leased, QueueTable
+from backends.embedded.queues import DurableQueue
 from backends.ports import HttpTask
 
 if TYPE_CHECKING:  # httpx loads with the first task, not with the app (bench/bench_startup.py)
@@ -23,109 +26,58 @@ if TYPE_CHECKING:  # httpx loads with the first task, not with the app (bench/be
 
 logger = logging.getLogger(__name__)
 
-NAME_MEMORY = timedelta(days=1)
+TASK_QUEUE = "tasks"
+# A delivery's own timeout is 10 s and the client's 30 s: a lease past both.
+TASK_LEASE_SECONDS = 60.0
 
 
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
+class TaskFailedError(Exception):
+    """A task's target did not answer 2xx: post it again later."""
 
 
-@dataclass(order=True)
-class _Entry:
-    due: datetime
-    seq: int
-    task: HttpTask = field(compare=False)
-    retries: int = field(compare=False, default=0)
-
-
-class InProcessTaskQueue:
-    """TaskQueue on threads: POSTs each task with httpx at its time, retrying non-2xx answers."""
+class DurableTaskQueue:
+    """TaskQueue on the queue table: POSTs each task with httpx at its time, retrying non-2xx."""
 
     def __init__(
         self,
+        table: QueueTable,
         *,
         retry_delays: Sequence[timedelta],
         client: httpx.Client | None = None,
-        clock: Callable[[], datetime] = _utc_now,
         threads: int = 2,
+        lease_seconds: float = TASK_LEASE_SECONDS,
     ) -> None:
-        self._delays = tuple(retry_delays)
+        self._delays = tuple(d.total_seconds() for d in retry_delays)
         self._client = client  # made by the first task: an httpx client costs ~0.2 s to build
         self._client_lock = threading.Lock()
-        self._clock = clock
-        self._heap: list[_Entry] = []
-        self._names: dict[str, datetime] = {}
-        self._seq = itertools.count()
-        self._cond = threading.Condition()
-        self._stopping = False
-        self._threads = [
-            threading.Thread(target=self._run, name=f"tasks-{i}", daemon=True)
-            for i in range(threads)
-        ]
-        self._started = False
+        self.queue = DurableQueue(
+            table,
+            TASK_QUEUE,
+            threads=threads,
+            max_attempts=len(self._delays) + 1,
+            backoff=self._delay,
+            lease_seconds=lease_seconds,
+        )
 
     def start(self) -> None:
         """Start the worker threads (once)."""
-        with self._cond:
-            if self._started:
-                return
-            self._started = True
-        for thread in self._threads:
-            thread.start()
+        self.queue.start_leased(self._dispatch)
 
     def close(self) -> None:
-        """Stop the workers; queued tasks are dropped."""
-        with self._cond:
-            self._stopping = True
-            self._cond.notify_all()
-        if self._started:
-            for thread in self._threads:
-                thread.join(timeout=40)
+        """Stop the workers; queued tasks stay on disk for the next start."""
+        self.queue.close(timeout=40)
         if self._client is not None:
             self._client.close()
 
     def enqueue(self, task: HttpTask) -> bool:
-        now = self._clock()
-        with self._cond:
-            self._forget_old_names(now)
-            if task.name in self._names:
-                return False
-            self._names[task.name] = now
-            heapq.heappush(self._heap, _Entry(task.schedule_time or now, next(self._seq), task))
-            self._cond.notify()
-        return True
+        due = task.schedule_time.timestamp() if task.schedule_time is not None else None
+        added = self.queue.table.put(TASK_QUEUE, [_encode(task)], due=due, name=task.name)
+        if added:
+            self.queue.notify()
+        return added
 
-    def _forget_old_names(self, now: datetime) -> None:
-        for name in [n for n, at in self._names.items() if at < now - NAME_MEMORY]:
-            del self._names[name]
-
-    def _next_entry(self) -> _Entry | None:
-        with self._cond:
-            while not self._stopping:
-                if self._heap:
-                    wait = (self._heap[0].due - self._clock()).total_seconds()
-                    if wait <= 0:
-                        return heapq.heappop(self._heap)
-                    self._cond.wait(timeout=wait)
-                else:
-                    self._cond.wait()
-        return None
-
-    def _run(self) -> None:
-        while (entry := self._next_entry()) is not None:
-            if self._dispatch(entry):
-                continue
-            if entry.retries >= len(self._delays):
-                logger.error(
-                    "task %s dropped after %d attempts", entry.task.name, entry.retries + 1
-                )
-                continue
-            due = self._clock() + self._delays[entry.retries]
-            with self._cond:
-                heapq.heappush(
-                    self._heap, _Entry(due, next(self._seq), entry.task, entry.retries + 1)
-                )
-                self._cond.notify()
+    def _delay(self, attempt: int) -> float:
+        return self._delays[min(attempt, len(self._delays)) - 1] if self._delays else 0.0
 
     def _http(self) -> httpx.Client:
         with self._client_lock:
@@ -135,21 +87,45 @@ class InProcessTaskQueue:
                 self._client = httpx.Client(timeout=30.0, follow_redirects=False, trust_env=False)
             return self._client
 
-    def _dispatch(self, entry: _Entry) -> bool:
+    def _dispatch(self, message: Leased) -> None:
         import httpx
 
-        task = entry.task
+        task = _decode(message.body)
         headers = {
             **task.headers,
             "X-CloudTasks-TaskName": task.name,
-            "X-CloudTasks-TaskRetryCount": str(entry.retries),
+            "X-CloudTasks-TaskRetryCount": str(message.attempts - 1),
         }
         try:
             response = self._http().post(task.url, content=task.body, headers=headers)
         except httpx.HTTPError as err:
             logger.warning("task %s failed: %s", task.name, type(err).__name__)
-            return False
-        if 200 <= response.status_code < 300:
-            return True
-        logger.warning("task %s answered %d", task.name, response.status_code)
-        return False
+            raise TaskFailedError(type(err).__name__) from err
+        if not 200 <= response.status_code < 300:
+            logger.warning("task %s answered %d", task.name, response.status_code)
+            raise TaskFailedError(f"answered {response.status_code}")
+
+
+def _encode(task: HttpTask) -> bytes:
+    return json.dumps(
+        {
+            "name": task.name,
+            "url": task.url,
+            "body": base64.b64encode(task.body).decode(),
+            "headers": task.headers,
+            "schedule_time": task.schedule_time.isoformat() if task.schedule_time else None,
+        },
+        separators=(",", ":"),
+    ).encode()
+
+
+def _decode(data: bytes) -> HttpTask:
+    raw = json.loads(data)
+    at = raw.get("schedule_time")
+    return HttpTask(
+        name=raw["name"],
+        url=raw["url"],
+        body=base64.b64decode(raw["body"]),
+        headers=dict(raw["headers"]),
+        schedule_time=datetime.fromisoformat(at) if at else None,
+    )

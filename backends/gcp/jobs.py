@@ -63,6 +63,17 @@ class FirestoreJobStore:
             raise UnavailableError("firestore contention") from err
         return result
 
+    def list_unfinished_jobs(self, *, limit: int = 200) -> list[JobRecord]:
+        # One `in` filter on a top-level field: Firestore's single-field index serves it.
+        query = self._jobs.where(
+            filter=firestore.FieldFilter("status", "in", ["queued", "running"])
+        ).limit(limit)
+        try:
+            found = [_from_doc(snap.to_dict()) for snap in query.stream()]
+        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded) as err:
+            raise UnavailableError("firestore") from err
+        return sorted(found, key=lambda job: job.updated_at)
+
     def wait_finished(self, job_id: str, seconds: float) -> JobRecord | None:
         started = time.monotonic()
         deadline = started + seconds

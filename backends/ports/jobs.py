@@ -29,6 +29,9 @@ class JobStore(Protocol):
         abort without writing. Raises: NotFoundError, and whatever `change` raises.
         """
 
+    def list_unfinished_jobs(self, *, limit: int = 200) -> list[JobRecord]:
+        """Jobs `queued` or `running`, oldest change first (job recovery reads their leases)."""
+
     def wait_finished(self, job_id: str, seconds: float) -> JobRecord | None:
         """The job once finished, or as stored when `seconds` have passed; None if unknown.
 

@@ -126,3 +126,6 @@ class SignalDeliveries(Protocol):
 
     def enqueue_for_event(self, event: Event) -> None:
         """Queue deliveries of this event to every matching endpoint."""
+
+    def enqueue_for_events(self, events: Sequence[Event]) -> None:
+        """As enqueue_for_event for each, reading the endpoints once (none: no work at all)."""

@@ -18,7 +18,8 @@ from flask.testing import FlaskClient
 
 from api.app import create_app
 from backends.bundle import Backends
-from backends.embedded.job_queue import InProcessJobQueue
+from backends.embedded.job_queue import DurableJobQueue
+from backends.embedded.queue_table import QueueTable, queue_database
 from frontdoor.generation import start_embedded_workers
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
@@ -56,7 +57,8 @@ def lane_backends(
 
     client = firestore_client(project=PROJECT)
     prefix = f"t{uuid.uuid4().hex[:10]}_"
-    queue = InProcessJobQueue(threads=1)
+    # A queue file of its own: the SQLite backends' workers never take these jobs.
+    queue = DurableJobQueue(QueueTable(queue_database(settings.data_dir / "lanes")), threads=1)
     swapped = dataclasses.replace(
         backends,
         pages=FirestorePageStore(client, prefix=prefix),

@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from api.app import create_app
 from api.collect import client_address
 from backends.bundle import Backends
-from backends.embedded.queues import InProcessQueue
+from backends.embedded.queues import DurableQueue
 from backends.ports import StreamQuery
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
@@ -34,7 +34,7 @@ FORM = {
 
 def stored(backends: Backends) -> list[Event]:
     """Every stored event, once the in-process ingest worker is idle."""
-    assert isinstance(backends.signal_queue, InProcessQueue)
+    assert isinstance(backends.signal_queue, DurableQueue)
     assert backends.signal_queue.drain(timeout=10)
     after = parse_since("2020-01-01")
     assert isinstance(after, Position)

@@ -10,7 +10,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from backends.bundle import Backends
-from backends.embedded.queues import InProcessQueue
+from backends.embedded.queues import DurableQueue
 from tests.conftest import INGEST_KEY, SIGNALS_KEY
 
 URL = "/api/public/v1/collect"
@@ -29,7 +29,7 @@ def page_view(visitor: str, path: str, **properties: str) -> dict[str, Any]:
 
 
 def drain(backends: Backends) -> None:
-    assert isinstance(backends.signal_queue, InProcessQueue)
+    assert isinstance(backends.signal_queue, DurableQueue)
     assert backends.signal_queue.drain(timeout=10)
 
 

@@ -17,6 +17,7 @@ from api.pages import create_pages_blueprint
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
+from schemas.jobs import JobError
 from services.keys import issue_key
 from tests.conftest import CONTENT_KEY
 from tests.e2e.sample_page import store_page
@@ -371,6 +372,31 @@ def _strings(node: Any) -> list[str]:
     if isinstance(node, list):
         return [s for item in node for s in _strings(item)]
     return []
+
+
+@pytest.mark.spec("content.generate")
+def test_a_key_whose_job_was_abandoned_starts_a_new_job_and_repeats_follow_it(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """Issue 13: a job that ended `abandoned` is safe to post again, even with the same key."""
+    headers = {**KEY, "Idempotency-Key": "async-abandoned", "Prefer": "respond-async"}
+    first = client.post(GENERATE, json=brief(slug="abandoned-brief"), headers=headers)
+    stale_id = first.get_json()["job"]["id"]
+    wait_for(lambda: backends.jobs.get_job(stale_id).finished)  # type: ignore[union-attr]
+    abandoned = JobError(code="abandoned", message="its workers kept dying", retryable=True)
+    backends.jobs.update_job(  # as job recovery leaves a job it gave up on
+        stale_id, lambda job: job.model_copy(update={"status": "failed", "error": abandoned})
+    )
+
+    again = client.post(GENERATE, json=brief(slug="abandoned-brief"), headers=headers)
+    new_id = again.get_json()["job"]["id"]
+    wait_for(lambda: backends.jobs.get_job(new_id).finished)  # type: ignore[union-attr]
+    third = client.post(GENERATE, json=brief(slug="abandoned-brief"), headers=headers)
+
+    assert again.status_code in (201, 202)
+    assert new_id != stale_id
+    assert third.status_code == 201
+    assert third.get_json()["job"]["id"] == new_id
 
 
 @pytest.mark.spec("content.generate")

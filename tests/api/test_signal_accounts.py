@@ -9,7 +9,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from backends.bundle import Backends
-from backends.embedded.queues import InProcessQueue
+from backends.embedded.queues import DurableQueue
 from tests.conftest import INGEST_KEY, SIGNALS_KEY
 
 BASE = "/api/public/v1/signals"
@@ -21,7 +21,7 @@ def send(client: FlaskClient, backends: Backends, events: list[dict[str, Any]]) 
         f"{BASE}/events", json={"events": events}, headers={"x-api-key": INGEST_KEY}
     )
     assert response.status_code == 202, response.get_json()
-    assert isinstance(backends.signal_queue, InProcessQueue)
+    assert isinstance(backends.signal_queue, DurableQueue)
     assert backends.signal_queue.drain(timeout=10)
 
 

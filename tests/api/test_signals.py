@@ -10,7 +10,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from backends.bundle import Backends
-from backends.embedded.queues import InProcessQueue
+from backends.embedded.queues import DurableQueue
 from schemas.signals import EVENT_TYPES
 from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
 
@@ -35,7 +35,7 @@ def ingest(client: FlaskClient, backends: Backends, events: list[dict[str, Any]]
     """POST a batch and wait for the in-process worker to store it."""
     response = client.post(f"{BASE}/events", json={"events": events}, headers=INGEST)
     assert response.status_code == 202, response.get_json()
-    assert isinstance(backends.signal_queue, InProcessQueue)
+    assert isinstance(backends.signal_queue, DurableQueue)
     assert backends.signal_queue.drain(timeout=10)
     body: dict[str, Any] = response.get_json()
     return body

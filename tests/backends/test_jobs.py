@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from backends.embedded.job_queue import InProcessJobQueue
+from backends.embedded.job_queue import DurableJobQueue
 from backends.embedded.jobs import SqliteJobStore
+from backends.embedded.queue_table import QueueTable, queue_database
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import ConflictError, JobStore, NotFoundError
 from schemas.jobs import GenerationBrief, JobError, JobRecord
@@ -54,6 +55,28 @@ def test_a_created_job_reads_back_equal(store: JobStore) -> None:
     store.create_job(job)
 
     assert store.get_job("job-1") == job
+
+
+def test_unfinished_jobs_are_listed_with_their_leases_for_recovery(store: JobStore) -> None:
+    """Issue 13: job recovery reads every queued or running job and its lease."""
+    for job_id in ("queued-1", "running-1", "done-1"):
+        store.create_job(_job(job_id))
+    lease = timedelta(minutes=5)
+    store.update_job(
+        "running-1", lambda j: steps.start_attempt(j, worker="w", now=NOW, lease=lease)
+    )
+    store.update_job(
+        "done-1",
+        lambda j: steps.fail(
+            j, error=JobError(code="abandoned", message="m"), issues=[], now=NOW, worker=None
+        ),
+    )
+
+    listed = {job.id: job for job in store.list_unfinished_jobs()}
+
+    assert set(listed) == {"queued-1", "running-1"}
+    assert listed["running-1"].lease_until == NOW + lease
+    assert listed["running-1"].lease_owner == "w"
 
 
 def test_an_unknown_job_reads_as_none(store: JobStore) -> None:
@@ -251,11 +274,13 @@ Subscribe = Callable[[], list[str]]
 
 
 @pytest.fixture(params=["in-process", pytest.param("pubsub", marks=pytest.mark.emulator)])
-def queue_and_received(request: pytest.FixtureRequest) -> Iterator[tuple[object, Subscribe]]:
+def queue_and_received(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[object, Subscribe]]:
     if request.param == "in-process":
         got: list[str] = []
-        queue = InProcessJobQueue(threads=1)
-        queue.start(got.append)
+        queue = DurableJobQueue(QueueTable(queue_database(tmp_path)), threads=1)
+        queue.start(lambda data: got.append(json.loads(data)["job_id"]))
         yield queue, lambda: (queue.drain(), list(got))[1]
         queue.close()
         return

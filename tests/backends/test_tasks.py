@@ -5,12 +5,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
-from backends.embedded.tasks import InProcessTaskQueue
+from backends.embedded.queue_table import QueueTable, queue_database
+from backends.embedded.tasks import DurableTaskQueue
 from backends.ports import HttpTask, TaskQueue
-from tests.webhook_receiver import Receiver, running_receiver
+from tests.webhook_receiver import Receiver, running_receiver, wait_until
 
 pytestmark = pytest.mark.spec("signals.webhooks")
 
@@ -24,9 +26,11 @@ def receiver() -> Iterator[Receiver]:
 
 
 @pytest.fixture(params=["inprocess", pytest.param("cloudtasks", marks=pytest.mark.emulator)])
-def queue(request: pytest.FixtureRequest) -> Iterator[TaskQueue]:
+def queue(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TaskQueue]:
     if request.param == "inprocess":
-        inprocess = InProcessTaskQueue(retry_delays=SHORT_DELAYS)
+        inprocess = DurableTaskQueue(
+            QueueTable(queue_database(tmp_path)), retry_delays=SHORT_DELAYS
+        )
         inprocess.start()
         yield inprocess
         inprocess.close()
@@ -99,9 +103,9 @@ def test_enqueueing_a_task_name_twice_queues_it_once(
     assert len(receiver.requests) == 2
 
 
-def test_the_in_process_queue_retries_a_task_until_it_answers_2xx() -> None:
+def test_the_in_process_queue_retries_a_task_until_it_answers_2xx(tmp_path: Path) -> None:
     """DESIGN three ways to run: embedded tasks run in-process with retries."""
-    queue = InProcessTaskQueue(retry_delays=SHORT_DELAYS)
+    queue = DurableTaskQueue(QueueTable(queue_database(tmp_path)), retry_delays=SHORT_DELAYS)
     queue.start()
     with running_receiver([500, 503]) as receiver:
         queue.enqueue(_task(receiver.url, name="flaky"))
@@ -113,9 +117,10 @@ def test_the_in_process_queue_retries_a_task_until_it_answers_2xx() -> None:
     assert [r.headers["x-cloudtasks-taskretrycount"] for r in got] == ["0", "1", "2"]
 
 
-def test_the_in_process_queue_drops_a_task_after_its_last_retry() -> None:
-    """DESIGN three ways to run: retries are bounded, like a Cloud Tasks queue's max attempts."""
-    queue = InProcessTaskQueue(retry_delays=SHORT_DELAYS)
+def test_the_in_process_queue_dead_letters_a_task_after_its_last_retry(tmp_path: Path) -> None:
+    """DESIGN three ways to run: retries are bounded, like a Cloud Tasks queue's max attempts;
+    the task is then held as a dead letter an operator can list and replay."""
+    queue = DurableTaskQueue(QueueTable(queue_database(tmp_path)), retry_delays=SHORT_DELAYS)
     queue.start()
     with running_receiver(default_status=500) as receiver:
         queue.enqueue(_task(receiver.url, name="always-fails"))
@@ -124,7 +129,10 @@ def test_the_in_process_queue_drops_a_task_after_its_last_retry() -> None:
         )
 
         got = receiver.wait_for(4)
+        wait_until(lambda: len(queue.queue.table.dead_letters("tasks")) == 1)
 
     queue.close()
     names = [r.headers["x-cloudtasks-taskname"] for r in got]
     assert names.count("always-fails") == 3
+    (dead,) = queue.queue.table.dead_letters("tasks")
+    assert (dead.name, dead.attempts) == ("always-fails", 3)

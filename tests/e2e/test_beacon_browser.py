@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, BrowserContext
 from werkzeug.serving import make_server
 
 from api.app import create_app
-from backends.embedded.queues import InProcessQueue
+from backends.embedded.queues import DurableQueue
 from backends.ports import StreamQuery
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
@@ -32,7 +32,7 @@ GPC_ON = "Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', {ge
 
 def page_views(live_server: LiveServer, slug: str) -> list[Event]:
     queue = live_server.backends.signal_queue
-    assert isinstance(queue, InProcessQueue)
+    assert isinstance(queue, DurableQueue)
     assert queue.drain(timeout=10)
     events = live_server.backends.signals.read_stream(
         StreamQuery(types=("page_view",), limit=1000)

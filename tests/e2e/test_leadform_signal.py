@@ -7,7 +7,7 @@ import uuid
 import pytest
 from playwright.sync_api import Browser
 
-from backends.embedded.queues import InProcessQueue
+from backends.embedded.queues import DurableQueue
 from backends.ports import StreamQuery
 from tests.e2e.conftest import LiveServer
 from tests.e2e.sample_page import store_page
@@ -33,7 +33,7 @@ def test_a_lead_form_submitted_without_javascript_is_a_lead_event_for_the_right_
     context.close()
 
     queue = live_server.backends.signal_queue
-    assert isinstance(queue, InProcessQueue)
+    assert isinstance(queue, DurableQueue)
     assert queue.drain(timeout=10)
     account = live_server.backends.signals.get_account(domain)
     timeline = live_server.backends.signals.read_stream(StreamQuery(domain=domain)).events

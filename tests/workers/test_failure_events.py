@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from backends.embedded.jobs import SqliteJobStore
+from backends.embedded.queue_table import QueueTable, queue_database
 from backends.embedded.sqlite import SqliteDatabase
-from backends.embedded.tasks import InProcessTaskQueue
+from backends.embedded.tasks import DurableTaskQueue
 from backends.embedded.webhooks import SqliteWebhookStore
 from backends.ports import Delivery, DeliveryOptions
 from schemas.catalog import Brand
@@ -103,7 +104,7 @@ def test_a_dead_lettered_job_logs_one_job_failed_event(
 
 
 def test_a_delivery_that_fails_for_good_logs_one_delivery_failed_event(
-    db: SqliteDatabase, caplog: pytest.LogCaptureFixture
+    db: SqliteDatabase, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
     """The failed deliveries alert: a delivery whose endpoint is gone fails with `event`."""
     webhooks = SqliteWebhookStore(db)
@@ -121,7 +122,8 @@ def test_a_delivery_that_fails_for_good_logs_one_delivery_failed_event(
     options = DeliveryOptions(
         attempt_base_url="http://testserver", internal_token="t" * 32, retry_delays=()
     )
-    tasks = InProcessTaskQueue(retry_delays=(), clock=lambda: NOW)  # never started: no task runs
+    # never started: no task runs
+    tasks = DurableTaskQueue(QueueTable(queue_database(tmp_path)), retry_delays=())
 
     with caplog.at_level(logging.INFO):
         attempt_delivery(

@@ -54,6 +54,10 @@ class RecordingDeliveries:
     def enqueue_for_event(self, event: Event) -> None:
         self.event_ids.append(event.id)
 
+    def enqueue_for_events(self, events: Sequence[Event]) -> None:
+        for event in events:
+            self.enqueue_for_event(event)
+
 
 class DownSignalStore:
     """A SignalStore whose backend is down: every call is UnavailableError."""

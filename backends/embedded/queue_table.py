@@ -1,0 +1,273 @@
+"""QueueTable: the embedded queues' messages and dead letters, rows of one SQLite file.
+
+A message is a row, committed before `put` returns (one transaction per published batch).
+`claim` leases due rows to one consumer and counts the attempt; `ack` deletes a leased row;
+`retry` puts it back after a delay or, on its last attempt, moves it to `dead_letters`. A row
+whose consumer died keeps its lease time as its due time, so it is claimed again once the lease
+lapses: delivery is at least once, across threads and processes on the same file.
+
+Why a table of our own and not a PyPI queue (checked for issue 13): persist-queue's
+SQLiteAckQueue and litequeue keep an ack state per row but have no lease that lapses (an
+unacked row waits for a restart or a manual call), no attempt count, no dead letters, no due
+time and no dedupe by name, and write one transaction per message.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from backends.embedded.sqlite import SqliteDatabase
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS queue_messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    queue TEXT NOT NULL,
+    body BLOB NOT NULL,
+    name TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    due REAL NOT NULL,
+    lease_owner TEXT,
+    created_at REAL NOT NULL,
+    last_error TEXT
+);
+CREATE INDEX IF NOT EXISTS queue_messages_due ON queue_messages (queue, due);
+CREATE TABLE IF NOT EXISTS queue_names (
+    queue TEXT NOT NULL,
+    name TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (queue, name)
+);
+CREATE TABLE IF NOT EXISTS dead_letters (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    queue TEXT NOT NULL,
+    body BLOB NOT NULL,
+    name TEXT,
+    attempts INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    dead_at REAL NOT NULL,
+    last_error TEXT
+);
+"""
+# Task names are remembered this long after their task was queued (Cloud Tasks: about an hour
+# after deletion; we keep a day, as the in-memory queue did).
+NAME_MEMORY_SECONDS = 24 * 3600.0
+QUEUE_FILE = "queues.sqlite3"
+
+
+def queue_database(data_dir: Path) -> SqliteDatabase:
+    """The queues' own file in DATA_DIR: its writes never wait for the stores' write lock."""
+    return SqliteDatabase(data_dir / QUEUE_FILE)
+
+
+@dataclass(frozen=True)
+class Leased:
+    """A message claimed by one consumer until `lease_until` (epoch seconds)."""
+
+    id: int
+    queue: str
+    body: bytes
+    name: str | None
+    attempts: int  # this delivery included
+    owner: str
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """A message that failed its last attempt (or whose last lease lapsed)."""
+
+    id: int
+    queue: str
+    body: bytes
+    name: str | None
+    attempts: int
+    created_at: float
+    dead_at: float
+    last_error: str | None
+
+
+class QueueTable:
+    """Messages, names and dead letters of every embedded queue, in one database."""
+
+    def __init__(self, db: SqliteDatabase) -> None:
+        self._db = db
+        db.ensure_schema("queue_table", _DDL)
+
+    def put(
+        self,
+        queue: str,
+        bodies: Sequence[bytes],
+        *,
+        due: float | None = None,
+        name: str | None = None,
+    ) -> bool:
+        """Store messages in one committed transaction; False if `name` was used before."""
+        now = time.time()
+        with self._db.transaction() as conn:
+            if name is not None:
+                conn.execute(
+                    "DELETE FROM queue_names WHERE queue = ? AND at < ?",
+                    (queue, now - NAME_MEMORY_SECONDS),
+                )
+                try:
+                    conn.execute("INSERT INTO queue_names VALUES (?, ?, ?)", (queue, name, now))
+                except sqlite3.IntegrityError:
+                    return False
+            conn.executemany(
+                "INSERT INTO queue_messages (queue, body, name, due, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(queue, body, name, now if due is None else due, now) for body in bodies],
+            )
+        return True
+
+    def claim(
+        self, queue: str, *, owner: str, lease_seconds: float, max_attempts: int, limit: int = 1
+    ) -> list[Leased]:
+        """Lease up to `limit` due messages to `owner`, counting the attempt.
+
+        A due message that already had its last attempt (its consumer died holding it) goes to
+        the dead letters instead.
+        """
+        now = time.time()
+        conn = self._db.connection()
+        if not conn.execute(
+            "SELECT 1 FROM queue_messages WHERE queue = ? AND due <= ? LIMIT 1", (queue, now)
+        ).fetchone():
+            return []  # a read, no write lock: idle consumers poll cheaply
+        with self._db.transaction() as conn:
+            rows = conn.execute(
+                "SELECT id, body, name, attempts FROM queue_messages"
+                " WHERE queue = ? AND due <= ? ORDER BY due, id LIMIT ?",
+                (queue, now, limit),
+            ).fetchall()
+            spent = [row for row in rows if row["attempts"] >= max_attempts]
+            for row in spent:
+                self._bury(conn, row["id"], "the lease of its last attempt lapsed", now)
+            live = [row for row in rows if row["attempts"] < max_attempts]
+            conn.executemany(
+                "UPDATE queue_messages SET attempts = attempts + 1, due = ?, lease_owner = ?"
+                " WHERE id = ?",
+                [(now + lease_seconds, owner, row["id"]) for row in live],
+            )
+        return [
+            Leased(row["id"], queue, bytes(row["body"]), row["name"], row["attempts"] + 1, owner)
+            for row in live
+        ]
+
+    def ack(self, message: Leased) -> None:
+        """Done: the message is gone (a no-op if another consumer took it over)."""
+        with self._db.transaction() as conn:
+            conn.execute(
+                "DELETE FROM queue_messages WHERE id = ? AND lease_owner = ?",
+                (message.id, message.owner),
+            )
+
+    def retry(
+        self, message: Leased, *, delay: float, error: str, max_attempts: int, count: bool = True
+    ) -> bool:
+        """Deliver again after `delay`, or dead-letter after the last attempt; False if buried.
+
+        `count=False` (a handler asked for a later delivery) gives the attempt back.
+        """
+        now = time.time()
+        with self._db.transaction() as conn:
+            if count and message.attempts >= max_attempts:
+                self._bury(conn, message.id, error, now, owner=message.owner)
+                return False
+            conn.execute(
+                "UPDATE queue_messages SET due = ?, lease_owner = NULL, last_error = ?,"
+                " attempts = attempts - ? WHERE id = ? AND lease_owner = ?",
+                (now + delay, error[:500], 0 if count else 1, message.id, message.owner),
+            )
+        return True
+
+    def _bury(
+        self,
+        conn: sqlite3.Connection,
+        message_id: int,
+        error: str,
+        now: float,
+        *,
+        owner: str | None = None,
+    ) -> None:
+        # A consumer buries only the message it still holds; claim buries unheld ones.
+        moved = conn.execute(
+            "INSERT INTO dead_letters (queue, body, name, attempts, created_at, dead_at,"
+            " last_error) SELECT queue, body, name, attempts, created_at, ?, ?"
+            " FROM queue_messages WHERE id = ? AND (? IS NULL OR lease_owner = ?)",
+            (now, error[:500], message_id, owner, owner),
+        ).rowcount
+        if moved:
+            conn.execute("DELETE FROM queue_messages WHERE id = ?", (message_id,))
+
+    def waiting(self, queue: str) -> int:
+        """Messages of `queue` not yet acked or dead-lettered (due, later or leased)."""
+        row = (
+            self._db.connection()
+            .execute("SELECT COUNT(*) FROM queue_messages WHERE queue = ?", (queue,))
+            .fetchone()
+        )
+        return int(row[0])
+
+    def due_now(self, queue: str) -> int:
+        """Messages of `queue` a worker could claim now (not leased, not waiting to retry)."""
+        row = (
+            self._db.connection()
+            .execute(
+                "SELECT COUNT(*) FROM queue_messages WHERE queue = ? AND due <= ?",
+                (queue, time.time()),
+            )
+            .fetchone()
+        )
+        return int(row[0])
+
+    def next_due(self, queue: str) -> float | None:
+        """When the earliest message of `queue` is due (a lease's end for a leased one)."""
+        row = (
+            self._db.connection()
+            .execute("SELECT MIN(due) FROM queue_messages WHERE queue = ?", (queue,))
+            .fetchone()
+        )
+        return None if row[0] is None else float(row[0])
+
+    def dead_letters(self, queue: str | None = None, *, limit: int = 100) -> list[DeadLetter]:
+        """Dead letters, oldest first, of one queue or all."""
+        rows = (
+            self._db.connection()
+            .execute(
+                "SELECT id, queue, body, name, attempts, created_at, dead_at, last_error"
+                " FROM dead_letters WHERE (? IS NULL OR queue = ?) ORDER BY id LIMIT ?",
+                (queue, queue, limit),
+            )
+            .fetchall()
+        )
+        return [
+            DeadLetter(
+                row["id"],
+                row["queue"],
+                bytes(row["body"]),
+                row["name"],
+                row["attempts"],
+                row["created_at"],
+                row["dead_at"],
+                row["last_error"],
+            )
+            for row in rows
+        ]
+
+    def replay(self, ids: Sequence[int]) -> int:
+        """Queue these dead letters again from their first attempt; how many were moved."""
+        now = time.time()
+        moved = 0
+        with self._db.transaction() as conn:
+            for dead_id in ids:
+                moved += conn.execute(
+                    "INSERT INTO queue_messages (queue, body, name, due, created_at)"
+                    " SELECT queue, body, name, ?, created_at FROM dead_letters WHERE id = ?",
+                    (now, dead_id),
+                ).rowcount
+                conn.execute("DELETE FROM dead_letters WHERE id = ?", (dead_id,))
+        return moved
