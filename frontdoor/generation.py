@@ -1,5 +1,6 @@
-"""Wiring for generation (issue 5): the job, queue and blob adapters, the author and imager
-chosen by settings, and the ports one generation run gets.
+"""Wiring for generation (issue 5): the author and imager chosen by settings, the ports one
+generation run gets, the embedded workers and the job recovery timer. The job, queue and blob
+adapters are built by the adapter family's builder (frontdoor/embedded.py, frontdoor/gcp.py).
 
 Model clients are built here, once per process, and only for the model that is configured.
 """
@@ -12,21 +13,15 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from pydantic import SecretStr
 
 from backends.bundle import Backends
-from backends.embedded.blobs import LocalBlobStore
 from backends.embedded.job_queue import DurableJobQueue
-from backends.embedded.jobs import SqliteJobStore
-from backends.embedded.queue_table import QueueTable
-from backends.embedded.sqlite import SqliteDatabase
-from backends.ports import BlobStore, JobQueue, JobStore
+from backends.ports import JobQueue, JobStore
 from frontdoor.delivery_wiring import DeliveryPorts
 from frontdoor.settings import Settings
 from gate.check import check_page, ruleset
@@ -43,55 +38,6 @@ from workers.pipeline import GenerationPorts
 logger = logging.getLogger(__name__)
 
 ASSETS_PREFIX = "/assets"
-
-
-@dataclass(frozen=True)
-class GenerationBackends:
-    """The three generation ports of Backends."""
-
-    jobs: JobStore
-    job_queue: JobQueue
-    blobs: BlobStore
-
-
-def embedded_generation(
-    settings: Settings, db: SqliteDatabase, queue_table: QueueTable
-) -> GenerationBackends:
-    """SQLite jobs, the durable job queue (workers started by start_embedded_workers), blobs."""
-    return GenerationBackends(
-        jobs=SqliteJobStore(db),
-        job_queue=DurableJobQueue(
-            queue_table,
-            threads=settings.generation_threads,
-            lease_seconds=settings.job_lease_seconds,
-        ),
-        # A site path, not an origin: records stay right on any port or host (issue 14).
-        blobs=LocalBlobStore(Path(settings.data_dir) / "assets", base_url=ASSETS_PREFIX),
-    )
-
-
-def gcp_generation(settings: Settings, firestore_client: Any) -> GenerationBackends:
-    """Firestore jobs, Pub/Sub publishing, Cloud Storage blobs."""
-    from google.cloud import storage  # type: ignore[attr-defined,unused-ignore]  # no stubs
-
-    from backends.gcp.blobs import GcsBlobStore
-    from backends.gcp.job_queue import PubSubJobQueue
-    from backends.gcp.jobs import FirestoreJobStore
-    from backends.gcp.pubsub import PubSubPublisher
-
-    project = settings.google_cloud_project or ""
-    bucket = settings.blobs_bucket or f"{project}-assets"
-    return GenerationBackends(
-        jobs=FirestoreJobStore(firestore_client),
-        job_queue=PubSubJobQueue(PubSubPublisher(project=project, topic=settings.generation_topic)),
-        blobs=GcsBlobStore(
-            storage.Client(project=project),
-            bucket_name=bucket,
-            public_base_url=site_relative_url(
-                settings.blobs_public_base_url, settings.public_base_url
-            ),
-        ),
-    )
 
 
 def site_relative_url(url: str, public_base_url: str) -> str:

@@ -1,0 +1,126 @@
+"""build_backends for BACKEND=embedded: every port on one SQLite file and folders in DATA_DIR.
+
+Queued work (generation jobs, signal ingest, webhook attempts) waits on disk in the queue
+table and runs on worker threads of this process; the CDN only logs its purges and mail goes
+to an outbox folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from backends.bundle import Backends, utc_now
+from backends.content_files import load_catalog
+from backends.embedded.blobs import LocalBlobStore
+from backends.embedded.cdn import LoggingCdn
+from backends.embedded.idempotency import SqliteIdempotencyStore
+from backends.embedded.job_queue import DurableJobQueue
+from backends.embedded.jobs import SqliteJobStore
+from backends.embedded.keys import SqliteKeyStore
+from backends.embedded.mail import OutboxMailer
+from backends.embedded.oauth import SqliteOAuthStore
+from backends.embedded.pages import SqlitePageStore
+from backends.embedded.queue_table import QueueTable, queue_database
+from backends.embedded.queues import DurableQueue
+from backends.embedded.signals import SqliteSignalStore
+from backends.embedded.sqlite import SqliteDatabase
+from backends.embedded.tasks import DurableTaskQueue
+from backends.embedded.webhooks import SqliteWebhookStore
+from frontdoor.delivery_wiring import DeliveryPorts, delivery_options
+from frontdoor.generation import ASSETS_PREFIX, JobRecoveryTimer, start_embedded_workers
+from frontdoor.settings import Settings
+from schemas.catalog import Catalog
+from services.deliveries import WebhookDeliveries
+from workers.ingest import handle_ingest_message
+
+INGEST_QUEUE = "ingest"
+
+
+def build_backends(
+    settings: Settings, *, catalog: Catalog | None = None, start_workers: bool = True
+) -> Backends:
+    """Every port of an embedded process, OAuth included; its queue workers started unless
+    `start_workers=False` (the operator CLI: queued work waits on disk for the servers)."""
+    catalog = catalog or load_catalog(settings.content_dir)
+    data_dir = Path(settings.data_dir)
+    db = SqliteDatabase(data_dir / "frontdoor.sqlite3")
+    queue_table = QueueTable(queue_database(data_dir))
+    signals = SqliteSignalStore(db)
+    closers: list[Callable[[], None]] = []
+
+    options = delivery_options(settings)
+    webhooks = SqliteWebhookStore(db)
+    tasks = DurableTaskQueue(
+        queue_table,
+        retry_delays=options.retry_delays,
+        lease_seconds=max(settings.queue_lease_seconds, 45.0),
+    )
+    if start_workers:
+        tasks.start()
+    closers.append(tasks.close)  # stopped after the ingest queue that feeds it
+    delivery = DeliveryPorts(
+        webhooks=webhooks,
+        tasks=tasks,
+        deliveries=WebhookDeliveries(
+            webhooks=webhooks,
+            tasks=tasks,
+            options=options,
+            clock=utc_now,
+            accounts=signals.get_account,
+        ),
+        options=options,
+    )
+
+    # The stand-in for the Pub/Sub push to the ingest worker: on disk before the 202.
+    ingest = DurableQueue(
+        # One thread per process: the store's writes are serialised by SQLite anyway, and a
+        # second writer only waits on the lock (measured by bench_signals).
+        queue_table,
+        INGEST_QUEUE,
+        threads=1,
+        lease_seconds=settings.queue_lease_seconds,
+    )
+    if start_workers:
+
+        def store(data: bytes) -> None:  # store, then queue webhook deliveries (issue 6B)
+            handle_ingest_message(data, signals=signals, deliveries=delivery.deliveries)
+
+        ingest.start(store)
+    closers.append(ingest.close)
+
+    jobs = SqliteJobStore(db)
+    job_queue = DurableJobQueue(
+        queue_table, threads=settings.generation_threads, lease_seconds=settings.job_lease_seconds
+    )
+    recovery = JobRecoveryTimer(
+        settings, jobs=jobs, job_queue=job_queue, delivery=delivery, clock=utc_now
+    )
+    backends = Backends(
+        catalog=catalog,
+        keys=SqliteKeyStore(db),
+        cdn=LoggingCdn(),
+        mailer=OutboxMailer(data_dir / "outbox"),
+        pages=SqlitePageStore(
+            db,
+            keep_versions=settings.page_history_limit,
+            existing_owner=settings.existing_pages_owner,
+        ),
+        idempotency=SqliteIdempotencyStore(db),
+        signals=signals,
+        signal_queue=ingest,
+        webhooks=webhooks,
+        tasks=tasks,
+        deliveries=delivery.deliveries,
+        delivery_options=options,
+        jobs=jobs,
+        job_queue=job_queue,
+        # A site path, not an origin: records stay right on any port or host (issue 14).
+        blobs=LocalBlobStore(data_dir / "assets", base_url=ASSETS_PREFIX),
+        oauth=SqliteOAuthStore(db),
+        closers=(*closers, job_queue.close, recovery.close),
+    )
+    if start_workers:
+        start_embedded_workers(settings, backends)
+        recovery.start()  # at start and on a timer: no job stays queued or running forever
+    return backends

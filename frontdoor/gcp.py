@@ -1,0 +1,117 @@
+"""build_backends for BACKEND=gcp: Firestore, Pub/Sub, Cloud Tasks, Cloud Storage, Cloud CDN.
+
+Imported only when BACKEND=gcp (frontdoor/wiring.py), so embedded runs never load the cloud
+clients. Queued work runs where the push subscriptions and Cloud Tasks send it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from google.cloud import storage  # type: ignore[attr-defined,unused-ignore]  # no stubs
+
+from backends.bundle import Backends, utc_now
+from backends.content_files import load_catalog
+from backends.embedded.cdn import LoggingCdn
+from backends.gcp.blobs import GcsBlobStore
+from backends.gcp.cdn import CloudCdn
+from backends.gcp.firestore import firestore_client
+from backends.gcp.idempotency import FirestoreIdempotencyStore
+from backends.gcp.job_queue import PubSubJobQueue
+from backends.gcp.jobs import FirestoreJobStore
+from backends.gcp.keys import FirestoreKeyStore
+from backends.gcp.mail import PubSubMailer
+from backends.gcp.oauth import FirestoreOAuthStore
+from backends.gcp.pages import FirestorePageStore
+from backends.gcp.pubsub import PubSubPublisher
+from backends.gcp.signals import FirestoreSignalStore
+from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, queue_path
+from backends.gcp.webhooks import FirestoreWebhookStore
+from backends.ports import Cdn
+from frontdoor.delivery_wiring import DeliveryPorts, delivery_options
+from frontdoor.generation import JobRecoveryTimer, site_relative_url
+from frontdoor.settings import Settings
+from schemas.catalog import Catalog
+from services.deliveries import WebhookDeliveries
+
+
+def build_backends(
+    settings: Settings, *, catalog: Catalog | None = None, start_workers: bool = True
+) -> Backends:
+    """Every port of a Google Cloud process, OAuth included; job recovery started unless
+    `start_workers=False` (the operator CLI)."""
+    catalog = catalog or load_catalog(settings.content_dir)
+    project = settings.google_cloud_project or ""
+    client = firestore_client(
+        project=settings.google_cloud_project, database=settings.firestore_database
+    )
+    closers: list[Callable[[], None]] = []
+    signals = FirestoreSignalStore(client)
+
+    options = delivery_options(settings)
+    webhooks = FirestoreWebhookStore(client)
+    emulator = settings.cloud_tasks_emulator_host
+    tasks = CloudTasksTaskQueue(
+        lambda: cloud_tasks_client(emulator_host=emulator),
+        queue_path=queue_path(
+            project=project,
+            location=settings.cloud_tasks_location,
+            queue=settings.cloud_tasks_queue,
+        ),
+        oidc_service_account=settings.cloud_tasks_service_account,
+        create_queue=bool(emulator),  # Terraform creates it in the cloud
+    )
+    closers.append(tasks.close)
+    delivery = DeliveryPorts(
+        webhooks=webhooks,
+        tasks=tasks,
+        deliveries=WebhookDeliveries(
+            webhooks=webhooks,
+            tasks=tasks,
+            options=options,
+            clock=utc_now,
+            accounts=signals.get_account,
+        ),
+        options=options,
+    )
+
+    pages = FirestorePageStore(client, keep_versions=settings.page_history_limit)
+    pages.adopt_unowned_pages(settings.existing_pages_owner)
+    jobs = FirestoreJobStore(client)
+    job_queue = PubSubJobQueue(PubSubPublisher(project=project, topic=settings.generation_topic))
+    recovery = JobRecoveryTimer(
+        settings, jobs=jobs, job_queue=job_queue, delivery=delivery, clock=utc_now
+    )
+    cdn: Cdn = LoggingCdn()
+    if settings.cdn_url_map:
+        host = urlsplit(settings.base_url).hostname
+        cdn = CloudCdn(project=project, url_map=settings.cdn_url_map, host=host)
+    backends = Backends(
+        catalog=catalog,
+        keys=FirestoreKeyStore(client),
+        cdn=cdn,
+        mailer=PubSubMailer(PubSubPublisher(project=project, topic=settings.mail_topic)),
+        pages=pages,
+        idempotency=FirestoreIdempotencyStore(client),
+        signals=signals,
+        signal_queue=PubSubPublisher(project=project, topic=settings.signals_topic),
+        webhooks=webhooks,
+        tasks=tasks,
+        deliveries=delivery.deliveries,
+        delivery_options=options,
+        jobs=jobs,
+        job_queue=job_queue,
+        blobs=GcsBlobStore(
+            storage.Client(project=project),
+            bucket_name=settings.blobs_bucket or f"{project}-assets",
+            public_base_url=site_relative_url(
+                settings.blobs_public_base_url, settings.public_base_url
+            ),
+        ),
+        oauth=FirestoreOAuthStore(client),
+        closers=(*closers, recovery.close),
+    )
+    if start_workers:
+        recovery.start()  # at start and on a timer: no job stays queued or running forever
+    return backends
