@@ -9,20 +9,20 @@ import time
 
 from flask import Flask, Response, g, request
 
-from api.assets import create_assets_blueprint
-from api.collect import create_collect_blueprint
 from api.config import AppConfig
-from api.content import create_content_blueprint
 from api.errors import register_error_handlers
-from api.files import create_files_blueprint
-from api.http_cache import CORS_HEADERS
-from api.jobs import create_jobs_blueprint
-from api.pages import create_pages_blueprint, published_page_entries
-from api.public import create_public_blueprint
 from api.rate_limits import RateLimits, install_rate_limit_headers
 from api.request_context import request_id, trace_id
-from api.signals import create_signals_blueprint
-from api.webhooks import create_webhooks_blueprint
+from api.rest.assets import create_assets_blueprint
+from api.rest.collect import create_collect_blueprint
+from api.rest.content import create_content_blueprint
+from api.rest.files import create_files_blueprint
+from api.rest.http_cache import CORS_HEADERS
+from api.rest.jobs import create_jobs_blueprint
+from api.rest.pages import create_pages_blueprint, published_page_entries
+from api.rest.public import create_public_blueprint
+from api.rest.signals import create_signals_blueprint
+from api.rest.webhooks import create_webhooks_blueprint
 from backends.bundle import Backends
 from renderers.page_html import build_site
 from services.keys import KeyRing

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from api.app import create_app
-from frontdoor.generation import generation_ports, worker_id
+from frontdoor.generation_wiring import generation_ports, worker_id
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from schemas.jobs import GenerationBrief, JobRecord

@@ -10,7 +10,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 
-from api.mcp_app import create_mcp_asgi_app
+from api.tools.mcp_app import create_mcp_asgi_app
 from frontdoor.mcp_wiring import mcp_config
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from api.page_records import page_record
+from api.rest.page_records import page_record
 from backends.bundle import Backends
 from backends.ports import UnavailableError
 from frontdoor.logs import configure_logging

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from api.errors import ApiError
-from api.signal_query import parse_stream_query
+from api.rest.signal_query import parse_stream_query
 from backends.bundle import Backends
 from frontdoor.demo_signals import DEMO_SOURCE, JOURNEYS, Link, demo_events
 from frontdoor.logs import configure_logging

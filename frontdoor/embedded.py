@@ -28,7 +28,7 @@ from backends.embedded.sqlite import SqliteDatabase
 from backends.embedded.tasks import DurableTaskQueue
 from backends.embedded.webhooks import SqliteWebhookStore
 from frontdoor.delivery_wiring import DeliveryPorts, delivery_options
-from frontdoor.generation import ASSETS_PREFIX, JobRecoveryTimer, start_embedded_workers
+from frontdoor.generation_wiring import ASSETS_PREFIX, JobRecoveryTimer, start_embedded_workers
 from frontdoor.settings import Settings
 from schemas.catalog import Catalog
 from services.deliveries import WebhookDeliveries

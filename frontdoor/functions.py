@@ -23,12 +23,12 @@ import functions_framework
 from cloudevents.http import CloudEvent
 
 from backends.bundle import Backends
-from frontdoor.generation import generation_ports, worker_id
+from frontdoor.generation_wiring import generation_ports, worker_id
 from frontdoor.logs import configure_logging
 from frontdoor.push_auth import PushVerifier
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
-from workers.generation import handle_dead_letter, handle_generation
+from workers.generation_handler import handle_dead_letter, handle_generation
 from workers.ingest import handle_ingest_message
 from workers.pipeline import GenerationPorts
 

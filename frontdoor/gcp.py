@@ -30,7 +30,7 @@ from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, queue_pa
 from backends.gcp.webhooks import FirestoreWebhookStore
 from backends.ports import Cdn
 from frontdoor.delivery_wiring import DeliveryPorts, delivery_options
-from frontdoor.generation import JobRecoveryTimer, site_relative_url
+from frontdoor.generation_wiring import JobRecoveryTimer, site_relative_url
 from frontdoor.settings import Settings
 from schemas.catalog import Catalog
 from services.deliveries import WebhookDeliveries

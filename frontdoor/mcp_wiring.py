@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from api.mcp_app import McpConfig
-from api.oauth_config import OAuthConfig
+from api.oauth.config import OAuthConfig
+from api.tools.mcp_app import McpConfig
 from frontdoor.settings import Settings
 
 

@@ -52,7 +52,7 @@ def create_served_app(settings: Settings | None = None) -> WsgiApp:
 def _build_served_app(settings: Settings | None) -> WsgiApp:
     # Imported here, in the worker: granian's parent never loads the app.
     from api.app import create_app
-    from api.mcp_paths import asgi_paths
+    from api.tools.mcp_paths import asgi_paths
     from frontdoor.body_deadline import BodyDeadline
     from frontdoor.composition import BuiltOnFirstUse, PathDispatcher
     from frontdoor.logs import configure_logging
@@ -79,7 +79,7 @@ def _build_served_app(settings: Settings | None) -> WsgiApp:
 
 def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
     """The MCP SDK's app with the OAuth routes, its lifespan started, as WSGI over the bridge."""
-    from api.mcp_app import create_mcp_asgi_app
+    from api.tools.mcp_app import create_mcp_asgi_app
     from frontdoor.composition import LifespanBridge
     from frontdoor.mcp_wiring import mcp_config
 

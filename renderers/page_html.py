@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 COLLECT_PATH = "/api/public/v1/collect"
-# The collect endpoint (api/collect.py) drops a post whose honeypot field is filled, and
+# The collect endpoint (api/rest/collect.py) drops a post whose honeypot field is filled, and
 # redirects to `?submitted=1`, or `?error=invalid_email#leadform` for a bad address.
 HONEYPOT_FIELD = "website"
 FORM_ANCHOR = "leadform"

@@ -17,7 +17,7 @@ from schemas.content import PageBlock
 from schemas.signal_rollups import Stage
 from schemas.signals import AccountIn, EventInput, PageIn, PersonIn
 
-# api/collect.py's FORM_TYPES and BEACON_TYPES, which a schema cannot import.
+# api/rest/collect.py's FORM_TYPES and BEACON_TYPES, which a schema cannot import.
 FormType = Literal["lead_form", "newsletter_signup", "briefing_registration", "book_call"]
 BeaconType = Literal[
     "lead_form",
@@ -37,7 +37,7 @@ class _Doc(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
-# Content API (api/content.py parses these by hand).
+# Content API (api/rest/content.py parses these by hand).
 
 
 class PageListQueryDoc(_Doc):
@@ -67,7 +67,7 @@ class PagePatchDoc(_Doc):
     blocks: list[PageBlock] | None = Field(default=None, description="Replaces the whole list")
 
 
-# Signal API (api/signal_query.py and api/collect.py parse these by hand).
+# Signal API (api/rest/signal_query.py and api/rest/collect.py parse these by hand).
 
 
 class SignalsQueryDoc(_Doc):

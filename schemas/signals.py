@@ -47,7 +47,7 @@ _NON_WORD_ASCII = str.maketrans(
 )
 SEARCH_TEXT_LIMIT = 4000
 PropertyValue = str | int | float | bool | None
-# Campaign attribution kept on every site event (api/collect.py), as properties of these names.
+# Campaign attribution kept on every site event (api/rest/collect.py), as properties of these names.
 UTM_FIELDS = ("utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content")
 SITE_FIELDS = (*UTM_FIELDS, "referrer", "visitor_id")
 # The beacon's random visitor id (renderers/static/beacon.js), kept as `properties.visitor_id`.

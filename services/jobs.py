@@ -1,6 +1,6 @@
 """Generation job use cases: start a job for a checked brief (POST generate and the CLI), and
 the job's polling URL and queue message. Keyword-only functions over the job ports; the worker
-that runs a job is workers/generation.py.
+that runs a job is workers/generation_handler.py.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ PURE = (
     "renderers",
     "workers/pipeline.py",
     "workers/steps.py",
-    "workers/generation.py",
+    "workers/generation_handler.py",
     "services/job_callbacks.py",
     "workers/authoring/base.py",
     "workers/authoring/claims.py",

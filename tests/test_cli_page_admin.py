@@ -15,7 +15,7 @@ from api.app import create_app
 from backends.bundle import Backends
 from backends.ports import StoredPage
 from frontdoor.cli import cli
-from frontdoor.generation import site_relative_url
+from frontdoor.generation_wiring import site_relative_url
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from services.keys import issue_key

@@ -20,7 +20,7 @@ from api.app import create_app
 from backends.bundle import Backends
 from backends.embedded.job_queue import DurableJobQueue
 from backends.embedded.queue_table import QueueTable, queue_database
-from frontdoor.generation import start_embedded_workers
+from frontdoor.generation_wiring import start_embedded_workers
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
 from services.keys import issue_key

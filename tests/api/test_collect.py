@@ -12,7 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from api.app import create_app
-from api.collect import client_address
+from api.rest.collect import client_address
 from backends.bundle import Backends
 from backends.embedded.queues import DurableQueue
 from backends.ports import StreamQuery

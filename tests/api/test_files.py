@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 from openapi_spec_validator import validate
 
 from api.app import create_app
-from api.files import FILE_PATHS, create_files_blueprint, render_files
+from api.rest.files import FILE_PATHS, create_files_blueprint, render_files
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 import api.app
 from api.app import create_app
-from api.pages import create_pages_blueprint
+from api.rest.pages import create_pages_blueprint
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from api.json_body import MAX_DEPTH
+from api.rest.json_body import MAX_DEPTH
 from tests.api.content_client import AUTH, PAGES, page_body
 from tests.conftest import INGEST_KEY, SIGNALS_KEY
 

@@ -33,7 +33,7 @@ from schemathesis.specs.openapi.checks import (
 from werkzeug.test import Client
 
 from api.app import create_app
-from api.mcp_paths import asgi_paths
+from api.tools.mcp_paths import asgi_paths
 from frontdoor.composition import BuiltOnFirstUse, PathDispatcher, WsgiApp
 from frontdoor.serve import served_asgi_side
 from frontdoor.settings import Settings

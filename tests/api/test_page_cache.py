@@ -1,11 +1,11 @@
-"""The finished-page cache behind /p/ (api/page_cache.py): bounded, one version per page,
+"""The finished-page cache behind /p/ (api/rest/page_cache.py): bounded, one version per page,
 headers checked once when a page is cached (DESIGN pages)."""
 
 from __future__ import annotations
 
 import pytest
 
-from api.page_cache import CachedPage, PageCache
+from api.rest.page_cache import CachedPage, PageCache
 from renderers.page_html import RenderedPage
 
 

@@ -13,8 +13,8 @@ from flask.testing import FlaskClient
 
 import api.app
 from api.app import create_app
-from api.pages import create_pages_blueprint
-from api.previews import make_preview_token
+from api.rest.pages import create_pages_blueprint
+from api.rest.previews import make_preview_token
 from backends.bundle import Backends
 from backends.ports import PageStatus, UnavailableError
 from frontdoor.settings import Settings

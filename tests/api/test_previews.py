@@ -6,7 +6,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from api.previews import PREVIEW_LIFETIME, make_preview_token, preview_expiry, verify_preview_token
+from api.rest.previews import (
+    PREVIEW_LIFETIME,
+    make_preview_token,
+    preview_expiry,
+    verify_preview_token,
+)
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 SECRET = b"preview-secret-0123456789abcdef"

@@ -12,8 +12,8 @@ from mcp.server.auth.provider import AuthorizationParams
 from mcp.shared.auth import OAuthClientInformationFull
 from pydantic import AnyUrl
 
-from api.oauth_config import OAuthConfig
-from api.oauth_provider import BuiltinOAuthProvider
+from api.oauth.config import OAuthConfig
+from api.oauth.provider import BuiltinOAuthProvider
 from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import PendingAuthorization

@@ -14,7 +14,7 @@ from urllib.parse import quote
 import httpx2
 import pytest
 
-from api.oauth_config import sha256_hex
+from api.oauth.config import sha256_hex
 from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import (

@@ -10,9 +10,9 @@ import httpx2
 import pytest
 from pydantic import ValidationError
 
-from api.mcp_app import McpConfig, create_mcp_asgi_app
-from api.mcp_paths import asgi_paths
-from api.oauth_config import OAuthConfig
+from api.oauth.config import OAuthConfig
+from api.tools.mcp_app import McpConfig, create_mcp_asgi_app
+from api.tools.mcp_paths import asgi_paths
 from backends.content_files import load_catalog
 from backends.embedded.mail import OutboxMailer
 from backends.embedded.oauth import SqliteOAuthStore
@@ -328,7 +328,7 @@ def test_an_allowed_origin_that_is_not_an_origin_is_refused_at_startup(origin: s
 def test_the_paths_routed_before_the_sdk_loads_are_exactly_the_built_apps_paths(
     tmp_path: Path, external: bool
 ) -> None:
-    """The served process routes api.mcp_paths to the ASGI side before building it (the SDK
+    """The served process routes api.tools.mcp_paths to the ASGI side before building it (the SDK
     loads on first use), so the list must equal the routes of the app built in each mode."""
     config = McpConfig(
         base_url=BASE,

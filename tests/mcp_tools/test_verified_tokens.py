@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from api.oauth_config import OAuthConfig, sha256_hex
-from api.oauth_provider import VERIFIED_TOKEN_TTL, BuiltinOAuthProvider
+from api.oauth.config import OAuthConfig, sha256_hex
+from api.oauth.provider import VERIFIED_TOKEN_TTL, BuiltinOAuthProvider
 from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.sqlite import SqliteDatabase
 from tests.clock import ManualClock

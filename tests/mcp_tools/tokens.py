@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from api.oauth_config import sha256_hex
+from api.oauth.config import sha256_hex
 from backends.ports import OAuthStore, OAuthTokenRecord
 
 EMAIL = "ada@example.com"

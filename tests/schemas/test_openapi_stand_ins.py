@@ -8,9 +8,9 @@ from typing import Literal, get_args, get_origin
 import pytest
 from pydantic import BaseModel
 
-from api.collect import BEACON_TYPES, FORM_TYPES
-from api.content import DEFAULT_LIMIT, MAX_LIMIT
-from api.signal_query import ACCOUNT_PARAMS, STREAM_PARAMS
+from api.rest.collect import BEACON_TYPES, FORM_TYPES
+from api.rest.content import DEFAULT_LIMIT, MAX_LIMIT
+from api.rest.signal_query import ACCOUNT_PARAMS, STREAM_PARAMS
 from backends.ports import PAGE_STATUSES
 from schemas.content import SitePageInput
 from schemas.openapi_placeholders import (

@@ -216,7 +216,7 @@ def test_settings_build_each_author_against_a_configured_base_url(
     wire: WireServer, provider: str, tmp_path: Any
 ) -> None:
     """AUTHOR_MODEL, AUTHOR_BASE_URL and AUTHOR_API_KEY choose and point the adapter."""
-    from frontdoor.generation import build_author
+    from frontdoor.generation_wiring import build_author
     from frontdoor.settings import Settings
 
     wire.default = GOOD[provider]

@@ -24,7 +24,7 @@ from schemas.public import Company
 from services.deliveries import attempt_delivery
 from tests.workers.generation_ports import NOW, embedded_ports
 from workers.authoring.base import ModelError
-from workers.generation import handle_dead_letter, handle_generation
+from workers.generation_handler import handle_dead_letter, handle_generation
 from workers.pipeline import GenerationPorts
 
 

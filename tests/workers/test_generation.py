@@ -25,7 +25,7 @@ from schemas.public import Company
 from tests.workers.generation_ports import NOW, embedded_ports
 from workers import steps
 from workers.authoring.template import TemplateWriter
-from workers.generation import handle_dead_letter, handle_generation
+from workers.generation_handler import handle_dead_letter, handle_generation
 from workers.pipeline import GenerationPorts, run_generation
 
 LEASE = timedelta(seconds=60)

@@ -13,14 +13,14 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from backends.ports import Delivery
-from frontdoor.generation import generation_ports
+from frontdoor.generation_wiring import generation_ports
 from frontdoor.settings import Settings
 from services.job_callbacks import CALLBACK_ENDPOINT
 from services.jobs import encode_job_message
 from tests.conftest import CONTENT_KEY
 from tests.loopback_app import Served, served
 from tests.webhook_receiver import running_receiver, wait_until
-from workers.generation import handle_generation
+from workers.generation_handler import handle_generation
 
 pytestmark = pytest.mark.spec("content.generate")
 

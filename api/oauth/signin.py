@@ -23,9 +23,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from api.mcp_paths import CODE_PATH, CONSENT_PATH, SIGNIN_PATH
-from api.oauth_config import sha256_hex
-from api.oauth_provider import BuiltinOAuthProvider
+from api.oauth.config import sha256_hex
+from api.oauth.paths import CODE_PATH, CONSENT_PATH, SIGNIN_PATH
+from api.oauth.provider import BuiltinOAuthProvider
 from backends.ports import Mailer, PendingAuthorization
 
 logger = logging.getLogger(__name__)

@@ -19,9 +19,9 @@ from pydantic import ValidationError
 from api.auth import require_key
 from api.config import AppConfig
 from api.errors import ApiError, invalid_payload, problem_response
-from api.idempotency import keep_instead, run_idempotent
-from api.json_body import parse_json
-from api.page_records import page_record
+from api.rest.idempotency import keep_instead, run_idempotent
+from api.rest.json_body import parse_json
+from api.rest.page_records import page_record
 from backends.bundle import Backends
 from backends.ports import UnavailableError
 from schemas.characters import character_issues
@@ -154,7 +154,7 @@ class _Jobs:
                 body = {"ok": True, "page": page, "job": view, "notes": view["notes"]}
                 response = _json(body, 201)
                 response.headers["Location"] = f"/api/public/content/pages/{job.page_slug}"
-                response.headers["ETag"] = f'"v{page["version"]}"'  # as api.page_records.etag
+                response.headers["ETag"] = f'"v{page["version"]}"'  # as api.rest.page_records.etag
                 return response
         if job.status == "failed" and job.error is not None:
             extra: dict[str, Any] = {"job": view, "notes": view["notes"]}

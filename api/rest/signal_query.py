@@ -27,7 +27,7 @@ from schemas.signals import (
 DEFAULT_DAYS = 7
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_DAYS = 365
-# Campaign filters: events whose site properties hold this value (api/collect.py keeps them).
+# Campaign filters: events whose site properties hold this value (api/rest/collect.py keeps them).
 PROPERTY_PARAMS = ("utm_campaign", "utm_source")
 STREAM_PARAMS = frozenset(
     {"since", "until", "days", "type", "domain", "email", "q", "limit", *PROPERTY_PARAMS}

@@ -30,8 +30,8 @@ from flask import Blueprint, Response, current_app, json, request
 
 from api.config import AppConfig
 from api.errors import ApiError
-from api.json_body import parse_json
-from api.signals import queue_events
+from api.rest.json_body import parse_json
+from api.rest.signals import queue_events
 from backends.bundle import Backends
 from schemas.errors import Issue
 from schemas.signal_bodies import CollectBody

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from flask import Response, request
 from werkzeug.datastructures import Headers
 
-from api.http_cache import Header, PreparedResponse
+from api.rest.http_cache import Header, PreparedResponse
 from backends.ports import PageStore, StoredPage
 from renderers.page_html import RenderedPage
 
@@ -65,7 +65,7 @@ class CachedPage:
     def of(
         cls, rendered: RenderedPage, *, cache_control: str, noindex: bool, status: int = 200
     ) -> CachedPage:
-        """Encode, hash and fix the headers once, as api.http_cache does for public reads."""
+        """Encode, hash and fix the headers once, as api.rest.http_cache does for public reads."""
         body = rendered.html.encode()
         etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
         validators = (("ETag", etag), ("Cache-Control", cache_control))

@@ -29,7 +29,7 @@ from schemas.jobs import GenerationBrief
 from services.deliveries import callback_notifier
 from workers.authoring.base import Author
 from workers.authoring.template import TemplateWriter
-from workers.generation import handle_dead_letter, handle_generation
+from workers.generation_handler import handle_dead_letter, handle_generation
 from workers.imaging.base import HeroImager
 from workers.imaging.procedural import ProceduralImager
 from workers.job_recovery import recover_stale_jobs

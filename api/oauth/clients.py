@@ -31,7 +31,7 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "[::1]", "::1", "localhost"})
 MAX_DOCUMENT_BYTES = 5 * 1024
 
 # The client secrets sent with the current /token or /revoke request, by auth method; the
-# route wrapper in api.mcp_app sets it from the form and the Authorization header.
+# route wrapper in api.tools.mcp_app sets it from the form and the Authorization header.
 presented_client_secrets: ContextVar[Mapping[str, str] | None] = ContextVar(
     "presented_client_secrets", default=None
 )

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, json, request
 
-from api.collect import client_address
 from api.config import AppConfig
-from api.http_cache import CORS_HEADERS, CachedBody, cached_response
-from api.public_records import PublicRecords
 from api.rate_limits import RateLimits
+from api.rest.collect import client_address
+from api.rest.http_cache import CORS_HEADERS, CachedBody, cached_response
 from schemas.catalog import Catalog
 from schemas.public import (
     BlogBody,
@@ -21,6 +20,7 @@ from schemas.public import (
     ResearchBody,
     RoleBody,
 )
+from services.public_records import PublicRecords
 
 JSON = "application/json"
 

@@ -35,13 +35,13 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.jwt_verifier import JwtTokenVerifier
-from api.mcp_paths import PRM_ROOT
-from api.mcp_tools import create_mcp_server
-from api.oauth_clients import presented_client_secrets, secrets_in_request
-from api.oauth_config import OAuthConfig, sha256_hex
-from api.oauth_provider import BuiltinOAuthProvider, token_request_resource
-from api.oauth_signin import Brand, create_signin_routes
+from api.oauth.clients import presented_client_secrets, secrets_in_request
+from api.oauth.config import OAuthConfig, sha256_hex
+from api.oauth.jwt_verifier import JwtTokenVerifier
+from api.oauth.provider import BuiltinOAuthProvider, token_request_resource
+from api.oauth.signin import Brand, create_signin_routes
+from api.tools.mcp_paths import PRM_ROOT
+from api.tools.mcp_tools import create_mcp_server
 from backends.ports import Mailer, OAuthStore
 from schemas.catalog import Catalog
 

@@ -1,6 +1,6 @@
 """The public records as payloads: one code path for the REST bodies and the MCP tool results.
 
-Each payload is a REST body without its `ok` member; `api.public` wraps them, the MCP tools
+Each payload is a REST body without its `ok` member; `api.rest.public` wraps them, the MCP tools
 return them as structured results. Pure: the Catalog in, pydantic models out.
 """
 

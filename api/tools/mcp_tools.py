@@ -3,9 +3,9 @@
 The tools are `async` although they do no I/O: the SDK runs a sync tool in a worker
 thread, a hop that costs more than the lookup itself.
 
-Tools return the same payloads as the public REST API (api.public_records), so a tool's
+Tools return the same payloads as the public REST API (services.public_records), so a tool's
 structured result equals the REST body without `ok`. Transport, OAuth routes and serving
-live in api.mcp_app; this module only declares the server and its tools.
+live in api.tools.mcp_app; this module only declares the server and its tools.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from api.public_records import (
+from schemas.catalog import Catalog
+from services.public_records import (
     BlogPostList,
     CareerList,
     CompanyInfo,
@@ -28,7 +29,6 @@ from api.public_records import (
     PublicRecords,
     RoleFound,
 )
-from schemas.catalog import Catalog
 
 READ_ONLY = ToolAnnotations(
     readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False

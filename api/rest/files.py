@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from flask import Blueprint, Response
 
 from api.errors import TITLES, ApiError
-from api.http_cache import CachedBody, cached_response
+from api.rest.http_cache import CachedBody, cached_response
 from renderers.sitemap import SitemapEntry, render_image_sitemap, render_sitemap
 from renderers.text_files import DOC_FILES
 from schemas.catalog import Catalog

@@ -9,7 +9,7 @@ another instance reads right everywhere.
 
 from __future__ import annotations
 
-from api.previews import make_preview_token, preview_expiry
+from api.rest.previews import make_preview_token, preview_expiry
 from backends.ports import StoredPage
 from renderers.safe_urls import absolute_url
 from schemas.content import GateResult, PageRecord, VersionRecord

@@ -1,7 +1,7 @@
 """The built-in authorization server's settings, and how it stores and reaches its state.
 
-Shared by the provider (api.oauth_provider), its client book (api.oauth_client_book) and
-sign-in (api.oauth_signin).
+Shared by the provider (api.oauth.provider), its client book (api.oauth.client_book) and
+sign-in (api.oauth.signin).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The exact paths the ASGI side (api/mcp_app.py) serves, known without importing the MCP SDK.
+"""The exact paths the ASGI side (api/tools/mcp_app.py) serves, known without importing the MCP SDK.
 
 The served process routes these paths to the ASGI side before that side is built: it is built
 on the first request to one of them (frontdoor/serve.py), so a start never pays the SDK's
@@ -7,24 +7,12 @@ import. tests/mcp_tools/test_signin.py keeps this list equal to the built app's 
 
 from __future__ import annotations
 
+from api.oauth.paths import AUTHORIZATION_SERVER_PATHS
+
 MCP_PATH = "/mcp"
 PRM_ROOT = "/.well-known/oauth-protected-resource"
 # The resource server: always there, built-in authorization server or external IdP.
 RESOURCE_PATHS = frozenset({MCP_PATH, PRM_ROOT, f"{PRM_ROOT}{MCP_PATH}"})
-# The built-in authorization server: the SDK's handlers and our sign-in pages.
-SIGNIN_PATH, CODE_PATH, CONSENT_PATH = "/oauth/signin", "/oauth/code", "/oauth/consent"
-AUTHORIZATION_SERVER_PATHS = frozenset(
-    {
-        "/.well-known/oauth-authorization-server",
-        "/authorize",
-        "/token",
-        "/register",
-        "/revoke",
-        SIGNIN_PATH,
-        CODE_PATH,
-        CONSENT_PATH,
-    }
-)
 
 
 def asgi_paths(*, builtin_authorization_server: bool) -> frozenset[str]:

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from mcp.server.auth.provider import RegistrationError
 from mcp.shared.auth import OAuthClientInformationFull
 
-from api.oauth_clients import (
+from api.oauth.clients import (
     LOOPBACK_HOSTS,
     MetadataDocumentError,
     RegisteredClient,
@@ -26,7 +26,7 @@ from api.oauth_clients import (
     is_metadata_document_url,
     secret_for_authenticator,
 )
-from api.oauth_config import OAuthConfig, call_store, sha256_hex
+from api.oauth.config import OAuthConfig, call_store, sha256_hex
 from backends.ports import OAuthClientRecord, OAuthStore
 
 logger = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ class ClientBook:
 
     async def _client_of(self, record: OAuthClientRecord) -> RegisteredClient:
         """The client of a stored record, its secret checked against the hash
-        (api.oauth_clients.secret_for_authenticator)."""
+        (api.oauth.clients.secret_for_authenticator)."""
         client = RegisteredClient.model_validate_json(record.information)
         if client.client_secret is not None:
             # A row written before secrets were hashed: hash it now and drop the plain one.

@@ -19,9 +19,9 @@ from flask import Blueprint, Response, g, request
 from api.auth import require_key
 from api.config import AppConfig
 from api.errors import ApiError, invalid_payload
-from api.idempotency import run_idempotent
-from api.json_body import parse_json
-from api.page_records import etag, page_record, version_record
+from api.rest.idempotency import run_idempotent
+from api.rest.json_body import parse_json
+from api.rest.page_records import etag, page_record, version_record
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, NotFoundError, StoredPage
 from gate.check import ruleset

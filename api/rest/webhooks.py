@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from api.auth import require_key
 from api.errors import ApiError, invalid_payload
-from api.json_body import parse_json
+from api.rest.json_body import parse_json
 from backends.ports import (
     ConflictError,
     Delivery,

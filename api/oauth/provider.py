@@ -6,7 +6,7 @@ they leave to it: the RFC 8707 `resource` checked at /authorize and /token and b
 every token, single-use codes, rotating refresh tokens, revocation by grant, Client ID
 Metadata Documents, loopback redirect ports and client secrets kept only as hashes.
 Expired rows are treated as absent (stores delete them later). Clients live in
-api.oauth_client_book, sign-in and consent in api.oauth_signin.
+api.oauth.client_book, sign-in and consent in api.oauth.signin.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from mcp.server.auth.provider import (
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 
-from api.oauth_client_book import ClientBook
-from api.oauth_clients import RegisteredClient
-from api.oauth_config import OAuthConfig, call_store, sha256_hex
+from api.oauth.client_book import ClientBook
+from api.oauth.clients import RegisteredClient
+from api.oauth.config import OAuthConfig, call_store, sha256_hex
 from backends.ports import (
     AuthorizationCodeRecord,
     ConflictError,
@@ -46,7 +46,7 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 # The `resource` of the current /token request: the SDK's TokenHandler does not hand it to
-# the provider, so the route wrapper in api.mcp_app sets it here.
+# the provider, so the route wrapper in api.tools.mcp_app sets it here.
 token_request_resource: ContextVar[str | None] = ContextVar("token_request_resource", default=None)
 
 # An access token found valid is trusted this long without a store read, so /mcp's check on
@@ -72,10 +72,10 @@ class BuiltinOAuthProvider:
         self._verified: dict[str, tuple[AccessToken, datetime]] = {}
 
     async def io(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-        """Run a store call as config.offload_store_calls says (api.oauth_config.call_store)."""
+        """Run a store call as config.offload_store_calls says (api.oauth.config.call_store)."""
         return await call_store(self.config.offload_store_calls, fn, *args, **kwargs)
 
-    # --- clients (api.oauth_client_book) -----------------------------------------------
+    # --- clients (api.oauth.client_book) -----------------------------------------------
 
     async def get_client(self, client_id: str) -> RegisteredClient | None:
         return await self.clients.get(client_id)

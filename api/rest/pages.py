@@ -2,7 +2,7 @@
 
 The finished response (body, strong ETag, every header) is kept per (slug, version, form state)
 in a bounded LRU, so a page is rendered, hashed and its headers checked once per version; store
-lookups are remembered for a second (api/page_cache.py), and a write in this process (the
+lookups are remembered for a second (api/rest/page_cache.py), and a write in this process (the
 Content API, a generation worker; services/pages.py tells `PageChanges`) forgets them at once,
 so the next request reads the new version.
 """
@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 from flask import Blueprint, Response, request
 from werkzeug.utils import get_content_type
 
-from api.page_cache import SECURITY_HEADERS, CachedPage, PageCache, PageLookup
-from api.previews import verify_preview_token
+from api.rest.page_cache import SECURITY_HEADERS, CachedPage, PageCache, PageLookup
+from api.rest.previews import verify_preview_token
 from backends.bundle import PageChanges
 from backends.ports import PageStore, StoredPage
 from renderers.assets import Asset
@@ -57,7 +57,7 @@ class _NotFoundPage:
 
 _SLUG = re.compile(SLUG_PATTERN)
 # A change purges /p/{slug} at once; s-maxage bounds the rare case where another instance's
-# 1 s lookup memo (api/page_cache.py) hands the CDN the old version just after that purge.
+# 1 s lookup memo (api/rest/page_cache.py) hands the CDN the old version just after that purge.
 PAGE_CACHE_CONTROL = "public, max-age=60, s-maxage=300"
 PREVIEW_CACHE_CONTROL = "private, no-store"
 NOT_FOUND_CACHE_CONTROL = "public, max-age=60, s-maxage=60"

@@ -13,8 +13,8 @@ from flask import Blueprint, Response, current_app, request
 
 from api.auth import require_key
 from api.errors import ApiError
-from api.json_body import parse_json
-from api.signal_query import encode_account_cursor, parse_account_query, parse_stream_query
+from api.rest.json_body import parse_json
+from api.rest.signal_query import encode_account_cursor, parse_account_query, parse_stream_query
 from backends.bundle import Backends
 from backends.ports import AccountPosition, StreamQuery, UnavailableError
 from schemas.errors import Issue
