@@ -216,3 +216,20 @@ def test_different_briefs_get_different_steps_faqs_and_features() -> None:
 
     for kind in ("features", "steps", "faq"):
         assert len({items(p, kind) for p in pages}) >= 3, kind
+
+
+def test_a_topic_naming_b2b_is_printed_not_dropped_as_an_unbacked_figure() -> None:
+    """A digit inside a word ("B2B") is no figure: the topic is used and no note drops it."""
+    raw = {
+        "slug": "pricing-audit",
+        "topic": "A pricing page audit for B2B SaaS teams",
+        "icp": "heads of growth at B2B SaaS companies",
+        "goal": "Get a reply to schedule a call",
+        "proof": ["Raised demo requests by 24% for Fieldline"],
+    }
+
+    brief, page = compose(raw)
+
+    notes = brief_notes(brief, page, brand=CATALOG.brand)
+    assert "topic" not in {n.field for n in notes}
+    assert any("pricing page audit" in t.lower() for _f, t in copy(page))

@@ -17,7 +17,8 @@ from gate.text import fold
 from schemas.catalog import Brand
 from workers.authoring.phrasing import content_words
 
-_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+# A figure stands alone: the 2 in "B2B" or the 4 in "Q4" is part of a word.
+_DIGITS = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")
 _QUOTE_MARKS = re.compile(r"[\"\u201c\u201d\u201e\u00ab\u00bb]")
 
 
