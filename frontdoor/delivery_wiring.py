@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
+from backends.bundle import utc_now
 from backends.ports import DeliveryOptions, TaskQueue, WebhookStore
 from frontdoor.kept_secrets import kept_secret
 from frontdoor.settings import Settings
-from services.deliveries import WebhookDeliveries
+from services.deliveries import AccountLookup, WebhookDeliveries
 from services.delivery_policy import RETRY_DELAYS
 
 logger = logging.getLogger(__name__)
@@ -27,6 +28,21 @@ class DeliveryPorts:
     tasks: TaskQueue
     deliveries: WebhookDeliveries
     options: DeliveryOptions
+
+    @classmethod
+    def over(
+        cls,
+        *,
+        webhooks: WebhookStore,
+        tasks: TaskQueue,
+        options: DeliveryOptions,
+        accounts: AccountLookup,
+    ) -> DeliveryPorts:
+        """The ports of one family's webhook store and task queue, fanned out on the clock."""
+        deliveries = WebhookDeliveries(
+            webhooks=webhooks, tasks=tasks, options=options, clock=utc_now, accounts=accounts
+        )
+        return cls(webhooks=webhooks, tasks=tasks, deliveries=deliveries, options=options)
 
 
 def delivery_options(settings: Settings) -> DeliveryOptions:

@@ -31,7 +31,6 @@ from frontdoor.delivery_wiring import DeliveryPorts, delivery_options
 from frontdoor.generation_wiring import ASSETS_PREFIX, JobRecoveryTimer, start_embedded_workers
 from frontdoor.settings import Settings
 from schemas.catalog import Catalog
-from services.deliveries import WebhookDeliveries
 from workers.ingest import handle_ingest_message
 
 INGEST_QUEUE = "ingest"
@@ -59,17 +58,8 @@ def build_backends(
     if start_workers:
         tasks.start()
     closers.append(tasks.close)  # stopped after the ingest queue that feeds it
-    delivery = DeliveryPorts(
-        webhooks=webhooks,
-        tasks=tasks,
-        deliveries=WebhookDeliveries(
-            webhooks=webhooks,
-            tasks=tasks,
-            options=options,
-            clock=utc_now,
-            accounts=signals.get_account,
-        ),
-        options=options,
+    delivery = DeliveryPorts.over(
+        webhooks=webhooks, tasks=tasks, options=options, accounts=signals.get_account
     )
 
     # The stand-in for the Pub/Sub push to the ingest worker: on disk before the 202.

@@ -33,7 +33,6 @@ from frontdoor.delivery_wiring import DeliveryPorts, delivery_options
 from frontdoor.generation_wiring import JobRecoveryTimer, site_relative_url
 from frontdoor.settings import Settings
 from schemas.catalog import Catalog
-from services.deliveries import WebhookDeliveries
 
 
 def build_backends(
@@ -63,17 +62,8 @@ def build_backends(
         create_queue=bool(emulator),  # Terraform creates it in the cloud
     )
     closers.append(tasks.close)
-    delivery = DeliveryPorts(
-        webhooks=webhooks,
-        tasks=tasks,
-        deliveries=WebhookDeliveries(
-            webhooks=webhooks,
-            tasks=tasks,
-            options=options,
-            clock=utc_now,
-            accounts=signals.get_account,
-        ),
-        options=options,
+    delivery = DeliveryPorts.over(
+        webhooks=webhooks, tasks=tasks, options=options, accounts=signals.get_account
     )
 
     pages = FirestorePageStore(client, keep_versions=settings.page_history_limit)
