@@ -3,6 +3,7 @@ starts again on the same DATA_DIR, with short leases so held work comes back wit
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 
@@ -50,3 +51,23 @@ def stream_ids(client: httpx.Client, base: str) -> list[str]:
         if not page.get("has_more"):
             return ids
         since = page["next_since"]
+
+
+def random_batch(
+    tag: str, *, domains: list[str], people: int, max_size: int, rng: random.Random
+) -> list[dict[str, object]]:
+    """1 to max_size events with ids `{tag}-{n}`, spread over the domains and their people."""
+    events: list[dict[str, object]] = []
+    for n in range(rng.randint(1, max_size)):
+        domain = rng.choice(domains)
+        events.append(
+            {
+                "source": "fault",
+                "row_id": f"{tag}-{n}",
+                "type": rng.choice(["url_entered", "article_read", "book_call"]),
+                "occurred_at": "2026-11-20T10:00:00Z",
+                "person": {"email": f"p{rng.randint(1, people)}@{domain}"},
+                "account": {"domain": domain},
+            }
+        )
+    return events

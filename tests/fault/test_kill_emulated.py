@@ -19,6 +19,7 @@ from backends.gcp.pubsub import PubSubPublisher
 from frontdoor.emulated import EmulatedStack
 from frontdoor.emulated_resources import SIGNALS_TOPIC
 from tests.acceptance.conftest import emulated_stack  # noqa: F401  # the session's stack
+from tests.fault.served_crash import random_batch
 from tests.polling import wait_for
 
 pytestmark = [pytest.mark.emulator, pytest.mark.spec("signals.ingest")]
@@ -29,23 +30,6 @@ WRITERS = 4
 BATCHES, BATCH_MAX = 3, 100
 KILL_AFTER_ACKED = 200
 JOBS = 4
-
-
-def _batch(tag: str, domains: list[str], rng: random.Random) -> list[dict[str, object]]:
-    events: list[dict[str, object]] = []
-    for n in range(rng.randint(1, BATCH_MAX)):
-        domain = rng.choice(domains)
-        events.append(
-            {
-                "source": "fault",
-                "row_id": f"{tag}-{n}",
-                "type": rng.choice(["url_entered", "article_read", "book_call"]),
-                "occurred_at": "2026-11-20T10:00:00Z",
-                "person": {"email": f"p{rng.randint(1, 20)}@{domain}"},
-                "account": {"domain": domain},
-            }
-        )
-    return events
 
 
 def test_killing_the_api_and_workers_loses_no_acknowledged_event_and_finishes_every_job(
@@ -66,7 +50,13 @@ def test_killing_the_api_and_workers_loses_no_acknowledged_event_and_finishes_ev
             serial = 0
             while not stop.is_set() and serial < BATCHES:
                 serial += 1
-                events = _batch(f"{run}w{number}b{serial}", domains, rng)
+                events = random_batch(
+                    f"{run}w{number}b{serial}",
+                    domains=domains,
+                    people=20,
+                    max_size=BATCH_MAX,
+                    rng=rng,
+                )
                 with lock:
                     sent.update(
                         (f"fault:{e['row_id']}", str(e["account"]["domain"]))  # type: ignore[index]

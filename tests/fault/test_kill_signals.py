@@ -12,7 +12,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.fault.served_crash import INGEST_KEY, SIGNALS_KEY, start_crashable, stream_ids
+from tests.fault.served_crash import (
+    INGEST_KEY,
+    SIGNALS_KEY,
+    random_batch,
+    start_crashable,
+    stream_ids,
+)
 from tests.polling import wait_for
 
 pytestmark = pytest.mark.spec("signals.ingest")
@@ -20,24 +26,6 @@ pytestmark = pytest.mark.spec("signals.ingest")
 WRITERS = 4
 DOMAINS = [f"fault{n}.example" for n in range(12)]
 KILL_AFTER_ACKED = 6_000
-
-
-def _batch(writer: int, serial: int, rng: random.Random) -> list[dict[str, object]]:
-    size = rng.randint(1, 500)
-    events: list[dict[str, object]] = []
-    for n in range(size):
-        domain = rng.choice(DOMAINS)
-        events.append(
-            {
-                "source": "fault",
-                "row_id": f"w{writer}-b{serial}-{n}",
-                "type": rng.choice(["url_entered", "article_read", "book_call"]),
-                "occurred_at": "2026-11-20T10:00:00Z",
-                "person": {"email": f"p{rng.randint(1, 40)}@{domain}"},
-                "account": {"domain": domain},
-            }
-        )
-    return events
 
 
 def test_every_acknowledged_event_survives_a_kill_9_exactly_once_with_matching_rollups(
@@ -57,7 +45,9 @@ def test_every_acknowledged_event_survives_a_kill_9_exactly_once_with_matching_r
             serial = 0
             while not stop.is_set():
                 serial += 1
-                events = _batch(number, serial, rng)
+                events = random_batch(
+                    f"w{number}-b{serial}", domains=DOMAINS, people=40, max_size=500, rng=rng
+                )
                 with lock:
                     sent.update(
                         (f"fault:{e['row_id']}", str(e["account"]["domain"]))  # type: ignore[index]
