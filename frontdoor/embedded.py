@@ -31,9 +31,12 @@ from frontdoor.delivery_wiring import DeliveryPorts, delivery_options
 from frontdoor.generation_wiring import ASSETS_PREFIX, JobRecoveryTimer, start_embedded_workers
 from frontdoor.settings import Settings
 from schemas.catalog import Catalog
-from workers.ingest import handle_ingest_message
+from schemas.signals import IngestMessage
+from workers.ingest import decode_ingest_message, store_ingest_messages
 
 INGEST_QUEUE = "ingest"
+# Queued ingest messages one worker takes at once: a page view per message or 500 events.
+INGEST_BATCH = 64
 
 
 def build_backends(
@@ -65,18 +68,20 @@ def build_backends(
     # The stand-in for the Pub/Sub push to the ingest worker: on disk before the 202.
     ingest = DurableQueue(
         # One thread per process: the store's writes are serialised by SQLite anyway, and a
-        # second writer only waits on the lock (measured by bench_signals).
+        # second writer only waits on the lock (measured by bench_signals). It takes what is
+        # due, up to INGEST_BATCH messages, and stores their events together (issue 15).
         queue_table,
         INGEST_QUEUE,
         threads=1,
+        batch=INGEST_BATCH,
         lease_seconds=settings.queue_lease_seconds,
     )
     if start_workers:
 
-        def store(data: bytes) -> None:  # store, then queue webhook deliveries (issue 6B)
-            handle_ingest_message(data, signals=signals, deliveries=delivery.deliveries)
+        def store(messages: list[IngestMessage]) -> None:  # then webhook deliveries (issue 6B)
+            store_ingest_messages(messages, signals=signals, deliveries=delivery.deliveries)
 
-        ingest.start(store)
+        ingest.start_batches(decode_ingest_message, store)
     closers.append(ingest.close)
 
     jobs = SqliteJobStore(db)
