@@ -10,7 +10,9 @@ died is claimed again when its lease lapses, by this process or any other on the
 `start_batches` hands a worker up to `batch` due messages at once (one claim, one handler call,
 one ack transaction), as a Pub/Sub pull subscriber takes several messages per pull: a message
 `decode` refuses is acked alone at once; if the handler raises, each of the others is delivered
-again (or dead-lettered) on its own attempt count, as if it had failed alone.
+again (or dead-lettered) on its own attempt count, as if it had failed alone. After a claim that
+did not fill the batch, the worker waits `linger_seconds` before claiming again, so messages
+that come one at a time are handled together (each waits at most that long more).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class DurableQueue:
         *,
         threads: int = 2,
         batch: int = 1,
+        linger_seconds: float = 0.0,
         max_attempts: int = 5,
         backoff: Callable[[int], float] | None = None,
         lease_seconds: float = 60.0,
@@ -60,6 +63,7 @@ class DurableQueue:
         self.name = name
         self._threads_wanted = threads
         self._batch = batch
+        self._linger = linger_seconds
         self._max_attempts = max_attempts
         self._backoff = backoff or (lambda attempt: 0.05 * 2 ** (attempt - 1))
         self._lease = lease_seconds
@@ -189,6 +193,9 @@ class DurableQueue:
             with self._wake:
                 self._handled += 1
                 self._wake.notify_all()
+            if len(leased) < self._batch and self._linger:
+                # Messages come one by one (page views): let the next ones gather.
+                self._stopping.wait(self._linger)
 
     def _idle(self) -> None:
         wait = self._poll
