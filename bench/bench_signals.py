@@ -31,7 +31,7 @@
    For information, 3 more in-process rounds POST addresses all seen before (100% repeat).
    Measured on 2 cores shared with other engineers' tests (load 1 to 11), medians of runs:
    before (one message per claim, no cache), one run: served 0.64 (rounds 0.49-0.67), in
-   process 0.38 (0.31-0.47). After: the ingest worker takes up to 64 queued messages per
+   process 0.38 (0.31-0.47). After: the ingest worker takes up to 32 queued messages per
    claim and stores their events together (up to 5,000 per store call: fewer, larger
    transactions than the direct store's 500), and normalize_email is cached: served 0.69-0.86
    over 9 runs (rounds 0.42-1.18), in process 0.57-0.85 over 12 runs (rounds 0.21-1.05); in

@@ -12,7 +12,7 @@ sorted by score at 100,000 accounts against 1,000.
    ~230 µs, and our app's WSGI call for a beacon ~250 µs (~50 of it the queue commit that makes
    the 202 safe; the rest Flask, the origin and rate checks, validation). Measured (2 shared
    cores): before 0.18-0.20; after 0.20-0.26, with the POSTs alone at 0.32-0.36. What moved it:
-   the ingest worker lingers 20 ms after a claim that did not fill its batch (64), so page
+   the ingest worker lingers 20 ms after a claim that did not fill its batch (32), so page
    views that come one per request are stored ~17 at a time (the worker's own cost fell from
    ~300 to ~60 µs a page view). Served over HTTP the client (httpx: ~450 µs a request) costs
    more still. A goal this bench can meet needs another baseline (the direct store in the

@@ -101,7 +101,13 @@ class DurableQueue:
         have each of them again."""
 
         def deliver(leased: list[Leased]) -> None:
-            decoded = [(message, decode(message.body)) for message in leased]
+            decoded: list[tuple[Leased, T | None]] = []
+            for message in leased:
+                try:
+                    decoded.append((message, decode(message.body)))
+                except Exception as err:  # the worker's top level: a decoder bug, retry it alone
+                    logger.exception("%s: decoding failed", self.name)
+                    self._failed(message, f"{type(err).__name__}: {err}")
             self.table.ack_all([message for message, value in decoded if value is None])
             kept = [(message, value) for message, value in decoded if value is not None]
             if kept:
@@ -189,7 +195,10 @@ class DurableQueue:
                 self._idle()
                 continue
             assert self._deliver is not None  # noqa: S101  # _start sets it before any thread
-            self._deliver(leased)
+            try:
+                self._deliver(leased)
+            except Exception:  # the worker's top level: acking failed; the leases will lapse
+                logger.exception("%s: settling a delivery failed", self.name)
             with self._wake:
                 self._handled += 1
                 self._wake.notify_all()

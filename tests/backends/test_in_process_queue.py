@@ -178,3 +178,28 @@ def test_each_message_of_a_batch_that_fails_every_attempt_is_dead_lettered_on_it
     assert sorted((d.body, d.attempts) for d in dead) == [(b"m1", 2), (b"m2", 2)]
     assert sorted(buried) == [b"m1", b"m2"]  # the one that did not decode was acked at once
     assert table.waiting("q") == 0
+
+
+def test_a_message_whose_decoding_raises_is_delivered_again_alone_and_the_worker_goes_on(
+    tmp_path: Path,
+) -> None:
+    calls: list[list[str]] = []
+    decoded: list[bytes] = []
+
+    def decode(body: bytes) -> str:
+        decoded.append(body)
+        if body == b"m2" and decoded.count(b"m2") == 1:
+            raise RuntimeError("decoder bug")
+        return body.decode()
+
+    table = QueueTable(queue_database(tmp_path))
+    DurableQueue(table, "q").publish_batch([b"m1", b"m2"])
+    queue = DurableQueue(
+        table, "q", threads=1, batch=10, backoff=lambda attempt: 0.001, poll_seconds=0.02
+    )
+    queue.start_batches(decode, calls.append)
+    assert queue.drain(10)
+    queue.close()
+
+    assert calls == [["m1"], ["m2"]]
+    assert table.dead_letters("q") == []
