@@ -15,7 +15,7 @@
    54-63 to 67-77 µs an event (the fold's heat and day counts, the days JSON read and written
    with each roll-up, wider rows and two more indexes), while the baseline lost the roll-up
    index it had (moved from DDL to INDEX_DDL) and never had the two new ones. With the
-   baseline on the store's schema: 0.53-0.62.
+   baseline on the store's schema: 0.53-0.64 (4 runs).
 3. End to end (issue 13): events/s from the first POST /api/public/v1/signals/events (batches
    of 500, validation included) until the queue is empty and the last event is readable
    through the API, as a ratio to calling SqliteSignalStore.store_events directly with the
@@ -34,13 +34,13 @@
    process 0.38 (0.31-0.47). After: the ingest worker takes up to 32 queued messages per
    claim and stores their events together (up to 5,000 per store call: fewer, larger
    transactions than the direct store's 500), and normalize_email is cached: served 0.69-0.86
-   over 9 runs (rounds 0.42-1.18), in process 0.57-0.85 over 12 runs (rounds 0.21-1.05); in
+   over 10 runs (rounds 0.42-1.18), in process 0.57-0.85 over 13 runs (rounds 0.21-1.05); in
    process with every address seen before, 0.69-1.25 a round. Round 1 is the low one in both
    (first claims of one message, code paths warming).
    What is left in process: validation (email_validator ~20-45 µs an address, pydantic) and
    the store take turns on one interpreter lock; the next step would be the ingest worker in
    a process of its own (as Cloud Run runs it), not taken: the served figure met the goal in
-   8 of 9 runs (0.69 the other).
+   9 of 10 runs (0.69 the other).
 4. For information: the same two figures on the Firestore emulator (small sizes).
 5. Issue 15 (bench/signal_page_views.py): page-view ingest end to end through /collect as a
    ratio to the direct store (goal >= 0.7x, not met: 0.20-0.26, its docstring says why), and
