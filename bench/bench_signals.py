@@ -35,7 +35,7 @@
    claim and stores their events together (up to 5,000 per store call: fewer, larger
    transactions than the direct store's 500), and normalize_email is cached: served 0.69-0.86
    over 10 runs (rounds 0.42-1.18), in process 0.57-0.85 over 13 runs (rounds 0.21-1.05); in
-   process with every address seen before, 0.69-1.25 a round. Round 1 is the low one in both
+   process with every address seen before, 0.60-1.25 a round. Round 1 is the low one in both
    (first claims of one message, code paths warming).
    What is left in process: validation (email_validator ~20-45 µs an address, pydantic) and
    the store take turns on one interpreter lock; the next step would be the ingest worker in
