@@ -26,6 +26,8 @@ from backends.ports import (
 
 # The emulator locks pessimistically and aborts contended transactions (notes/gcp-emulators.md).
 _MAX_ATTEMPTS = 20
+# `{prefix}data_upgrades/{name}` exists once an upgrade of the stored data has finished.
+_OWNERS_UPGRADE = "page-owners"
 _TRANSIENT = (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted)
 
 
@@ -37,6 +39,7 @@ class FirestorePageStore:
     ) -> None:
         self._client = client
         self._pages = client.collection(f"{prefix}pages")
+        self._upgrades = client.collection(f"{prefix}data_upgrades")
         self._keep = keep_versions
 
     def _version_ref(self, slug: str, version: int) -> Any:
@@ -129,21 +132,35 @@ class FirestorePageStore:
 
     def adopt_unowned_pages(self, owner: str) -> int:
         """Give pages stored before owners existed (issue 14) an owner, and start their history
-        at the current version; how many were adopted. Idempotent."""
-        adopted = 0
+        at the current version; how many were adopted. Idempotent.
+
+        Once per database: the first start that finishes it writes the marker document
+        `data_upgrades/page-owners`, and later starts read that one document instead of every
+        page (this version writes no page without an owner). A start stopped half-way leaves
+        no marker, so the next one adopts what is left.
+        """
+        marker = self._upgrades.document(_OWNERS_UPGRADE)
         try:
-            for snap in self._pages.stream():
-                data = snap.to_dict() or {}
-                if data.get("owner"):
-                    continue
-                doc = {**data, "owner": owner, "editor": data.get("editor") or owner}
-                batch = self._client.batch()
-                batch.set(snap.reference, doc)
-                batch.set(self._version_ref(doc["slug"], int(doc["version"])), doc)
-                batch.commit()
-                adopted += 1
+            if marker.get().exists:
+                return 0
+            adopted = self._adopt_each_unowned_page(owner)
+            marker.set({"finished_at": firestore.SERVER_TIMESTAMP, "adopted": adopted})
         except _TRANSIENT as err:
             raise UnavailableError("firestore") from err
+        return adopted
+
+    def _adopt_each_unowned_page(self, owner: str) -> int:
+        adopted = 0
+        for snap in self._pages.stream():
+            data = snap.to_dict() or {}
+            if data.get("owner"):
+                continue
+            doc = {**data, "owner": owner, "editor": data.get("editor") or owner}
+            batch = self._client.batch()
+            batch.set(snap.reference, doc)
+            batch.set(self._version_ref(doc["slug"], int(doc["version"])), doc)
+            batch.commit()
+            adopted += 1
         return adopted
 
 
