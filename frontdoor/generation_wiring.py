@@ -23,6 +23,7 @@ from backends.ports import JobQueue, JobStore
 from frontdoor.built_once import BuiltOnce
 from frontdoor.delivery_wiring import DeliveryPorts
 from frontdoor.settings import Settings
+from gate.check import check_page, ruleset
 from services.deliveries import callback_notifier
 from workers.job_recovery import recover_stale_jobs
 
@@ -80,8 +81,7 @@ def worker_id() -> str:
 
 def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
     """What the pipeline needs, from Backends and the configured models."""
-    # Here, not at the top: embedded starts build these for their first job only.
-    from gate.check import check_page, ruleset
+    # Here, not at the top: an embedded start builds the pipeline for its first job only.
     from workers.pipeline import GenerationPorts
 
     brand = backends.catalog.brand
@@ -143,7 +143,7 @@ def build_author(settings: Settings) -> Author:
             _genai_client(settings, settings.author_base_url, settings.author_api_key),
             model=settings.author_model_name or "gemini-2.5-flash",
         )
-    from workers.authoring.template import TemplateWriter
+    from workers.authoring.template import TemplateWriter  # loaded by the first job, as above
 
     return TemplateWriter()
 
@@ -157,7 +157,7 @@ def build_imager(settings: Settings) -> HeroImager:
             _genai_client(settings, settings.image_base_url, settings.image_api_key),
             model=settings.image_model_name,
         )
-    from workers.imaging.procedural import ProceduralImager
+    from workers.imaging.procedural import ProceduralImager  # loaded by the first job, as above
 
     return ProceduralImager()
 
