@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -33,19 +34,6 @@ from typing import Any
 from bench.bench_public_read import BOOTSTRAP_KEYS, REPO, free_port
 
 RUNS = 7
-# What `pip install .` puts in the image (pyproject's packages), and the baseline's bench/.
-PACKAGES = [
-    "api",
-    "backends",
-    "domain",
-    "frontdoor",
-    "gate",
-    "renderers",
-    "schemas",
-    "services",
-    "workers",
-    "bench",
-]
 START_RATIO_GOAL = 2.0
 RSS_GOAL_MB = 150.0
 POLL = 0.005
@@ -111,8 +99,11 @@ def report(samples: dict[str, list[tuple[float, float, float]]]) -> dict[str, An
 
 
 def compile_bytecode() -> None:
-    """Each package's bytecode in its __pycache__ (ignored by git), as an installed image has."""
-    for package in PACKAGES:
+    """The bytecode of what `pip install .` puts in the image (pyproject's packages) and of
+    bench/ (the baseline's app), each in its __pycache__ (ignored by git)."""
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    shipped = pyproject["tool"]["setuptools"]["packages"]["find"]["include"]
+    for package in [*(pattern.rstrip("*") for pattern in shipped), "bench"]:
         if not compileall.compile_dir(REPO / package, quiet=1):
             raise RuntimeError(f"{package} does not compile")
 
