@@ -10,23 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from google.api_core import exceptions as gexc
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
+from backends.gcp.firestore_errors import run_transaction, unavailable_when_transient
 from backends.page_cursor import decode_cursor, decode_version_cursor, encode_cursor
-from backends.ports import (
-    ConflictError,
-    PageList,
-    PageStatus,
-    StoredPage,
-    UnavailableError,
-    VersionList,
-)
-
-# The emulator locks pessimistically and aborts contended transactions (notes/gcp-emulators.md).
-_MAX_ATTEMPTS = 20
-_TRANSIENT = (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted)
+from backends.ports import ConflictError, PageList, PageStatus, StoredPage, VersionList
 
 
 class FirestorePageStore:
@@ -43,10 +32,8 @@ class FirestorePageStore:
         return self._pages.document(slug).collection("versions").document(f"{version:010d}")
 
     def get_page(self, slug: str) -> StoredPage | None:
-        try:
+        with unavailable_when_transient():
             snap = self._pages.document(slug).get()
-        except _TRANSIENT as err:
-            raise UnavailableError("firestore") from err
         return _from_doc(snap.to_dict()) if snap.exists else None
 
     def list_pages(
@@ -67,10 +54,8 @@ class FirestorePageStore:
         if cursor is not None:
             after, slug = decode_cursor(cursor)
             query = query.start_after({"updated_at": after, "slug": slug})
-        try:
+        with unavailable_when_transient():
             docs = [_from_doc(snap.to_dict()) for snap in query.limit(limit + 1).stream()]
-        except _TRANSIENT as err:
-            raise UnavailableError("firestore") from err
         pages = tuple(docs[:limit])
         more = len(docs) > limit
         last = pages[-1] if pages else None
@@ -92,14 +77,7 @@ class FirestorePageStore:
             if self._keep and page.version > self._keep:
                 transaction.delete(self._version_ref(page.slug, page.version - self._keep))
 
-        try:
-            write(self._client.transaction(max_attempts=_MAX_ATTEMPTS))
-        except _TRANSIENT as err:
-            raise UnavailableError("firestore") from err
-        except ValueError as err:
-            if "Failed to commit transaction" not in str(err):
-                raise
-            raise UnavailableError("firestore contention") from err
+        run_transaction(self._client, write)
         return page
 
     def list_versions(
@@ -110,10 +88,8 @@ class FirestorePageStore:
         if below is not None:
             query = query.where(filter=FieldFilter("version", "<", below))
         query = query.order_by("version", direction=firestore.Query.DESCENDING)
-        try:
+        with unavailable_when_transient():
             docs = [_from_doc(snap.to_dict()) for snap in query.limit(limit + 1).stream()]
-        except _TRANSIENT as err:
-            raise UnavailableError("firestore") from err
         versions = tuple(docs[:limit])
         more = len(docs) > limit
         return VersionList(
@@ -121,17 +97,15 @@ class FirestorePageStore:
         )
 
     def get_version(self, slug: str, version: int) -> StoredPage | None:
-        try:
+        with unavailable_when_transient():
             snap = self._version_ref(slug, version).get()
-        except _TRANSIENT as err:
-            raise UnavailableError("firestore") from err
         return _from_doc(snap.to_dict()) if snap.exists else None
 
     def adopt_unowned_pages(self, owner: str) -> int:
         """Give pages stored before owners existed (issue 14) an owner, and start their history
         at the current version; how many were adopted. Idempotent."""
         adopted = 0
-        try:
+        with unavailable_when_transient():
             for snap in self._pages.stream():
                 data = snap.to_dict() or {}
                 if data.get("owner"):
@@ -142,8 +116,6 @@ class FirestorePageStore:
                 batch.set(self._version_ref(doc["slug"], int(doc["version"])), doc)
                 batch.commit()
                 adopted += 1
-        except _TRANSIENT as err:
-            raise UnavailableError("firestore") from err
         return adopted
 
 
