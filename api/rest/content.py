@@ -19,6 +19,7 @@ from flask import Blueprint, Response, g, request
 from api.auth import KeyCheck
 from api.config import AppConfig
 from api.errors import ApiError, invalid_payload
+from api.rest.etags import etag_listed
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
 from api.rest.page_records import etag, page_record, version_record
@@ -86,7 +87,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
     def get_page(slug: str) -> Response:
         principal = keys.require("content")
         page = _visible(slug, principal, backends)
-        if _tag_listed(request.headers.get("If-None-Match"), etag(page)):
+        if etag_listed(request.headers.get("If-None-Match"), etag(page)):
             return Response(status=304, headers={"ETag": etag(page)})
         return _page_response(page, 200, config)
 
@@ -258,7 +259,7 @@ def _serve_write(
     """Run one service write with this request's If-Match; service errors become answers."""
     if_match = request.headers.get("If-Match")
     condition = (
-        (lambda current: _tag_listed(if_match, etag(current), weak=False))
+        (lambda current: etag_listed(if_match, etag(current), weak=False))
         if if_match is not None
         else None
     )
@@ -308,24 +309,12 @@ def _after_write(page: StoredPage) -> None:
 def _check_post_preconditions(current: StoredPage | None) -> None:
     if_match = request.headers.get("If-Match")
     if if_match is not None and (
-        current is None or not _tag_listed(if_match, etag(current), weak=False)
+        current is None or not etag_listed(if_match, etag(current), weak=False)
     ):
         raise pages_service.PreconditionFailedError(current)
     if_none = request.headers.get("If-None-Match")
-    if if_none is not None and current is not None and _tag_listed(if_none, etag(current)):
+    if if_none is not None and current is not None and etag_listed(if_none, etag(current)):
         raise pages_service.PreconditionFailedError(current)
-
-
-def _tag_listed(header: str | None, tag: str, *, weak: bool = True) -> bool:
-    """If-Match uses strong comparison (a W/ tag never matches); If-None-Match weak."""
-    if not header:
-        return False
-    if header.strip() == "*":
-        return True
-    for candidate in (part.strip() for part in header.split(",")):
-        if candidate == tag or (weak and candidate.removeprefix("W/") == tag):
-            return True
-    return False
 
 
 def _precondition_failed(current: StoredPage | None) -> ApiError:
