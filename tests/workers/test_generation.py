@@ -123,6 +123,53 @@ def test_the_gate_retry_feeds_the_first_drafts_issues_to_the_writer(ports: Gener
 
 
 @pytest.mark.spec("content.generate")
+@pytest.mark.parametrize("tone", ["whimsical", "  like a pirate  "])
+def test_a_tone_naming_none_of_the_voices_is_written_direct_with_a_note_naming_it(
+    ports: GenerationPorts, tone: str
+) -> None:
+    """content-api.md: a tone the built-in writer does not know gets the direct voice, noted."""
+    ports = replace(ports, author=TemplateWriter())
+    job = new_job(ports, tone=tone)
+
+    done = run_generation(job.id, ports=ports, worker="w1", lease=LEASE)
+
+    assert done.status == "succeeded"
+    assert [(n.code, n.message) for n in done.notes if n.field == "tone"] == [
+        (
+            "not_used",
+            f"tone {tone.strip()!r} names none of the voices (direct, warm, formal); "
+            "written in the direct voice",
+        )
+    ]
+
+
+@pytest.mark.spec("content.generate")
+@pytest.mark.parametrize("tone", [None, "", "warm and friendly", "formal, for executives", "blunt"])
+def test_no_tone_or_one_naming_a_voice_gets_no_tone_note(
+    ports: GenerationPorts, tone: str | None
+) -> None:
+    """The default voice and a recognised one are what the brief asked for: nothing to note."""
+    ports = replace(ports, author=TemplateWriter())
+    job = new_job(ports, tone=tone)
+
+    done = run_generation(job.id, ports=ports, worker="w1", lease=LEASE)
+
+    assert done.status == "succeeded"
+    assert [n for n in done.notes if n.field == "tone"] == []
+
+
+@pytest.mark.spec("content.generate")
+def test_an_author_that_reads_the_tone_itself_adds_no_tone_note(ports: GenerationPorts) -> None:
+    """A model writes in whatever tone the brief names, so only the built-in writer notes one."""
+    job = new_job(ports, tone="whimsical")
+
+    done = run_generation(job.id, ports=ports, worker="w1", lease=LEASE)
+
+    assert done.status == "succeeded"
+    assert [n for n in done.notes if n.field == "tone"] == []
+
+
+@pytest.mark.spec("content.generate")
 def test_two_failed_drafts_fail_the_job_with_the_last_issues(ports: GenerationPorts) -> None:
     """SPEC Generation flow: a second failure yields the issues (422 over HTTP)."""
     ports = replace(ports, author=CountingWriter(bad=2))
