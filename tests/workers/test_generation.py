@@ -12,12 +12,14 @@ from typing import Any
 
 import functions_framework
 import pytest
+from cloudevents.http import CloudEvent
 from flask.testing import FlaskClient
 
 from backends.embedded.jobs import SqliteJobStore
 from backends.embedded.pages import SqlitePageStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import Blob, UnavailableError
+from frontdoor.functions import pubsub_message
 from schemas.catalog import Brand
 from schemas.errors import Issue
 from schemas.jobs import GenerationBrief, JobRecord
@@ -329,6 +331,51 @@ def push(job_id: str | None, *, raw: bytes | None = None) -> dict[str, Any]:
             "publishTime": "2026-11-22T09:00:00Z",
         },
     }
+
+
+def pushed_event(envelope: dict[str, Any]) -> CloudEvent:
+    attributes = {
+        "type": "google.cloud.pubsub.topic.v1.messagePublished",
+        "source": "//pubsub.googleapis.com/projects/demo/topics/generation",
+    }
+    return CloudEvent(attributes, envelope)
+
+
+@pytest.mark.parametrize(
+    ("attempt", "expected"),
+    [
+        (5, 5),
+        ("5", 5),
+        ("12", 12),
+        (2**31 - 1, 2**31 - 1),
+        (None, None),
+        ("", None),
+        ("\uff15", None),  # FULLWIDTH DIGIT FIVE: str.isdigit() says yes
+        ("\u0663", None),  # ARABIC-INDIC DIGIT THREE
+        ("\u00b2", None),  # SUPERSCRIPT TWO: isdigit() yet int() refuses it
+        ("-1", None),
+        (-1, None),
+        (True, None),
+        (5.0, None),
+        (" 5", None),
+        ("5\n", None),
+        ("1" * 5000, None),
+        (2**31, None),
+    ],
+)
+def test_the_delivery_attempt_is_read_only_from_a_count_in_ascii_digits(
+    attempt: object, expected: int | None
+) -> None:
+    """Pub/Sub's deliveryAttempt is an int32: a JSON number or ASCII digits, nothing else."""
+    on_top = push("job-1") | {"deliveryAttempt": attempt}
+    inside = push("job-1")
+    inside["message"]["deliveryAttempt"] = attempt
+
+    for envelope in (on_top, inside):
+        body, read = pubsub_message(pushed_event(envelope))
+
+        assert body == message("job-1")
+        assert read == expected
 
 
 @pytest.mark.spec("content.generate")
