@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from schemas.signal_scores import (
     Trend,
@@ -236,24 +236,32 @@ def _account_stage(account: AccountRollup) -> Stage:
 
 
 class PersonBrief(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     email: str
     name: str | None
     stage: Stage
 
 
 class AccountCounts(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     people: int
     pages: int
     events: int
 
 
 class PersonCounts(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     pages: int
     events: int
 
 
 class AccountSummary(BaseModel):
     """An account roll-up: people, pages (most touched first), sources, stage and score."""
+
+    model_config = ConfigDict(defer_build=True)
 
     domain: str = Field(examples=["acme.com"])
     name: str | None
@@ -275,6 +283,8 @@ class AccountSummary(BaseModel):
 
 class PersonSummary(BaseModel):
     """A person roll-up."""
+
+    model_config = ConfigDict(defer_build=True)
 
     email: str = Field(examples=["ada@acme.com"])
     name: str | None

@@ -41,7 +41,6 @@ PURE = (
     "workers/generation_handler.py",
     "services/job_callbacks.py",
     "workers/authoring/base.py",
-    "workers/authoring/claims.py",
     "workers/authoring/prompt.py",
     "workers/authoring/template.py",
     "workers/authoring/composer.py",

@@ -17,7 +17,7 @@ from backends.ports import JobQueue, JobStore, NotFoundError, UnavailableError
 from schemas.jobs import JobError, JobRecord
 from services.jobs import ABANDONED
 from workers import steps
-from workers.generation_handler import MAX_DELIVERIES
+from workers.steps import MAX_DELIVERIES
 
 logger = logging.getLogger(__name__)
 

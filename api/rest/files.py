@@ -103,19 +103,25 @@ def create_files_blueprint(
     def entries() -> list[SitemapEntry]:
         return fixed + (list(page_entries()) if page_entries else [])
 
-    sitemap = CachedBody.of(render_sitemap(entries()).encode(), XML)
-    images = CachedBody.of(render_image_sitemap(entries()).encode(), XML)
+    # With pages, each request reads them; without, the first renders the fixed entries once.
+    # Neither reads a page at start.
+    sitemaps = _RenderedOnce(
+        lambda: {
+            "sitemap": CachedBody.of(render_sitemap(entries()).encode(), XML),
+            "images": CachedBody.of(render_image_sitemap(entries()).encode(), XML),
+        }
+    )
 
     @bp.get("/sitemap.xml")
     def get_sitemap() -> Response:
         if page_entries is None:
-            return cached_response(sitemap)
+            return cached_response(sitemaps.bodies()["sitemap"])
         return cached_response(CachedBody.of(render_sitemap(entries()).encode(), XML))
 
     @bp.get("/sitemap-images.xml")
     def get_image_sitemap() -> Response:
         if page_entries is None:
-            return cached_response(images)
+            return cached_response(sitemaps.bodies()["images"])
         return cached_response(CachedBody.of(render_image_sitemap(entries()).encode(), XML))
 
     return bp

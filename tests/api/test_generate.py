@@ -426,6 +426,21 @@ def test_the_answer_and_the_job_carry_notes_naming_what_the_page_left_out(
 
 
 @pytest.mark.spec("content.generate")
+def test_a_tone_naming_none_of_the_voices_is_noted_in_the_answer(client: FlaskClient) -> None:
+    """content-api.md: an unknown tone gets the direct voice and a `tone` note, never silence."""
+    body = client.post(GENERATE, json=brief(tone="whimsical"), headers=KEY).get_json()
+
+    assert body["notes"] == [
+        {
+            "field": "tone",
+            "code": "not_used",
+            "message": "tone 'whimsical' names none of the voices (direct, warm, formal); "
+            "written in the direct voice",
+        }
+    ]
+
+
+@pytest.mark.spec("content.generate")
 def test_a_brief_the_page_uses_whole_has_no_notes(client: FlaskClient) -> None:
     """Notes are empty when every element of the brief made it onto the page."""
     body = client.post(GENERATE, json=brief(), headers=KEY).get_json()
