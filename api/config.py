@@ -28,6 +28,8 @@ class AppConfig:
     # The beacon waits for consent (BEACON_CONSENT=required); other sites allowed to collect
     beacon_consent: bool = False
     collect_allowed_origins: tuple[str, ...] = ()
+    # /collect's page views a minute per visitor id and per address (COLLECT_LIMIT_*)
+    collect_limits: tuple[int, int] = (60, 1200)
     # Requests per window per key (by scope) and per client address (`public`); 0 is off
     rate_limits: Mapping[str, int] = field(default_factory=dict)
     rate_limit_window_seconds: int = 60

@@ -116,6 +116,10 @@ class Settings(BaseSettings):
     # reading the API, below a scraper; Cloud Armor's rule at the edge (terraform/storage.tf)
     # counts across instances.
     rate_limit_public: int = Field(default=6000, ge=0)
+    # /collect's page views (beacons with a visitor id) per minute per visitor id and per client
+    # address (signals-api.md "Collect"); at least 1: the limiter always counts.
+    collect_limit_visitor: int = Field(default=60, ge=1)
+    collect_limit_address: int = Field(default=1200, ge=1)
     # Page history (issue 14): how many versions of each page to keep; 0 keeps every one.
     page_history_limit: int = Field(default=0, ge=0)
     # Pages stored before ownership existed belong to this partner when first opened.

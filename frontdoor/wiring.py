@@ -60,6 +60,7 @@ def app_config(settings: Settings) -> AppConfig:
         forwarded_for_hops=settings.forwarded_for_hops,
         beacon_consent=settings.beacon_consent == "required",
         collect_allowed_origins=tuple(settings.collect_allowed_origins),
+        collect_limits=(settings.collect_limit_visitor, settings.collect_limit_address),
         rate_limits={
             "content": settings.rate_limit_content,
             "content_admin": settings.rate_limit_content_admin,

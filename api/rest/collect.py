@@ -4,14 +4,14 @@ Origin-checked (Origin or Referer must be this service's host or one of
 COLLECT_ALLOWED_ORIGINS, else 403) and rate-limited per process, keyed by the client address
 (FORWARDED_FOR_HOPS picks it from X-Forwarded-For in gcp mode; the IP only as a salted hash,
 never logged raw; 429 with Retry-After). Forms and beacons without a visitor id get 20 a minute
-per address; the beacon's page views carry a visitor id and get 60 a minute per visitor and
-1,200 a minute per address (an office behind one address reads many pages; a flood from one
-address is still refused). A form post (the landing pages' lead form, no JavaScript needed)
-answers 303 to `/p/{slug}?submitted=1`; a JSON beacon answers 202. Event ids are
-`site:<hash of the submission and its day>` (or the beacon's own `id`), so a repeated delivery
-is stored once. Site events keep the UTM fields, referrer and visitor id as properties: a form
-takes them from its hidden fields (the beacon script adds them) or else from the query of the
-page URL its Referer carries.
+per address; the beacon's page views carry a visitor id and get 60 a minute per visitor
+(COLLECT_LIMIT_VISITOR) and 1,200 a minute per address (COLLECT_LIMIT_ADDRESS: an office
+behind one address reads many pages; a flood from one address is still refused). A form post
+(the landing pages' lead form, no JavaScript needed) answers 303 to `/p/{slug}?submitted=1`;
+a JSON beacon answers 202. Event ids are `site:<hash of the submission and its day>` (or the
+beacon's own `id`), so a repeated delivery is stored once. Site events keep the UTM fields,
+referrer and visitor id as properties: a form takes them from its hidden fields (the beacon
+script adds them) or else from the query of the page URL its Referer carries.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from flask import Blueprint, Response, current_app, json, request
+from werkzeug.datastructures import Headers
 
 from api.config import AppConfig
 from api.errors import ApiError
@@ -95,7 +96,12 @@ def create_collect_blueprint(
     """The collect route for this deployment's origin."""
     bp = Blueprint("collect", __name__, url_prefix="/api/public/v1")
     hosts = {urlsplit(o).netloc.lower() for o in (config.base_url, *config.collect_allowed_origins)}
-    rate = limits or CollectLimits(forms=limiter or RateLimiter())
+    per_visitor, per_address = config.collect_limits
+    rate = limits or CollectLimits(
+        forms=limiter or RateLimiter(),
+        visitors=RateLimiter(limit=per_visitor),
+        addresses=RateLimiter(limit=per_address),
+    )
     salt = secrets.token_bytes(16)  # per process: client hashes can't be reversed by lookup
 
     def check_rate(key: str, limiter: RateLimiter, now: datetime) -> None:
@@ -110,13 +116,15 @@ def create_collect_blueprint(
     @bp.post("/collect")
     def collect() -> Response:
         now = backends.clock()
-        if _origin_host() not in hosts:
+        headers = request.headers
+        if _origin_host(headers) not in hosts:
             raise ApiError(403, "forbidden", "Collect accepts posts from this site only")
-        address = _client_ip(config)
-        if request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        address = _client_ip(config, headers)
+        mimetype = request.mimetype
+        if mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
             check_rate(address, rate.forms, now)
             return _form(backends, config, now)
-        if request.mimetype in ("application/json", "text/plain"):
+        if mimetype in ("application/json", "text/plain"):
             try:
                 body = _beacon_body()
             except ApiError:
@@ -154,21 +162,19 @@ def site_properties(form: Any, referer: str) -> dict[str, str]:
     return found
 
 
-def _origin_host() -> str:
-    source = request.headers.get("Origin") or request.headers.get("Referer") or ""
+def _origin_host(headers: Headers) -> str:
+    source = headers.get("Origin") or headers.get("Referer") or ""
     try:
         return urlsplit(source).netloc.lower() if source != "null" else ""
     except ValueError:  # not a URL (an unclosed IPv6 bracket): no origin
         return ""
 
 
-def _client_ip(config: AppConfig) -> str:
+def _client_ip(config: AppConfig, headers: Headers) -> str:
     # Embedded mode listens to its clients directly; in gcp mode our own proxies append to
     # X-Forwarded-For and only their entries can be trusted.
     hops = config.forwarded_for_hops if config.mode == "gcp" else 0
-    return client_address(
-        request.headers.get("X-Forwarded-For", ""), request.remote_addr or "", hops=hops
-    )
+    return client_address(headers.get("X-Forwarded-For", ""), request.remote_addr or "", hops=hops)
 
 
 def client_address(forwarded_for: str, peer: str, *, hops: int) -> str:
@@ -231,8 +237,8 @@ def _beacon(backends: Backends, body: dict[str, Any], now: datetime) -> Response
         raise _invalid("id", "invalid_format", "8-64 letters, digits, - or _")
     if not isinstance(body.get("type"), str) or body["type"] not in BEACON_TYPES:
         raise _invalid("type", "invalid_type", "one of " + ", ".join(sorted(BEACON_TYPES)))
-    canonical = json.dumps(body, sort_keys=True)
-    row_id = beacon_id or row_id_for(canonical, now.date().isoformat())
+    # A beacon without an id is named by its content and day (the JSON only built then).
+    row_id = beacon_id or row_id_for(json.dumps(body, sort_keys=True), now.date().isoformat())
     raw: dict[str, Any] = {
         "occurred_at": now.isoformat(),
         **body,

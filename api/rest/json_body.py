@@ -16,6 +16,7 @@ from api.errors import ApiError
 
 MAX_DEPTH = 32  # objects and arrays inside one another; documented in the API references
 _NOT_JSON = "The request body is not valid JSON"
+_CONTAINERS = (dict, list)  # a tuple: `dict | list` would build a union at every check
 
 
 def parse_json(raw: bytes) -> object:
@@ -34,7 +35,7 @@ def _refusal(value: object) -> str | None:
     """Why a parsed value is refused (too deep, a number out of range), or None."""
     if isinstance(value, float):
         return None if math.isfinite(value) else "a number is out of range"
-    if not isinstance(value, dict | list):
+    if not isinstance(value, _CONTAINERS):
         return None
     stack: list[tuple[dict[str, object] | list[object], int]] = [(value, 1)]
     while stack:
@@ -42,7 +43,7 @@ def _refusal(value: object) -> str | None:
         if depth > MAX_DEPTH:
             return f"nested deeper than {MAX_DEPTH} levels"
         for child in node.values() if isinstance(node, dict) else node:
-            if isinstance(child, dict | list):
+            if isinstance(child, _CONTAINERS):
                 stack.append((child, depth + 1))
             elif isinstance(child, float) and not math.isfinite(child):
                 return "a number is out of range"

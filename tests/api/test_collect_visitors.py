@@ -9,8 +9,11 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from api.app import create_app
 from backends.bundle import Backends
 from backends.embedded.queues import DurableQueue
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config
 from tests.conftest import INGEST_KEY, SIGNALS_KEY
 
 URL = "/api/public/v1/collect"
@@ -97,6 +100,29 @@ def test_an_office_behind_one_address_can_send_page_views_past_the_form_limit_bu
 
     assert office == [202] * 90
     assert one_visitor == [202] * 57 + [429] * 3
+
+
+@pytest.mark.spec("signals.collect")
+def test_the_page_view_limits_per_visitor_and_per_address_are_settings(
+    settings: Settings, backends: Backends
+) -> None:
+    """COLLECT_LIMIT_VISITOR and COLLECT_LIMIT_ADDRESS set the two page-view limits."""
+    tight = settings.model_copy(update={"collect_limit_visitor": 2, "collect_limit_address": 5})
+    client = create_app(app_config(tight), backends).test_client()
+    readers = ["v" + uuid.uuid4().hex for _ in range(3)]
+
+    one_visitor = [
+        client.post(URL, json=page_view(readers[0], "/p/x"), headers=SITE).status_code
+        for _ in range(3)
+    ]
+    others = [
+        client.post(URL, json=page_view(v, "/p/y"), headers=SITE).status_code
+        for v in readers[1:]
+        for _ in range(2)
+    ]
+
+    assert one_visitor == [202, 202, 429]
+    assert others == [202, 202, 202, 429]
 
 
 @pytest.mark.spec("signals.people")
