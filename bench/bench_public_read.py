@@ -121,7 +121,14 @@ def _etag(url: str) -> str:
 class Served:
     """A server process in its own group on a free port, ready once /healthz answers."""
 
-    def __init__(self, args: list[str], data_dir: str, *, port_flag: bool = False) -> None:
+    def __init__(
+        self,
+        args: list[str],
+        data_dir: str,
+        *,
+        port_flag: bool = False,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self._port = free_port()
         self._args = (
             [*args, "--host", "127.0.0.1", "--port", str(self._port)] if port_flag else args
@@ -136,6 +143,7 @@ class Served:
             # wrk sends far more than one address's limit: the limiter still counts every
             # request (its cost is in the figures), but at a limit the load never reaches.
             "RATE_LIMIT_PUBLIC": "1000000000",
+            **(env or {}),
         }
         self._proc: subprocess.Popen[bytes] | None = None
         self._log = Path(data_dir) / f"server-{self._port}.log"
