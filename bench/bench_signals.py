@@ -42,8 +42,9 @@
    a process of its own (as Cloud Run runs it), not taken: the served figure met the goal in
    9 of 10 runs (0.69 the other).
 4. For information: the same two figures on the Firestore emulator (small sizes).
-5. Issue 15 (bench/signal_page_views.py): page-view ingest end to end through /collect as a
-   ratio to the direct store (goal >= 0.7x, not met: 0.20-0.26, its docstring says why), and
+5. Issue 15 (bench/signal_page_views.py): page-view ingest end to end, wrk's 32 connections
+   POSTing beacons to /collect of the served process, as a ratio to the direct store (goal >=
+   0.7x, not met: 0.21-0.23 served, 0.23-0.24 in process; its docstring says why), and
    the accounts list sorted by score at 100,000 accounts as a ratio to 1,000 (goal <= 1.3x).
 """
 

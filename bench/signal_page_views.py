@@ -1,22 +1,32 @@
 """Issue 15 figures of bench/bench_signals.py: page-view ingest end to end, and the accounts list
 sorted by score at 100,000 accounts against 1,000.
 
-1. Page views end to end: beacons POSTed to /collect through the Flask app (origin check, rate
-   limits, validation, the queue message committed to disk), the in-process ingest queue and
-   worker, into the SQLite store, as events/s; against `store.store_events([event])` of the
-   same page views, one call per event as they arrive, in the same run (goal >= 0.7x). The
-   two take turns in rounds. For information, `posts_alone_vs_direct_store`: the same POSTs to
-   an app whose worker is not started, the most the figure could reach if storing cost nothing.
-   Not met, and not reachable this way: the direct store costs ~140-160 µs a page view (one
-   transaction each), while a POST to a bare Flask route through the test client alone costs
-   ~230 µs, and our app's WSGI call for a beacon ~250 µs (~50 of it the queue commit that makes
-   the 202 safe; the rest Flask, the origin and rate checks, validation). Measured (2 shared
-   cores): before 0.18-0.20; after 0.20-0.26, with the POSTs alone at 0.32-0.36. What moved it:
-   the ingest worker lingers 20 ms after a claim that did not fill its batch (32), so page
-   views that come one per request are stored ~17 at a time (the worker's own cost fell from
-   ~300 to ~60 µs a page view). Served over HTTP the client (httpx: ~450 µs a request) costs
-   more still. A goal this bench can meet needs another baseline (the direct store in the
-   request, behind the same HTTP path) or beacons that carry several page views each.
+1. Page views end to end, as the goal's figure: served (bench/signal_page_views_served.py, its
+   docstring has the method). wrk's 32 connections, browsers posting beacons at once from a
+   process of their own, to `python -m frontdoor.serve` as `make run` serves it; page views
+   stored per second from the first POST until the queue is drained and the store holds every
+   one answered, against `store.store_events([event])` one call per event in the same run
+   (goal >= 0.7x). That is how page views arrive (one beacon per page, many browsers, over
+   HTTP); the in-process figure below is not: there the bench's werkzeug test client (~230 µs a
+   POST) takes turns with the app on one interpreter lock and sends one beacon at a time.
+   For information, in process: beacons POSTed through Flask's test client, the in-process
+   ingest queue and worker, into the SQLite store, taking turns with the direct store in
+   rounds; and `posts_alone_vs_direct_store`, the same POSTs to an app whose worker is not
+   started (the most that figure could reach if storing cost nothing).
+   Not met, and not reachable with one beacon per request: the direct store costs ~130-160 µs
+   a page view (one transaction each). Served, the one process is at 100% of a core and stores
+   1,580-1,760 page views/s (~600 µs of that core each: granian and Flask, the origin and two
+   rate checks, validation, the queue commit that makes the 202 durable, and the worker's
+   share), 0.21-0.23x; the same process answers wrk's GETs of an empty route (/healthz) at
+   6,300-6,800/s, 0.86-0.89x the direct store, before /collect does any work. In process:
+   0.23-0.24 (posts alone 0.33-0.34). 3 runs each, 2 shared cores, load 7-8. Before this
+   work: in process 0.18-0.20, then 0.20-0.26 once the ingest worker lingered 20 ms after a
+   claim that did not fill its batch (32), storing page views ~17 at a time. The collect path
+   was profiled (cProfile, 4,000 beacons): most of it is Flask's request machinery and the
+   queue commit; what was waste went (the canonical JSON of a beacon that has its own id,
+   proxy lookups, a type union built per value in the JSON depth check). A goal this bench
+   can meet needs another baseline (the direct store behind the same HTTP path) or beacons
+   that carry several page views each.
 2. Accounts by score: `list_accounts(sort="score", limit=50)` median at 100,000 accounts as a
    ratio to the same at 1,000 (goal <= 1.3x), the two sizes taking turns call by call.
 """
