@@ -50,8 +50,8 @@ from backends.embedded.signals import (
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import SignalStore, StreamQuery
 from bench.signal_page_views import page_view_figures
-from schemas.signal_fold import AccountState, PersonState, fold_batch
-from schemas.signals import Event, NewEvent, Position, normalize_event, stamp_event
+from schemas.signals.events import Event, NewEvent, Position, normalize_event, stamp_event
+from schemas.signals.fold import AccountState, PersonState, fold_batch
 
 SMALL, LARGE = 10_000, int(os.environ.get("BENCH_SIGNALS_LARGE", "1000000"))
 POLLS = 300

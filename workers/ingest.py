@@ -12,7 +12,7 @@ import logging
 from pydantic import ValidationError
 
 from backends.ports import SignalDeliveries, SignalStore, StoreResult
-from schemas.signals import IngestMessage
+from schemas.signals.events import IngestMessage
 
 logger = logging.getLogger(__name__)
 
