@@ -62,12 +62,15 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "DDL",
     "INSERT_EVENT",
+    "STORE_DDL",
     "SqliteSignalStore",
     "event_row",
     "from_us",
     "rollup_writes",
     "to_us",
 ]
+# Every table and index the store keeps (the bench's raw inserts write into the same).
+STORE_DDL = DDL + IDENTITY_DDL + INDEX_DDL
 CACHE_LIMIT = 50_000  # roll-up states kept in memory between batches (a few hundred bytes each)
 _CHUNK = 500  # bound on `?` parameters per IN (...)
 # model_dump_json without its Python wrapper: the same serializer with the same defaults.
