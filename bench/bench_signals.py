@@ -26,7 +26,7 @@
    with the app in this process through Flask's test client, where the bench's own work takes
    turns with the app's on one interpreter lock.
    Addresses: each round's 10,000 events come from 10,000 people no other round has, so the
-   service's email cache (schemas/signals.py, 16,384 addresses) never hits: 0% repeat. In
+   service's email cache (schemas/signals/events.py, 16,384 addresses) never hits: 0% repeat. In
    process, the cache is cleared after the bench validated the batches for the direct store.
    For information, 3 more in-process rounds POST addresses all seen before (100% repeat).
    Measured on 2 cores shared with other engineers' tests (load 1 to 11), medians of runs:
@@ -77,8 +77,7 @@ from backends.embedded.signals import (
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import SignalStore, StreamQuery
 from bench.signal_page_views import page_view_figures
-from schemas.signal_fold import AccountState, PersonState, fold_batch
-from schemas.signals import (
+from schemas.signals.events import (
     Event,
     NewEvent,
     Position,
@@ -86,6 +85,7 @@ from schemas.signals import (
     normalize_event,
     stamp_event,
 )
+from schemas.signals.fold import AccountState, PersonState, fold_batch
 
 SMALL, LARGE = 10_000, int(os.environ.get("BENCH_SIGNALS_LARGE", "1000000"))
 POLLS = 300

@@ -49,7 +49,7 @@ from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import AccountQuery
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
-from schemas.signals import NewEvent, normalize_event
+from schemas.signals.events import NewEvent, normalize_event
 
 # One address, within collect's page-view limits: 1,200 a minute per address, 60 per visitor.
 PAGE_VIEWS, ROUND = 1000, 100

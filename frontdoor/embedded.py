@@ -31,7 +31,7 @@ from frontdoor.delivery_wiring import DeliveryPorts, delivery_options
 from frontdoor.generation_wiring import ASSETS_PREFIX, JobRecoveryTimer, start_embedded_workers
 from frontdoor.settings import Settings
 from schemas.catalog import Catalog
-from schemas.signals import IngestMessage
+from schemas.signals.events import IngestMessage
 from workers.ingest import decode_ingest_message, store_ingest_messages
 
 INGEST_QUEUE = "ingest"

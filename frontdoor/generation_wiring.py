@@ -30,7 +30,7 @@ from workers.job_recovery import recover_stale_jobs
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
-    from schemas.jobs import GenerationBrief
+    from schemas.content.jobs import GenerationBrief
     from workers.authoring.base import Author
     from workers.imaging.base import HeroImager
     from workers.pipeline import GenerationPorts

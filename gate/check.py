@@ -11,7 +11,7 @@ import hashlib
 from pydantic import ValidationError
 
 from schemas.catalog import Brand
-from schemas.content import SitePageInput
+from schemas.content.pages import SitePageInput
 from schemas.errors import Issue, issues_from_errors
 
 GATE_VERSION = "gate-2"

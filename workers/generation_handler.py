@@ -14,7 +14,7 @@ import logging
 from datetime import timedelta
 
 from backends.ports import NotFoundError
-from schemas.jobs import JobError, JobRecord
+from schemas.content.jobs import JobError, JobRecord
 from workers import steps
 from workers.pipeline import GenerationPorts, run_generation
 from workers.steps import MAX_DELIVERIES

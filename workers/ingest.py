@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from backends.ports import SignalDeliveries, SignalStore, StoreResult
-from schemas.signals import IngestMessage, NewEvent
+from schemas.signals.events import IngestMessage, NewEvent
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from backends.ports import JobQueue, JobStore, NotFoundError, UnavailableError
-from schemas.jobs import JobError, JobRecord
+from schemas.content.jobs import JobError, JobRecord
 from services.jobs import ABANDONED
 from workers import steps
 from workers.steps import MAX_DELIVERIES

@@ -15,9 +15,9 @@ from typing import Any
 
 from backends.ports import Blob, BlobStore, JobStore, PageStore
 from schemas.catalog import Brand
-from schemas.content import SitePageInput
+from schemas.content.jobs import MAX_WRITER_CALLS, GenerationBrief, JobError, JobRecord
+from schemas.content.pages import SitePageInput
 from schemas.errors import Issue
-from schemas.jobs import MAX_WRITER_CALLS, GenerationBrief, JobError, JobRecord
 from schemas.public import Company
 from services import pages as pages_service
 from services.pages import PageChanged

@@ -26,8 +26,9 @@ from api.rest.page_records import etag, page_record, version_record
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, NotFoundError, StoredPage
 from gate.check import ruleset
-from schemas.characters import character_issues
-from schemas.content import (
+from schemas.content.changes import merge_patch, patched
+from schemas.content.characters import character_issues
+from schemas.content.pages import (
     PageBody,
     PageListBody,
     SitePageInput,
@@ -36,7 +37,6 @@ from schemas.content import (
     VersionRecord,
 )
 from schemas.errors import Issue
-from schemas.page_changes import merge_patch, patched
 from services import pages as pages_service
 from services.keys import Principal
 

@@ -139,8 +139,8 @@ def render_files(catalog: Catalog, base_url: str, *, auth_url: str | None) -> di
         render_llms_txt,
         render_robots,
     )
-    from schemas.openapi import build_openapi
-    from schemas.operation import ERROR_MEANINGS
+    from schemas.openapi.document import build_openapi
+    from schemas.openapi.operation import ERROR_MEANINGS
 
     openapi = build_openapi(base_url=base_url, auth_url=auth_url, catalog=catalog)
     reference = build_reference(openapi)
@@ -190,7 +190,7 @@ def render_error_pages(base_url: str) -> dict[str, CachedBody]:
     """The page each problem body's `type` names, for every code the service answers."""
     from renderers.error_pages import render_error_page
     from renderers.text_files import error_rows
-    from schemas.operation import ERROR_MEANINGS
+    from schemas.openapi.operation import ERROR_MEANINGS
 
     statuses = {code.strip("`"): status for status, code, _ in error_rows(ERROR_MEANINGS, TITLES)}
     return {

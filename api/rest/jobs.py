@@ -24,9 +24,9 @@ from api.rest.json_body import parse_json
 from api.rest.page_records import page_record
 from backends.bundle import Backends
 from backends.ports import UnavailableError
-from schemas.characters import character_issues
+from schemas.content.characters import character_issues
+from schemas.content.jobs import GenerationBrief, JobRecord, JobView
 from schemas.errors import Issue, issues_from_errors
-from schemas.jobs import GenerationBrief, JobRecord, JobView
 from services.jobs import ABANDONED, job_url, start_generation
 from services.keys import Principal
 from services.pages import Editor, SlugTakenError

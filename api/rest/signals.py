@@ -18,7 +18,7 @@ from api.rest.signal_query import encode_account_cursor, parse_account_query, pa
 from backends.bundle import Backends
 from backends.ports import AccountPosition, StreamQuery, UnavailableError
 from schemas.errors import Issue
-from schemas.signal_bodies import (
+from schemas.signals.bodies import (
     AccountBody,
     AccountsBody,
     EraseBody,
@@ -27,8 +27,7 @@ from schemas.signal_bodies import (
     Refused,
     StreamBody,
 )
-from schemas.signal_rollups import account_summary, person_summary
-from schemas.signals import (
+from schemas.signals.events import (
     MAX_BATCH,
     NewEvent,
     encode_cursor,
@@ -36,6 +35,7 @@ from schemas.signals import (
     normalize_email,
     normalize_event,
 )
+from schemas.signals.rollups import account_summary, person_summary
 from services import signals as signals_service
 from services.signals import email_hash
 

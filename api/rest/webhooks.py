@@ -29,7 +29,7 @@ from backends.ports import (
     WebhookStore,
 )
 from schemas.errors import Issue, issues_from_errors
-from schemas.webhooks import (
+from schemas.signals.webhooks import (
     AttemptInput,
     DeliveriesQuery,
     DeliveryBody,

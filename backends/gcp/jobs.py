@@ -13,7 +13,7 @@ from backends.gcp.firestore_errors import (
     unavailable_when_transient,
 )
 from backends.ports import JobChange, NotFoundError
-from schemas.jobs import JobRecord
+from schemas.content.jobs import JobRecord
 
 # Concurrent transactions on one document are slow on the emulator (notes/gcp-emulators.md);
 # duplicate deliveries of one job are the only contention, so a few more attempts suffice.

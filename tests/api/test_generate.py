@@ -17,7 +17,7 @@ from api.rest.pages import create_pages_blueprint
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
-from schemas.jobs import JobError
+from schemas.content.jobs import JobError
 from services.keys import issue_key
 from tests.conftest import CONTENT_KEY
 from tests.e2e.sample_page import store_page

@@ -156,7 +156,9 @@ def test_a_message_that_does_not_decode_is_acked_alone_while_its_batch_is_delive
     assert queue.drain(10)
     queue.close()
 
-    assert calls == [["m1", "m2"], ["m1", "m2"]]
+    assert calls[0] == ["m1", "m2"]
+    # Each is retried on its own back-off: together or one by one, each comes back once.
+    assert sorted(value for call in calls[1:] for value in call) == ["m1", "m2"]
     assert queue.table.dead_letters("q") == []
 
 

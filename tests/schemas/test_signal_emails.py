@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from schemas.signals import clear_email_cache, normalize_email
+from schemas.signals.events import clear_email_cache, normalize_email
 
 pytestmark = pytest.mark.spec("signals.ingest")
 

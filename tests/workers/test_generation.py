@@ -21,8 +21,8 @@ from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import Blob, UnavailableError
 from frontdoor.functions import pubsub_message
 from schemas.catalog import Brand
+from schemas.content.jobs import GenerationBrief, JobRecord
 from schemas.errors import Issue
-from schemas.jobs import GenerationBrief, JobRecord
 from schemas.public import Company
 from tests.workers.generation_ports import NOW, embedded_ports
 from workers import steps

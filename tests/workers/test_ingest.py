@@ -23,8 +23,8 @@ from backends.ports import (
     StreamQuery,
     UnavailableError,
 )
-from schemas.signal_rollups import AccountRollup, PersonRollup
-from schemas.signals import Event, NewEvent, normalize_event
+from schemas.signals.events import Event, NewEvent, normalize_event
+from schemas.signals.rollups import AccountRollup, PersonRollup
 from services.signals import encode_ingest_message
 from tests.emulators import REPO, ManagedProcess, free_port, start_process, tcp_open
 from tests.polling import wait_for

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from schemas.catalog import Brand
+from schemas.content.jobs import BriefNote, GenerationBrief
 from schemas.errors import Issue
-from schemas.jobs import BriefNote, GenerationBrief
 from schemas.public import Company
 
 PagePayload = dict[str, Any]

@@ -16,7 +16,7 @@ from gate.claims import numbers
 from gate.context import quote_key
 from gate.text import text_fields
 from schemas.catalog import Brand
-from schemas.jobs import BriefNote, GenerationBrief
+from schemas.content.jobs import BriefNote, GenerationBrief
 from workers.authoring.material import Screen
 from workers.authoring.phrasing import sentences
 from workers.authoring.proof import read_quote

@@ -8,8 +8,8 @@ same rules, so this is a last resort).
 from __future__ import annotations
 
 from schemas.catalog import Brand
+from schemas.content.jobs import BriefNote, GenerationBrief
 from schemas.errors import Issue
-from schemas.jobs import BriefNote, GenerationBrief
 from schemas.public import Company
 from workers.authoring.base import PagePayload
 from workers.authoring.composer import Composer

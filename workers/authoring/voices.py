@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from schemas.jobs import BriefNote
+from schemas.content.jobs import BriefNote
 
 
 @dataclass(frozen=True)

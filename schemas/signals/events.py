@@ -2,7 +2,7 @@
 
 Pure: validation and normalization of events (free-mail domains make a person, not an
 account; an account's domain comes from the person's email when not given). Roll-up state and
-stage rules live in schemas/signal_rollups.py; storage in backends/.
+stage rules live in schemas/signals/rollups.py; storage in backends/.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from schemas.errors import Issue
-from schemas.signal_rollups import AccountSummary, PersonSummary
-from schemas.signals import Event
+from schemas.signals.events import Event
+from schemas.signals.rollups import AccountSummary, PersonSummary
 
 
 class StreamBody(BaseModel):

@@ -20,7 +20,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from schemas.content import SLUG_PATTERN, PageRecord
+from schemas.content.pages import SLUG_PATTERN, PageRecord
 from schemas.errors import Issue
 
 __all__ = [

@@ -14,7 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.signal_scores import (
+from schemas.signals.events import Event, EventType
+from schemas.signals.scores import (
     Trend,
     add_day,
     add_heat,
@@ -24,7 +25,6 @@ from schemas.signal_scores import (
     score_reasons,
     trend_at,
 )
-from schemas.signals import Event, EventType
 
 Stage = Literal["aware", "engaged", "evaluating", "hand_raiser"]
 STAGES: tuple[Stage, ...] = ("aware", "engaged", "evaluating", "hand_raiser")
@@ -73,7 +73,7 @@ class PersonRollup:
     events: int = 0
     pages: dict[str, int] = field(default_factory=dict)
     sources: dict[str, int] = field(default_factory=dict)
-    # Scores (schemas/signal_scores.py): heat, when the stage was reached, daily counts
+    # Scores (schemas/signals/scores.py): heat, when the stage was reached, daily counts
     heat_log: float | None = None
     stage_reached_at: datetime | None = None
     days: dict[str, int] = field(default_factory=dict)
