@@ -33,7 +33,7 @@ from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from bench.bench_public_read import Served, wrk
 from bench.signal_page_views import beacon
-from schemas.signals import NewEvent, normalize_event
+from schemas.signals.events import NewEvent, normalize_event
 
 COLLECT = "/api/public/v1/collect"
 ORIGIN = "http://bench.local"
