@@ -19,7 +19,13 @@ sorted by score at 100,000 accounts against 1,000.
    rate checks, validation, the queue commit that makes the 202 durable, and the worker's
    share), 0.21-0.23x; the same process answers wrk's GETs of an empty route (/healthz) at
    6,300-6,800/s, 0.86-0.89x the direct store, before /collect does any work. In process:
-   0.23-0.24 (posts alone 0.33-0.34). 3 runs each, 2 shared cores, load 7-8. Before this
+   0.23-0.24 (posts alone 0.33-0.34). 3 runs each, 2 shared cores, load 2-8. Threads cost a
+   third of it: the same app under granian's WSGI interface with 1 or 2 blocking threads
+   instead of its default (`granian --blocking-threads 1`, measured by hand, not what `make
+   run` does) stores 2,470-2,650 page views/s, 0.30-0.32x, and answers /healthz at
+   8,800-12,700/s: 32 threads taking turns on one interpreter lock cost more than the turns
+   save. Fewer threads is no fix for the service (a POST generate waits up to 25 s in its
+   thread; one slow client would hold the others). Before this
    work: in process 0.18-0.20, then 0.20-0.26 once the ingest worker lingered 20 ms after a
    claim that did not fill its batch (32), storing page views ~17 at a time. The collect path
    was profiled (cProfile, 4,000 beacons): most of it is Flask's request machinery and the
