@@ -1,6 +1,6 @@
 """Landing pages: /p/{slug} from the response cache against an empty route, page weight, Lighthouse.
 
-The served process (`python -m frontdoor.serve`, granian WSGI, 1 worker) answers wrk from a
+The served process (`python -m frontdoor.serve`, granian, 1 worker) answers wrk from a
 second process: /p/{slug} of a ten-block page (rendered once, then from the per-version cache)
 and its 304 against /healthz in the same run (goal: page >= 0.8x the empty route). The routes
 take turns in ROUNDS short rounds, each round in a rotated order, so a burst of load elsewhere on

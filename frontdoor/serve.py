@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from backends.bundle import Backends
     from backends.ports import Scope
     from frontdoor.composition import WsgiApp
+    from frontdoor.rsgi_front import RsgiFront
     from frontdoor.settings import Settings
     from schemas.catalog import Catalog
 
@@ -53,7 +54,6 @@ def _build_served_app(settings: Settings | None) -> WsgiApp:
     # Imported here, in the worker: granian's parent never loads the app.
     from api.app import create_app
     from api.tools.mcp_paths import asgi_paths
-    from frontdoor.body_deadline import BodyDeadline
     from frontdoor.composition import BuiltOnFirstUse, PathDispatcher
     from frontdoor.logs import configure_logging
     from frontdoor.settings import Settings
@@ -69,12 +69,22 @@ def _build_served_app(settings: Settings | None) -> WsgiApp:
         return served_asgi_side(resolved, backends)
 
     paths = asgi_paths(builtin_authorization_server=not settings.oauth_issuer)
-    app = PathDispatcher(
+    return PathDispatcher(
         flask_app.wsgi_app, BuiltOnFirstUse(build_asgi_side), exact=paths, prefixes=()
     )
-    # granian times out request heads only: bodies get their own deadline (408).
-    config = app_config(settings)
-    return BodyDeadline(app, max_bytes=config.max_body_bytes, base_url=config.base_url)
+
+
+def create_served_rsgi_app() -> RsgiFront:
+    """granian's factory target: the WSGI app behind RsgiFront, which reads each body under
+    the read timeout on granian's event loop before a thread runs the app (one call a worker)."""
+    from frontdoor.rsgi_front import RsgiFront
+    from frontdoor.settings import Settings
+    from frontdoor.wiring import app_config
+
+    settings = Settings()
+    app = create_served_app(settings)
+    base_url = app_config(settings).base_url
+    return RsgiFront(app, base_url=base_url, timeout=settings.body_read_timeout)
 
 
 def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
@@ -182,9 +192,9 @@ def main() -> None:
     gc.freeze()
     gc.enable()  # granian's parent supervises for the whole run: it collects as usual
     Granian(
-        target="frontdoor.serve:create_served_app",
+        target="frontdoor.serve:create_served_rsgi_app",
         factory=True,
-        interface=Interfaces.WSGI,
+        interface=Interfaces.RSGI,
         address=settings.host,
         port=settings.port,
         workers=settings.workers,
