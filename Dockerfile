@@ -23,6 +23,7 @@ COPY renderers/ renderers/
 COPY schemas/ schemas/
 COPY services/ services/
 COPY workers/ workers/
+# pip byte-compiles what it installs: a start reads bytecode (bench/bench_startup.py does the same).
 RUN pip install . && pip check
 
 # Company records, brand rules, logos and docs: data read at start, not a package.

@@ -8,7 +8,7 @@ CHECKOV_VENV := .venv-checkov
 
 .PHONY: run run-emulated test lint bench bench-tools fuzz setup format clean terraform-check
 
-setup: $(STAMP) $(TASKS_VENV)/bin/gcloud-tasks-emulator $(CHECKOV_VENV)/bin/checkov tests/node_modules/.installed
+setup: $(STAMP) $(TASKS_VENV)/bin/gcloud-tasks-emulator $(CHECKOV_VENV)/bin/checkov tools/inspector/node_modules/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,9 +28,10 @@ $(CHECKOV_VENV)/bin/checkov: requirements-checkov.txt
 	$(CHECKOV_VENV)/bin/pip install --quiet -r requirements-checkov.txt
 	touch $@
 
-# Node tools, each from its lockfile: the MCP Inspector's CLI for the tests, Lighthouse for bench.
-tests/node_modules/.installed: tests/package.json tests/package-lock.json
-	npm ci --prefix tests --no-audit --no-fund --ignore-scripts --loglevel=error
+# Node tools, each from its lockfile: the MCP Inspector's CLI for the tests (kept out of tests/,
+# so nothing that reads tests/ walks third-party JavaScript), Lighthouse for bench.
+tools/inspector/node_modules/.installed: tools/inspector/package.json tools/inspector/package-lock.json
+	npm ci --prefix tools/inspector --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $@
 
 bench/node_modules/.installed: bench/package.json bench/package-lock.json

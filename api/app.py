@@ -9,6 +9,7 @@ import time
 
 from flask import Flask, Response, g, request
 
+from api.auth import KeyCheck
 from api.config import AppConfig
 from api.errors import register_error_handlers
 from api.rate_limits import RateLimits, install_rate_limit_headers
@@ -41,13 +42,10 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.config.update(PUBLIC_BASE_URL=config.base_url, MAX_CONTENT_LENGTH=config.max_body_bytes)
     app.json.sort_keys = False  # type: ignore[attr-defined]  # DefaultJSONProvider has it
     app.url_map.strict_slashes = False
-    app.extensions["frontdoor"] = backends
-    app.extensions["frontdoor.config"] = config
-    app.extensions["frontdoor.keyring"] = KeyRing(backends.keys, config.bootstrap_keys)
     limits = RateLimits(
         config.rate_limits, window_seconds=config.rate_limit_window_seconds, clock=time.monotonic
     )
-    app.extensions["frontdoor.rate_limits"] = limits
+    keys = KeyCheck(KeyRing(backends.keys, config.bootstrap_keys), limits)
     register_error_handlers(app)
     install_rate_limit_headers(app)
     app.before_request(_start_request)
@@ -63,10 +61,10 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
             page_entries=published_page_entries(backends.pages, base_url=config.base_url),
         )
     )
-    app.register_blueprint(create_signals_blueprint(backends=backends))
+    app.register_blueprint(create_signals_blueprint(backends=backends, keys=keys))
     app.register_blueprint(create_collect_blueprint(config, backends=backends))
-    app.register_blueprint(create_content_blueprint(backends=backends, config=config))
-    app.register_blueprint(create_jobs_blueprint(backends=backends, config=config))
+    app.register_blueprint(create_content_blueprint(backends=backends, config=config, keys=keys))
+    app.register_blueprint(create_jobs_blueprint(backends=backends, config=config, keys=keys))
     app.register_blueprint(create_assets_blueprint(blobs=backends.blobs))
     app.register_blueprint(
         create_pages_blueprint(
@@ -86,6 +84,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
             tasks=backends.tasks,
             options=backends.delivery_options,
             clock=backends.clock,
+            keys=keys,
         )
     )
     return app

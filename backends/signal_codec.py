@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic_core import from_json, to_json
 
-from schemas.signal_rollups import AccountRollup, PersonRollup
+from schemas.signals.rollups import AccountRollup, PersonRollup
 
 _TIMES = ("first_seen", "last_seen", "last_recorded_at")
 

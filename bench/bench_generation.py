@@ -35,7 +35,7 @@ from api.app import create_app
 from frontdoor.generation_wiring import generation_ports, worker_id
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
-from schemas.jobs import GenerationBrief, JobRecord
+from schemas.content.jobs import GenerationBrief, JobRecord
 from workers.pipeline import run_generation
 
 KEY = "bench-content-key-0123456789"

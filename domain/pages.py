@@ -1,6 +1,6 @@
 """A landing page as stored (issues 4, 14): the record, its statuses and where it came from.
 
-Pure values: the ports (backends/ports/pages.py) store them, schemas/page_changes.py moves them.
+Pure values: the ports (backends/ports/pages.py) store them, schemas/content/changes.py moves them.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from renderers.terraform_indexes import render_firestore_terraform
-from schemas.openapi import build_openapi
+from schemas.openapi.document import build_openapi
 from services.keys import issue_key, revoke_key
 
 logger = logging.getLogger(__name__)

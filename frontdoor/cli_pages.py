@@ -21,8 +21,8 @@ from backends.ports import UnavailableError
 from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
+from schemas.content.jobs import GenerationBrief, JobRecord
 from schemas.errors import issues_from_errors
-from schemas.jobs import GenerationBrief, JobRecord
 from services.jobs import start_generation
 from services.pages import Editor
 

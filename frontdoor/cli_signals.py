@@ -25,8 +25,8 @@ from frontdoor.demo_signals import DEMO_SOURCE, JOURNEYS, Link, demo_events
 from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
-from schemas.signal_rollups import RANK, account_summary
-from schemas.signals import MAX_BATCH, Event, NewEvent, encode_cursor, normalize_event
+from schemas.signals.events import MAX_BATCH, Event, NewEvent, encode_cursor, normalize_event
+from schemas.signals.rollups import RANK, account_summary
 from services.signals import encode_ingest_message
 from workers.ingest import handle_ingest_message
 

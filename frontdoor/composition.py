@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, MutableMap
 from http import HTTPStatus
 from typing import Any
 
-from a2wsgi.asgi import build_scope
+from frontdoor.built_once import BuiltOnce
 
 Environ = dict[str, Any]
 StartResponse = Callable[..., Any]
@@ -45,6 +45,10 @@ class LifespanBridge:
     """Runs an ASGI app's lifespan on a private event loop and serves it as WSGI on that loop."""
 
     def __init__(self, app: AsgiApp, *, timeout: float = 30.0) -> None:
+        # Here, not at the top: only a bridge needs a2wsgi, and it is built on first use.
+        from a2wsgi.asgi import build_scope
+
+        self._build_scope = build_scope
         self._app = app
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
@@ -92,7 +96,7 @@ class LifespanBridge:
         """One request: run it on the loop, hand its status and headers over, stream its body."""
         exchange = _Exchange(_read_body(environ))
         # a2wsgi types environ as its own TypedDict; servers hand over a plain dict.
-        scope: dict[str, Any] = dict(build_scope(environ))  # type: ignore[arg-type]
+        scope: dict[str, Any] = dict(self._build_scope(environ))  # type: ignore[arg-type]
         self._loop.call_soon_threadsafe(self._start_request, scope, exchange)
         first = exchange.outbox.get()
         if first[0] != "start":
@@ -135,22 +139,14 @@ class BuiltOnFirstUse:
     """
 
     def __init__(self, build: Callable[[], WsgiApp]) -> None:
-        self._build = build
-        self._app: WsgiApp | None = None
-        self._lock = threading.Lock()
+        self._app = BuiltOnce(build)
 
     def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
-        app = self._app
-        if app is None:
-            with self._lock:
-                if self._app is None:
-                    self._app = self._build()
-                app = self._app
-        return app(environ, start_response)
+        return self._app.get()(environ, start_response)
 
     @property
     def built(self) -> bool:
-        return self._app is not None
+        return self._app.built
 
 
 class PathDispatcher:

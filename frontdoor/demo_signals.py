@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from schemas.signals import EventType
+from schemas.signals.events import EventType
 
 __all__ = ["DEMO_SOURCE", "JOURNEYS", "DemoJourney", "Link", "demo_events"]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
+import re
 import threading
 from collections.abc import Callable
 from datetime import timedelta
@@ -37,6 +38,9 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 _lock = threading.RLock()  # builders call each other (generation -> backends -> settings)
 _built: dict[str, Any] = {}
+# Pub/Sub's deliveryAttempt in ASCII digits (str.isdigit also takes other scripts' digits).
+_ATTEMPT = re.compile(r"[0-9]{1,10}")
+_INT32_MAX = 2**31 - 1
 
 
 def _once(name: str, build: Callable[[], T]) -> T:
@@ -96,9 +100,21 @@ def pubsub_message(cloud_event: CloudEvent) -> tuple[bytes | None, int | None]:
         body = base64.b64decode((message or {}).get("data") or "", validate=True)
     except (binascii.Error, TypeError, ValueError):
         return None, None
-    return body or None, int(attempt) if isinstance(attempt, int | str) and str(
-        attempt
-    ).isdigit() else None
+    return body or None, delivery_attempt(attempt)
+
+
+def delivery_attempt(raw: object) -> int | None:
+    """A deliveryAttempt as Pub/Sub sends it (an int32 count): a JSON number or ASCII digits.
+
+    Anything else (a negative number, a boolean, a fullwidth or superscript digit, which
+    `str.isdigit` accepts, a number past the int32 range) is no count: None, and the delivery is
+    handled as one that carries none.
+    """
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, str):
+        raw = int(raw) if _ATTEMPT.fullmatch(raw) else None
+    return raw if isinstance(raw, int) and 0 <= raw <= _INT32_MAX else None
 
 
 @functions_framework.cloud_event

@@ -15,25 +15,25 @@ import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
-
-from pydantic import SecretStr
+from typing import TYPE_CHECKING, Any
 
 from backends.bundle import Backends
 from backends.embedded.job_queue import DurableJobQueue
 from backends.ports import JobQueue, JobStore
+from frontdoor.built_once import BuiltOnce
 from frontdoor.delivery_wiring import DeliveryPorts
 from frontdoor.settings import Settings
 from gate.check import check_page, ruleset
-from schemas.jobs import GenerationBrief
 from services.deliveries import callback_notifier
-from workers.authoring.base import Author
-from workers.authoring.template import TemplateWriter
-from workers.generation_handler import handle_dead_letter, handle_generation
-from workers.imaging.base import HeroImager
-from workers.imaging.procedural import ProceduralImager
 from workers.job_recovery import recover_stale_jobs
-from workers.pipeline import GenerationPorts
+
+if TYPE_CHECKING:
+    from pydantic import SecretStr
+
+    from schemas.content.jobs import GenerationBrief
+    from workers.authoring.base import Author
+    from workers.imaging.base import HeroImager
+    from workers.pipeline import GenerationPorts
 
 logger = logging.getLogger(__name__)
 
@@ -49,18 +49,29 @@ def site_relative_url(url: str, public_base_url: str) -> str:
 
 
 def start_embedded_workers(settings: Settings, backends: Backends) -> None:
-    """Start the in-process generation workers on the finished Backends."""
+    """Start the in-process generation workers on the finished Backends.
+
+    The writer, the imager and the pipeline are built for the first job, as the functions
+    targets build theirs for the first event: a start loads none of them (bench_startup).
+    """
     queue = backends.job_queue
     if not isinstance(queue, DurableJobQueue):
         return
-    ports = generation_ports(settings, backends)
+    ports = BuiltOnce(lambda: generation_ports(settings, backends))
     lease = timedelta(seconds=settings.job_lease_seconds)
 
     def handle(data: bytes) -> None:
-        # One worker id per delivery: two deliveries of one job are two lease holders.
-        handle_generation(data, ports=ports, worker=worker_id(), lease=lease)
+        from workers.generation_handler import handle_generation  # with the first job
 
-    queue.start(handle, on_dead_letter=lambda data: handle_dead_letter(data, ports=ports))
+        # One worker id per delivery: two deliveries of one job are two lease holders.
+        handle_generation(data, ports=ports.get(), worker=worker_id(), lease=lease)
+
+    def dead_letter(data: bytes) -> None:
+        from workers.generation_handler import handle_dead_letter  # with the first job
+
+        handle_dead_letter(data, ports=ports.get())
+
+    queue.start(handle, on_dead_letter=dead_letter)
 
 
 def worker_id() -> str:
@@ -70,6 +81,9 @@ def worker_id() -> str:
 
 def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
     """What the pipeline needs, from Backends and the configured models."""
+    # Here, not at the top: an embedded start builds the pipeline for its first job only.
+    from workers.pipeline import GenerationPorts
+
     brand = backends.catalog.brand
 
     def gate(payload: dict[str, Any], brief: GenerationBrief) -> list[Any]:
@@ -129,6 +143,8 @@ def build_author(settings: Settings) -> Author:
             _genai_client(settings, settings.author_base_url, settings.author_api_key),
             model=settings.author_model_name or "gemini-2.5-flash",
         )
+    from workers.authoring.template import TemplateWriter  # loaded by the first job, as above
+
     return TemplateWriter()
 
 
@@ -141,6 +157,8 @@ def build_imager(settings: Settings) -> HeroImager:
             _genai_client(settings, settings.image_base_url, settings.image_api_key),
             model=settings.image_model_name,
         )
+    from workers.imaging.procedural import ProceduralImager  # loaded by the first job, as above
+
     return ProceduralImager()
 
 

@@ -29,9 +29,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# What main() leaves for the worker granian forks from its process: the content it checked, by
-# content directory (so the worker does not read it again), and that this is a served process
-# (whose start-up objects are frozen; a test building the app in its own process is not one).
+# What main() leaves for the worker granian forks from its process: the settings it read and the
+# content it checked, by content directory (so the worker reads neither again), and that this
+# is a served process (whose start-up objects are frozen; a test building the app in its own
+# process is not one).
+CHECKED_SETTINGS: list[Settings] = []
 CHECKED_CONTENT: dict[str, Catalog] = {}
 START: dict[str, bool] = {"served": False}
 
@@ -59,7 +61,7 @@ def _build_served_app(settings: Settings | None) -> WsgiApp:
     from frontdoor.settings import Settings
     from frontdoor.wiring import app_config, build_backends
 
-    settings = settings or Settings()
+    settings = settings or (CHECKED_SETTINGS[0] if CHECKED_SETTINGS else Settings())
     configure_logging(level=settings.log_level, project=settings.google_cloud_project)
     backends = build_backends(settings, catalog=CHECKED_CONTENT.get(str(settings.content_dir)))
     flask_app = create_app(app_config(settings), backends)
@@ -188,6 +190,7 @@ def main() -> None:
         sys.exit(2)
     announce_local_keys(settings)
     click.echo(f"frontdoor serving on {settings.base_url}", err=True)
+    by_name.CHECKED_SETTINGS[:] = [settings]
     by_name.START["served"] = True
     gc.freeze()
     gc.enable()  # granian's parent supervises for the whole run: it collects as usual

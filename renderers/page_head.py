@@ -10,7 +10,7 @@ import hashlib
 import json
 from typing import Any
 
-from schemas.content import SitePageInput
+from schemas.content.pages import SitePageInput
 from schemas.public import Company
 
 __all__ = ["content_security_policy", "document_title", "page_json_ld"]

@@ -22,7 +22,7 @@ from renderers.page_head import content_security_policy, document_title, page_js
 from renderers.richtext import render_markdown
 from renderers.safe_urls import absolute_url, image_src, is_https, safe_href
 from schemas.catalog import Catalog, Customer
-from schemas.content import PageBlock, SitePageInput
+from schemas.content.pages import PageBlock, SitePageInput
 from schemas.public import Company
 
 __all__ = [

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from renderers.api_reference import OperationView, Reference
 from schemas.catalog import Catalog
+
+if TYPE_CHECKING:  # the files render on first request: a start loads only DOC_FILES
+    from renderers.api_reference import OperationView, Reference
 
 __all__ = [
     "DOC_FILES",

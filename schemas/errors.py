@@ -22,6 +22,8 @@ class Issue(BaseModel):
 class Problem(BaseModel):
     """Every error body: our members plus the RFC 9457 ones."""
 
+    model_config = ConfigDict(defer_build=True)
+
     ok: bool = False
     error: str = Field(description="Stable machine-readable code", examples=["invalid_payload"])
     message: str
@@ -36,6 +38,8 @@ class Problem(BaseModel):
 
 class NotFoundBody(BaseModel):
     """The public read 404 body, exactly as SPEC.md gives it."""
+
+    model_config = ConfigDict(defer_build=True)
 
     error: str = Field(examples=["not_found"])
     slug: str

@@ -113,30 +113,42 @@ class RoleDetail(Role):
 
 
 class CompanyBody(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     ok: Literal[True] = True
     company: Company
 
 
 class BlogBody(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     ok: Literal[True] = True
     posts: list[BlogPost]
 
 
 class ResearchBody(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     ok: Literal[True] = True
     experiments: list[Experiment]
 
 
 class ExperimentBody(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     ok: Literal[True] = True
     experiment: ExperimentDetail
 
 
 class CareersBody(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     ok: Literal[True] = True
     roles: list[Role]
 
 
 class RoleBody(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     ok: Literal[True] = True
     role: RoleDetail

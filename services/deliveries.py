@@ -29,9 +29,9 @@ from backends.ports import (
     WebhookEndpoint,
     WebhookStore,
 )
-from schemas.jobs import JobRecord
-from schemas.signal_rollups import AccountRollup
-from schemas.signals import Event
+from schemas.content.jobs import JobRecord
+from schemas.signals.events import Event
+from schemas.signals.rollups import AccountRollup
 from services.delivery_policy import (
     AttemptResult,
     classify,

@@ -13,7 +13,7 @@ import json
 from datetime import datetime
 
 from backends.ports import Delivery
-from schemas.jobs import JobRecord, JobView
+from schemas.content.jobs import JobRecord, JobView
 from services.jobs import job_url
 
 __all__ = ["CALLBACK_ENDPOINT", "callback_delivery", "callback_target", "is_callback"]

@@ -10,7 +10,7 @@ import uuid
 from datetime import datetime
 
 from backends.ports import JobQueue, JobStore, PageStore
-from schemas.jobs import GenerationBrief, JobRecord
+from schemas.content.jobs import GenerationBrief, JobRecord
 from services.pages import Editor, check_slug_free
 from services.signing import new_secret
 

@@ -27,9 +27,7 @@ from backends.ports import (
 )
 from gate.check import check_page, parse_page
 from schemas.catalog import Brand
-from schemas.content import SitePageInput
-from schemas.errors import Issue
-from schemas.page_changes import (
+from schemas.content.changes import (
     merge_patch,
     patched,
     replaced,
@@ -37,6 +35,8 @@ from schemas.page_changes import (
     stored_input,
     unpublished,
 )
+from schemas.content.pages import SitePageInput
+from schemas.errors import Issue
 
 __all__ = [
     "BusyError",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from backends.ports import SignalQueue, SignalStore, StreamQuery, WebhookStore
-from schemas.signals import IngestMessage, NewEvent, Position
+from schemas.signals.events import IngestMessage, NewEvent, Position
 
 __all__ = [
     "ErasedPerson",

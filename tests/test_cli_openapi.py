@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from backends.content_files import load_catalog
 from frontdoor.cli import cli
 from frontdoor.settings import Settings
-from schemas.openapi import build_openapi
+from schemas.openapi.document import build_openapi
 
 
 @pytest.mark.spec("cli.openapi")

@@ -15,8 +15,8 @@ from api.app import create_app
 from frontdoor.cli import cli
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
+from schemas.content.jobs import GenerationBrief, JobError, JobRecord
 from schemas.errors import Issue
-from schemas.jobs import GenerationBrief, JobError, JobRecord
 from workers import steps
 
 

@@ -13,8 +13,8 @@ from backends.ports import StreamQuery
 from frontdoor.cli import cli
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
-from schemas.signal_rollups import STAGES
-from schemas.signals import EVENT_TYPES, Event
+from schemas.signals.events import EVENT_TYPES, Event
+from schemas.signals.rollups import STAGES
 
 
 @pytest.fixture

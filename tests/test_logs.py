@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,9 +14,14 @@ import pytest
 from click.testing import CliRunner
 from flask import Flask, Response
 
-from api.auth import require_key
+from api.auth import KeyCheck
+from api.rate_limits import RateLimits
+from backends.bundle import Backends
 from frontdoor.cli import cli
 from frontdoor.logs import CloudJsonFormatter, configure_logging
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config
+from services.keys import KeyRing
 from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
 
 TRACE = "0123456789abcdef0123456789abcdef"
@@ -56,11 +62,17 @@ def capture_json(root: logging.Logger, *, project: str | None) -> JsonLines:
 
 
 @pytest.fixture
-def keyed_app(app: Flask) -> Flask:
-    """The test app plus a keyed route and a failing route, as later surfaces will have."""
+def keyed_app(app: Flask, settings: Settings, backends: Backends) -> Flask:
+    """The test app plus a keyed route (checked as the app factory checks its keyed
+    blueprints) and a failing route, as later surfaces will have."""
+    config = app_config(settings)
+    limits = RateLimits(
+        config.rate_limits, window_seconds=config.rate_limit_window_seconds, clock=time.monotonic
+    )
+    keys = KeyCheck(KeyRing(backends.keys, config.bootstrap_keys), limits)
 
     def keyed() -> Response:
-        principal = require_key("content", allow_bearer=True)
+        principal = keys.require("content", allow_bearer=True)
         return Response(principal.partner, mimetype="text/plain")
 
     def broken() -> Response:

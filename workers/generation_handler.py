@@ -14,13 +14,12 @@ import logging
 from datetime import timedelta
 
 from backends.ports import NotFoundError
-from schemas.jobs import JobError, JobRecord
+from schemas.content.jobs import JobError, JobRecord
 from workers import steps
 from workers.pipeline import GenerationPorts, run_generation
+from workers.steps import MAX_DELIVERIES
 
 logger = logging.getLogger(__name__)
-
-MAX_DELIVERIES = 5
 
 
 class MalformedMessageError(ValueError):

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from backends.ports import JobQueue, JobStore, NotFoundError, UnavailableError
-from schemas.jobs import JobError, JobRecord
+from schemas.content.jobs import JobError, JobRecord
 from services.jobs import ABANDONED
 from workers import steps
-from workers.generation_handler import MAX_DELIVERIES
+from workers.steps import MAX_DELIVERIES
 
 logger = logging.getLogger(__name__)
 

@@ -15,14 +15,14 @@ from typing import Any
 
 from backends.ports import Blob, BlobStore, JobStore, PageStore
 from schemas.catalog import Brand
-from schemas.content import SitePageInput
+from schemas.content.jobs import MAX_WRITER_CALLS, GenerationBrief, JobError, JobRecord
+from schemas.content.pages import SitePageInput
 from schemas.errors import Issue
-from schemas.jobs import MAX_WRITER_CALLS, GenerationBrief, JobError, JobRecord
 from schemas.public import Company
 from services import pages as pages_service
 from services.pages import PageChanged
 from workers import steps
-from workers.authoring.base import Author, ModelError
+from workers.authoring.base import Author, ModelError, NotingAuthor
 from workers.authoring.notes import brief_notes
 from workers.authoring.prompt import gate_feedback
 from workers.imaging.base import HeroImager, ImageModelError, hero_files
@@ -114,6 +114,8 @@ def _write_draft(
         error = JobError(code="model_failed", message=str(err), retryable=True)
         return _update(ports, job.id, steps.fail, error=error, issues=[], worker=worker)
     notes = brief_notes(job.brief, payload, brand=ports.brand)
+    if isinstance(ports.author, NotingAuthor):
+        notes += ports.author.brief_notes(job.brief)
     return _update(ports, job.id, steps.record_draft, payload, notes=notes, worker=worker)
 
 

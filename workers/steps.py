@@ -11,9 +11,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from backends.ports import DeliverLaterError
+from schemas.content.jobs import MAX_WRITER_CALLS, BriefNote, JobDraft, JobError, JobRecord
 from schemas.errors import Issue
-from schemas.jobs import MAX_WRITER_CALLS, BriefNote, JobDraft, JobError, JobRecord
 from workers.imaging.compositions import hero_alt
+
+# Deliveries one job message gets: the handler fails the job on the last, job recovery abandons
+# a stale job that has had them all (here, so recovery at start loads no pipeline).
+MAX_DELIVERIES = 5
 
 
 class StepRefusedError(Exception):

@@ -34,8 +34,8 @@ from api.rest.json_body import parse_json
 from api.rest.signals import queue_events
 from backends.bundle import Backends
 from schemas.errors import Issue
-from schemas.signal_bodies import CollectBody
-from schemas.signals import SITE_FIELDS, UTM_FIELDS, VISITOR_ID, normalize_event, row_id_for
+from schemas.signals.bodies import CollectBody
+from schemas.signals.events import SITE_FIELDS, UTM_FIELDS, VISITOR_ID, normalize_event, row_id_for
 
 logger = logging.getLogger(__name__)
 

@@ -16,17 +16,19 @@ from typing import Any
 
 from flask import Blueprint, Response, g, request
 
-from api.auth import require_key
+from api.auth import KeyCheck
 from api.config import AppConfig
 from api.errors import ApiError, invalid_payload
-from api.rest.idempotency import run_idempotent
+from api.rest.etags import etag_listed
+from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
 from api.rest.page_records import etag, page_record, version_record
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, NotFoundError, StoredPage
 from gate.check import ruleset
-from schemas.characters import character_issues
-from schemas.content import (
+from schemas.content.changes import merge_patch, patched
+from schemas.content.characters import character_issues
+from schemas.content.pages import (
     PageBody,
     PageListBody,
     SitePageInput,
@@ -35,7 +37,6 @@ from schemas.content import (
     VersionRecord,
 )
 from schemas.errors import Issue
-from schemas.page_changes import merge_patch, patched
 from services import pages as pages_service
 from services.keys import Principal
 
@@ -46,22 +47,23 @@ MAX_BODY_BYTES = 1024 * 1024
 DEFAULT_LIMIT, MAX_LIMIT = 20, 100
 
 
-def create_content_blueprint(*, backends: Backends, config: AppConfig) -> Blueprint:
+def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: KeyCheck) -> Blueprint:
     """The page operations of SPEC's Content API (generate is the jobs blueprint's) and a
     page's history: list, read and restore its versions (issue 14)."""
     bp = Blueprint("content", __name__, url_prefix=PREFIX)
+    idempotent = Idempotency(backends.idempotency, clock=backends.clock)
 
     @bp.post("")
     def save_page() -> Response:
-        principal = require_key("content")
+        principal = keys.require("content")
         payload = _json_body()
-        return run_idempotent(
+        return idempotent.run(
             principal, payload, lambda: _replace(principal, payload, backends, config)
         )
 
     @bp.get("")
     def list_pages() -> Response:
-        principal = require_key("content")
+        principal = keys.require("content")
         status, cursor, limit = _list_query()
         try:
             found = pages_service.list_visible_pages(
@@ -83,15 +85,15 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig) -> Bluepr
 
     @bp.get("/<slug>")
     def get_page(slug: str) -> Response:
-        principal = require_key("content")
+        principal = keys.require("content")
         page = _visible(slug, principal, backends)
-        if _tag_listed(request.headers.get("If-None-Match"), etag(page)):
+        if etag_listed(request.headers.get("If-None-Match"), etag(page)):
             return Response(status=304, headers={"ETag": etag(page)})
         return _page_response(page, 200, config)
 
     @bp.patch("/<slug>")
     def patch_page(slug: str) -> Response:
-        principal = require_key("content")
+        principal = keys.require("content")
         patch = _json_body(merge_patch_allowed=True)
         if not isinstance(patch, dict):
             raise invalid_payload(
@@ -126,7 +128,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig) -> Bluepr
 
     @bp.delete("/<slug>")
     def unpublish_page(slug: str) -> Response:
-        principal = require_key("content")
+        principal = keys.require("content")
         return _page_response(
             _serve_write(
                 lambda condition: pages_service.unpublish_page(
@@ -142,16 +144,23 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig) -> Bluepr
             config,
         )
 
-    register_history_routes(bp, backends=backends, config=config)
+    register_history_routes(bp, backends=backends, config=config, keys=keys, idempotent=idempotent)
     return bp
 
 
-def register_history_routes(bp: Blueprint, *, backends: Backends, config: AppConfig) -> None:
+def register_history_routes(
+    bp: Blueprint,
+    *,
+    backends: Backends,
+    config: AppConfig,
+    keys: KeyCheck,
+    idempotent: Idempotency,
+) -> None:
     """GET .../{slug}/versions, GET .../versions/{n}, POST .../versions/{n}/restore."""
 
     @bp.get("/<slug>/versions")
     def list_versions(slug: str) -> Response:
-        principal = require_key("content")
+        principal = keys.require("content")
         _status, cursor, limit = _list_query(with_status=False)
         try:
             found = pages_service.list_history(
@@ -174,7 +183,7 @@ def register_history_routes(bp: Blueprint, *, backends: Backends, config: AppCon
 
     @bp.get("/<slug>/versions/<int(max=2147483647):number>")
     def get_version(slug: str, number: int) -> Response:
-        principal = require_key("content")
+        principal = keys.require("content")
         try:
             found = pages_service.find_version(
                 pages=backends.pages, slug=slug, version=number, editor=editor_of(principal)
@@ -185,7 +194,7 @@ def register_history_routes(bp: Blueprint, *, backends: Backends, config: AppCon
 
     @bp.post("/<slug>/versions/<int(max=2147483647):number>/restore")
     def restore_version(slug: str, number: int) -> Response:
-        principal = require_key("content")
+        principal = keys.require("content")
         if request.get_data(cache=True).strip():
             raise ApiError(400, "invalid_json", "A restore takes no body")
 
@@ -212,7 +221,7 @@ def register_history_routes(bp: Blueprint, *, backends: Backends, config: AppCon
                 raise
             return _page_response(restored, 200, config)
 
-        return run_idempotent(principal, {"restore": number}, restore)
+        return idempotent.run(principal, {"restore": number}, restore)
 
 
 def editor_of(principal: Principal) -> pages_service.Editor:
@@ -250,7 +259,7 @@ def _serve_write(
     """Run one service write with this request's If-Match; service errors become answers."""
     if_match = request.headers.get("If-Match")
     condition = (
-        (lambda current: _tag_listed(if_match, etag(current), weak=False))
+        (lambda current: etag_listed(if_match, etag(current), weak=False))
         if if_match is not None
         else None
     )
@@ -300,24 +309,12 @@ def _after_write(page: StoredPage) -> None:
 def _check_post_preconditions(current: StoredPage | None) -> None:
     if_match = request.headers.get("If-Match")
     if if_match is not None and (
-        current is None or not _tag_listed(if_match, etag(current), weak=False)
+        current is None or not etag_listed(if_match, etag(current), weak=False)
     ):
         raise pages_service.PreconditionFailedError(current)
     if_none = request.headers.get("If-None-Match")
-    if if_none is not None and current is not None and _tag_listed(if_none, etag(current)):
+    if if_none is not None and current is not None and etag_listed(if_none, etag(current)):
         raise pages_service.PreconditionFailedError(current)
-
-
-def _tag_listed(header: str | None, tag: str, *, weak: bool = True) -> bool:
-    """If-Match uses strong comparison (a W/ tag never matches); If-None-Match weak."""
-    if not header:
-        return False
-    if header.strip() == "*":
-        return True
-    for candidate in (part.strip() for part in header.split(",")):
-        if candidate == tag or (weak and candidate.removeprefix("W/") == tag):
-            return True
-    return False
 
 
 def _precondition_failed(current: StoredPage | None) -> ApiError:

@@ -103,19 +103,25 @@ def create_files_blueprint(
     def entries() -> list[SitemapEntry]:
         return fixed + (list(page_entries()) if page_entries else [])
 
-    sitemap = CachedBody.of(render_sitemap(entries()).encode(), XML)
-    images = CachedBody.of(render_image_sitemap(entries()).encode(), XML)
+    # With pages, each request reads them; without, the first renders the fixed entries once.
+    # Neither reads a page at start.
+    sitemaps = _RenderedOnce(
+        lambda: {
+            "sitemap": CachedBody.of(render_sitemap(entries()).encode(), XML),
+            "images": CachedBody.of(render_image_sitemap(entries()).encode(), XML),
+        }
+    )
 
     @bp.get("/sitemap.xml")
     def get_sitemap() -> Response:
         if page_entries is None:
-            return cached_response(sitemap)
+            return cached_response(sitemaps.bodies()["sitemap"])
         return cached_response(CachedBody.of(render_sitemap(entries()).encode(), XML))
 
     @bp.get("/sitemap-images.xml")
     def get_image_sitemap() -> Response:
         if page_entries is None:
-            return cached_response(images)
+            return cached_response(sitemaps.bodies()["images"])
         return cached_response(CachedBody.of(render_image_sitemap(entries()).encode(), XML))
 
     return bp
@@ -133,8 +139,8 @@ def render_files(catalog: Catalog, base_url: str, *, auth_url: str | None) -> di
         render_llms_txt,
         render_robots,
     )
-    from schemas.openapi import build_openapi
-    from schemas.operation import ERROR_MEANINGS
+    from schemas.openapi.document import build_openapi
+    from schemas.openapi.operation import ERROR_MEANINGS
 
     openapi = build_openapi(base_url=base_url, auth_url=auth_url, catalog=catalog)
     reference = build_reference(openapi)
@@ -184,7 +190,7 @@ def render_error_pages(base_url: str) -> dict[str, CachedBody]:
     """The page each problem body's `type` names, for every code the service answers."""
     from renderers.error_pages import render_error_page
     from renderers.text_files import error_rows
-    from schemas.operation import ERROR_MEANINGS
+    from schemas.openapi.operation import ERROR_MEANINGS
 
     statuses = {code.strip("`"): status for status, code, _ in error_rows(ERROR_MEANINGS, TITLES)}
     return {

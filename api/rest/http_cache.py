@@ -14,6 +14,8 @@ from flask import Response, request
 from werkzeug.datastructures import Headers
 from werkzeug.utils import get_content_type
 
+from api.rest.etags import etag_listed
+
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment
 
@@ -78,18 +80,6 @@ class PreparedResponse(Response):
 
 def cached_response(body: CachedBody) -> Response:
     """200 with the body, or 304 (same validators, no body) when If-None-Match names its ETag."""
-    if _matches(request.environ.get("HTTP_IF_NONE_MATCH"), body.etag):
+    if etag_listed(request.environ.get("HTTP_IF_NONE_MATCH"), body.etag):
         return PreparedResponse(status=304, headers=body.not_modified_headers)
     return PreparedResponse(body.data, headers=body.headers)
-
-
-def _matches(header: str | None, etag: str) -> bool:
-    if not header:
-        return False
-    if header == etag:
-        return True
-    if header.strip() == "*":
-        return True
-    # Weak comparison for If-None-Match (RFC 9110 13.1.2): W/"x" matches "x".
-    candidates = (tag.strip().removeprefix("W/") for tag in header.split(","))
-    return etag in candidates

@@ -4,7 +4,8 @@ The first request with a key runs and its response (any status below 500) is kep
 scoped to the partner key that sent it. A repeat with the same body gets that response again
 with `Idempotent-Replayed: true`; a repeat while the first still runs gets 409
 `idempotency_in_flight`; the same key with a different body gets 422 `idempotency_key_reused`.
-A 5xx or a crash keeps nothing, so the retry runs.
+A 5xx or a crash keeps nothing, so the retry runs. A blueprint builds its `Idempotency` from
+the store and clock it receives.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 
-from flask import Response, current_app, request
+from flask import Response, request
 
 from api.errors import ApiError, problem_response
-from backends.bundle import Backends
-from backends.ports import StoredResponse
+from backends.ports import IdempotencyStore, StoredResponse
 from services.keys import Principal
 
 HEADER = "Idempotency-Key"
@@ -26,73 +28,80 @@ _KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 _REPLAYED_HEADERS = ("Content-Type", "ETag", "Location", "Retry-After")
 
 
-def run_idempotent(principal: Principal, payload: object, run: Callable[[], Response]) -> Response:
-    """`run()` once per (partner key, Idempotency-Key); without the header it simply runs."""
-    key = request.headers.get(HEADER)
-    if key is None:
-        return run()
-    if not _KEY.match(key):
-        raise ApiError(
-            400, "invalid_idempotency_key", f"{HEADER} must be 1 to 255 visible ASCII characters"
+@dataclass(frozen=True)
+class Idempotency:
+    """Idempotency-Key over one store of kept responses and the clock that dates them."""
+
+    store: IdempotencyStore
+    clock: Callable[[], datetime]
+
+    def run(self, principal: Principal, payload: object, run: Callable[[], Response]) -> Response:
+        """`run()` once per (partner key, Idempotency-Key); without the header it simply runs."""
+        key = request.headers.get(HEADER)
+        if key is None:
+            return run()
+        if not _KEY.match(key):
+            raise ApiError(
+                400,
+                "invalid_idempotency_key",
+                f"{HEADER} must be 1 to 255 visible ASCII characters",
+            )
+        store = self.store
+        fingerprint = _fingerprint(payload)
+        began = store.begin(
+            scope=principal.key_id, key=key, fingerprint=fingerprint, now=self.clock()
         )
-    backends: Backends = current_app.extensions["frontdoor"]
-    store = backends.idempotency
-    fingerprint = _fingerprint(payload)
-    began = store.begin(
-        scope=principal.key_id, key=key, fingerprint=fingerprint, now=backends.clock()
-    )
-    if began.state == "in_flight":
-        raise ApiError(
-            409,
-            "idempotency_in_flight",
-            f"A request with this {HEADER} is still running; retry shortly",
-            headers={"Retry-After": "1"},
-        )
-    if began.state == "mismatch":
-        raise ApiError(
-            422, "idempotency_key_reused", f"This {HEADER} was used with a different body"
-        )
-    if began.state == "replay" and began.response is not None:
-        return _replay(began.response)
-    try:
+        if began.state == "in_flight":
+            raise ApiError(
+                409,
+                "idempotency_in_flight",
+                f"A request with this {HEADER} is still running; retry shortly",
+                headers={"Retry-After": "1"},
+            )
+        if began.state == "mismatch":
+            raise ApiError(
+                422, "idempotency_key_reused", f"This {HEADER} was used with a different body"
+            )
+        if began.state == "replay" and began.response is not None:
+            return _replay(began.response)
         try:
-            response = run()
-        except ApiError as err:
-            response = problem_response(err)
-    except BaseException:
-        store.release(scope=principal.key_id, key=key, fingerprint=fingerprint)
-        raise
-    if response.status_code >= 500:
-        store.release(scope=principal.key_id, key=key, fingerprint=fingerprint)
+            try:
+                response = run()
+            except ApiError as err:
+                response = problem_response(err)
+        except BaseException:
+            store.release(scope=principal.key_id, key=key, fingerprint=fingerprint)
+            raise
+        if response.status_code >= 500:
+            store.release(scope=principal.key_id, key=key, fingerprint=fingerprint)
+            return response
+        self._keep(principal, key, fingerprint, response)
         return response
-    _keep(principal, key, fingerprint, response)
-    return response
 
+    def keep_instead(self, principal: Principal, payload: object, response: Response) -> None:
+        """Replace the kept first response of this request's key (a job that was abandoned and
+        started again: repeats follow the new job, never the stale one)."""
+        key = request.headers.get(HEADER)
+        if key is not None and response.status_code < 500:
+            self._keep(principal, key, _fingerprint(payload), response)
 
-def keep_instead(principal: Principal, payload: object, response: Response) -> None:
-    """Replace the kept first response of this request's key (a job that was abandoned and
-    started again: repeats follow the new job, never the stale one)."""
-    key = request.headers.get(HEADER)
-    if key is not None and response.status_code < 500:
-        _keep(principal, key, _fingerprint(payload), response)
-
-
-def _keep(principal: Principal, key: str, fingerprint: str, response: Response) -> None:
-    backends: Backends = current_app.extensions["frontdoor"]
-    kept = StoredResponse(
-        status=response.status_code,
-        body=response.get_data(),
-        headers=tuple(
-            (name, response.headers[name]) for name in _REPLAYED_HEADERS if name in response.headers
-        ),
-    )
-    backends.idempotency.complete(
-        scope=principal.key_id,
-        key=key,
-        fingerprint=fingerprint,
-        response=kept,
-        now=backends.clock(),
-    )
+    def _keep(self, principal: Principal, key: str, fingerprint: str, response: Response) -> None:
+        kept = StoredResponse(
+            status=response.status_code,
+            body=response.get_data(),
+            headers=tuple(
+                (name, response.headers[name])
+                for name in _REPLAYED_HEADERS
+                if name in response.headers
+            ),
+        )
+        self.store.complete(
+            scope=principal.key_id,
+            key=key,
+            fingerprint=fingerprint,
+            response=kept,
+            now=self.clock(),
+        )
 
 
 def _fingerprint(payload: object) -> str:

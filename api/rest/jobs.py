@@ -16,17 +16,17 @@ from typing import Any
 from flask import Blueprint, Response, request
 from pydantic import ValidationError
 
-from api.auth import require_key
+from api.auth import KeyCheck
 from api.config import AppConfig
 from api.errors import ApiError, invalid_payload, problem_response
-from api.rest.idempotency import keep_instead, run_idempotent
+from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
 from api.rest.page_records import page_record
 from backends.bundle import Backends
 from backends.ports import UnavailableError
-from schemas.characters import character_issues
+from schemas.content.characters import character_issues
+from schemas.content.jobs import GenerationBrief, JobRecord, JobView
 from schemas.errors import Issue, issues_from_errors
-from schemas.jobs import GenerationBrief, JobRecord, JobView
 from services.jobs import ABANDONED, job_url, start_generation
 from services.keys import Principal
 from services.pages import Editor, SlugTakenError
@@ -36,27 +36,28 @@ JOBS_PATH = "/api/public/content/jobs"
 MAX_BODY_BYTES = 256 * 1024
 
 
-def create_jobs_blueprint(*, backends: Backends, config: AppConfig) -> Blueprint:
+def create_jobs_blueprint(*, backends: Backends, config: AppConfig, keys: KeyCheck) -> Blueprint:
     """POST generate and GET jobs/{id}, with the content key."""
     bp = Blueprint("jobs", __name__)
+    idempotent = Idempotency(backends.idempotency, clock=backends.clock)
     surface = _Jobs(backends, config)
 
     @bp.post(GENERATE_PATH)
     def generate() -> Response:
-        principal = require_key("content")
+        principal = keys.require("content")
         payload = _json_body()
-        response = run_idempotent(principal, payload, lambda: surface.generate(principal, payload))
+        response = idempotent.run(principal, payload, lambda: surface.generate(principal, payload))
         if surface.abandoned_replay(response):
             # The first job was abandoned (its workers kept dying): start a new one, and keep
             # its answer for this key, so no repeat replays the stale job again.
             response = surface.generate_or_problem(principal, payload)
-            keep_instead(principal, payload, response)
+            idempotent.keep_instead(principal, payload, response)
             return response
         return surface.refresh_replayed_202(response)
 
     @bp.get(f"{JOBS_PATH}/<job_id>")
     def get_job(job_id: str) -> Response:
-        principal = require_key("content")
+        principal = keys.require("content")
         job = backends.jobs.get_job(job_id) if len(job_id) <= 64 else None
         # Another partner's job answers exactly as one nobody has; content_admin sees all.
         if job is None or (job.partner != principal.partner and not principal.admin):

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from flask import Response, request
 from werkzeug.datastructures import Headers
 
+from api.rest.etags import etag_listed
 from api.rest.http_cache import Header, PreparedResponse
 from backends.ports import PageStore, StoredPage
 from renderers.page_html import RenderedPage
@@ -89,9 +90,7 @@ class CachedPage:
 
     def response(self) -> Response:
         """200 (or the page's status), or 304 when If-None-Match names the ETag."""
-        if self.status == 200 and _etag_matches(
-            request.environ.get("HTTP_IF_NONE_MATCH"), self.etag
-        ):
+        if self.status == 200 and etag_listed(request.environ.get("HTTP_IF_NONE_MATCH"), self.etag):
             return PageResponse(status=304, headers=_CheckedHeaders(self.not_modified_headers))
         return PageResponse(self.body, status=self.status, headers=_CheckedHeaders(self.headers))
 
@@ -216,12 +215,3 @@ class PageLookup:
     def forget_all(self) -> None:
         """Drop every remembered lookup (after a write through this process)."""
         self._memo = {}
-
-
-def _etag_matches(header: str | None, etag: str) -> bool:
-    """If-None-Match uses the weak comparison (RFC 9110 13.1.2): W/"x" matches "x"."""
-    if not header:
-        return False
-    if header.strip() == "*":
-        return True
-    return etag in (tag.strip().removeprefix("W/") for tag in header.split(","))

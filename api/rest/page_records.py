@@ -1,5 +1,5 @@
 """What a partner reads of a stored page: its record (with a signed preview link for a draft),
-a kept version of it, and its ETag. Pure; how writes change a page is schemas/page_changes.py.
+a kept version of it, and its ETag. Pure; how writes change a page is schemas/content/changes.py.
 
 Stored records hold no origin of ours: a hero image on this service is kept as a site path
 (`/assets/...`) and every URL is made absolute here, from the serving process's configured
@@ -12,7 +12,7 @@ from __future__ import annotations
 from api.rest.previews import make_preview_token, preview_expiry
 from backends.ports import StoredPage
 from renderers.safe_urls import absolute_url
-from schemas.content import GateResult, PageRecord, VersionRecord
+from schemas.content.pages import GateResult, PageRecord, VersionRecord
 
 
 def page_record(

@@ -26,7 +26,7 @@ from backends.ports import PageStore, StoredPage
 from renderers.assets import Asset
 from renderers.page_html import FormState, Site, render_not_found, render_page
 from renderers.sitemap import SitemapEntry
-from schemas.content import SLUG_PATTERN, SitePageInput
+from schemas.content.pages import SLUG_PATTERN, SitePageInput
 
 logger = logging.getLogger(__name__)
 

@@ -13,9 +13,7 @@ from typing import TypeVar
 from api.errors import ApiError
 from backends.ports import AccountPosition, AccountQuery, AccountSort, StreamQuery
 from schemas.errors import Issue
-from schemas.signal_rollups import STAGES, Stage, stages_at_or_above
-from schemas.signal_scores import heat_log_for_score
-from schemas.signals import (
+from schemas.signals.events import (
     EVENT_TYPES,
     Position,
     normalize_domain,
@@ -23,6 +21,8 @@ from schemas.signals import (
     parse_since,
     split_words,
 )
+from schemas.signals.rollups import STAGES, Stage, stages_at_or_above
+from schemas.signals.scores import heat_log_for_score
 
 DEFAULT_DAYS = 7
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -11,14 +11,14 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
-from api.auth import require_key
+from api.auth import KeyCheck
 from api.errors import ApiError
 from api.rest.json_body import parse_json
 from api.rest.signal_query import encode_account_cursor, parse_account_query, parse_stream_query
 from backends.bundle import Backends
 from backends.ports import AccountPosition, StreamQuery, UnavailableError
 from schemas.errors import Issue
-from schemas.signal_bodies import (
+from schemas.signals.bodies import (
     AccountBody,
     AccountsBody,
     EraseBody,
@@ -27,8 +27,7 @@ from schemas.signal_bodies import (
     Refused,
     StreamBody,
 )
-from schemas.signal_rollups import account_summary, person_summary
-from schemas.signals import (
+from schemas.signals.events import (
     MAX_BATCH,
     NewEvent,
     encode_cursor,
@@ -36,6 +35,7 @@ from schemas.signals import (
     normalize_email,
     normalize_event,
 )
+from schemas.signals.rollups import account_summary, person_summary
 from services import signals as signals_service
 from services.signals import email_hash
 
@@ -50,13 +50,13 @@ def _json(model: Any, status: int = 200) -> Response:
     )
 
 
-def create_signals_blueprint(*, backends: Backends) -> Blueprint:
+def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint:
     """The Signal API routes."""
     bp = Blueprint("signals", __name__, url_prefix="/api/public/v1/signals")
 
     @bp.get("")
     def read_stream() -> Response:
-        require_key("signals", allow_bearer=True)
+        keys.require("signals", allow_bearer=True)
         parsed = parse_stream_query(request.args, now=backends.clock())
         page = backends.signals.read_stream(parsed.query)
         cursor = encode_cursor(page.last or parsed.start)
@@ -64,7 +64,7 @@ def create_signals_blueprint(*, backends: Backends) -> Blueprint:
 
     @bp.get("/accounts")
     def list_accounts() -> Response:
-        require_key("signals", allow_bearer=True)
+        keys.require("signals", allow_bearer=True)
         now = backends.clock()
         query = parse_account_query(request.args, now=now)
         accounts, has_more = backends.signals.list_accounts(query)
@@ -77,7 +77,7 @@ def create_signals_blueprint(*, backends: Backends) -> Blueprint:
 
     @bp.get("/accounts/<raw_domain>")
     def get_account(raw_domain: str) -> Response:
-        require_key("signals", allow_bearer=True)
+        keys.require("signals", allow_bearer=True)
         domain = normalize_domain(raw_domain)
         if domain is None:
             raise ApiError(400, "invalid_domain", "Give a domain such as acme.com")
@@ -101,7 +101,7 @@ def create_signals_blueprint(*, backends: Backends) -> Blueprint:
 
     @bp.get("/people/<raw_email>")
     def get_person(raw_email: str) -> Response:
-        require_key("signals", allow_bearer=True)
+        keys.require("signals", allow_bearer=True)
         email = _email(raw_email)
         signals = backends.signals
         person = signals.get_person(email)
@@ -119,7 +119,7 @@ def create_signals_blueprint(*, backends: Backends) -> Blueprint:
 
     @bp.delete("/people/<raw_email>")
     def erase_person(raw_email: str) -> Response:
-        principal = require_key("ingest", allow_bearer=True)
+        principal = keys.require("ingest", allow_bearer=True)
         email = _email(raw_email)
         erased = signals_service.erase_person(
             signals=backends.signals, webhooks=backends.webhooks, email=email
@@ -135,7 +135,7 @@ def create_signals_blueprint(*, backends: Backends) -> Blueprint:
 
     @bp.post("/events")
     def ingest_events() -> Response:
-        require_key("ingest", allow_bearer=True)
+        keys.require("ingest", allow_bearer=True)
         raw_events = _batch(request.get_data())
         now = backends.clock()
         accepted: list[NewEvent] = []

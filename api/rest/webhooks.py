@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ValidationError
 
-from api.auth import require_key
+from api.auth import KeyCheck
 from api.errors import ApiError, invalid_payload
 from api.rest.json_body import parse_json
 from backends.ports import (
@@ -29,7 +29,7 @@ from backends.ports import (
     WebhookStore,
 )
 from schemas.errors import Issue, issues_from_errors
-from schemas.webhooks import (
+from schemas.signals.webhooks import (
     AttemptInput,
     DeliveriesQuery,
     DeliveryBody,
@@ -56,6 +56,7 @@ def create_webhooks_blueprint(
     tasks: TaskQueue,
     options: DeliveryOptions,
     clock: Callable[[], datetime],
+    keys: KeyCheck,
 ) -> Blueprint:
     """The six webhook operations of DESIGN "Deliveries" plus the internal attempt route.
 
@@ -65,7 +66,7 @@ def create_webhooks_blueprint(
     bp = Blueprint("webhooks", __name__)
 
     def own_endpoint(endpoint_id: str) -> WebhookEndpoint:
-        partner = require_key("signals", allow_bearer=True).partner
+        partner = keys.require("signals", allow_bearer=True).partner
         try:
             return webhooks_service.own_endpoint(
                 webhooks=webhooks, partner=partner, endpoint_id=endpoint_id
@@ -75,7 +76,7 @@ def create_webhooks_blueprint(
 
     @bp.post(HOOKS)
     def create_webhook() -> tuple[Response, int]:
-        partner = require_key("signals", allow_bearer=True).partner
+        partner = keys.require("signals", allow_bearer=True).partner
         data = _parse(WebhookInput, _json_body())
         try:
             made = webhooks_service.register_endpoint(
@@ -96,13 +97,13 @@ def create_webhooks_blueprint(
 
     @bp.get(HOOKS)
     def list_webhooks() -> Response:
-        partner = require_key("signals", allow_bearer=True).partner
+        partner = keys.require("signals", allow_bearer=True).partner
         found = webhooks.list_endpoints(partner=partner)
         return _json(WebhookListBody(endpoints=[_endpoint_view(e) for e in found]))
 
     @bp.delete(f"{HOOKS}/<endpoint_id>")
     def delete_webhook(endpoint_id: str) -> Response:
-        partner = require_key("signals", allow_bearer=True).partner
+        partner = keys.require("signals", allow_bearer=True).partner
         try:
             webhooks_service.delete_endpoint(
                 webhooks=webhooks, partner=partner, endpoint_id=endpoint_id
@@ -113,7 +114,7 @@ def create_webhooks_blueprint(
 
     @bp.post(f"{HOOKS}/<endpoint_id>/rotate")
     def rotate_webhook_secret(endpoint_id: str) -> Response:
-        partner = require_key("signals", allow_bearer=True).partner
+        partner = keys.require("signals", allow_bearer=True).partner
         try:
             made = webhooks_service.rotate_secret(
                 webhooks=webhooks,
@@ -146,7 +147,7 @@ def create_webhooks_blueprint(
 
     @bp.post(f"{HOOKS}/deliveries/<delivery_id>/replay")
     def replay(delivery_id: str) -> tuple[Response, int]:
-        partner = require_key("signals", allow_bearer=True).partner
+        partner = keys.require("signals", allow_bearer=True).partner
         try:
             again = webhooks_service.replay(
                 webhooks=webhooks,

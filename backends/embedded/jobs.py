@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import ConflictError, JobChange, NotFoundError
-from schemas.jobs import JobRecord
+from schemas.content.jobs import JobRecord
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS generation_jobs (

@@ -159,10 +159,16 @@ class QueueTable:
 
     def ack(self, message: Leased) -> None:
         """Done: the message is gone (a no-op if another consumer took it over)."""
+        self.ack_all([message])
+
+    def ack_all(self, messages: Sequence[Leased]) -> None:
+        """`ack` for several messages in one transaction (none: no transaction)."""
+        if not messages:
+            return
         with self._db.transaction() as conn:
-            conn.execute(
+            conn.executemany(
                 "DELETE FROM queue_messages WHERE id = ? AND lease_owner = ?",
-                (message.id, message.owner),
+                [(message.id, message.owner) for message in messages],
             )
 
     def retry(

@@ -6,6 +6,13 @@ with a lease: a handler that returns acks, one that raises gets the message agai
 back-off, and after `max_attempts` the message moves to the dead letters (`frontdoor queues
 dead-letters` lists them, `frontdoor queues replay` queues them again). A message whose worker
 died is claimed again when its lease lapses, by this process or any other on the same file.
+
+`start_batches` hands a worker up to `batch` due messages at once (one claim, one handler call,
+one ack transaction), as a Pub/Sub pull subscriber takes several messages per pull: a message
+`decode` refuses is acked alone at once; if the handler raises, each of the others is delivered
+again (or dead-lettered) on its own attempt count, as if it had failed alone. After a claim that
+did not fill the batch, the worker waits `linger_seconds` before claiming again, so messages
+that come one at a time are handled together (each waits at most that long more).
 """
 
 from __future__ import annotations
@@ -17,11 +24,14 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from backends.embedded.queue_table import Leased, QueueTable
 from backends.ports import DeliverLaterError
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 # Other processes' messages and lapsed leases are noticed by polling this often when idle.
 POLL_SECONDS = 0.5
@@ -41,6 +51,8 @@ class DurableQueue:
         name: str,
         *,
         threads: int = 2,
+        batch: int = 1,
+        linger_seconds: float = 0.0,
         max_attempts: int = 5,
         backoff: Callable[[int], float] | None = None,
         lease_seconds: float = 60.0,
@@ -50,12 +62,14 @@ class DurableQueue:
         self.table = table
         self.name = name
         self._threads_wanted = threads
+        self._batch = batch
+        self._linger = linger_seconds
         self._max_attempts = max_attempts
         self._backoff = backoff or (lambda attempt: 0.05 * 2 ** (attempt - 1))
         self._lease = lease_seconds
         self._poll = poll_seconds
         self._on_dead_letter = on_dead_letter
-        self._handler: Callable[[Leased], None] | None = None
+        self._deliver: Callable[[list[Leased]], None] | None = None
         self._wake = threading.Condition()
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -71,10 +85,41 @@ class DurableQueue:
 
     def start_leased(self, handler: Callable[[Leased], None]) -> None:
         """As `start`, for a handler that reads the delivery's attempt count too."""
+
+        def deliver(leased: list[Leased]) -> None:
+            for message in leased:
+                self._attempt([message], lambda: handler(message))  # noqa: B023  # called at once
+
+        self._start(deliver)
+
+    def start_batches(
+        self, decode: Callable[[bytes], T | None], handler: Callable[[list[T]], None]
+    ) -> None:
+        """Start the worker threads (once), each handing up to `batch` claimed messages to one
+        `handler` call, decoded: a message `decode` gives None for (malformed: `decode` logs why)
+        is acked alone; the handler returns to ack the rest in one transaction, or raises to
+        have each of them again."""
+
+        def deliver(leased: list[Leased]) -> None:
+            decoded: list[tuple[Leased, T | None]] = []
+            for message in leased:
+                try:
+                    decoded.append((message, decode(message.body)))
+                except Exception as err:  # the worker's top level: a decoder bug, retry it alone
+                    logger.exception("%s: decoding failed", self.name)
+                    self._failed(message, f"{type(err).__name__}: {err}")
+            self.table.ack_all([message for message, value in decoded if value is None])
+            kept = [(message, value) for message, value in decoded if value is not None]
+            if kept:
+                self._attempt([m for m, _ in kept], lambda: handler([v for _, v in kept]))
+
+        self._start(deliver)
+
+    def _start(self, deliver: Callable[[list[Leased]], None]) -> None:
         with self._wake:
             if self._threads:
                 return
-            self._handler = handler
+            self._deliver = deliver
             self._threads = [
                 threading.Thread(target=self._run, name=f"{self.name}-{i}", daemon=True)
                 for i in range(self._threads_wanted)
@@ -141,6 +186,7 @@ class DurableQueue:
                     owner=owner,
                     lease_seconds=self._lease,
                     max_attempts=self._max_attempts,
+                    limit=self._batch,
                 )
             except Exception:  # the worker's top level: a locked or failing file, try later
                 logger.exception("%s: claiming failed", self.name)
@@ -148,11 +194,17 @@ class DurableQueue:
             if not leased:
                 self._idle()
                 continue
-            for message in leased:
-                self._deliver(message)
+            assert self._deliver is not None  # noqa: S101  # _start sets it before any thread
+            try:
+                self._deliver(leased)
+            except Exception:  # the worker's top level: acking failed; the leases will lapse
+                logger.exception("%s: settling a delivery failed", self.name)
             with self._wake:
                 self._handled += 1
                 self._wake.notify_all()
+            if len(leased) < self._batch and self._linger:
+                # Messages come one by one (page views): let the next ones gather.
+                self._stopping.wait(self._linger)
 
     def _idle(self) -> None:
         wait = self._poll
@@ -163,25 +215,32 @@ class DurableQueue:
             if not self._stopping.is_set():
                 self._wake.wait(wait)
 
-    def _deliver(self, message: Leased) -> None:
-        assert self._handler is not None  # noqa: S101  # start() sets it before any thread runs
+    def _attempt(self, messages: list[Leased], work: Callable[[], None]) -> None:
+        """Run one delivery of `messages`: ack them all if `work` returns, else retry each."""
         try:
-            self._handler(message)
+            work()
         except DeliverLaterError as err:  # expected (a job held by another worker)
             logger.info("%s: delivering again later (%s)", self.name, err)
-            self.table.retry(
-                message,
-                delay=max(1.0, self._backoff(message.attempts)),
-                error=str(err),
-                max_attempts=self._max_attempts,
-                count=False,
-            )
+            for message in messages:
+                self.table.retry(
+                    message,
+                    delay=max(1.0, self._backoff(message.attempts)),
+                    error=str(err),
+                    max_attempts=self._max_attempts,
+                    count=False,
+                )
             return
         except Exception as err:  # the worker's top level: log, then redeliver
-            logger.exception("%s: handler failed on attempt %d", self.name, message.attempts)
-            self._failed(message, f"{type(err).__name__}: {err}")
+            logger.exception(
+                "%s: handler failed on attempt %d",
+                self.name,
+                max(message.attempts for message in messages),
+                extra={"messages": len(messages)},
+            )
+            for message in messages:
+                self._failed(message, f"{type(err).__name__}: {err}")
             return
-        self.table.ack(message)
+        self.table.ack_all(messages)
 
     def _failed(self, message: Leased, error: str) -> None:
         kept = self.table.retry(

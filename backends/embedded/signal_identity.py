@@ -1,4 +1,4 @@
-"""Anonymous to known in the embedded signal store (the rules: schemas/signal_identity.py).
+"""Anonymous to known in the embedded signal store (the rules: schemas/signals/identity.py).
 
 A stored event that carries a visitor id gets a row in `signal_visitor_events`; links live in
 `signal_visitors`. When a link is made, the visitor's anonymous events stored before are folded
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from schemas.signal_identity import Link, as_linked, new_links
-from schemas.signals import Event, attributed, visitor_of
+from schemas.signals.events import Event, attributed, visitor_of
+from schemas.signals.identity import Link, as_linked, new_links
 
 IDENTITY_DDL = """
 CREATE TABLE IF NOT EXISTS signal_visitors (

@@ -18,9 +18,9 @@ from typing import Any
 from pydantic_core import from_json, to_json
 
 from backends.signal_codec import load_account, load_person
-from schemas.signal_fold import AccountState, Brief, PersonState, to_us
-from schemas.signal_rollups import ENGAGED_PAGES, RANK, STAGES, AccountRollup, PersonRollup
-from schemas.signal_scores import STAGE_WEIGHTS, add_heat
+from schemas.signals.fold import AccountState, Brief, PersonState, to_us
+from schemas.signals.rollups import ENGAGED_PAGES, RANK, STAGES, AccountRollup, PersonRollup
+from schemas.signals.scores import STAGE_WEIGHTS, add_heat
 
 DDL = """
 CREATE TABLE IF NOT EXISTS signal_events (

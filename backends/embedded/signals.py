@@ -7,7 +7,7 @@ as integer microseconds (`rec_us`, the rowid), unique, so polls are a primary-ke
 
 A batch is one transaction: its events go in by INSERT OR IGNORE (an id stored before is
 skipped, so the common all-new batch needs no lookup), the new ones are folded into roll-ups
-in memory (schemas/signal_fold.py) and each touched row and tally is written once by UPSERT
+in memory (schemas/signals/fold.py) and each touched row and tally is written once by UPSERT
 (backends/embedded/signal_tables.py has the layout).
 """
 
@@ -54,20 +54,23 @@ from backends.embedded.signal_tables import (
 )
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery
-from schemas.signal_fold import AccountState, BatchFold, PersonState, fold_batch, to_us
-from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, rebuild_account
-from schemas.signals import Event, NewEvent, Position, search_text, stamp_event
+from schemas.signals.events import Event, NewEvent, Position, search_text, stamp_event
+from schemas.signals.fold import AccountState, BatchFold, PersonState, fold_batch, to_us
+from schemas.signals.rollups import RANK, AccountRollup, PersonRollup, rebuild_account
 
 logger = logging.getLogger(__name__)
 __all__ = [
     "DDL",
     "INSERT_EVENT",
+    "STORE_DDL",
     "SqliteSignalStore",
     "event_row",
     "from_us",
     "rollup_writes",
     "to_us",
 ]
+# Every table and index the store keeps (the bench's raw inserts write into the same).
+STORE_DDL = DDL + IDENTITY_DDL + INDEX_DDL
 CACHE_LIMIT = 50_000  # roll-up states kept in memory between batches (a few hundred bytes each)
 _CHUNK = 500  # bound on `?` parameters per IN (...)
 # model_dump_json without its Python wrapper: the same serializer with the same defaults.

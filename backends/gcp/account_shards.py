@@ -24,8 +24,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from schemas.signal_rollups import RANK, STAGES, AccountRollup
-from schemas.signal_scores import DAYS_KEPT
+from schemas.signals.rollups import RANK, STAGES, AccountRollup
+from schemas.signals.scores import DAYS_KEPT
 
 SHARDS = 32
 MAX_SHARD_PAGES = 3000

@@ -10,20 +10,16 @@ import json
 from datetime import datetime
 from typing import Any
 
-from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
+from backends.gcp.firestore_errors import run_transaction
 from backends.ports import (
     IDEMPOTENCY_LEASE,
     IDEMPOTENCY_TTL,
     IdempotencyBegin,
     StoredResponse,
-    UnavailableError,
     entry_id,
 )
-
-_MAX_ATTEMPTS = 20
-_TRANSIENT = (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted)
 
 
 class FirestoreIdempotencyStore:
@@ -53,7 +49,7 @@ class FirestoreIdempotencyStore:
             transaction.set(ref, doc)
             return IdempotencyBegin(state="new")
 
-        began: IdempotencyBegin = self._run(claim)
+        began: IdempotencyBegin = run_transaction(self._client, claim)
         return began
 
     def complete(
@@ -73,7 +69,7 @@ class FirestoreIdempotencyStore:
                 }
                 transaction.update(ref, update)
 
-        self._run(store)
+        run_transaction(self._client, store)
 
     def release(self, *, scope: str, key: str, fingerprint: str) -> None:
         ref = self._entries.document(entry_id(scope, key))
@@ -88,17 +84,7 @@ class FirestoreIdempotencyStore:
             ):
                 transaction.delete(ref)
 
-        self._run(drop)
-
-    def _run(self, body: Any) -> Any:
-        try:
-            return body(self._client.transaction(max_attempts=_MAX_ATTEMPTS))
-        except _TRANSIENT as err:
-            raise UnavailableError("firestore") from err
-        except ValueError as err:
-            if "Failed to commit transaction" not in str(err):
-                raise
-            raise UnavailableError("firestore contention") from err
+        run_transaction(self._client, drop)
 
 
 def _found(

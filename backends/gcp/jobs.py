@@ -5,11 +5,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
-from backends.ports import ConflictError, JobChange, NotFoundError, UnavailableError
-from schemas.jobs import JobRecord
+from backends.gcp.firestore_errors import (
+    create_document,
+    run_transaction,
+    unavailable_when_transient,
+)
+from backends.ports import JobChange, NotFoundError
+from schemas.content.jobs import JobRecord
 
 # Concurrent transactions on one document are slow on the emulator (notes/gcp-emulators.md);
 # duplicate deliveries of one job are the only contention, so a few more attempts suffice.
@@ -27,18 +31,11 @@ class FirestoreJobStore:
         self._jobs = client.collection(f"{prefix}generation_jobs")
 
     def create_job(self, job: JobRecord) -> None:
-        try:
-            self._jobs.document(job.id).create(_to_doc(job))
-        except gexc.Conflict as err:
-            raise ConflictError(job.id) from err
-        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded) as err:
-            raise UnavailableError("firestore") from err
+        create_document(self._jobs.document(job.id), _to_doc(job), job.id)
 
     def get_job(self, job_id: str) -> JobRecord | None:
-        try:
+        with unavailable_when_transient():
             snap = self._jobs.document(job_id).get()
-        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded) as err:
-            raise UnavailableError("firestore") from err
         return _from_doc(snap.to_dict()) if snap.exists else None
 
     def update_job(self, job_id: str, change: JobChange) -> JobRecord:
@@ -53,14 +50,7 @@ class FirestoreJobStore:
             transaction.set(ref, _to_doc(updated))
             return updated
 
-        try:
-            result: JobRecord = apply(self._client.transaction(max_attempts=_MAX_ATTEMPTS))
-        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted) as err:
-            raise UnavailableError("firestore") from err
-        except ValueError as err:
-            if "Failed to commit transaction" not in str(err):
-                raise
-            raise UnavailableError("firestore contention") from err
+        result: JobRecord = run_transaction(self._client, apply, max_attempts=_MAX_ATTEMPTS)
         return result
 
     def list_unfinished_jobs(self, *, limit: int = 200) -> list[JobRecord]:
@@ -68,10 +58,8 @@ class FirestoreJobStore:
         query = self._jobs.where(
             filter=firestore.FieldFilter("status", "in", ["queued", "running"])
         ).limit(limit)
-        try:
+        with unavailable_when_transient():
             found = [_from_doc(snap.to_dict()) for snap in query.stream()]
-        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded) as err:
-            raise UnavailableError("firestore") from err
         return sorted(found, key=lambda job: job.updated_at)
 
     def wait_finished(self, job_id: str, seconds: float) -> JobRecord | None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
-from backends.ports import ApiKeyRecord, ConflictError, NotFoundError, UnavailableError
+from backends.gcp.firestore_errors import create_document
+from backends.ports import ApiKeyRecord, NotFoundError
 
 
 class FirestoreKeyStore:
@@ -19,12 +19,7 @@ class FirestoreKeyStore:
         self._keys = client.collection(f"{prefix}api_keys")
 
     def add_key(self, record: ApiKeyRecord) -> None:
-        try:
-            self._keys.document(record.key_id).create(_to_doc(record))
-        except gexc.Conflict as err:
-            raise ConflictError(record.key_id) from err
-        except gexc.ServiceUnavailable as err:
-            raise UnavailableError("firestore") from err
+        create_document(self._keys.document(record.key_id), _to_doc(record), record.key_id)
 
     def get_key(self, key_id: str) -> ApiKeyRecord | None:
         doc = self._keys.document(key_id).get().to_dict()

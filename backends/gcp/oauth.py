@@ -15,9 +15,9 @@ from dataclasses import asdict, fields
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
+from backends.gcp.firestore_errors import create_document
 from backends.ports import (
     AuthorizationCodeRecord,
     ConflictError,
@@ -25,7 +25,6 @@ from backends.ports import (
     OAuthClientRecord,
     OAuthTokenRecord,
     PendingAuthorization,
-    UnavailableError,
 )
 
 R = TypeVar("R")
@@ -62,7 +61,7 @@ class FirestoreOAuthStore:
         self._pending.document(tx_id).delete()
 
     def add_code(self, record: AuthorizationCodeRecord) -> None:
-        _create(self._codes.document(record.code_hash), asdict(record), record.code_hash)
+        create_document(self._codes.document(record.code_hash), asdict(record), record.code_hash)
 
     def get_code(self, code_hash: str) -> AuthorizationCodeRecord | None:
         snap = self._codes.document(code_hash).get()
@@ -85,7 +84,7 @@ class FirestoreOAuthStore:
         return _load(AuthorizationCodeRecord, use(self._client.transaction()))
 
     def add_token(self, record: OAuthTokenRecord) -> None:
-        _create(self._tokens.document(record.token_hash), asdict(record), record.token_hash)
+        create_document(self._tokens.document(record.token_hash), asdict(record), record.token_hash)
 
     def get_token(self, token_hash: str) -> OAuthTokenRecord | None:
         snap = self._tokens.document(token_hash).get()
@@ -122,15 +121,6 @@ class FirestoreOAuthStore:
 
 def _key(value: str) -> str:
     return hashlib.sha256(value.encode()).hexdigest()
-
-
-def _create(ref: Any, doc: dict[str, Any], key: str) -> None:
-    try:
-        ref.create(doc)
-    except gexc.Conflict as err:
-        raise ConflictError(key) from err
-    except gexc.ServiceUnavailable as err:
-        raise UnavailableError("firestore") from err
 
 
 def _load(kind: type[R], doc: dict[str, Any] | None) -> R:

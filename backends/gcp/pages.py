@@ -10,23 +10,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from google.api_core import exceptions as gexc
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
+from backends.gcp.firestore_errors import run_transaction, unavailable_when_transient
 from backends.page_cursor import decode_cursor, decode_version_cursor, encode_cursor
-from backends.ports import (
-    ConflictError,
-    PageList,
-    PageStatus,
-    StoredPage,
-    UnavailableError,
-    VersionList,
-)
+from backends.ports import ConflictError, PageList, PageStatus, StoredPage, VersionList
 
-# The emulator locks pessimistically and aborts contended transactions (notes/gcp-emulators.md).
-_MAX_ATTEMPTS = 20
-_TRANSIENT = (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted)
+# `{prefix}data_upgrades/{name}` exists once an upgrade of the stored data has finished.
+_OWNERS_UPGRADE = "page-owners"
 
 
 class FirestorePageStore:
@@ -37,16 +29,15 @@ class FirestorePageStore:
     ) -> None:
         self._client = client
         self._pages = client.collection(f"{prefix}pages")
+        self._upgrades = client.collection(f"{prefix}data_upgrades")
         self._keep = keep_versions
 
     def _version_ref(self, slug: str, version: int) -> Any:
         return self._pages.document(slug).collection("versions").document(f"{version:010d}")
 
     def get_page(self, slug: str) -> StoredPage | None:
-        try:
+        with unavailable_when_transient():
             snap = self._pages.document(slug).get()
-        except _TRANSIENT as err:
-            raise UnavailableError("firestore") from err
         return _from_doc(snap.to_dict()) if snap.exists else None
 
     def list_pages(
@@ -67,10 +58,8 @@ class FirestorePageStore:
         if cursor is not None:
             after, slug = decode_cursor(cursor)
             query = query.start_after({"updated_at": after, "slug": slug})
-        try:
+        with unavailable_when_transient():
             docs = [_from_doc(snap.to_dict()) for snap in query.limit(limit + 1).stream()]
-        except _TRANSIENT as err:
-            raise UnavailableError("firestore") from err
         pages = tuple(docs[:limit])
         more = len(docs) > limit
         last = pages[-1] if pages else None
@@ -92,14 +81,7 @@ class FirestorePageStore:
             if self._keep and page.version > self._keep:
                 transaction.delete(self._version_ref(page.slug, page.version - self._keep))
 
-        try:
-            write(self._client.transaction(max_attempts=_MAX_ATTEMPTS))
-        except _TRANSIENT as err:
-            raise UnavailableError("firestore") from err
-        except ValueError as err:
-            if "Failed to commit transaction" not in str(err):
-                raise
-            raise UnavailableError("firestore contention") from err
+        run_transaction(self._client, write)
         return page
 
     def list_versions(
@@ -110,10 +92,8 @@ class FirestorePageStore:
         if below is not None:
             query = query.where(filter=FieldFilter("version", "<", below))
         query = query.order_by("version", direction=firestore.Query.DESCENDING)
-        try:
+        with unavailable_when_transient():
             docs = [_from_doc(snap.to_dict()) for snap in query.limit(limit + 1).stream()]
-        except _TRANSIENT as err:
-            raise UnavailableError("firestore") from err
         versions = tuple(docs[:limit])
         more = len(docs) > limit
         return VersionList(
@@ -121,29 +101,39 @@ class FirestorePageStore:
         )
 
     def get_version(self, slug: str, version: int) -> StoredPage | None:
-        try:
+        with unavailable_when_transient():
             snap = self._version_ref(slug, version).get()
-        except _TRANSIENT as err:
-            raise UnavailableError("firestore") from err
         return _from_doc(snap.to_dict()) if snap.exists else None
 
     def adopt_unowned_pages(self, owner: str) -> int:
         """Give pages stored before owners existed (issue 14) an owner, and start their history
-        at the current version; how many were adopted. Idempotent."""
+        at the current version; how many were adopted. Idempotent.
+
+        Once per database: the first start that finishes it writes the marker document
+        `data_upgrades/page-owners`, and later starts read that one document instead of every
+        page (this version writes no page without an owner). A start stopped half-way leaves
+        no marker, so the next one adopts what is left.
+        """
+        marker = self._upgrades.document(_OWNERS_UPGRADE)
+        with unavailable_when_transient():
+            if marker.get().exists:
+                return 0
+            adopted = self._adopt_each_unowned_page(owner)
+            marker.set({"finished_at": firestore.SERVER_TIMESTAMP, "adopted": adopted})
+        return adopted
+
+    def _adopt_each_unowned_page(self, owner: str) -> int:
         adopted = 0
-        try:
-            for snap in self._pages.stream():
-                data = snap.to_dict() or {}
-                if data.get("owner"):
-                    continue
-                doc = {**data, "owner": owner, "editor": data.get("editor") or owner}
-                batch = self._client.batch()
-                batch.set(snap.reference, doc)
-                batch.set(self._version_ref(doc["slug"], int(doc["version"])), doc)
-                batch.commit()
-                adopted += 1
-        except _TRANSIENT as err:
-            raise UnavailableError("firestore") from err
+        for snap in self._pages.stream():
+            data = snap.to_dict() or {}
+            if data.get("owner"):
+                continue
+            doc = {**data, "owner": owner, "editor": data.get("editor") or owner}
+            batch = self._client.batch()
+            batch.set(snap.reference, doc)
+            batch.set(self._version_ref(doc["slug"], int(doc["version"])), doc)
+            batch.commit()
+            adopted += 1
         return adopted
 
 

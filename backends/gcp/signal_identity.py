@@ -1,4 +1,4 @@
-"""Anonymous to known in the Firestore signal store (the rules: schemas/signal_identity.py).
+"""Anonymous to known in the Firestore signal store (the rules: schemas/signals/identity.py).
 
 Links are documents of `signal_visitors` (id: the visitor id; fields email, domain). Events
 are never rewritten: a person's or account's timeline is its own pushed-down read merged with
@@ -16,8 +16,8 @@ from google.cloud import firestore
 
 from backends.gcp.signal_stream import doc_id, event_from_doc
 from backends.ports import StreamPage, StreamQuery
-from schemas.signal_identity import Link, is_anonymous
-from schemas.signals import Event, Position
+from schemas.signals.events import Event, Position
+from schemas.signals.identity import Link, is_anonymous
 
 IN_LIMIT = 30
 MAX_TIMELINE_VISITORS = 300

@@ -17,7 +17,7 @@ from urllib.parse import quote
 from google.cloud import firestore
 
 from backends.ports import StreamPage, StreamQuery
-from schemas.signals import Event, Position, event_words
+from schemas.signals.events import Event, Position, event_words
 
 _SCAN_PAGE = 200
 _SCAN_CAP = 2000

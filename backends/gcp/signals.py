@@ -41,11 +41,11 @@ from backends.gcp.signal_identity import (
 from backends.gcp.signal_stream import QueryShape, doc_id, event_doc, event_from_doc, read_stream
 from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery, UnavailableError
 from backends.signal_codec import dump_rollup, load_account, load_person
-from schemas.signal_fold import to_us
-from schemas.signal_identity import as_linked, new_links
-from schemas.signal_rollups import RANK, AccountRollup, PersonRollup, fold_event, rebuild_account
-from schemas.signal_scores import STAGE_WEIGHTS, add_heat
-from schemas.signals import Event, NewEvent, attributed, stamp_event, visitor_of
+from schemas.signals.events import Event, NewEvent, attributed, stamp_event, visitor_of
+from schemas.signals.fold import to_us
+from schemas.signals.identity import as_linked, new_links
+from schemas.signals.rollups import RANK, AccountRollup, PersonRollup, fold_event, rebuild_account
+from schemas.signals.scores import STAGE_WEIGHTS, add_heat
 
 logger = logging.getLogger(__name__)
 SETTLE = timedelta(seconds=2)

@@ -15,12 +15,12 @@ from google.api_core import exceptions as gexc
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
+from backends.gcp.firestore_errors import create_document, unavailable_when_transient
 from backends.ports import (
     ConflictError,
     Delivery,
     DeliveryStatus,
     NotFoundError,
-    UnavailableError,
     WebhookEndpoint,
     WebhookSecret,
 )
@@ -39,12 +39,11 @@ class FirestoreWebhookStore:
         self._deliveries = client.collection(f"{prefix}webhook_deliveries")
 
     def add_endpoint(self, endpoint: WebhookEndpoint) -> None:
-        try:
-            self._endpoints.document(endpoint.endpoint_id).create(_endpoint_doc(endpoint))
-        except gexc.Conflict as err:
-            raise ConflictError(endpoint.endpoint_id) from err
-        except gexc.ServiceUnavailable as err:
-            raise UnavailableError("firestore") from err
+        create_document(
+            self._endpoints.document(endpoint.endpoint_id),
+            _endpoint_doc(endpoint),
+            endpoint.endpoint_id,
+        )
 
     def get_endpoint(self, endpoint_id: str) -> WebhookEndpoint | None:
         snap = self._endpoints.document(endpoint_id).get()
@@ -91,11 +90,13 @@ class FirestoreWebhookStore:
 
     def add_delivery(self, delivery: Delivery) -> bool:
         try:
-            self._deliveries.document(delivery.delivery_id).create(_delivery_doc(delivery))
-        except gexc.Conflict:
+            create_document(
+                self._deliveries.document(delivery.delivery_id),
+                _delivery_doc(delivery),
+                delivery.delivery_id,
+            )
+        except ConflictError:
             return False
-        except gexc.ServiceUnavailable as err:
-            raise UnavailableError("firestore") from err
         return True
 
     def get_delivery(self, delivery_id: str) -> Delivery | None:
@@ -131,7 +132,7 @@ class FirestoreWebhookStore:
     def erase_deliveries_for_events(self, event_ids: Sequence[str]) -> int:
         wanted = list(dict.fromkeys(event_ids))
         removed = 0
-        try:
+        with unavailable_when_transient():
             for start in range(0, len(wanted), _IN_LIMIT):
                 chunk = wanted[start : start + _IN_LIMIT]
                 query = self._deliveries.where(filter=FieldFilter("event_id", "in", chunk))
@@ -142,8 +143,6 @@ class FirestoreWebhookStore:
                         batch.delete(ref)
                     batch.commit()
                 removed += len(refs)
-        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded) as err:
-            raise UnavailableError("firestore") from err
         return removed
 
     def _must_get(self, endpoint_id: str) -> WebhookEndpoint:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from schemas.jobs import JobRecord
+from schemas.content.jobs import JobRecord
 
 JobChange = Callable[[JobRecord], JobRecord]
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
-from schemas.signal_fold import to_us
-from schemas.signal_rollups import AccountRollup, PersonRollup, Stage
-from schemas.signals import Event, NewEvent, Position
+from schemas.signals.events import Event, NewEvent, Position
+from schemas.signals.fold import to_us
+from schemas.signals.rollups import AccountRollup, PersonRollup, Stage
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class AccountPosition:
 @dataclass(frozen=True)
 class AccountQuery:
     """The accounts list: recently active (by `last_recorded_at`) at or above a stage, most
-    recent first or highest score (heat_log, schemas/signal_scores.py) first, then by domain
+    recent first or highest score (heat_log, schemas/signals/scores.py) first, then by domain
     descending; `after` continues past a position."""
 
     active_since: datetime

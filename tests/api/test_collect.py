@@ -18,7 +18,7 @@ from backends.embedded.queues import DurableQueue
 from backends.ports import StreamQuery
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
-from schemas.signals import Event, Position, parse_since
+from schemas.signals.events import Event, Position, parse_since
 
 URL = "/api/public/v1/collect"
 SITE = {"Origin": "http://testserver"}

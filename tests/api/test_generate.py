@@ -17,7 +17,7 @@ from api.rest.pages import create_pages_blueprint
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
-from schemas.jobs import JobError
+from schemas.content.jobs import JobError
 from services.keys import issue_key
 from tests.conftest import CONTENT_KEY
 from tests.e2e.sample_page import store_page
@@ -423,6 +423,21 @@ def test_the_answer_and_the_job_carry_notes_naming_what_the_page_left_out(
     assert body["job"]["notes"] == body["notes"]
     polled = client.get(body["job"]["url"].removeprefix("http://testserver"), headers=KEY)
     assert polled.get_json()["notes"] == body["notes"]
+
+
+@pytest.mark.spec("content.generate")
+def test_a_tone_naming_none_of_the_voices_is_noted_in_the_answer(client: FlaskClient) -> None:
+    """content-api.md: an unknown tone gets the direct voice and a `tone` note, never silence."""
+    body = client.post(GENERATE, json=brief(tone="whimsical"), headers=KEY).get_json()
+
+    assert body["notes"] == [
+        {
+            "field": "tone",
+            "code": "not_used",
+            "message": "tone 'whimsical' names none of the voices (direct, warm, formal); "
+            "written in the direct voice",
+        }
+    ]
 
 
 @pytest.mark.spec("content.generate")

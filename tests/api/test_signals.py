@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 
 from backends.bundle import Backends
 from backends.embedded.queues import DurableQueue
-from schemas.signals import EVENT_TYPES
+from schemas.signals.events import EVENT_TYPES
 from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
 
 READ = {"x-api-key": SIGNALS_KEY}

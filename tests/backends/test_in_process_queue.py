@@ -1,10 +1,12 @@
 """The embedded queue delivers like a push subscription: a handler that raises gets the message
 again with back-off, then it is dead-lettered in the table (and logged); one that asks for a
-later delivery (DeliverLaterError) is not a failure and spends no attempt."""
+later delivery (DeliverLaterError) is not a failure and spends no attempt. A batch worker
+(the ingest queue's) gets the due messages together, and each keeps its own attempts."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -103,3 +105,103 @@ def test_a_batch_is_committed_in_one_transaction_before_publish_returns(tmp_path
     DurableQueue(table, "q").publish_batch([b"a", b"b", b"c"])  # no worker started
 
     assert QueueTable(queue_database(tmp_path)).waiting("q") == 3
+
+
+def _batch_queue(
+    tmp_path: Path, handler: Callable[[list[str]], None], **options: object
+) -> DurableQueue:
+    """A queue whose worker takes up to 10 messages at once; b"bad" does not decode."""
+    queue = DurableQueue(
+        QueueTable(queue_database(tmp_path)),
+        "q",
+        threads=1,
+        batch=10,
+        backoff=lambda attempt: 0.001,
+        poll_seconds=0.02,
+        **options,  # type: ignore[arg-type]
+    )
+
+    def decode(body: bytes) -> str | None:
+        return None if body == b"bad" else body.decode()
+
+    queue.start_batches(decode, handler)
+    return queue
+
+
+def test_a_batch_worker_gets_the_messages_due_together_in_one_call(tmp_path: Path) -> None:
+    calls: list[list[str]] = []
+    table = QueueTable(queue_database(tmp_path))
+    DurableQueue(table, "q").publish_batch([b"m1", b"m2", b"m3"])  # due before the worker starts
+
+    queue = _batch_queue(tmp_path, calls.append)
+    assert queue.drain(10)
+    queue.close()
+
+    assert calls == [["m1", "m2", "m3"]]
+    assert table.dead_letters("q") == []
+
+
+def test_a_message_that_does_not_decode_is_acked_alone_while_its_batch_is_delivered_again(
+    tmp_path: Path,
+) -> None:
+    calls: list[list[str]] = []
+
+    def handler(values: list[str]) -> None:
+        calls.append(values)
+        if len(calls) == 1:
+            raise RuntimeError("store down")
+
+    DurableQueue(QueueTable(queue_database(tmp_path)), "q").publish_batch([b"m1", b"bad", b"m2"])
+    queue = _batch_queue(tmp_path, handler, max_attempts=3)
+    assert queue.drain(10)
+    queue.close()
+
+    assert calls[0] == ["m1", "m2"]
+    # Each is retried on its own back-off: together or one by one, each comes back once.
+    assert sorted(value for call in calls[1:] for value in call) == ["m1", "m2"]
+    assert queue.table.dead_letters("q") == []
+
+
+def test_each_message_of_a_batch_that_fails_every_attempt_is_dead_lettered_on_its_own(
+    tmp_path: Path,
+) -> None:
+    buried: list[bytes] = []
+
+    def handler(values: list[str]) -> None:
+        raise RuntimeError("store down")
+
+    table = QueueTable(queue_database(tmp_path))
+    DurableQueue(table, "q").publish_batch([b"m1", b"bad", b"m2"])
+    queue = _batch_queue(tmp_path, handler, max_attempts=2, on_dead_letter=buried.append)
+    assert queue.drain(10)
+    queue.close()
+
+    dead = queue.table.dead_letters("q")
+    assert sorted((d.body, d.attempts) for d in dead) == [(b"m1", 2), (b"m2", 2)]
+    assert sorted(buried) == [b"m1", b"m2"]  # the one that did not decode was acked at once
+    assert table.waiting("q") == 0
+
+
+def test_a_message_whose_decoding_raises_is_delivered_again_alone_and_the_worker_goes_on(
+    tmp_path: Path,
+) -> None:
+    calls: list[list[str]] = []
+    decoded: list[bytes] = []
+
+    def decode(body: bytes) -> str:
+        decoded.append(body)
+        if body == b"m2" and decoded.count(b"m2") == 1:
+            raise RuntimeError("decoder bug")
+        return body.decode()
+
+    table = QueueTable(queue_database(tmp_path))
+    DurableQueue(table, "q").publish_batch([b"m1", b"m2"])
+    queue = DurableQueue(
+        table, "q", threads=1, batch=10, backoff=lambda attempt: 0.001, poll_seconds=0.02
+    )
+    queue.start_batches(decode, calls.append)
+    assert queue.drain(10)
+    queue.close()
+
+    assert calls == [["m1"], ["m2"]]
+    assert table.dead_letters("q") == []

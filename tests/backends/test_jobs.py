@@ -16,7 +16,7 @@ from backends.embedded.jobs import SqliteJobStore
 from backends.embedded.queue_table import QueueTable, queue_database
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import ConflictError, JobStore, NotFoundError
-from schemas.jobs import GenerationBrief, JobError, JobRecord
+from schemas.content.jobs import GenerationBrief, JobError, JobRecord
 from tests.polling import wait_for
 from workers import steps
 

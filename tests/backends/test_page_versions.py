@@ -168,3 +168,53 @@ def test_firestore_pages_from_before_owners_are_adopted_once(
     assert found.owner == "bootstrap"
     assert [v.owner for v in store.list_versions("old").versions] == ["bootstrap"]
     assert [p.slug for p in store.list_pages(owner="bootstrap").pages] == ["old"]
+
+
+@pytest.mark.emulator
+def test_firestore_page_adoption_runs_once_then_later_starts_read_only_its_marker(
+    firestore_emulator: object,
+) -> None:
+    """Issue 17: the first start that adopts unowned pages records it in one marker document;
+    a later start reads that document and leaves the pages alone (it streams none of them)."""
+    from backends.gcp.firestore import firestore_client
+    from backends.gcp.pages import FirestorePageStore
+
+    prefix = f"t{uuid.uuid4().hex[:10]}_"
+    client = firestore_client(project="demo-frontdoor")
+    store = FirestorePageStore(client, prefix=prefix)
+    store.save_page(page("old", 1), expected_version=0)
+    store.save_page(page("owned", 1, owner="acme"), expected_version=0)
+    client.collection(f"{prefix}pages").document("old").update({"owner": "", "editor": ""})
+
+    first = store.adopt_unowned_pages("bootstrap")
+    marker = client.collection(f"{prefix}data_upgrades").document("page-owners").get()
+    # A document no start of this version could write: only a marker-less start would adopt it.
+    client.collection(f"{prefix}pages").document("owned").update({"owner": ""})
+    later = FirestorePageStore(client, prefix=prefix).adopt_unowned_pages("someone-else")
+
+    assert (first, later) == (1, 0)
+    assert marker.exists
+    assert (marker.to_dict() or {})["adopted"] == 1
+    found = store.get_page("old")
+    assert found is not None
+    assert found.owner == "bootstrap"
+    untouched = client.collection(f"{prefix}pages").document("owned").get().to_dict() or {}
+    assert untouched["owner"] == ""
+
+
+@pytest.mark.emulator
+def test_a_firestore_database_with_no_pages_is_marked_upgraded_at_its_first_start(
+    firestore_emulator: object,
+) -> None:
+    """A new database has nothing to adopt; its first start still writes the marker."""
+    from backends.gcp.firestore import firestore_client
+    from backends.gcp.pages import FirestorePageStore
+
+    prefix = f"t{uuid.uuid4().hex[:10]}_"
+    client = firestore_client(project="demo-frontdoor")
+
+    adopted = FirestorePageStore(client, prefix=prefix).adopt_unowned_pages("bootstrap")
+
+    marker = client.collection(f"{prefix}data_upgrades").document("page-owners").get()
+    assert adopted == 0
+    assert marker.exists

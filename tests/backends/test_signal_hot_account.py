@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from backends.ports import StreamQuery
-from schemas.signals import NewEvent, Position, normalize_event
+from schemas.signals.events import NewEvent, Position, normalize_event
 
 pytestmark = pytest.mark.emulator
 WRITERS, BATCHES, PER_BATCH = 20, 5, 4
@@ -87,8 +87,8 @@ def test_an_account_stored_whole_before_shards_keeps_its_history_once_written_ag
     from backends.gcp.firestore import firestore_client
     from backends.gcp.signals import FirestoreSignalStore
     from backends.signal_codec import dump_rollup
-    from schemas.signal_rollups import fold_events
-    from schemas.signals import stamp_event
+    from schemas.signals.events import stamp_event
+    from schemas.signals.rollups import fold_events
 
     client = firestore_client(project="demo-frontdoor")
     prefix = f"t{uuid.uuid4().hex[:10]}_"

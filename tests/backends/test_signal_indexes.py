@@ -14,7 +14,7 @@ import pytest
 from backends.gcp.signal_stream import QueryShape
 from backends.ports import AccountQuery, StreamQuery
 from domain.indexes import FIRESTORE_INDEXES
-from schemas.signals import NewEvent, Position, normalize_event
+from schemas.signals.events import NewEvent, Position, normalize_event
 
 pytestmark = pytest.mark.emulator
 

@@ -20,7 +20,7 @@ from backends.embedded.queues import DurableQueue
 from backends.ports import StreamQuery
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
-from schemas.signals import Event
+from schemas.signals.events import Event
 from tests.e2e.conftest import LiveServer
 from tests.e2e.sample_page import store_page
 from tests.polling import wait_for

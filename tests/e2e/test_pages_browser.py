@@ -12,7 +12,7 @@ import PIL.ImageDraw
 import pytest
 from playwright.sync_api import Browser, Page, Route
 
-from schemas.content import BLOCK_TYPES
+from schemas.content.pages import BLOCK_TYPES
 from tests.e2e.conftest import LiveServer
 from tests.e2e.sample_page import all_blocks_page, store_page
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gate.check import check_page, parse_page
-from schemas.content import BLOCK_TYPES
+from schemas.content.pages import BLOCK_TYPES
 from tests.gate.conftest import content_catalog
 from tests.gate.pages import ICP_SUB
 

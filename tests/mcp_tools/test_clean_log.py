@@ -1,8 +1,8 @@
 """Normal MCP sessions leave nothing wrong in the service's log (issue 17).
 
 Sessions of the official Python client (both protocol eras, OAuth included), a GET stream and
-the MCP Inspector's CLI (from npm, `tests/package.json`, installed by `make setup`) run against
-one served process of their own; the process is then stopped and its log read whole.
+the MCP Inspector's CLI (from npm, `tools/inspector/package.json`, installed by `make setup`) run
+against one served process of their own; the process is then stopped and its log read whole.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from tests.mcp_tools.conftest import (
 
 pytestmark = pytest.mark.anyio
 
-INSPECTOR = REPO / "tests" / "node_modules" / ".bin" / "mcp-inspector"
+INSPECTOR = REPO / "tools" / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 

@@ -13,8 +13,8 @@ from typing import Any
 import httpx2
 import pytest
 
-from schemas.openapi import build_openapi
-from schemas.openapi_placeholders import JsonRpcDoc, OAuthErrorDoc
+from schemas.openapi.document import build_openapi
+from schemas.openapi.placeholders import JsonRpcDoc, OAuthErrorDoc
 from tests.mcp_tools.conftest import Served, access_token
 
 pytestmark = pytest.mark.anyio

@@ -17,7 +17,7 @@ from backends.content_files import load_catalog
 from renderers.assets import brand_tokens
 from renderers.page_html import Site, build_site, render_not_found, render_page
 from renderers.safe_urls import safe_href
-from schemas.content import BLOCK_TYPES, SitePageInput
+from schemas.content.pages import BLOCK_TYPES, SitePageInput
 from tests.e2e.sample_page import all_blocks_page
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"

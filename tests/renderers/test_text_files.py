@@ -27,7 +27,7 @@ from renderers.text_files import (
     render_robots,
 )
 from schemas.catalog import Catalog
-from schemas.openapi import build_openapi
+from schemas.openapi.document import build_openapi
 
 BASE = "https://kestrel.example"
 CONTENT = Path(__file__).resolve().parents[2] / "content"

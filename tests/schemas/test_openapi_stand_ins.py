@@ -12,8 +12,8 @@ from api.rest.collect import BEACON_TYPES, FORM_TYPES
 from api.rest.content import DEFAULT_LIMIT, MAX_LIMIT
 from api.rest.signal_query import ACCOUNT_PARAMS, STREAM_PARAMS
 from backends.ports import PAGE_STATUSES
-from schemas.content import SitePageInput
-from schemas.openapi_placeholders import (
+from schemas.content.pages import SitePageInput
+from schemas.openapi.placeholders import (
     AccountsQueryDoc,
     CollectBeaconDoc,
     CollectFormDoc,

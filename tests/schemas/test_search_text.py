@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schemas.signals import (
+from schemas.signals.events import (
     SEARCH_TEXT_LIMIT,
     Account,
     NewEvent,

@@ -1,4 +1,4 @@
-"""schemas/signal_fold.py: a batch folded into roll-up states and tallies, against fold_event."""
+"""schemas/signals/fold.py: a batch folded into roll-up states and tallies, against fold_event."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from schemas.signal_fold import AccountState, PersonState, fold_batch, to_us
-from schemas.signal_rollups import STAGES, fold_events
-from schemas.signals import EVENT_TYPES, Event, NewEvent, normalize_event, stamp_event
+from schemas.signals.events import EVENT_TYPES, Event, NewEvent, normalize_event, stamp_event
+from schemas.signals.fold import AccountState, PersonState, fold_batch, to_us
+from schemas.signals.rollups import STAGES, fold_events
 
 START = datetime(2026, 11, 1, tzinfo=UTC)
 

@@ -15,7 +15,7 @@ from typing import Any
 from backends.content_files import load_catalog
 from frontdoor.settings import Settings
 from schemas.catalog import Catalog
-from schemas.jobs import GenerationBrief
+from schemas.content.jobs import GenerationBrief
 from tests.wire.server import Answer, Recorded, Responder
 from workers.authoring.template import TemplateWriter
 

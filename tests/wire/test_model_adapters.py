@@ -14,7 +14,7 @@ from google.genai import types
 from google.oauth2.credentials import Credentials
 from PIL import Image
 
-from schemas.jobs import GenerationBrief
+from schemas.content.jobs import GenerationBrief
 from tests.wire import providers
 from tests.wire.server import Recorded, Responder, WireServer
 from workers.authoring.anthropic_messages import AnthropicAuthor
@@ -248,7 +248,7 @@ def test_a_refused_imagen_picture_falls_back_to_the_drawn_hero(
     from backends.embedded.pages import SqlitePageStore
     from backends.embedded.sqlite import SqliteDatabase
     from gate.check import check_page, ruleset
-    from schemas.jobs import JobRecord
+    from schemas.content.jobs import JobRecord
     from workers.authoring.template import TemplateWriter
     from workers.pipeline import GenerationPorts, run_generation
 

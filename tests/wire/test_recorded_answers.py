@@ -19,7 +19,7 @@ import openai
 import pytest
 
 from backends.embedded.sqlite import SqliteDatabase
-from schemas.jobs import GenerationBrief, JobRecord
+from schemas.content.jobs import GenerationBrief, JobRecord
 from tests.wire import providers
 from tests.wire.server import WireServer
 from tests.wire.test_model_adapters import ADAPTERS, vertex_client

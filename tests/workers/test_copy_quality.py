@@ -18,7 +18,7 @@ from frontdoor.settings import Settings
 from gate.check import check_page
 from gate.context import quote_key
 from gate.text import text_fields
-from schemas.jobs import GenerationBrief
+from schemas.content.jobs import GenerationBrief
 from tests.workers.briefs import BRIEFS
 from workers.authoring.notes import brief_notes
 from workers.authoring.phrasing import sentences

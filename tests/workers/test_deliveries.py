@@ -14,7 +14,7 @@ from standardwebhooks.webhooks import Webhook
 
 from backends.ports import Delivery
 from frontdoor.settings import Settings
-from schemas.signals import Event
+from schemas.signals.events import Event
 from tests.conftest import INGEST_KEY, SIGNALS_KEY
 from tests.loopback_app import Served, served
 from tests.webhook_receiver import running_receiver, wait_until

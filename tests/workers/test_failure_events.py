@@ -18,8 +18,8 @@ from backends.embedded.tasks import DurableTaskQueue
 from backends.embedded.webhooks import SqliteWebhookStore
 from backends.ports import Delivery, DeliveryOptions
 from schemas.catalog import Brand
+from schemas.content.jobs import GenerationBrief, JobRecord
 from schemas.errors import Issue
-from schemas.jobs import GenerationBrief, JobRecord
 from schemas.public import Company
 from services.deliveries import attempt_delivery
 from tests.workers.generation_ports import NOW, embedded_ports

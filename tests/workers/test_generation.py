@@ -12,15 +12,17 @@ from typing import Any
 
 import functions_framework
 import pytest
+from cloudevents.http import CloudEvent
 from flask.testing import FlaskClient
 
 from backends.embedded.jobs import SqliteJobStore
 from backends.embedded.pages import SqlitePageStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import Blob, UnavailableError
+from frontdoor.functions import pubsub_message
 from schemas.catalog import Brand
+from schemas.content.jobs import GenerationBrief, JobRecord
 from schemas.errors import Issue
-from schemas.jobs import GenerationBrief, JobRecord
 from schemas.public import Company
 from tests.workers.generation_ports import NOW, embedded_ports
 from workers import steps
@@ -120,6 +122,53 @@ def test_the_gate_retry_feeds_the_first_drafts_issues_to_the_writer(ports: Gener
     assert done.status == "succeeded"
     assert writer.calls[0] is None
     assert {(i.field, i.code) for i in writer.calls[1] or []} >= {("blocks.0.sub", "icp_missing")}
+
+
+@pytest.mark.spec("content.generate")
+@pytest.mark.parametrize("tone", ["whimsical", "  like a pirate  "])
+def test_a_tone_naming_none_of_the_voices_is_written_direct_with_a_note_naming_it(
+    ports: GenerationPorts, tone: str
+) -> None:
+    """content-api.md: a tone the built-in writer does not know gets the direct voice, noted."""
+    ports = replace(ports, author=TemplateWriter())
+    job = new_job(ports, tone=tone)
+
+    done = run_generation(job.id, ports=ports, worker="w1", lease=LEASE)
+
+    assert done.status == "succeeded"
+    assert [(n.code, n.message) for n in done.notes if n.field == "tone"] == [
+        (
+            "not_used",
+            f"tone {tone.strip()!r} names none of the voices (direct, warm, formal); "
+            "written in the direct voice",
+        )
+    ]
+
+
+@pytest.mark.spec("content.generate")
+@pytest.mark.parametrize("tone", [None, "", "warm and friendly", "formal, for executives", "blunt"])
+def test_no_tone_or_one_naming_a_voice_gets_no_tone_note(
+    ports: GenerationPorts, tone: str | None
+) -> None:
+    """The default voice and a recognised one are what the brief asked for: nothing to note."""
+    ports = replace(ports, author=TemplateWriter())
+    job = new_job(ports, tone=tone)
+
+    done = run_generation(job.id, ports=ports, worker="w1", lease=LEASE)
+
+    assert done.status == "succeeded"
+    assert [n for n in done.notes if n.field == "tone"] == []
+
+
+@pytest.mark.spec("content.generate")
+def test_an_author_that_reads_the_tone_itself_adds_no_tone_note(ports: GenerationPorts) -> None:
+    """A model writes in whatever tone the brief names, so only the built-in writer notes one."""
+    job = new_job(ports, tone="whimsical")
+
+    done = run_generation(job.id, ports=ports, worker="w1", lease=LEASE)
+
+    assert done.status == "succeeded"
+    assert [n for n in done.notes if n.field == "tone"] == []
 
 
 @pytest.mark.spec("content.generate")
@@ -282,6 +331,51 @@ def push(job_id: str | None, *, raw: bytes | None = None) -> dict[str, Any]:
             "publishTime": "2026-11-22T09:00:00Z",
         },
     }
+
+
+def pushed_event(envelope: dict[str, Any]) -> CloudEvent:
+    attributes = {
+        "type": "google.cloud.pubsub.topic.v1.messagePublished",
+        "source": "//pubsub.googleapis.com/projects/demo/topics/generation",
+    }
+    return CloudEvent(attributes, envelope)
+
+
+@pytest.mark.parametrize(
+    ("attempt", "expected"),
+    [
+        (5, 5),
+        ("5", 5),
+        ("12", 12),
+        (2**31 - 1, 2**31 - 1),
+        (None, None),
+        ("", None),
+        ("\uff15", None),  # FULLWIDTH DIGIT FIVE: str.isdigit() says yes
+        ("\u0663", None),  # ARABIC-INDIC DIGIT THREE
+        ("\u00b2", None),  # SUPERSCRIPT TWO: isdigit() yet int() refuses it
+        ("-1", None),
+        (-1, None),
+        (True, None),
+        (5.0, None),
+        (" 5", None),
+        ("5\n", None),
+        ("1" * 5000, None),
+        (2**31, None),
+    ],
+)
+def test_the_delivery_attempt_is_read_only_from_a_count_in_ascii_digits(
+    attempt: object, expected: int | None
+) -> None:
+    """Pub/Sub's deliveryAttempt is an int32: a JSON number or ASCII digits, nothing else."""
+    on_top = push("job-1") | {"deliveryAttempt": attempt}
+    inside = push("job-1")
+    inside["message"]["deliveryAttempt"] = attempt
+
+    for envelope in (on_top, inside):
+        body, read = pubsub_message(pushed_event(envelope))
+
+        assert body == message("job-1")
+        assert read == expected
 
 
 @pytest.mark.spec("content.generate")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from backends.embedded.sqlite import SqliteDatabase
-from schemas.jobs import GenerationBrief, JobRecord
+from schemas.content.jobs import GenerationBrief, JobRecord
 from tests.e2e.sample_page import store_page
 from tests.workers.generation_ports import NOW, embedded_ports
 from workers.authoring.template import TemplateWriter

@@ -23,12 +23,13 @@ from backends.ports import (
     StreamQuery,
     UnavailableError,
 )
-from schemas.signal_rollups import AccountRollup, PersonRollup
-from schemas.signals import Event, NewEvent, normalize_event
+from schemas.signals.events import Event, NewEvent, normalize_event
+from schemas.signals.rollups import AccountRollup, PersonRollup
 from services.signals import encode_ingest_message
 from tests.emulators import REPO, ManagedProcess, free_port, start_process, tcp_open
 from tests.polling import wait_for
-from workers.ingest import handle_ingest_message
+from workers import ingest
+from workers.ingest import decode_ingest_message, handle_ingest_message, store_ingest_messages
 
 
 def new_event(row_id: str, email: str = "ada@acme.com") -> NewEvent:
@@ -105,10 +106,36 @@ def test_a_redelivered_message_stores_once_and_reaches_deliveries_each_time(
 
 
 @pytest.mark.spec("signals.ingest")
+def test_several_queued_messages_are_stored_together_in_chunks_each_event_once(
+    store: SignalStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedded queue's batch: one store call per STORE_CHUNK events, a repeated id (a
+    message queued twice) stored once, every event handed to deliveries."""
+    monkeypatch.setattr(ingest, "STORE_CHUNK", 3)
+    deliveries = RecordingDeliveries()
+    bodies = [
+        encode_ingest_message([new_event("1"), new_event("2")]),
+        encode_ingest_message([new_event("3", "bo@beta.com")]),
+        encode_ingest_message([new_event("1"), new_event("2")]),  # queued twice
+    ]
+    messages = [m for m in map(decode_ingest_message, bodies) if m is not None]
+
+    store_ingest_messages(messages, signals=store, deliveries=deliveries)
+
+    page = store.read_stream(StreamQuery(limit=10))
+    assert sorted(e.id for e in page.events) == ["crm:1", "crm:2", "crm:3"]
+    assert deliveries.event_ids == ["crm:1", "crm:2", "crm:3", "crm:1", "crm:2"]
+    person = store.get_person("ada@acme.com")
+    assert person is not None
+    assert person.events == 2
+
+
+@pytest.mark.spec("signals.ingest")
 @pytest.mark.parametrize("data", [b"garbage", b"{}", b'{"events": [{"id": 1}]}'])
 def test_a_malformed_message_is_acked_without_storing(store: SignalStore, data: bytes) -> None:
     """STYLE Errors: a malformed message is logged and acked (the handler returns)."""
     assert handle_ingest_message(data, signals=store) is None
+    assert decode_ingest_message(data) is None  # the batch worker acks it alone
 
 
 @pytest.mark.spec("signals.ingest")

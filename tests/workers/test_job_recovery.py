@@ -13,7 +13,7 @@ from backends.embedded.job_queue import DurableJobQueue
 from backends.embedded.jobs import SqliteJobStore
 from backends.embedded.queue_table import QueueTable, queue_database
 from backends.embedded.sqlite import SqliteDatabase
-from schemas.jobs import GenerationBrief, JobRecord
+from schemas.content.jobs import GenerationBrief, JobRecord
 from tests.workers.generation_ports import NOW
 from workers import steps
 from workers.job_recovery import recover_stale_jobs

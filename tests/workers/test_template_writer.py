@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from backends.content_files import load_catalog
 from frontdoor.settings import Settings
 from gate.check import check_page
+from schemas.content.jobs import GenerationBrief
 from schemas.errors import Issue
-from schemas.jobs import GenerationBrief
 from workers.authoring.template import TemplateWriter
 from workers.imaging.base import hero_files
 from workers.imaging.procedural import ProceduralImager

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from schemas.catalog import Brand
+from schemas.content.jobs import BriefNote, GenerationBrief
 from schemas.errors import Issue
-from schemas.jobs import GenerationBrief
 from schemas.public import Company
 
 PagePayload = dict[str, Any]
@@ -39,3 +39,13 @@ class Author(Protocol):
 
         Raises: ModelError.
         """
+
+
+@runtime_checkable
+class NotingAuthor(Protocol):
+    """An author with notes of its own on a brief: what it read its own way (the built-in
+    writer's `tone` when it names none of its voices). A model reads the tone as it is written,
+    so the model adapters have none."""
+
+    def brief_notes(self, brief: GenerationBrief) -> list[BriefNote]:
+        """The notes to add to the page's (workers/authoring/notes.py)."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from gate.context import quote_key
 from schemas.catalog import Brand
-from schemas.jobs import GenerationBrief
+from schemas.content.jobs import GenerationBrief
 from schemas.public import Company
 from workers.authoring.material import Pool, Screen
 from workers.authoring.phrasing import (

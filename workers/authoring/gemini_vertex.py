@@ -7,8 +7,8 @@ from google.genai import errors as genai_errors
 from google.genai import types
 
 from schemas.catalog import Brand
+from schemas.content.jobs import GenerationBrief
 from schemas.errors import Issue
-from schemas.jobs import GenerationBrief
 from schemas.public import Company
 from workers.authoring.base import ModelError, PagePayload
 from workers.authoring.prompt import page_schema, parse_page, system_prompt, user_prompt

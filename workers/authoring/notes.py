@@ -3,7 +3,8 @@
 Written for any writer (built-in or model): each brief element is looked for on the finished
 page, and one that is missing, shortened or merged gets a note naming its field and the reason
 (an off-brand word, a number the proof does not give, no room). `goal` and `tone` steer the page
-and are never printed, so they get no note. Pure.
+and are never printed, so they get no note here; the built-in writer adds one for a `tone` that
+names none of its voices (workers/authoring/voices.py). Pure.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from gate.claims import numbers
 from gate.context import quote_key
 from gate.text import text_fields
 from schemas.catalog import Brand
-from schemas.jobs import BriefNote, GenerationBrief
+from schemas.content.jobs import BriefNote, GenerationBrief
 from workers.authoring.material import Screen
 from workers.authoring.phrasing import sentences
 from workers.authoring.proof import read_quote

@@ -5,8 +5,8 @@ from __future__ import annotations
 import openai
 
 from schemas.catalog import Brand
+from schemas.content.jobs import GenerationBrief
 from schemas.errors import Issue
-from schemas.jobs import GenerationBrief
 from schemas.public import Company
 from workers.authoring.base import ModelError, PagePayload
 from workers.authoring.prompt import (

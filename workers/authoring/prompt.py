@@ -11,9 +11,9 @@ from functools import cache
 from typing import Any
 
 from schemas.catalog import Brand
-from schemas.content import SitePageInput
+from schemas.content.jobs import GenerationBrief
+from schemas.content.pages import SitePageInput
 from schemas.errors import Issue
-from schemas.jobs import GenerationBrief
 from schemas.public import Company
 from workers.authoring.base import ModelError, PagePayload
 

@@ -8,11 +8,12 @@ same rules, so this is a last resort).
 from __future__ import annotations
 
 from schemas.catalog import Brand
+from schemas.content.jobs import BriefNote, GenerationBrief
 from schemas.errors import Issue
-from schemas.jobs import GenerationBrief
 from schemas.public import Company
 from workers.authoring.base import PagePayload
 from workers.authoring.composer import Composer
+from workers.authoring.voices import tone_note
 
 
 class TemplateWriter:
@@ -29,6 +30,11 @@ class TemplateWriter:
         """A SitePageInput-shaped payload for the brief."""
         payload = Composer(brief, brand=brand, company=company).page()
         return _drop_flagged(payload, feedback) if feedback else payload
+
+    def brief_notes(self, brief: GenerationBrief) -> list[BriefNote]:
+        """A tone that names none of the voices: the page is in the direct voice, and says so."""
+        note = tone_note(brief.tone)
+        return [] if note is None else [note]
 
 
 def _drop_flagged(payload: PagePayload, feedback: list[Issue]) -> PagePayload:

@@ -2,12 +2,15 @@
 
 Each voice words the same plan differently: how the hero introduces the reader, the default
 section headings, the closing request and what happens after the click. A brief's `tone` picks
-one by its words; a tone the writer does not recognise gets the direct voice.
+one by its words; a tone the writer does not recognise gets the direct voice and a note that
+says so (`tone_note`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from schemas.content.jobs import BriefNote
 
 
 @dataclass(frozen=True)
@@ -157,8 +160,25 @@ VOICES = (DIRECT, WARM, FORMAL)
 
 def voice_of(tone: str | None) -> Voice:
     """The voice a brief's tone asks for; direct when the tone names none of them."""
+    return _named_voice(tone) or DIRECT
+
+
+def tone_note(tone: str | None) -> BriefNote | None:
+    """The note for a tone that names none of the voices (none for no tone, or a known one)."""
+    if tone is None or not tone.strip() or _named_voice(tone) is not None:
+        return None
+    names = ", ".join(voice.name for voice in VOICES)
+    return BriefNote(
+        field="tone",
+        code="not_used",
+        message=f"tone {tone.strip()!r} names none of the voices ({names}); "
+        "written in the direct voice",
+    )
+
+
+def _named_voice(tone: str | None) -> Voice | None:
     lowered = (tone or "").lower()
     for voice in (FORMAL, WARM, DIRECT):
         if any(cue in lowered for cue in voice.cues):
             return voice
-    return DIRECT
+    return None

@@ -15,7 +15,7 @@ from backends.bundle import utc_now
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import SignalStore, StreamQuery
-from schemas.signals import EVENT_TYPES, NewEvent, Position, normalize_event
+from schemas.signals.events import EVENT_TYPES, NewEvent, Position, normalize_event
 
 EPOCH = Position(recorded_at=datetime(2000, 1, 1, tzinfo=UTC))
 StoreFactory = Callable[..., SignalStore]

@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from backends.ports import SignalStore, StreamQuery
-from schemas.signals import NewEvent
+from schemas.signals.events import NewEvent
 from tests.backends.signal_store.conftest import event
 
 

@@ -15,7 +15,7 @@ from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import AccountQuery, SignalStore, StreamQuery, UnavailableError
 from backends.signal_codec import dump_rollup
-from schemas.signal_rollups import RANK, AccountRollup, fold_events
+from schemas.signals.rollups import RANK, AccountRollup, fold_events
 from tests.backends.signal_store.conftest import (
     EPOCH,
     event,

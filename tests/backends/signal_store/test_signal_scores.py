@@ -7,8 +7,8 @@ import random
 from datetime import UTC, datetime, timedelta
 
 from backends.ports import AccountPosition, AccountQuery, AccountSort, SignalStore
-from schemas.signal_rollups import account_summary
-from schemas.signal_scores import heat_log_for_score
+from schemas.signals.rollups import account_summary
+from schemas.signals.scores import heat_log_for_score
 from tests.backends.signal_store.conftest import StoreFactory, event
 from tests.clock import ManualClock
 

@@ -3,7 +3,7 @@
 Pure. The embedded store keeps a roll-up as one small row per person and per account (the
 state below) and its unbounded maps (pages, an account's people) as tally rows keyed by their
 own pair, so storing an event costs a fixed number of row writes however big the roll-up has
-grown. The rules are `fold_event`'s (schemas/signal_rollups.py), restated for this split:
+grown. The rules are `fold_event`'s (schemas/signals/rollups.py), restated for this split:
 
 - the 3+ distinct pages rule only needs the first ENGAGED_PAGES distinct paths, kept in the
   state (`first_pages`); the full page counts are tallies added to blindly;
@@ -19,9 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from schemas.signal_rollups import ENGAGED_PAGES, RANK, TYPE_STAGE
-from schemas.signal_scores import add_day, add_heat, event_weight
-from schemas.signals import Event
+from schemas.signals.events import Event
+from schemas.signals.rollups import ENGAGED_PAGES, RANK, TYPE_STAGE
+from schemas.signals.scores import add_day, add_heat, event_weight
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
@@ -49,7 +49,7 @@ class PersonState:
     events: int = 0
     first_pages: list[str] = field(default_factory=list)  # the first 3 distinct paths
     sources: dict[str, int] = field(default_factory=dict)  # a handful of source names
-    heat_log: float | None = None  # schemas/signal_scores.py
+    heat_log: float | None = None  # schemas/signals/scores.py
     stage_us: int | None = None  # when the stage was reached
     days: dict[str, int] = field(default_factory=dict)  # daily counts, 35 days
 

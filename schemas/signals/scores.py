@@ -33,7 +33,7 @@ _LOG2: dict[float, float] = {}  # the few weights events have
 
 
 def micros(when: datetime) -> int:
-    """Microseconds since the epoch (exact, as schemas/signal_fold.to_us)."""
+    """Microseconds since the epoch (exact, as schemas/signals/fold.to_us)."""
     return (when - _EPOCH) // timedelta(microseconds=1)
 
 

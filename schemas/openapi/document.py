@@ -2,9 +2,10 @@
 
 `OPERATIONS` is the table: one `Operation` per method and path, naming its models by import.
 This module holds the public, tool-server, page and file rows; the Content and Signal rows sit
-in `schemas.operations_content` and `schemas.operations_signals`. Models still being written
-have a `...Doc` stand-in in `schemas.openapi_placeholders`: swap it for the real one in its row.
-`build_openapi` assembles the document (`schemas.operation.assemble_document`).
+in `schemas.openapi.operations_content` and `schemas.openapi.operations_signals`. Models still
+being written have a `...Doc` stand-in in `schemas.openapi.placeholders`: swap it for the real
+one in its row.
+`build_openapi` assembles the document (`schemas.openapi.operation.assemble_document`).
 """
 
 from __future__ import annotations
@@ -15,14 +16,8 @@ from typing import Any
 
 from schemas.catalog import Catalog
 from schemas.errors import NotFoundBody
-from schemas.openapi_examples import add_real_examples
-from schemas.openapi_placeholders import (
-    AuthServerMetadataDoc,
-    JsonRpcDoc,
-    OAuthErrorDoc,
-    ProtectedResourceDoc,
-)
-from schemas.operation import (
+from schemas.openapi.examples import add_real_examples
+from schemas.openapi.operation import (
     ETAG,
     IF_NONE_MATCH,
     NOT_MODIFIED,
@@ -32,8 +27,14 @@ from schemas.operation import (
     Reply,
     assemble_document,
 )
-from schemas.operations_content import CONTENT_OPERATIONS
-from schemas.operations_signals import SIGNAL_OPERATIONS, WEBHOOK_OPERATIONS
+from schemas.openapi.operations_content import CONTENT_OPERATIONS
+from schemas.openapi.operations_signals import SIGNAL_OPERATIONS, WEBHOOK_OPERATIONS
+from schemas.openapi.placeholders import (
+    AuthServerMetadataDoc,
+    JsonRpcDoc,
+    OAuthErrorDoc,
+    ProtectedResourceDoc,
+)
 from schemas.public import (
     BlogBody,
     CareersBody,

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from domain.pages import PageSource, PageStatus, StoredPage
-from schemas.content import SitePageInput
+from schemas.content.pages import SitePageInput
 
 
 def stored_input(page: SitePageInput) -> dict[str, Any]:

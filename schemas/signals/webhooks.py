@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from schemas.signal_rollups import Stage
-from schemas.signals import EventType
+from schemas.signals.events import EventType
+from schemas.signals.rollups import Stage
 
 DeliveryStatusName = Literal["pending", "succeeded", "failed"]
 WebhookKind = Literal["standard", "slack"]

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from schemas.content import PageBody, PageListBody, SitePageInput, VersionBody, VersionListBody
-from schemas.jobs import GeneratedPage, GenerationBrief, JobAccepted, JobBody
-from schemas.openapi_placeholders import PageListQueryDoc, PagePatchDoc, VersionListQueryDoc
-from schemas.operation import (
+from schemas.content.jobs import GeneratedPage, GenerationBrief, JobAccepted, JobBody
+from schemas.content.pages import (
+    PageBody,
+    PageListBody,
+    SitePageInput,
+    VersionBody,
+    VersionListBody,
+)
+from schemas.openapi.operation import (
     ETAG,
     IDEMPOTENCY,
     IF_MATCH,
@@ -17,6 +22,7 @@ from schemas.operation import (
     Param,
     Reply,
 )
+from schemas.openapi.placeholders import PageListQueryDoc, PagePatchDoc, VersionListQueryDoc
 
 __all__ = ["CONTENT_OPERATIONS"]
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from schemas.errors import Issue
-from schemas.signal_rollups import AccountSummary, PersonSummary
-from schemas.signals import Event
+from schemas.signals.events import Event
+from schemas.signals.rollups import AccountSummary, PersonSummary
 
 
 class StreamBody(BaseModel):
     """GET /signals: events newest first; poll again with `since=next_since`."""
+
+    model_config = ConfigDict(defer_build=True)
 
     ok: bool = True
     events: list[Event]
@@ -20,6 +22,8 @@ class StreamBody(BaseModel):
 
 class AccountsBody(BaseModel):
     """GET /signals/accounts: most recently active (or highest score) first; lists capped at 20."""
+
+    model_config = ConfigDict(defer_build=True)
 
     ok: bool = True
     accounts: list[AccountSummary]
@@ -31,6 +35,8 @@ class AccountsBody(BaseModel):
 
 class AccountBody(BaseModel):
     """GET /signals/accounts/{domain}: summary, people and timeline; `seen: false` if unknown."""
+
+    model_config = ConfigDict(defer_build=True)
 
     ok: bool = True
     seen: bool
@@ -44,6 +50,8 @@ class AccountBody(BaseModel):
 class PersonBody(BaseModel):
     """GET /signals/people/{email}: summary and timeline; `seen: false` if unknown."""
 
+    model_config = ConfigDict(defer_build=True)
+
     ok: bool = True
     seen: bool
     email: str
@@ -55,6 +63,8 @@ class PersonBody(BaseModel):
 class Refused(BaseModel):
     """One event of a batch that was not accepted, with the fields that failed."""
 
+    model_config = ConfigDict(defer_build=True)
+
     index: int
     id: str | None
     issues: list[Issue]
@@ -62,6 +72,8 @@ class Refused(BaseModel):
 
 class IngestBody(BaseModel):
     """POST /signals/events: 202 when at least one event was accepted."""
+
+    model_config = ConfigDict(defer_build=True)
 
     ok: bool = True
     accepted: list[str]
@@ -71,6 +83,8 @@ class IngestBody(BaseModel):
 class EraseBody(BaseModel):
     """DELETE /signals/people/{email}."""
 
+    model_config = ConfigDict(defer_build=True)
+
     ok: bool = True
     erased: bool
     events_removed: int
@@ -78,6 +92,8 @@ class EraseBody(BaseModel):
 
 class CollectBody(BaseModel):
     """POST /collect (beacon): 202."""
+
+    model_config = ConfigDict(defer_build=True)
 
     ok: bool = True
     id: str

@@ -20,7 +20,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from schemas.content import SLUG_PATTERN, PageRecord
+from schemas.content.pages import SLUG_PATTERN, PageRecord
 from schemas.errors import Issue
 
 __all__ = [
@@ -121,7 +121,7 @@ NoteCode = Literal["dropped", "shortened", "merged", "not_used"]
 class BriefNote(BaseModel):
     """One element of the brief the page does not carry whole, and why."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     field: str = Field(description="The brief field, dotted with an index: `offer`, `proof.2`")
     code: NoteCode = Field(
@@ -204,6 +204,8 @@ class JobRecord(BaseModel):
 class JobView(BaseModel):
     """A job as partners see it (GET /api/public/content/jobs/{id})."""
 
+    model_config = ConfigDict(defer_build=True)
+
     id: str
     status: JobStatus
     slug: str
@@ -253,12 +255,16 @@ class JobView(BaseModel):
 class JobAccepted(BaseModel):
     """202: the job is queued or running; poll `job.url`."""
 
+    model_config = ConfigDict(defer_build=True)
+
     ok: bool = True
     job: JobView
 
 
 class JobBody(BaseModel):
     """GET jobs/{id}: the job, and its page once it succeeded."""
+
+    model_config = ConfigDict(defer_build=True)
 
     ok: bool = True
     job: JobView
@@ -270,6 +276,8 @@ class JobBody(BaseModel):
 
 class GeneratedPage(BaseModel):
     """201: the page authored, gated and stored, and the job that made it."""
+
+    model_config = ConfigDict(defer_build=True)
 
     ok: bool = True
     page: PageRecord

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.signal_scores import (
+from schemas.signals.events import Event, EventType
+from schemas.signals.scores import (
     Trend,
     add_day,
     add_heat,
@@ -24,7 +25,6 @@ from schemas.signal_scores import (
     score_reasons,
     trend_at,
 )
-from schemas.signals import Event, EventType
 
 Stage = Literal["aware", "engaged", "evaluating", "hand_raiser"]
 STAGES: tuple[Stage, ...] = ("aware", "engaged", "evaluating", "hand_raiser")
@@ -73,7 +73,7 @@ class PersonRollup:
     events: int = 0
     pages: dict[str, int] = field(default_factory=dict)
     sources: dict[str, int] = field(default_factory=dict)
-    # Scores (schemas/signal_scores.py): heat, when the stage was reached, daily counts
+    # Scores (schemas/signals/scores.py): heat, when the stage was reached, daily counts
     heat_log: float | None = None
     stage_reached_at: datetime | None = None
     days: dict[str, int] = field(default_factory=dict)
@@ -236,24 +236,32 @@ def _account_stage(account: AccountRollup) -> Stage:
 
 
 class PersonBrief(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     email: str
     name: str | None
     stage: Stage
 
 
 class AccountCounts(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     people: int
     pages: int
     events: int
 
 
 class PersonCounts(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     pages: int
     events: int
 
 
 class AccountSummary(BaseModel):
     """An account roll-up: people, pages (most touched first), sources, stage and score."""
+
+    model_config = ConfigDict(defer_build=True)
 
     domain: str = Field(examples=["acme.com"])
     name: str | None
@@ -275,6 +283,8 @@ class AccountSummary(BaseModel):
 
 class PersonSummary(BaseModel):
     """A person roll-up."""
+
+    model_config = ConfigDict(defer_build=True)
 
     email: str = Field(examples=["ada@acme.com"])
     name: str | None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from schemas.signals import Event, attributed, visitor_of
+from schemas.signals.events import Event, attributed, visitor_of
 
 Link = tuple[str, str | None]  # (email, domain)
 

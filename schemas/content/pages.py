@@ -157,6 +157,8 @@ PageStatusName = Literal["draft", "published", "unpublished"]
 class GateResult(BaseModel):
     """Which quality gate a stored page passed."""
 
+    model_config = ConfigDict(defer_build=True)
+
     passed: bool
     ruleset: str = Field(
         description="The gate and brand-rules version applied", examples=["gate-2+brand-3f2a9c1d"]
@@ -165,6 +167,8 @@ class GateResult(BaseModel):
 
 class PageRecord(BaseModel):
     """A stored landing page: the input fields plus what the service adds."""
+
+    model_config = ConfigDict(defer_build=True)
 
     slug: str
     title: str
@@ -199,12 +203,16 @@ class PageRecord(BaseModel):
 class PageBody(BaseModel):
     """GET, POST, PATCH and DELETE of one page."""
 
+    model_config = ConfigDict(defer_build=True)
+
     ok: Literal[True] = True
     page: PageRecord
 
 
 class PageListBody(BaseModel):
     """GET /api/public/content/pages: newest first; pass `next_cursor` as `cursor` for more."""
+
+    model_config = ConfigDict(defer_build=True)
 
     ok: Literal[True] = True
     pages: list[PageRecord]
@@ -214,6 +222,8 @@ class PageListBody(BaseModel):
 
 class VersionRecord(BaseModel):
     """One kept version of a page (issue 14): who wrote it, how, when, and the page as it was."""
+
+    model_config = ConfigDict(defer_build=True)
 
     version: int = Field(ge=1)
     status: PageStatusName
@@ -229,12 +239,16 @@ class VersionRecord(BaseModel):
 class VersionBody(BaseModel):
     """GET /api/public/content/pages/{slug}/versions/{n}."""
 
+    model_config = ConfigDict(defer_build=True)
+
     ok: Literal[True] = True
     version: VersionRecord
 
 
 class VersionListBody(BaseModel):
     """GET .../pages/{slug}/versions: newest first; pass `next_cursor` as `cursor` for more."""
+
+    model_config = ConfigDict(defer_build=True)
 
     ok: Literal[True] = True
     versions: list[VersionRecord]

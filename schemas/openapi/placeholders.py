@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.content import PageBlock
-from schemas.signal_rollups import Stage
-from schemas.signals import AccountIn, EventInput, PageIn, PersonIn
+from schemas.content.pages import PageBlock
+from schemas.signals.events import AccountIn, EventInput, PageIn, PersonIn
+from schemas.signals.rollups import Stage
 
 # api/rest/collect.py's FORM_TYPES and BEACON_TYPES, which a schema cannot import.
 FormType = Literal["lead_form", "newsletter_signup", "briefing_registration", "book_call"]

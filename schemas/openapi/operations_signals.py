@@ -5,15 +5,15 @@ SPEC "Signal API" and DESIGN "Signals", "Ingest", "Deliveries".
 
 from __future__ import annotations
 
-from schemas.openapi_placeholders import (
+from schemas.openapi.operation import DELIVERY_ID, DOMAIN, EMAIL, HOOK_ID, KEYED, Operation, Reply
+from schemas.openapi.placeholders import (
     AccountsQueryDoc,
     CollectBeaconDoc,
     CollectFormDoc,
     IngestBatchDoc,
     SignalsQueryDoc,
 )
-from schemas.operation import DELIVERY_ID, DOMAIN, EMAIL, HOOK_ID, KEYED, Operation, Reply
-from schemas.signal_bodies import (
+from schemas.signals.bodies import (
     AccountBody,
     AccountsBody,
     CollectBody,
@@ -22,7 +22,7 @@ from schemas.signal_bodies import (
     PersonBody,
     StreamBody,
 )
-from schemas.webhooks import (
+from schemas.signals.webhooks import (
     DeliveriesQuery,
     DeliveryBody,
     DeliveryListBody,

@@ -2,7 +2,7 @@
 
 An `Operation` names its request, query and reply models by import; `assemble_document` turns
 a list of them into an OpenAPI 3.1 document whose schemas all come from `model_json_schema`
-(never hand-written JSON schemas). The table itself lives in `schemas.openapi`.
+(never hand-written JSON schemas). The table itself lives in `schemas.openapi.document`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,131 @@
+"""Issue 17 cold start: what a start leaves for its first use, and that the first use still works.
+
+bench/bench_startup.py measures the start itself; these pin what it may skip and that skipping
+it changes no answer.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from frontdoor.built_once import BuiltOnce
+from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
+from tests.emulators import REPO
+
+FIXED_KEYS = {
+    "CONTENT_API_KEY": CONTENT_KEY,
+    "SIGNALS_API_KEY": SIGNALS_KEY,
+    "INGEST_API_KEY": INGEST_KEY,
+}
+
+# Built by the first job, the first page check or the first /mcp request, never by a start.
+DEFERRED = ("mcp", "a2wsgi", "workers.pipeline", "workers.authoring.template", "gate.rules")
+
+FIRST_JOB_PROBE = f"""
+import json, sys
+from werkzeug.test import Client
+from frontdoor.serve import create_served_app
+
+deferred = {DEFERRED!r}
+client = Client(create_served_app())
+seen = {{"healthz": client.get("/healthz").status_code}}
+seen["loaded_at_start"] = [name for name in deferred if name in sys.modules]
+brief = {{
+    "slug": "cold-start-audit",
+    "topic": "A pipeline audit for revenue teams",
+    "icp": "RevOps leads at Series B SaaS companies",
+    "goal": "Book an audit call with teams whose funnel reporting disagrees with the CRM",
+    "offer": "A two-week review of tracking and funnel conversion. You keep the written plan.",
+}}
+answer = client.post(
+    "/api/public/content/pages/generate", json=brief, headers={{"x-api-key": {CONTENT_KEY!r}}}
+)
+seen["generate"] = answer.status_code
+seen["job"] = answer.get_json()["job"]["status"]
+seen["page"] = client.get("/api/public/content/pages/cold-start-audit",
+                          headers={{"x-api-key": {CONTENT_KEY!r}}}).status_code
+seen["loaded_after_job"] = [name for name in deferred if name in sys.modules]
+print(json.dumps(seen))
+sys.stdout.flush()
+import os
+os._exit(0)  # the queue workers are daemon threads: nothing to wait for
+"""
+
+
+def test_a_start_leaves_the_generation_pipeline_to_the_first_job_which_still_succeeds(
+    tmp_path: Path,
+) -> None:
+    """Building the served app loads no writer, imager, gate rules, bridge or MCP SDK; the
+    first generation brief builds the pipeline in the worker and its job succeeds as before."""
+    result = subprocess.run(  # noqa: S603  # our own interpreter on a fixed script
+        [sys.executable, "-c", FIRST_JOB_PROBE],
+        env={**FIXED_KEYS, "PATH": "/usr/bin:/bin", "DATA_DIR": str(tmp_path)},
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen == {
+        "healthz": 200,
+        "loaded_at_start": [],
+        "generate": 201,
+        "job": "succeeded",
+        "page": 200,
+        "loaded_after_job": ["workers.pipeline", "workers.authoring.template", "gate.rules"],
+    }
+
+
+def test_a_value_built_once_is_built_by_one_caller_however_many_ask_at_once() -> None:
+    """Concurrent first callers wait for one build and share its value."""
+    builds: list[int] = []
+    release = threading.Event()
+
+    def build() -> object:
+        release.wait(5)
+        builds.append(1)
+        return object()
+
+    once = BuiltOnce(build)
+    got: list[object] = []
+    threads = [threading.Thread(target=lambda: got.append(once.get())) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    assert not once.built
+    release.set()
+    for thread in threads:
+        thread.join(10)
+
+    assert builds == [1]
+    assert len(got) == 4
+    assert all(value is got[0] for value in got)
+    assert once.built
+
+
+def test_a_build_that_raises_leaves_nothing_and_the_next_caller_builds_again() -> None:
+    """A failed first use (a store that is down) is not remembered as the value."""
+    attempts: list[int] = []
+
+    def build() -> str:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise ConnectionError("store unavailable")
+        return "built"
+
+    once = BuiltOnce(build)
+    with pytest.raises(ConnectionError):
+        once.get()
+
+    assert not once.built
+    assert once.get() == "built"
+    assert once.get() == "built"
+    assert attempts == [1, 1]
