@@ -1,7 +1,9 @@
-"""The one served process: granian serves Flask as WSGI, the ASGI side bridged in at its paths.
+"""The one served process: Flask as WSGI, the ASGI side bridged in at its paths, behind granian.
 
-`main` runs in granian's parent process and imports only what it needs to check the settings
-and the content; the app itself is imported and built in the worker (`create_served_app`),
+granian serves RSGI: frontdoor/rsgi_front.py reads each body under BODY_READ_TIMEOUT, then runs
+the WSGI app (`create_served_app`) in a thread. `main` runs in granian's parent process and
+imports only what it needs to check the settings and the content; the app itself is imported
+and built in the worker (`create_served_rsgi_app`),
 and the ASGI side (the MCP SDK) on its first request (bench/bench_startup.py measures both).
 Both hold the garbage collector while they import and build (every object made then lives as
 long as the process; collecting during the imports took about a sixth of the start), then
