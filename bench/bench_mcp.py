@@ -1,6 +1,6 @@
 """MCP tools/call over the SDK path: requests per second and latency, for information.
 
-The served process (`python -m frontdoor.serve`, granian WSGI, 1 worker, the MCP SDK's app
+The served process (`python -m frontdoor.serve`, granian, 1 worker, the MCP SDK's app
 bridged in, frontdoor/composition.py) answers wrk from a second process: POST /mcp
 `tools/call get_company_info` with a valid bearer token (stateless, JSON response), in both
 protocol eras the server speaks (2025-11-25 without a session, and 2026-07-28), each the best

@@ -1,6 +1,6 @@
 """Public read throughput: the company record and its 304, each against an empty route.
 
-The served process (`python -m frontdoor.serve`, granian WSGI, 1 worker) answers wrk from a
+The served process (`python -m frontdoor.serve`, granian, 1 worker) answers wrk from a
 second process. Figures are ratios to /healthz served by the same process in the same run:
 company/empty (goal >= 0.8) and 304/empty (goal >= 0.9). Then the same Flask app under uvicorn
 through a2wsgi (bench/asgi_flask.py), and granian's empty route against uvicorn's (goal >= 3).

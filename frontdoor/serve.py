@@ -1,7 +1,9 @@
-"""The one served process: granian serves Flask as WSGI, the ASGI side bridged in at its paths.
+"""The one served process: Flask as WSGI, the ASGI side bridged in at its paths, behind granian.
 
-`main` runs in granian's parent process and imports only what it needs to check the settings
-and the content; the app itself is imported and built in the worker (`create_served_app`),
+granian serves RSGI: frontdoor/rsgi_front.py reads each body under BODY_READ_TIMEOUT, then runs
+the WSGI app (`create_served_app`) in a thread. `main` runs in granian's parent process and
+imports only what it needs to check the settings and the content; the app itself is imported
+and built in the worker (`create_served_rsgi_app`),
 and the ASGI side (the MCP SDK) on its first request (bench/bench_startup.py measures both).
 Both hold the garbage collector while they import and build (every object made then lives as
 long as the process; collecting during the imports took about a sixth of the start), then
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from backends.bundle import Backends
     from backends.ports import Scope
     from frontdoor.composition import WsgiApp
+    from frontdoor.rsgi_front import RsgiFront
     from frontdoor.settings import Settings
     from schemas.catalog import Catalog
 
@@ -55,7 +58,6 @@ def _build_served_app(settings: Settings | None) -> WsgiApp:
     # Imported here, in the worker: granian's parent never loads the app.
     from api.app import create_app
     from api.tools.mcp_paths import asgi_paths
-    from frontdoor.body_deadline import BodyDeadline
     from frontdoor.composition import BuiltOnFirstUse, PathDispatcher
     from frontdoor.logs import configure_logging
     from frontdoor.settings import Settings
@@ -71,12 +73,22 @@ def _build_served_app(settings: Settings | None) -> WsgiApp:
         return served_asgi_side(resolved, backends)
 
     paths = asgi_paths(builtin_authorization_server=not settings.oauth_issuer)
-    app = PathDispatcher(
+    return PathDispatcher(
         flask_app.wsgi_app, BuiltOnFirstUse(build_asgi_side), exact=paths, prefixes=()
     )
-    # granian times out request heads only: bodies get their own deadline (408).
-    config = app_config(settings)
-    return BodyDeadline(app, max_bytes=config.max_body_bytes, base_url=config.base_url)
+
+
+def create_served_rsgi_app() -> RsgiFront:
+    """granian's factory target: the WSGI app behind RsgiFront, which reads each body under
+    the read timeout on granian's event loop before a thread runs the app (one call a worker)."""
+    from frontdoor.rsgi_front import RsgiFront
+    from frontdoor.settings import Settings
+    from frontdoor.wiring import app_config
+
+    settings = Settings()
+    app = create_served_app(settings)
+    base_url = app_config(settings).base_url
+    return RsgiFront(app, base_url=base_url, timeout=settings.body_read_timeout)
 
 
 def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
@@ -185,9 +197,9 @@ def main() -> None:
     gc.freeze()
     gc.enable()  # granian's parent supervises for the whole run: it collects as usual
     Granian(
-        target="frontdoor.serve:create_served_app",
+        target="frontdoor.serve:create_served_rsgi_app",
         factory=True,
-        interface=Interfaces.WSGI,
+        interface=Interfaces.RSGI,
         address=settings.host,
         port=settings.port,
         workers=settings.workers,

@@ -41,6 +41,9 @@ class Settings(BaseSettings):
     oauth_access_token_ttl: int = Field(default=3600, ge=1, le=86400)
     oauth_allow_http_cimd: bool = False
     log_level: str = "INFO"
+    # Seconds a request body may take to arrive, from the request reaching the service; later
+    # is 408 (frontdoor/rsgi_front.py; content-api.md and signals-api.md "Limits").
+    body_read_timeout: float = Field(default=10.0, gt=0, le=300)
     allowed_hosts: list[str] = Field(default_factory=list)
     # gcp mode: how many X-Forwarded-For entries, from the end, our own proxies append; the
     # client address (collect's rate limit) is that entry. 2 behind the Google external

@@ -10,6 +10,7 @@ import asyncio
 import http.client
 import itertools
 import json
+import resource
 import socket
 from collections import Counter
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from frontdoor.body_deadline import BODY_READ_TIMEOUT
+from frontdoor.rsgi_front import APP_THREADS, BODY_READ_TIMEOUT
 from tests.api.content_client import page_body
 from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
 from tests.mcp_tools.conftest import Served, access_token, start_served
@@ -106,7 +107,7 @@ def send(port: int, method: str, path: str, headers: dict[str, str], body: bytes
     return status
 
 
-def stalled_client(port: int, stack: ExitStack) -> None:
+def stalled_client(port: int, stack: ExitStack) -> socket.socket:
     """Headers and half of the announced body, then nothing more (held until the test ends)."""
     sock = stack.enter_context(socket.create_connection(("127.0.0.1", port)))
     sock.sendall(
@@ -114,6 +115,7 @@ def stalled_client(port: int, stack: ExitStack) -> None:
         "Content-Type: application/json\r\nContent-Length: 2000\r\n\r\n".encode()
         + b'{"events": ['
     )
+    return sock
 
 
 def trickling_status(port: int) -> tuple[int, bytes]:
@@ -240,3 +242,57 @@ def test_a_hostile_storm_gets_no_5xx_stalled_bodies_are_cut_and_the_service_stay
     assert after_storm == 202
     assert send(port, "GET", "/healthz", {}, b"") == 200
     assert grown < 100 * MIB
+
+
+STALLED_PAST_THREADS = APP_THREADS + 100  # more stalled bodies than threads to run the app
+READ_TIMEOUT = 2.0  # seconds: the service's BODY_READ_TIMEOUT for this test
+CUT_MARGIN = 15.0  # seconds past the read timeout a stalled client may wait for its answer
+
+
+def cut_off(sock: socket.socket) -> bytes:
+    """What a stalled client receives before the connection closes ("" when closed at once).
+
+    The socket's timeout bounds the wait: a client never cut off raises TimeoutError."""
+    received = b""
+    while piece := sock.recv(4096):
+        received += piece
+    return received
+
+
+@pytest.fixture
+def quick_timeout(tmp_path: Path) -> Iterator[int]:
+    """The served process with a short body read timeout; its port."""
+    served = start_served(tmp_path / "data", body_read_timeout=str(READ_TIMEOUT))
+    try:
+        yield int(served.proc.host.rsplit(":", 1)[1])
+    finally:
+        served.proc.stop()
+
+
+def test_more_stalled_bodies_than_threads_starve_no_one_and_each_is_cut_at_the_timeout(
+    quick_timeout: int,
+) -> None:
+    """content-api.md, signals-api.md Limits: a body that stops arriving holds no thread; it is
+    answered 408 (or closed) at the read timeout, while other requests are answered."""
+    port = quick_timeout
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+    events = json.dumps(VALID["events"]).encode()
+    with ExitStack() as stack:
+        stalled = [stalled_client(port, stack) for _ in range(STALLED_PAST_THREADS)]
+        health = send(port, "GET", "/healthz", {}, b"")
+        ingest = send(
+            port,
+            "POST",
+            f"{SIGNALS}/events",
+            {"x-api-key": INGEST_KEY, "Content-Type": "application/json"},
+            events,
+        )
+        answers: Counter[bytes] = Counter()
+        for sock in stalled:
+            sock.settimeout(READ_TIMEOUT + CUT_MARGIN)
+            answers[cut_off(sock)[:12]] += 1
+
+    assert (health, ingest) == (200, 202)
+    assert set(answers) <= {b"HTTP/1.1 408", b""}, answers
+    assert sum(answers.values()) == STALLED_PAST_THREADS

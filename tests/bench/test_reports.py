@@ -75,10 +75,15 @@ def test_pages_report_takes_the_median_of_round_ratios_and_the_best_rounds() -> 
         {"empty": 4000.0, "page_from_cache": 1000.0, "page_304": 3600.0},  # a burst elsewhere
         {"empty": 4800.0, "page_from_cache": 4560.0, "page_304": 4800.0},
     ]
-    weight = {"html_plus_css_kb": 31.0, "scripts": 0}
+    weight = {"html_plus_css_kb": 31.0, "scripts": 1, "inline_scripts": 0}
     scores = {"performance": 100, "accessibility": 100, "best-practices": 100, "seo": 99}
 
-    result = bench_pages.report(rounds, weight=weight, lighthouse={"mobile": scores})
+    result = bench_pages.report(
+        rounds,
+        weight=weight,
+        lighthouse={"mobile": scores, "mobile_no_js": scores},
+        beacon_posts={"mobile": 1, "mobile_no_js": 0},
+    )
 
     assert result["ratios"] == {
         "page_vs_empty": 0.9,
@@ -91,6 +96,7 @@ def test_pages_report_takes_the_median_of_round_ratios_and_the_best_rounds() -> 
         "page_vs_empty": True,
         "html_plus_css_kb": True,
         "lighthouse": False,
+        "no_javascript_sends_no_beacon": True,
     }
 
 

@@ -1,0 +1,298 @@
+"""RsgiFront: the served WSGI app behind granian's RSGI interface, bodies read under a deadline.
+
+granian has no read timeout for request bodies (emmett-framework/granian#728, closed as
+wontfix; it times out request heads only), and under its WSGI interface the app reads the body
+in one of granian's blocking threads (512 per worker): a client that sent its head and part of
+a body and then nothing held that thread until it went away, so a few hundred such clients
+starved every other request (measured: 700 of them and GET /healthz timed out after 30 s).
+
+Here granian serves RSGI and this front reads each body on granian's event loop, where a
+waiting read costs no thread, under `asyncio.wait_for`: a body not complete BODY_READ_TIMEOUT
+seconds after its request arrived is answered 408 `request_timeout` and the connection closes.
+Only then is the WSGI app (Flask, and the MCP side through its bridge) called, in a thread of
+our pool, with the whole body in memory. A response with a length (or a list) is drained in
+that thread and sent in one piece; one without (the /mcp event stream) is streamed, each
+piece read in the pool. bench/bench_public_read.py measures what the extra hop costs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import queue
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+from frontdoor.composition import Environ, WsgiApp
+
+BODY_READ_TIMEOUT = 10.0  # seconds; documented in content-api.md and signals-api.md
+# Threads that run the WSGI app: as many as granian's WSGI interface had per worker. A thread
+# is held only while the app runs (or an event stream waits for its next event), never while a
+# body arrives.
+APP_THREADS = 512
+# The most of a body read before the app runs: past the MCP SDK's 4 MiB (it answers 413 only if
+# it sees more) and Flask's limit (which answers 413 from the declared length alone).
+READ_CAP = 4 * 1024 * 1024 + 1
+T = TypeVar("T")
+_Call = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]", Callable[..., Any], tuple[Any, ...]]
+BODILESS = frozenset({204, 304}) | frozenset(range(100, 200))
+WSGI_BASE: Environ = {
+    "SCRIPT_NAME": "",
+    "SERVER_SOFTWARE": "granian-rsgi",
+    "wsgi.version": (1, 0),
+    "wsgi.errors": sys.stderr,
+    "wsgi.multithread": True,
+    "wsgi.multiprocess": False,
+    "wsgi.run_once": False,
+    "wsgi.input_terminated": True,
+}
+
+
+class AppThreads:
+    """Threads that run calls for the event loop, started as they are needed, `size` at most.
+
+    Half the cost of `loop.run_in_executor` a call (measured: 16 against 35 microseconds): a
+    plain queue in, the loop's own future out.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._calls: queue.SimpleQueue[_Call] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._started = 0
+        self._idle = 0
+
+    def run(
+        self, loop: asyncio.AbstractEventLoop, fn: Callable[..., T], *args: Any
+    ) -> asyncio.Future[T]:
+        """`fn(*args)` in a thread; its result (or exception) in the returned future."""
+        future: asyncio.Future[T] = loop.create_future()
+        with self._lock:
+            # An idle thread takes it, or a new one while there is room; else it waits its turn.
+            # (Once all threads are started the count no longer matters.)
+            if self._idle:
+                self._idle -= 1
+            elif self._started < self._size:
+                self._started += 1
+                name = f"wsgi-{self._started}"
+                threading.Thread(target=self._serve, name=name, daemon=True).start()
+        self._calls.put((loop, future, fn, args))
+        return future
+
+    def _serve(self) -> None:
+        while True:
+            loop, future, fn, args = self._calls.get()
+            try:
+                result = fn(*args)
+            except BaseException as err:  # noqa: BLE001  # handed to the awaiting coroutine
+                loop.call_soon_threadsafe(_fail, future, err)
+            else:
+                loop.call_soon_threadsafe(_succeed, future, result)
+            with self._lock:
+                self._idle += 1
+
+
+class RsgiFront:
+    """Serve `app` (WSGI) as an RSGI app: body first, under `timeout`; then the app in a thread."""
+
+    def __init__(
+        self,
+        app: WsgiApp,
+        *,
+        base_url: str = "",
+        timeout: float = BODY_READ_TIMEOUT,
+        threads: int = APP_THREADS,
+        read_cap: int = READ_CAP,
+    ) -> None:
+        self.app = app
+        self.base_url = base_url
+        self.timeout = timeout
+        self.read_cap = read_cap
+        self._pool = AppThreads(threads)
+
+    async def __rsgi__(self, scope: Any, proto: Any) -> None:
+        if scope.proto != "http":  # websockets: none served
+            return
+        headers = scope.headers
+        declared = _declared_length(headers.get("content-length"))
+        chunked = "chunked" in headers.get("transfer-encoding", "").lower()
+        body = b""
+        if declared or chunked:
+            limit = min(declared, self.read_cap) if declared else self.read_cap
+            try:
+                body = await asyncio.wait_for(_read(proto, limit), self.timeout)
+            except TimeoutError:
+                self._timed_out(proto)
+                return
+            except RuntimeError:  # granian's RSGIProtocolClosed: the client went away mid-body
+                return
+        environ = _environ(scope, body, declared)
+        loop = asyncio.get_running_loop()
+        status, response_headers, chunks, rest = await self._pool.run(
+            loop, self._call, environ, scope.method == "HEAD"
+        )
+        if rest is None:
+            proto.response_bytes(status, response_headers, b"".join(chunks))
+            return
+        await self._stream(loop, proto, status, response_headers, chunks, rest)
+
+    def _call(
+        self, environ: Environ, head: bool
+    ) -> tuple[int, list[tuple[str, str]], list[bytes], Any]:
+        """In a pool thread: the app's status, headers, the body so far, and what is left
+        (None once the body is whole: a response with a length, or that can have no body)."""
+        started: list[Any] = []
+
+        def start_response(
+            status: str, headers: list[tuple[str, str]], exc_info: Any = None
+        ) -> Any:
+            started[:] = [status, headers]
+            return _no_write
+
+        result = self.app(environ, start_response)
+        chunks: list[bytes] = []
+        if isinstance(result, (list, tuple)):
+            chunks = list(result)
+            return _status(started), started[1], chunks, None
+        iterator = iter(result)
+        if not started:  # a generator app calls start_response on its first piece
+            chunks.append(next(iterator, b""))
+        headers = started[1]
+        status = _status(started)
+        if (
+            head
+            or status in BODILESS
+            or any(name.lower() == "content-length" for name, _ in headers)
+        ):
+            chunks.extend(iterator)
+            _close(result)
+            return status, headers, chunks, None
+        return status, headers, chunks, (iterator, result)
+
+    async def _stream(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        proto: Any,
+        status: int,
+        headers: list[tuple[str, str]],
+        chunks: list[bytes],
+        rest: tuple[Iterator[bytes], Iterable[bytes]],
+    ) -> None:
+        """An unsized response (an event stream): each piece sent as the app yields it."""
+        iterator, result = rest
+        transport = proto.response_stream(status, headers)
+        try:
+            for chunk in chunks:
+                if chunk:
+                    await transport.send_bytes(chunk)
+            while True:
+                chunk = await self._pool.run(loop, next, iterator, None)
+                if chunk is None:
+                    break
+                if chunk:
+                    await transport.send_bytes(chunk)
+        except Exception:  # noqa: BLE001, S110  # the client went away: the app is told below
+            pass
+        finally:
+            await self._pool.run(loop, _close, result)
+
+    def _timed_out(self, proto: Any) -> None:
+        """The problem body api.errors gives, built here: the app never saw this request."""
+        message = f"The request body did not arrive within {self.timeout:g} seconds"
+        body = json.dumps(
+            {
+                "ok": False,
+                "error": "request_timeout",
+                "message": message,
+                "type": f"{self.base_url}/errors/request_timeout",
+                "title": "Request body timed out",
+                "status": 408,
+                "detail": message,
+                "instance": os.urandom(16).hex(),
+            }
+        ).encode()
+        proto.response_bytes(
+            408,
+            [
+                ("content-type", "application/problem+json"),
+                ("connection", "close"),
+                ("cache-control", "no-store"),
+            ],
+            body,
+        )
+
+
+async def _read(proto: Any, limit: int) -> bytes:
+    """The body as it arrives, `limit` bytes at most (the client may end it early)."""
+    pieces: list[bytes] = []
+    received = 0
+    async for piece in proto:
+        pieces.append(piece)
+        received += len(piece)
+        if received >= limit:
+            break
+    return b"".join(pieces)[:limit]
+
+
+def _environ(scope: Any, body: bytes, declared: int | None) -> Environ:
+    server_host, _, server_port = scope.server.rpartition(":")
+    client_host = scope.client.rpartition(":")[0] or scope.client
+    environ: Environ = {
+        **WSGI_BASE,
+        "REQUEST_METHOD": scope.method,
+        "PATH_INFO": scope.path.encode("utf-8").decode("latin-1"),
+        "QUERY_STRING": scope.query_string,
+        "SERVER_NAME": server_host,
+        "SERVER_PORT": server_port,
+        "SERVER_PROTOCOL": f"HTTP/{scope.http_version}",
+        "REMOTE_ADDR": client_host.strip("[]"),
+        "wsgi.url_scheme": scope.scheme,
+        "wsgi.input": io.BytesIO(body),
+    }
+    for name, value in scope.headers.items():
+        key = name.upper().replace("-", "_")
+        if key == "CONTENT_TYPE":
+            environ["CONTENT_TYPE"] = value
+            continue
+        if key in ("CONTENT_LENGTH", "TRANSFER_ENCODING"):
+            continue
+        key = f"HTTP_{key}"
+        environ[key] = f"{environ[key]},{value}" if key in environ else value
+    if declared is not None or body:
+        environ["CONTENT_LENGTH"] = str(declared if declared is not None else len(body))
+    return environ
+
+
+def _declared_length(raw: str | None) -> int | None:
+    value = (raw or "").strip()
+    if not (value.isascii() and value.isdigit()) or len(value) > 12:
+        return None
+    return int(value)
+
+
+def _status(started: list[Any]) -> int:
+    return int(str(started[0]).split(" ", 1)[0])
+
+
+def _close(result: Iterable[bytes]) -> None:
+    close = getattr(result, "close", None)
+    if close is not None:
+        close()
+
+
+def _succeed(future: asyncio.Future[Any], result: Any) -> None:
+    if not future.done():
+        future.set_result(result)
+
+
+def _fail(future: asyncio.Future[Any], err: BaseException) -> None:
+    if not future.done():
+        future.set_exception(err)
+
+
+def _no_write(_data: bytes) -> None:
+    raise NotImplementedError("the write() callable of start_response is not supported")
