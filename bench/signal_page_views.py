@@ -13,26 +13,26 @@ sorted by score at 100,000 accounts against 1,000.
    ingest queue and worker, into the SQLite store, taking turns with the direct store in
    rounds; and `posts_alone_vs_direct_store`, the same POSTs to an app whose worker is not
    started (the most that figure could reach if storing cost nothing).
-   Not met, and not reachable with one beacon per request: the direct store costs ~130-160 µs
-   a page view (one transaction each). Served, the one process is at 100% of a core and stores
-   1,580-1,760 page views/s (~600 µs of that core each: granian and Flask, the origin and two
-   rate checks, validation, the queue commit that makes the 202 durable, and the worker's
-   share), 0.21-0.23x; the same process answers wrk's GETs of an empty route (/healthz) at
-   6,300-6,800/s, 0.86-0.89x the direct store, before /collect does any work. In process:
-   0.23-0.24 (posts alone 0.33-0.34). 3 runs each, 2 shared cores, load 2-8. Threads cost a
-   third of it: the same app under granian's WSGI interface with 1 or 2 blocking threads
-   instead of its default (`granian --blocking-threads 1`, measured by hand, not what `make
-   run` does) stores 2,470-2,650 page views/s, 0.30-0.32x, and answers /healthz at
-   8,800-12,700/s: 32 threads taking turns on one interpreter lock cost more than the turns
-   save. Fewer threads is no fix for the service (a POST generate waits up to 25 s in its
-   thread; one slow client would hold the others). Before this
-   work: in process 0.18-0.20, then 0.20-0.26 once the ingest worker lingered 20 ms after a
-   claim that did not fill its batch (32), storing page views ~17 at a time. The collect path
-   was profiled (cProfile, 4,000 beacons): most of it is Flask's request machinery and the
-   queue commit; what was waste went (the canonical JSON of a beacon that has its own id,
-   proxy lookups, a type union built per value in the JSON depth check). A goal this bench
-   can meet needs another baseline (the direct store behind the same HTTP path) or beacons
-   that carry several page views each.
+   Not met, and not reachable with one beacon per request: the direct store costs ~130-200 µs
+   a page view (one transaction each, 5,000-8,000/s here). Served, the one process is at 100%
+   of a core (~600 µs of it a page view: granian and Flask, the origin and two rate checks,
+   validation, the queue commit that makes the 202 durable, and the worker's share). With
+   granian's RSGI front (the body read on the event loop, the WSGI app in a thread; main
+   since 15:31 on 25 Nov): 0.16-0.32x over 7 runs, most 0.21-0.25 (1,020-1,770 page views/s),
+   while the same process answers wrk's GETs of an empty route (/healthz) at 4,900-6,800/s,
+   0.68-1.55x the direct store, before /collect does any work. Under the WSGI interface it
+   replaced: 0.21-0.23 (5 runs; /healthz 6,300-8,400/s); with 1 or 2 blocking threads instead
+   of granian's default (measured by hand, `granian --blocking-threads 1`): 0.30-0.32, as 32
+   threads took turns on one interpreter lock; under the RSGI front the thread count made no
+   clear difference (1 or 2 app threads: 0.21-0.28, 3 runs). In process: 0.22-0.28 (posts
+   alone 0.31-0.42). 2 shared cores, load 2-8. Before this work: in process 0.18-0.20, then
+   0.20-0.26 once the ingest worker lingered 20 ms after a claim that did not fill its batch
+   (32), storing page views ~17 at a time. The collect path was profiled (cProfile, 4,000
+   beacons): most of it is Flask's request machinery and the queue commit (~40 µs alone;
+   ~10 µs a message when 10 share a commit); what was waste went (the canonical JSON of a
+   beacon that has its own id, proxy lookups, a type union built per value in the JSON depth
+   check). A goal this bench can meet needs another baseline (the direct store behind the
+   same HTTP path) or beacons that carry several page views each.
 2. Accounts by score: `list_accounts(sort="score", limit=50)` median at 100,000 accounts as a
    ratio to the same at 1,000 (goal <= 1.3x), the two sizes taking turns call by call.
 """
