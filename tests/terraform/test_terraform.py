@@ -74,6 +74,7 @@ NOT_IN_THE_CLOUD = {
     "collect_limit_visitor": "the default (60 page views a minute) is the policy",
     "collect_limit_address": "the default (1,200 page views a minute) is the policy",
     "page_history_limit": "every version is kept by default (content-api.md)",
+    "body_read_timeout": "the default (10 s) is the documented limit (content-api.md)",
     "existing_pages_owner": "documented default (`bootstrap`); set once to adopt old pages",
 }
 
