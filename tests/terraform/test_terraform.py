@@ -72,6 +72,7 @@ NOT_IN_THE_CLOUD = {
     "rate_limit_ingest": "the defaults are the policy; Cloud Armor limits per IP in front",
     "rate_limit_public": "the defaults are the policy; Cloud Armor limits per IP in front",
     "page_history_limit": "every version is kept by default (content-api.md)",
+    "body_read_timeout": "the default (10 s) is the documented limit (content-api.md)",
     "existing_pages_owner": "documented default (`bootstrap`); set once to adopt old pages",
 }
 
