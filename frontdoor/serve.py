@@ -85,7 +85,8 @@ def create_served_rsgi_app() -> RsgiFront:
     from frontdoor.settings import Settings
     from frontdoor.wiring import app_config
 
-    settings = Settings()
+    # The settings the parent checked, as create_served_app reads them (a fork inherits them).
+    settings = CHECKED_SETTINGS[0] if CHECKED_SETTINGS else Settings()
     app = create_served_app(settings)
     base_url = app_config(settings).base_url
     return RsgiFront(app, base_url=base_url, timeout=settings.body_read_timeout)
