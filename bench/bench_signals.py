@@ -44,7 +44,7 @@
 4. For information: the same two figures on the Firestore emulator (small sizes).
 5. Issue 15 (bench/signal_page_views.py): page-view ingest end to end, wrk's 32 connections
    POSTing beacons to /collect of the served process, as a ratio to the direct store (goal >=
-   0.7x, not met: served 0.16-0.32, most 0.21-0.25; its docstring says why), and
+   0.7x, not met: served 0.15-0.32; its docstring says why), and
    the accounts list sorted by score at 100,000 accounts as a ratio to 1,000 (goal <= 1.3x).
 """
 

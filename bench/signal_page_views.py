@@ -18,16 +18,19 @@ sorted by score at 100,000 accounts against 1,000.
    of a core (~600 µs of it a page view: granian and Flask, the origin and two rate checks,
    validation, the queue commit that makes the 202 durable, and the worker's share). With
    granian's RSGI front (the body read on the event loop, the WSGI app in a thread; main
-   since 15:31 on 25 Nov): 0.16-0.32x over 7 runs, most 0.21-0.25 (1,020-1,770 page views/s),
-   while the same process answers wrk's GETs of an empty route (/healthz) at 4,900-6,800/s,
-   0.68-1.55x the direct store, before /collect does any work. Under the WSGI interface it
-   replaced: 0.21-0.23 (5 runs; /healthz 6,300-8,400/s); with 1 or 2 blocking threads instead
-   of granian's default (measured by hand, `granian --blocking-threads 1`): 0.30-0.32, as 32
-   threads took turns on one interpreter lock; under the RSGI front the thread count made no
-   clear difference (1 or 2 app threads: 0.21-0.28, 3 runs). In process: 0.22-0.28 (posts
-   alone 0.31-0.42). 2 shared cores, load 2-8. Before this work: in process 0.18-0.20, then
-   0.20-0.26 once the ingest worker lingered 20 ms after a claim that did not fill its batch
-   (32), storing page views ~17 at a time. The collect path was profiled (cProfile, 4,000
+   since 15:31 on 25 Nov): 0.15-0.32x over 13 runs (1,020-1,770 page views/s), while the
+   same process answers wrk's GETs of an empty route (/healthz) at 4,900-6,800/s, 0.64-1.55x
+   the direct store, before /collect does any work. Taking turns with the WSGI interface it
+   replaced (`granian --interface wsgi --factory frontdoor.serve:create_served_app`, by
+   hand, load 3): RSGI 0.15-0.16 (1,245-1,290/s), WSGI 0.20-0.21 (1,630-1,680/s), /healthz
+   the same in both: the RSGI front costs a beacon POST about a quarter of its rate. Before
+   it, under the WSGI interface: 0.21-0.23 (5 runs); with 1 or 2 blocking threads instead of
+   granian's default (`--blocking-threads 1`): 0.30-0.32, as 32 threads took turns on one
+   interpreter lock; under the RSGI front the thread count made no clear difference (1 or 2
+   app threads: 0.21-0.28, 3 runs). In process: 0.22-0.28 (posts alone 0.31-0.42). 2 shared
+   cores, load 2-8. Before this work: in process 0.18-0.20, then 0.20-0.26 once the ingest
+   worker lingered 20 ms after a claim that did not fill its batch (32), storing page views
+   ~17 at a time. The collect path was profiled (cProfile, 4,000
    beacons): most of it is Flask's request machinery and the queue commit (~40 µs alone;
    ~10 µs a message when 10 share a commit); what was waste went (the canonical JSON of a
    beacon that has its own id, proxy lookups, a type union built per value in the JSON depth
