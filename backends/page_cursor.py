@@ -8,6 +8,8 @@ import binascii
 import json
 from datetime import UTC, datetime
 
+from domain.numbers import ascii_whole_number
+
 
 def encode_cursor(updated_at: datetime, slug: str) -> str:
     """A cursor that resumes after this row."""
@@ -30,6 +32,7 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
 
 def decode_version_cursor(cursor: str) -> int:
     """The version a history cursor continues below. Raises: ValueError if not ours."""
-    if not cursor.isdigit() or not 1 <= int(cursor) <= 10**9:
+    version = ascii_whole_number(cursor, max_digits=10)
+    if version is None or not 1 <= version <= 10**9:
         raise ValueError("not a cursor this service issued")
-    return int(cursor)
+    return version

@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, MutableMap
 from http import HTTPStatus
 from typing import Any
 
+from domain.numbers import ascii_whole_number
 from frontdoor.built_once import BuiltOnce
 
 Environ = dict[str, Any]
@@ -177,8 +178,8 @@ def _read_body(environ: Environ) -> bytes:
     stream = environ.get("wsgi.input")
     if stream is None:
         return b""
-    length = environ.get("CONTENT_LENGTH") or ""
-    size = min(int(length), MAX_BODY) if length.isdigit() else MAX_BODY
+    declared = ascii_whole_number(environ.get("CONTENT_LENGTH") or "", max_digits=12)
+    size = MAX_BODY if declared is None else min(declared, MAX_BODY)
     return stream.read(size) if size else b""
 
 

@@ -27,6 +27,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
+from domain.numbers import ascii_whole_number
 from frontdoor.composition import Environ, WsgiApp
 
 BODY_READ_TIMEOUT = 10.0  # seconds; documented in content-api.md and signals-api.md
@@ -268,10 +269,7 @@ def _environ(scope: Any, body: bytes, declared: int | None) -> Environ:
 
 
 def _declared_length(raw: str | None) -> int | None:
-    value = (raw or "").strip()
-    if not (value.isascii() and value.isdigit()) or len(value) > 12:
-        return None
-    return int(value)
+    return ascii_whole_number((raw or "").strip(), max_digits=12)
 
 
 def _status(started: list[Any]) -> int:

@@ -25,6 +25,7 @@ from api.rest.json_body import parse_json
 from api.rest.page_records import etag, page_record, version_record
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, NotFoundError, StoredPage
+from domain.numbers import ascii_whole_number
 from gate.check import ruleset
 from schemas.content.changes import merge_patch, patched
 from schemas.content.characters import character_issues
@@ -355,12 +356,10 @@ def _list_query(*, with_status: bool = True) -> tuple[Any, str | None, int]:
     status = request.args.get("status") if with_status else None
     if status is not None and status not in PAGE_STATUSES:
         raise _bad_query("status", f"one of {', '.join(PAGE_STATUSES)}")
-    raw_limit = request.args.get("limit", str(DEFAULT_LIMIT))
-    if not (raw_limit.isascii() and raw_limit.isdigit() and len(raw_limit) <= 9) or not (
-        1 <= int(raw_limit) <= MAX_LIMIT
-    ):
+    limit = ascii_whole_number(request.args.get("limit", str(DEFAULT_LIMIT)), max_digits=9)
+    if limit is None or not 1 <= limit <= MAX_LIMIT:
         raise _bad_query("limit", f"a whole number from 1 to {MAX_LIMIT}")
-    return status, request.args.get("cursor") or None, int(raw_limit)
+    return status, request.args.get("cursor") or None, limit
 
 
 def _bad_query(name: str, expected: str) -> ApiError:

@@ -11,6 +11,8 @@ import hashlib
 import hmac
 from datetime import datetime, timedelta
 
+from domain.numbers import ascii_whole_number
+
 PREVIEW_LIFETIME = timedelta(days=7)
 
 
@@ -25,9 +27,9 @@ def verify_preview_token(
 ) -> bool:
     """Whether `token` was issued for this slug and version and has not expired."""
     stamp_text, sep, signature = token.partition(".")
-    if not sep or not (stamp_text.isascii() and stamp_text.isdigit()) or len(stamp_text) > 12:
+    stamp = ascii_whole_number(stamp_text, max_digits=12)
+    if not sep or stamp is None:
         return False
-    stamp = int(stamp_text)
     if stamp <= now.timestamp() or not secret:
         return False
     return hmac.compare_digest(signature, _sign(slug, version, stamp, secret))

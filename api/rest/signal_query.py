@@ -12,6 +12,7 @@ from typing import TypeVar
 
 from api.errors import ApiError
 from backends.ports import AccountPosition, AccountQuery, AccountSort, StreamQuery
+from domain.numbers import ascii_whole_number
 from schemas.errors import Issue
 from schemas.signals.events import (
     EVENT_TYPES,
@@ -66,13 +67,13 @@ class _Issues:
         raw = self.args.get(name)
         if raw is None:
             return default
-        # ASCII digits only: str.isdigit() also takes "³" (int() refuses it) and "٣" (read as 3).
-        if not (raw.isascii() and raw.isdigit() and len(raw) <= 9) or not low <= int(raw) <= high:
+        value = ascii_whole_number(raw, max_digits=9)
+        if value is None or not low <= value <= high:
             self.issues.append(
                 Issue(field=name, code="out_of_range", message=f"a whole number {low}-{high}")
             )
             return default
-        return int(raw)
+        return value
 
     def check(self) -> None:
         if self.issues:
