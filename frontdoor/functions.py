@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
-import re
 import threading
 from collections.abc import Callable
 from datetime import timedelta
@@ -24,6 +23,7 @@ import functions_framework
 from cloudevents.http import CloudEvent
 
 from backends.bundle import Backends
+from domain.numbers import ascii_whole_number
 from frontdoor.generation_wiring import generation_ports, worker_id
 from frontdoor.logs import configure_logging
 from frontdoor.push_auth import PushVerifier
@@ -38,8 +38,6 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 _lock = threading.RLock()  # builders call each other (generation -> backends -> settings)
 _built: dict[str, Any] = {}
-# Pub/Sub's deliveryAttempt in ASCII digits (str.isdigit also takes other scripts' digits).
-_ATTEMPT = re.compile(r"[0-9]{1,10}")
 _INT32_MAX = 2**31 - 1
 
 
@@ -113,7 +111,7 @@ def delivery_attempt(raw: object) -> int | None:
     if isinstance(raw, bool):
         return None
     if isinstance(raw, str):
-        raw = int(raw) if _ATTEMPT.fullmatch(raw) else None
+        raw = ascii_whole_number(raw, max_digits=10)
     return raw if isinstance(raw, int) and 0 <= raw <= _INT32_MAX else None
 
 
