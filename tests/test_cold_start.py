@@ -6,23 +6,14 @@ it changes no answer.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
 from frontdoor.built_once import BuiltOnce
-from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
-from tests.emulators import REPO
-
-FIXED_KEYS = {
-    "CONTENT_API_KEY": CONTENT_KEY,
-    "SIGNALS_API_KEY": SIGNALS_KEY,
-    "INGEST_API_KEY": INGEST_KEY,
-}
+from tests.conftest import CONTENT_KEY
+from tests.probes import run_probe
 
 # Built by the first job, the first page check or the first /mcp request, never by a start.
 DEFERRED = ("mcp", "a2wsgi", "workers.pipeline", "workers.authoring.template", "gate.rules")
@@ -63,18 +54,7 @@ def test_a_start_leaves_the_generation_pipeline_to_the_first_job_which_still_suc
 ) -> None:
     """Building the served app loads no writer, imager, gate rules, bridge or MCP SDK; the
     first generation brief builds the pipeline in the worker and its job succeeds as before."""
-    result = subprocess.run(  # noqa: S603  # our own interpreter on a fixed script
-        [sys.executable, "-c", FIRST_JOB_PROBE],
-        env={**FIXED_KEYS, "PATH": "/usr/bin:/bin", "DATA_DIR": str(tmp_path)},
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-    assert result.returncode == 0, result.stderr
-    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    seen = run_probe(FIRST_JOB_PROBE, tmp_path)
     assert seen == {
         "healthz": 200,
         "loaded_at_start": [],

@@ -37,15 +37,9 @@ from frontdoor.composition import (
     PathDispatcher,
 )
 from frontdoor.settings import Settings
-from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
 from tests.emulators import REPO, ManagedProcess, free_port, http_ok, start_process
 from tests.polling import wait_for
-
-FIXED_KEYS = {
-    "CONTENT_API_KEY": CONTENT_KEY,
-    "SIGNALS_API_KEY": SIGNALS_KEY,
-    "INGEST_API_KEY": INGEST_KEY,
-}
+from tests.probes import FIXED_KEYS, run_probe
 
 
 def start_served(data_dir: Path, env: dict[str, str] | None = None) -> ManagedProcess:
@@ -451,18 +445,7 @@ def test_the_served_app_loads_the_mcp_sdk_only_with_the_first_request_to_its_pat
 ) -> None:
     """Issue 17 cold start: building the app and serving REST never import the MCP SDK; the
     first /mcp request builds the ASGI side and answers as the SDK does (401 without a token)."""
-    result = subprocess.run(  # noqa: S603  # our own interpreter on a fixed script
-        [sys.executable, "-c", LAZY_PROBE],
-        env={**FIXED_KEYS, "PATH": "/usr/bin:/bin", "DATA_DIR": str(tmp_path)},
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-    assert result.returncode == 0, result.stderr
-    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    seen = run_probe(LAZY_PROBE, tmp_path)
     assert seen == {
         "after_start": False,
         "healthz": 200,
