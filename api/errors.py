@@ -86,7 +86,21 @@ def invalid_payload(
 
 def problem_response(err: ApiError) -> Response:
     """The problem+json response for an ApiError."""
-    base = current_app.config.get("PUBLIC_BASE_URL", "")
+    body = problem_body(
+        err,
+        base_url=current_app.config.get("PUBLIC_BASE_URL", ""),
+        instance=request_id.get() or "",
+    )
+    response = current_app.response_class(
+        json.dumps(body), status=err.status, mimetype="application/problem+json"
+    )
+    for name, value in err.headers.items():
+        response.headers[name] = value
+    return response
+
+
+def problem_body(err: ApiError, *, base_url: str, instance: str) -> dict[str, Any]:
+    """An ApiError's problem+json body (also built outside Flask, by frontdoor/rsgi_front.py)."""
     body: dict[str, Any] = {
         "ok": False,
         "error": err.code,
@@ -97,19 +111,14 @@ def problem_response(err: ApiError) -> Response:
     body.update(err.extra)
     body.update(
         {
-            "type": f"{base}/errors/{err.code}",
+            "type": f"{base_url}/errors/{err.code}",
             "title": TITLES.get(err.code, err.code.replace("_", " ").capitalize()),
             "status": err.status,
             "detail": err.message,
-            "instance": request_id.get() or "",
+            "instance": instance,
         }
     )
-    response = current_app.response_class(
-        json.dumps(body), status=err.status, mimetype="application/problem+json"
-    )
-    for name, value in err.headers.items():
-        response.headers[name] = value
-    return response
+    return body
 
 
 def register_error_handlers(app: Flask) -> None:

@@ -27,6 +27,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
+from api.errors import ApiError, problem_body
 from domain.numbers import ascii_whole_number
 from frontdoor.composition import Environ, WsgiApp
 
@@ -202,20 +203,13 @@ class RsgiFront:
             await self._pool.run(loop, _close, result)
 
     def _timed_out(self, proto: Any) -> None:
-        """The problem body api.errors gives, built here: the app never saw this request."""
+        """api.errors' problem body, sent from here: the app never saw this request."""
         message = f"The request body did not arrive within {self.timeout:g} seconds"
-        body = json.dumps(
-            {
-                "ok": False,
-                "error": "request_timeout",
-                "message": message,
-                "type": f"{self.base_url}/errors/request_timeout",
-                "title": "Request body timed out",
-                "status": 408,
-                "detail": message,
-                "instance": os.urandom(16).hex(),
-            }
-        ).encode()
+        body = problem_body(
+            ApiError(408, "request_timeout", message),
+            base_url=self.base_url,
+            instance=os.urandom(16).hex(),
+        )
         proto.response_bytes(
             408,
             [
@@ -223,7 +217,7 @@ class RsgiFront:
                 ("connection", "close"),
                 ("cache-control", "no-store"),
             ],
-            body,
+            json.dumps(body).encode(),
         )
 
 
