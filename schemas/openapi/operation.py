@@ -320,4 +320,6 @@ def _problem(status: int) -> dict[str, Any]:
             name: {"$ref": f"#/components/headers/{name}"}
             for name in ("Retry-After", "RateLimit-Policy", "RateLimit")
         }
+    elif status == 503:
+        doc["headers"] = {"Retry-After": {"$ref": "#/components/headers/Retry-After"}}
     return doc

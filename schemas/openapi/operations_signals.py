@@ -50,7 +50,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         (Reply(200, "Events and `next_since` for the next poll", StreamBody),),
         description="Poll with `since=<next_since>`: no gap, no duplicate.",
         query=SignalsQueryDoc,
-        errors=(400, *KEYED),
+        errors=(400, *KEYED, 503),
     ),
     Operation(
         "get",
@@ -61,7 +61,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "Account summaries", AccountsBody),),
         query=AccountsQueryDoc,
-        errors=(400, *KEYED),
+        errors=(400, *KEYED, 503),
     ),
     Operation(
         "get",
@@ -72,7 +72,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "The account, or `seen: false` when unknown", AccountBody),),
         params=(DOMAIN,),
-        errors=(400, *KEYED),
+        errors=(400, *KEYED, 503),
     ),
     Operation(
         "get",
@@ -83,7 +83,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "The person, or `seen: false` when unknown", PersonBody),),
         params=(EMAIL,),
-        errors=(400, *KEYED),
+        errors=(400, *KEYED, 503),
     ),
     Operation(
         "delete",
@@ -98,7 +98,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
             ),
         ),
         params=(EMAIL,),
-        errors=(400, *KEYED),
+        errors=(400, *KEYED, 503),
     ),
     Operation(
         "post",
@@ -122,7 +122,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
                 }
             ]
         },
-        errors=(400, *KEYED, 408, 413, 415, 422),
+        errors=(400, *KEYED, 408, 413, 415, 422, 503),
     ),
     Operation(
         "post",
