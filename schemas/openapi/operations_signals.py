@@ -108,7 +108,10 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "Send up to 500 events",
         "ingest",
         (Reply(202, "At least one event accepted", IngestBody),),
-        description="Each event's id is `<source>:<row_id>`; a repeat is stored once.",
+        description=(
+            "Each event's id is `<source>:<row_id>`; a repeat is stored once. The body is read "
+            "as JSON whatever its content type."
+        ),
         request=IngestBatchDoc,
         request_example={
             "events": [
@@ -122,7 +125,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
                 }
             ]
         },
-        errors=(400, *KEYED, 408, 413, 415, 422, 503),
+        errors=(400, *KEYED, 408, 413, 422, 503),
     ),
     Operation(
         "post",

@@ -196,3 +196,21 @@ def test_a_store_outage_answers_503_unavailable_with_retry_after_on_every_read(
     assert [a.status_code for a in answers] == [503] * 5
     assert {a.get_json()["error"] for a in answers} == {"unavailable"}
     assert {a.headers["Retry-After"] for a in answers} == {"5"}
+
+
+@pytest.mark.spec("signals.ingest")
+def test_a_batch_without_a_json_content_type_is_read_as_json_and_no_415_is_promised(
+    client: FlaskClient,
+) -> None:
+    """signals-api.md Sending events: the body is read as JSON whatever its content type, and
+    the OpenAPI lists only statuses the endpoint gives."""
+    body = json.dumps({"events": [raw_event("plain")]})
+
+    response = client.post(
+        f"{BASE}/events", data=body, headers={**INGEST, "content-type": "text/plain"}
+    )
+    document = client.get("/openapi.json").get_json()
+
+    assert response.status_code == 202
+    assert response.get_json()["accepted"] == ["crm:plain"]
+    assert "415" not in document["paths"][f"{BASE}/events"]["post"]["responses"]
