@@ -12,7 +12,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request
 
 from api.auth import KeyCheck
-from api.errors import ApiError, problem_response
+from api.errors import RETRY_AFTER_SECONDS, ApiError, answer_unavailable
 from api.rest.json_body import parse_json
 from api.rest.signal_query import (
     encode_account_cursor,
@@ -47,7 +47,6 @@ from services.signals import email_hash
 logger = logging.getLogger(__name__)
 TIMELINE_LIMIT = 1000
 PEOPLE_LIMIT = 100
-RETRY_AFTER = {"Retry-After": "5"}
 
 
 def _json(model: Any, status: int = 200) -> Response:
@@ -59,12 +58,7 @@ def _json(model: Any, status: int = 200) -> Response:
 def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint:
     """The Signal API routes."""
     bp = Blueprint("signals", __name__, url_prefix="/api/public/v1/signals")
-
-    @bp.errorhandler(UnavailableError)
-    def _unavailable(err: UnavailableError) -> Response:
-        logger.warning("signal store unavailable on %s %s: %s", request.method, request.path, err)
-        message = "The signal store is unavailable; retry"
-        return problem_response(ApiError(503, "unavailable", message, headers=RETRY_AFTER))
+    answer_unavailable(bp, "The signal store is unavailable; retry")
 
     @bp.get("")
     def read_stream() -> Response:
@@ -185,7 +179,10 @@ def queue_events(backends: Backends, events: list[NewEvent]) -> None:
     except UnavailableError as err:
         logger.warning("signal queue unavailable: %s", err)
         raise ApiError(
-            503, "unavailable", "Could not queue the events; retry", headers=RETRY_AFTER
+            503,
+            "unavailable",
+            "Could not queue the events; retry",
+            headers={"Retry-After": RETRY_AFTER_SECONDS},
         ) from err
 
 

@@ -162,7 +162,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         description="Deliveries are signed per Standard Webhooks and retried for about three days.",
         request=WebhookInput,
         request_example={"url": "https://hooks.example.com/kestrel", "types": ["book_call"]},
-        errors=(400, *KEYED, 408, 415, 422),
+        errors=(400, *KEYED, 408, 415, 422, 503),
     ),
     Operation(
         "get",
@@ -172,7 +172,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "List webhook endpoints",
         "signals",
         (Reply(200, "Endpoints, without secrets", WebhookListBody),),
-        errors=KEYED,
+        errors=(400, *KEYED, 503),
     ),
     Operation(
         "delete",
@@ -183,7 +183,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "Removed", WebhookDeletedBody),),
         params=(HOOK_ID,),
-        errors=(*KEYED, 404),
+        errors=(*KEYED, 404, 503),
     ),
     Operation(
         "post",
@@ -200,7 +200,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
             ),
         ),
         params=(HOOK_ID,),
-        errors=(*KEYED, 404),
+        errors=(*KEYED, 404, 503),
     ),
     Operation(
         "get",
@@ -212,7 +212,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         (Reply(200, "Deliveries, newest first", DeliveryListBody),),
         params=(HOOK_ID,),
         query=DeliveriesQuery,
-        errors=(400, *KEYED, 404),
+        errors=(400, *KEYED, 404, 503),
     ),
     Operation(
         "post",
@@ -224,6 +224,6 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         (Reply(202, "Queued for delivery (same `webhook-id`)", DeliveryBody),),
         description="409 `endpoint_disabled` once the receiver answered 410 Gone.",
         params=(DELIVERY_ID,),
-        errors=(*KEYED, 404, 409),
+        errors=(*KEYED, 404, 409, 503),
     ),
 )

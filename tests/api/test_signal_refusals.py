@@ -17,7 +17,15 @@ from api.app import create_app
 from backends.bundle import Backends
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
-from backends.ports import AccountQuery, StreamPage, StreamQuery, UnavailableError
+from backends.embedded.webhooks import SqliteWebhookStore
+from backends.ports import (
+    AccountQuery,
+    Delivery,
+    StreamPage,
+    StreamQuery,
+    UnavailableError,
+    WebhookEndpoint,
+)
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
 from schemas.signals.rollups import AccountRollup, PersonRollup
@@ -214,3 +222,55 @@ def test_a_batch_without_a_json_content_type_is_read_as_json_and_no_415_is_promi
     assert response.status_code == 202
     assert response.get_json()["accepted"] == ["crm:plain"]
     assert "415" not in document["paths"][f"{BASE}/events"]["post"]["responses"]
+
+
+class OutageWebhookStore(SqliteWebhookStore):
+    """The webhook store while its backend is down, as the Firestore adapter reports it."""
+
+    def add_endpoint(self, endpoint: WebhookEndpoint) -> None:
+        raise UnavailableError("firestore")
+
+    def list_endpoints(self, *, partner: str | None = None) -> list[WebhookEndpoint]:
+        raise UnavailableError("firestore")
+
+    def get_endpoint(self, endpoint_id: str) -> WebhookEndpoint | None:
+        raise UnavailableError("firestore")
+
+    def get_delivery(self, delivery_id: str) -> Delivery | None:
+        raise UnavailableError("firestore")
+
+
+@pytest.mark.spec("signals.webhooks")
+def test_a_webhook_store_outage_answers_503_unavailable_on_every_operation(
+    settings: Settings, backends: Backends, tmp_path: Path
+) -> None:
+    """signals-agent.md: back off on 5xx; a backend that is down is 503, never a 500."""
+    down = OutageWebhookStore(SqliteDatabase(tmp_path / "down.sqlite3"))
+    client = create_app(
+        app_config(settings), dataclasses.replace(backends, webhooks=down)
+    ).test_client()
+    hook = f"{BASE}/webhooks/wh_0123456789ab"
+
+    answers = [
+        client.post(f"{BASE}/webhooks", json={"url": "https://hooks.example.com/a"}, headers=READ),
+        client.get(f"{BASE}/webhooks", headers=READ),
+        client.delete(hook, headers=READ),
+        client.post(f"{hook}/rotate", headers=READ),
+        client.get(f"{hook}/deliveries", headers=READ),
+        client.post(f"{BASE}/webhooks/deliveries/msg_0123/replay", headers=READ),
+    ]
+
+    assert [a.status_code for a in answers] == [503] * 6
+    assert {a.get_json()["error"] for a in answers} == {"unavailable"}
+    assert {a.headers["Retry-After"] for a in answers} == {"5"}
+
+
+@pytest.mark.spec("signals.webhooks")
+def test_the_webhook_list_refuses_query_parameters_it_does_not_take(client: FlaskClient) -> None:
+    """signals-api.md: a parameter an endpoint does not know answers 400, never ignored."""
+    response = client.get(f"{BASE}/webhooks?kind=slack", headers=READ)
+
+    assert response.status_code == 400
+    assert [(i["field"], i["code"]) for i in response.get_json()["issues"]] == [
+        ("kind", "unknown_parameter")
+    ]
