@@ -274,3 +274,23 @@ def test_the_webhook_list_refuses_query_parameters_it_does_not_take(client: Flas
     assert [(i["field"], i["code"]) for i in response.get_json()["issues"]] == [
         ("kind", "unknown_parameter")
     ]
+
+
+@pytest.mark.spec("signals.collect")
+def test_collect_names_the_field_of_a_form_without_a_page_and_of_a_beacon_not_an_object(
+    client: FlaskClient,
+) -> None:
+    """DESIGN Errors: every 4xx body has issues[] naming what failed."""
+    site = {"Origin": "http://testserver"}
+    form = client.post(
+        "/api/public/v1/collect",
+        data={"email": "ada@acme.com", "type": "lead_form", "website": ""},
+        headers=site,
+    )
+    beacon = client.post("/api/public/v1/collect", json=[], headers=site)
+
+    assert (form.status_code, beacon.status_code) == (422, 422)
+    assert [(i["field"], i["code"]) for i in form.get_json()["issues"]] == [
+        ("page", "invalid_format")
+    ]
+    assert [(i["field"], i["code"]) for i in beacon.get_json()["issues"]] == [("", "invalid_type")]
