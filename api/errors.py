@@ -39,6 +39,8 @@ TITLES = {
     "invalid_payload": "Invalid payload",
     "rate_limited": "Too many requests",
     "slug_taken": "The slug belongs to another partner's page",
+    "endpoint_disabled": "The webhook endpoint is disabled",
+    "conflict": "The record changed meanwhile",
     "model_failed": "The authoring model failed",
     "internal": "Internal error",
     "unavailable": "Service unavailable",
