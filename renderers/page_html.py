@@ -35,6 +35,7 @@ __all__ = [
     "build_site",
     "render_not_found",
     "render_page",
+    "render_unavailable",
 ]
 
 COLLECT_PATH = "/api/public/v1/collect"
@@ -173,9 +174,20 @@ def render_page(
 
 def render_not_found(*, site: Site) -> RenderedPage:
     """The on-brand 404 page for /p/... paths that serve nothing."""
+    return _render_error_page(site=site, title="Page not found", template="not_found.html.j2")
+
+
+def render_unavailable(*, site: Site) -> RenderedPage:
+    """The on-brand 503 page for /p/{slug} while the page store is down."""
+    return _render_error_page(
+        site=site, title="Page briefly unavailable", template="unavailable.html.j2"
+    )
+
+
+def _render_error_page(*, site: Site, title: str, template: str) -> RenderedPage:
     head = {
-        "title": document_title("Page not found", site.company.name),
-        "og_title": "Page not found",
+        "title": document_title(title, site.company.name),
+        "og_title": title,
         "description": None,
         "noindex": True,
         "canonical": None,
@@ -188,7 +200,7 @@ def render_not_found(*, site: Site) -> RenderedPage:
     header_cta = Link(href=str(site.company.urls.book_call), label="Book a call")
     html = (
         _environment()
-        .get_template("not_found.html.j2")
+        .get_template(template)
         .render(site=site, head=head, header_cta=header_cta, preview=False)
     )
     return RenderedPage(html=html, content_security_policy=content_security_policy(None))

@@ -18,7 +18,7 @@ from flask import Blueprint, Response, g, request
 
 from api.auth import KeyCheck
 from api.config import AppConfig
-from api.errors import ApiError, invalid_payload
+from api.errors import ApiError, answer_unavailable, invalid_payload
 from api.rest.etags import etag_listed
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
@@ -52,6 +52,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
     """The page operations of SPEC's Content API (generate is the jobs blueprint's) and a
     page's history: list, read and restore its versions (issue 14)."""
     bp = Blueprint("content", __name__, url_prefix=PREFIX)
+    answer_unavailable(bp, "The page store is unavailable; retry")
     idempotent = Idempotency(backends.idempotency, clock=backends.clock)
 
     @bp.post("")

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 
 from flask import Blueprint, Response
 
-from api.errors import TITLES, ApiError
+from api.errors import TITLES, ApiError, answer_unavailable
 from api.rest.http_cache import CachedBody, cached_response
 from renderers.sitemap import SitemapEntry, render_image_sitemap, render_sitemap
 from renderers.text_files import DOC_FILES
@@ -83,6 +83,7 @@ def create_files_blueprint(
 ) -> Blueprint:
     """Every file of SPEC's machine-readable table, rendered from content/ and the models."""
     bp = Blueprint("files", __name__)
+    answer_unavailable(bp, "The page store is unavailable; retry")  # the sitemaps read it
     for source in DOC_FILES.values():
         if source not in catalog.docs:
             raise ValueError(f"content/docs/{source} is missing: it is one of the served docs")

@@ -18,7 +18,13 @@ from pydantic import ValidationError
 
 from api.auth import KeyCheck
 from api.config import AppConfig
-from api.errors import ApiError, invalid_payload, problem_response
+from api.errors import (
+    RETRY_AFTER_SECONDS,
+    ApiError,
+    answer_unavailable,
+    invalid_payload,
+    problem_response,
+)
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
 from api.rest.page_records import page_record
@@ -39,6 +45,7 @@ MAX_BODY_BYTES = 256 * 1024
 def create_jobs_blueprint(*, backends: Backends, config: AppConfig, keys: KeyCheck) -> Blueprint:
     """POST generate and GET jobs/{id}, with the content key."""
     bp = Blueprint("jobs", __name__)
+    answer_unavailable(bp, "The job store is unavailable; retry")
     idempotent = Idempotency(backends.idempotency, clock=backends.clock)
     surface = _Jobs(backends, config)
 
@@ -143,7 +150,12 @@ class _Jobs:
                 issues=[Issue(field="slug", code="slug_taken", message="used by another partner")],
             ) from err
         except UnavailableError as err:
-            raise ApiError(503, "unavailable", "The job queue is unavailable; retry") from err
+            raise ApiError(
+                503,
+                "unavailable",
+                "The job queue is unavailable; retry",
+                headers={"Retry-After": RETRY_AFTER_SECONDS},
+            ) from err
         wait = 0.0 if _prefers_async() else config.generate_wait_seconds
         return self.answer(self.wait_for(job, seconds=wait), created=True)
 
@@ -183,7 +195,13 @@ class _Jobs:
                     502, "model_failed", "The authoring model failed; retry", extra=extra
                 )
             extra["retryable"] = True
-            raise ApiError(503, "unavailable", "The job could not be completed; retry", extra=extra)
+            raise ApiError(
+                503,
+                "unavailable",
+                "The job could not be completed; retry",
+                headers={"Retry-After": RETRY_AFTER_SECONDS},
+                extra=extra,
+            )
         response = _json({"ok": True, "job": view}, 202)
         response.headers["Location"] = f"{JOBS_PATH}/{job.id}"
         response.headers["Retry-After"] = "2"

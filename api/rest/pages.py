@@ -19,12 +19,19 @@ from datetime import UTC, datetime
 from flask import Blueprint, Response, request
 from werkzeug.utils import get_content_type
 
+from api.errors import RETRY_AFTER_SECONDS
 from api.rest.page_cache import SECURITY_HEADERS, CachedPage, PageCache, PageLookup
 from api.rest.previews import verify_preview_token
 from backends.bundle import PageChanges
-from backends.ports import PageStore, StoredPage
+from backends.ports import PageStore, StoredPage, UnavailableError
 from renderers.assets import Asset
-from renderers.page_html import FormState, Site, render_not_found, render_page
+from renderers.page_html import (
+    FormState,
+    Site,
+    render_not_found,
+    render_page,
+    render_unavailable,
+)
 from renderers.sitemap import SitemapEntry
 from schemas.content.pages import SLUG_PATTERN, SitePageInput
 
@@ -39,6 +46,20 @@ class _NotFoundPage:
         self._site = site
         self._page: CachedPage | None = None
         self._lock = threading.Lock()
+        self._unavailable: CachedPage | None = None
+
+    def unavailable(self) -> Response:
+        """The on-brand 503 while the page store is down: never cached, retried after 5 s."""
+        if self._unavailable is None:
+            self._unavailable = CachedPage.of(
+                render_unavailable(site=self._site),
+                cache_control=UNAVAILABLE_CACHE_CONTROL,
+                noindex=True,
+                status=503,
+            )
+        response = self._unavailable.response()
+        response.headers["Retry-After"] = RETRY_AFTER_SECONDS
+        return response
 
     def response(self) -> Response:
         page = self._page
@@ -61,6 +82,7 @@ _SLUG = re.compile(SLUG_PATTERN)
 PAGE_CACHE_CONTROL = "public, max-age=60, s-maxage=300"
 PREVIEW_CACHE_CONTROL = "private, no-store"
 NOT_FOUND_CACHE_CONTROL = "public, max-age=60, s-maxage=60"
+UNAVAILABLE_CACHE_CONTROL = "no-store"
 ASSET_CACHE_CONTROL = "public, max-age=31536000, immutable"
 BEACON_CACHE_CONTROL = "public, max-age=3600"
 
@@ -132,6 +154,12 @@ def create_pages_blueprint(
         if stored.status != "published":
             return not_found.response()
         return rendered(stored, form_state=form_state, preview=False).response()
+
+    @bp.errorhandler(UnavailableError)
+    def store_down(err: UnavailableError) -> Response:
+        # A visitor gets a page, not a problem document; the CDN keeps none of it.
+        logger.warning("page store unavailable on %s: %s", request.path, err)
+        return not_found.unavailable()
 
     @bp.get("/p")
     @bp.get("/p/")

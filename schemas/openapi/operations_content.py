@@ -70,7 +70,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         request=SitePageInput,
         request_example=PAGE_EXAMPLE,
         params=(IDEMPOTENCY,),
-        errors=(400, *KEYED, 408, 409, 413, 415, 422),
+        errors=(400, *KEYED, 408, 409, 413, 415, 422, 503),
     ),
     Operation(
         "get",
@@ -82,7 +82,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         (Reply(200, "A page of records and the next cursor", PageListBody),),
         description="Your own pages only (a `content_admin` key: every partner's).",
         query=PageListQueryDoc,
-        errors=(400, *KEYED),
+        errors=(400, *KEYED, 503),
     ),
     Operation(
         "post",
@@ -117,7 +117,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         (Reply(200, "The stored record", PageBody, headers=ETAG),),
         description=OWN.strip(),
         params=(SLUG,),
-        errors=(*KEYED, 404),
+        errors=(*KEYED, 404, 503),
     ),
     Operation(
         "patch",
@@ -131,7 +131,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         request=PagePatchDoc,
         request_media=("application/merge-patch+json", "application/json"),
         params=(SLUG, IF_MATCH),
-        errors=(400, *KEYED, 404, 408, 412, 413, 415, 422),
+        errors=(400, *KEYED, 404, 408, 412, 413, 415, 422, 503),
     ),
     Operation(
         "delete",
@@ -142,7 +142,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "content",
         (Reply(200, "Unpublished; the record stays readable", PageBody, headers=ETAG),),
         params=(SLUG, IF_MATCH),
-        errors=(*KEYED, 404, 412),
+        errors=(*KEYED, 404, 412, 503),
     ),
     Operation(
         "get",
@@ -156,7 +156,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         " restore, each with the partner, key id, time, source and status." + OWN,
         query=VersionListQueryDoc,
         params=(SLUG,),
-        errors=(400, *KEYED, 404),
+        errors=(400, *KEYED, 404, 503),
     ),
     Operation(
         "get",
@@ -167,7 +167,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "content",
         (Reply(200, "The version as it was saved", VersionBody),),
         params=(SLUG, VERSION),
-        errors=(*KEYED, 404),
+        errors=(*KEYED, 404, 503),
     ),
     Operation(
         "post",
@@ -180,7 +180,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         description="No body. The old version passes today's quality gate first: if it fails,"
         " 422 with its issues and nothing changes.",
         params=(SLUG, VERSION, IF_MATCH, IDEMPOTENCY),
-        errors=(400, *KEYED, 404, 409, 412, 422),
+        errors=(400, *KEYED, 404, 409, 412, 422, 503),
     ),
     Operation(
         "get",
@@ -191,6 +191,6 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "content",
         (Reply(200, "queued, running, succeeded (with the page) or failed", JobBody),),
         params=(JOB_ID,),
-        errors=(*KEYED, 404),
+        errors=(*KEYED, 404, 503),
     ),
 )

@@ -5,12 +5,29 @@ a 500 (DESIGN Errors, content-api.md)."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
 
-from tests.api.content_client import AUTH, PAGES
+from api.app import create_app
+from backends.bundle import Backends
+from backends.embedded.jobs import SqliteJobStore
+from backends.embedded.pages import SqlitePageStore
+from backends.embedded.sqlite import SqliteDatabase
+from backends.ports import (
+    PageList,
+    PageStatus,
+    StoredPage,
+    UnavailableError,
+    VersionList,
+)
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config
+from schemas.content.jobs import JobRecord
+from tests.api.content_client import AUTH, PAGES, page_body
 
 
 def forged_list_cursor(*parts: object) -> str:
@@ -39,3 +56,110 @@ def test_a_forged_list_cursor_at_the_edge_of_time_answers_400_naming_the_cursor(
     assert response.status_code == 400
     assert body["error"] == "invalid_query"
     assert [i["field"] for i in body["issues"]] == ["cursor"]
+
+
+class OutagePageStore(SqlitePageStore):
+    """The page store while its backend is down, as the Firestore adapter reports it."""
+
+    def get_page(self, slug: str) -> StoredPage | None:
+        raise UnavailableError("firestore")
+
+    def list_pages(
+        self,
+        *,
+        status: PageStatus | None = None,
+        cursor: str | None = None,
+        limit: int = 50,
+        owner: str | None = None,
+    ) -> PageList:
+        raise UnavailableError("firestore")
+
+    def save_page(self, page: StoredPage, *, expected_version: int) -> StoredPage:
+        raise UnavailableError("firestore")
+
+    def list_versions(
+        self, slug: str, *, cursor: str | None = None, limit: int = 50
+    ) -> VersionList:
+        raise UnavailableError("firestore")
+
+    def get_version(self, slug: str, version: int) -> StoredPage | None:
+        raise UnavailableError("firestore")
+
+
+class OutageJobStore(SqliteJobStore):
+    """The job store while its backend is down, as the Firestore adapter reports it."""
+
+    def get_job(self, job_id: str) -> JobRecord | None:
+        raise UnavailableError("firestore")
+
+
+@pytest.mark.spec("content.read")
+def test_a_page_store_outage_answers_503_unavailable_with_retry_after_on_every_operation(
+    settings: Settings, backends: Backends, tmp_path: Path
+) -> None:
+    """content-api.md Errors: a store that is down is 503 with Retry-After, never a 500."""
+    db = SqliteDatabase(tmp_path / "down.sqlite3")
+    down = dataclasses.replace(backends, pages=OutagePageStore(db), jobs=OutageJobStore(db))
+    client = create_app(app_config(settings), down).test_client()
+    page = f"{PAGES}/growth-audit"
+    merge = {**AUTH, "content-type": "application/merge-patch+json"}
+
+    answers = [
+        client.post(PAGES, json=page_body(), headers=AUTH),
+        client.get(PAGES, headers=AUTH),
+        client.get(page, headers=AUTH),
+        client.patch(page, data=json.dumps({"title": "Audit"}), headers=merge),
+        client.delete(page, headers=AUTH),
+        client.get(f"{page}/versions", headers=AUTH),
+        client.get(f"{page}/versions/1", headers=AUTH),
+        client.post(f"{page}/versions/1/restore", headers=AUTH),
+        client.get("/api/public/content/jobs/0123456789abcdef", headers=AUTH),
+        client.get("/sitemap.xml"),
+        client.get("/sitemap-images.xml"),
+    ]
+
+    assert [a.status_code for a in answers] == [503] * len(answers)
+    assert {a.get_json()["error"] for a in answers} == {"unavailable"}
+    assert {a.headers["Retry-After"] for a in answers} == {"5"}
+
+
+@pytest.mark.spec("pages.serve")
+def test_a_visitor_gets_an_on_brand_503_page_the_cdn_never_keeps_while_the_store_is_down(
+    settings: Settings, backends: Backends, tmp_path: Path
+) -> None:
+    """A visitor is shown a page, not a problem document; it asks to retry and is not cached."""
+    down = OutagePageStore(SqliteDatabase(tmp_path / "down.sqlite3"))
+    visitor = create_app(
+        app_config(settings), dataclasses.replace(backends, pages=down)
+    ).test_client()
+
+    response = visitor.get("/p/growth-audit")
+
+    assert response.status_code == 503
+    assert response.mimetype == "text/html"
+    assert response.headers["Retry-After"] == "5"
+    assert response.headers["Cache-Control"] == "no-store"
+    assert response.headers["X-Robots-Tag"] == "noindex"
+    assert "briefly unavailable" in response.text
+
+
+@pytest.mark.spec("files.openapi")
+def test_the_openapi_lists_503_on_every_content_operation_and_the_pages(
+    client: FlaskClient,
+) -> None:
+    """The document promises what the endpoints answer (a 503 with Retry-After)."""
+    paths = client.get("/openapi.json").get_json()["paths"]
+    content = [
+        op for path, ops in paths.items() if path.startswith("/api/public/content/") for op in ops
+    ]
+    operations = [
+        paths[path][method]
+        for path in paths
+        if path.startswith("/api/public/content/")
+        or path in ("/p/{slug}", "/sitemap.xml", "/sitemap-images.xml")
+        for method in paths[path]
+    ]
+
+    assert len(content) == 10
+    assert all("503" in op["responses"] for op in operations)
+    assert all("Retry-After" in op["responses"]["503"]["headers"] for op in operations)
