@@ -23,6 +23,7 @@ from api.rest.etags import etag_listed
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
 from api.rest.page_records import etag, page_record, version_record
+from api.rest.signal_query import refuse_parameters
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, NotFoundError, StoredPage
 from domain.numbers import ascii_whole_number
@@ -46,6 +47,8 @@ logger = logging.getLogger(__name__)
 PREFIX = "/api/public/content/pages"
 MAX_BODY_BYTES = 1024 * 1024
 DEFAULT_LIMIT, MAX_LIMIT = 20, 100
+LIST_PARAMS = frozenset({"status", "partner", "cursor", "limit"})
+VERSION_LIST_PARAMS = frozenset({"cursor", "limit"})
 
 
 def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: KeyCheck) -> Blueprint:
@@ -58,6 +61,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
     @bp.post("")
     def save_page() -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         payload = _json_body()
         return idempotent.run(
             principal, payload, lambda: _replace(principal, payload, backends, config)
@@ -66,6 +70,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
     @bp.get("")
     def list_pages() -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args, LIST_PARAMS)
         status, cursor, limit = _list_query()
         try:
             found = pages_service.list_visible_pages(
@@ -77,7 +82,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
                 owner=request.args.get("partner") or None,
             )
         except ValueError as err:
-            raise _bad_query("cursor", "not a cursor from a previous answer") from err
+            raise _bad_query("cursor", "the next_cursor of a previous answer") from err
         body = PageListBody(
             pages=[_record(p, config) for p in found.pages],
             next_cursor=found.next_cursor,
@@ -88,6 +93,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
     @bp.get("/<slug>")
     def get_page(slug: str) -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         page = _visible(slug, principal, backends)
         if etag_listed(request.headers.get("If-None-Match"), etag(page)):
             return Response(status=304, headers={"ETag": etag(page)})
@@ -96,6 +102,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
     @bp.patch("/<slug>")
     def patch_page(slug: str) -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         patch = _json_body(merge_patch_allowed=True)
         if not isinstance(patch, dict):
             raise invalid_payload(
@@ -131,6 +138,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
     @bp.delete("/<slug>")
     def unpublish_page(slug: str) -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         return _page_response(
             _serve_write(
                 lambda condition: pages_service.unpublish_page(
@@ -163,6 +171,7 @@ def register_history_routes(
     @bp.get("/<slug>/versions")
     def list_versions(slug: str) -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args, VERSION_LIST_PARAMS)
         _status, cursor, limit = _list_query(with_status=False)
         try:
             found = pages_service.list_history(
@@ -175,7 +184,7 @@ def register_history_routes(
         except NotFoundError as err:
             raise _not_found(slug) from err
         except ValueError as err:
-            raise _bad_query("cursor", "not a cursor from a previous answer") from err
+            raise _bad_query("cursor", "the next_cursor of a previous answer") from err
         body = VersionListBody(
             versions=[_version(v, config) for v in found.versions],
             next_cursor=found.next_cursor,
@@ -186,6 +195,7 @@ def register_history_routes(
     @bp.get("/<slug>/versions/<int(max=2147483647):number>")
     def get_version(slug: str, number: int) -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         try:
             found = pages_service.find_version(
                 pages=backends.pages, slug=slug, version=number, editor=editor_of(principal)
@@ -197,6 +207,7 @@ def register_history_routes(
     @bp.post("/<slug>/versions/<int(max=2147483647):number>/restore")
     def restore_version(slug: str, number: int) -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         if request.get_data(cache=True).strip():
             raise ApiError(400, "invalid_json", "A restore takes no body")
 

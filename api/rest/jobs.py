@@ -28,6 +28,7 @@ from api.errors import (
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
 from api.rest.page_records import page_record
+from api.rest.signal_query import refuse_parameters
 from backends.bundle import Backends
 from backends.ports import UnavailableError
 from schemas.content.characters import character_issues
@@ -52,6 +53,7 @@ def create_jobs_blueprint(*, backends: Backends, config: AppConfig, keys: KeyChe
     @bp.post(GENERATE_PATH)
     def generate() -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         payload = _json_body()
         response = idempotent.run(principal, payload, lambda: surface.generate(principal, payload))
         if surface.abandoned_replay(response):
@@ -65,6 +67,7 @@ def create_jobs_blueprint(*, backends: Backends, config: AppConfig, keys: KeyChe
     @bp.get(f"{JOBS_PATH}/<job_id>")
     def get_job(job_id: str) -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         job = backends.jobs.get_job(job_id) if len(job_id) <= 64 else None
         # Another partner's job answers exactly as one nobody has; content_admin sees all.
         if job is None or (job.partner != principal.partner and not principal.admin):

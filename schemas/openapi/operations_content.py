@@ -117,7 +117,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         (Reply(200, "The stored record", PageBody, headers=ETAG),),
         description=OWN.strip(),
         params=(SLUG,),
-        errors=(*KEYED, 404, 503),
+        errors=(400, *KEYED, 404, 503),
     ),
     Operation(
         "patch",
@@ -142,7 +142,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "content",
         (Reply(200, "Unpublished; the record stays readable", PageBody, headers=ETAG),),
         params=(SLUG, IF_MATCH),
-        errors=(*KEYED, 404, 412, 503),
+        errors=(400, *KEYED, 404, 412, 503),
     ),
     Operation(
         "get",
@@ -167,7 +167,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "content",
         (Reply(200, "The version as it was saved", VersionBody),),
         params=(SLUG, VERSION),
-        errors=(*KEYED, 404, 503),
+        errors=(400, *KEYED, 404, 503),
     ),
     Operation(
         "post",
@@ -191,6 +191,6 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "content",
         (Reply(200, "queued, running, succeeded (with the page) or failed", JobBody),),
         params=(JOB_ID,),
-        errors=(*KEYED, 404, 503),
+        errors=(400, *KEYED, 404, 503),
     ),
 )

@@ -163,3 +163,62 @@ def test_the_openapi_lists_503_on_every_content_operation_and_the_pages(
     assert len(content) == 10
     assert all("503" in op["responses"] for op in operations)
     assert all("Retry-After" in op["responses"]["503"]["headers"] for op in operations)
+
+
+CONTENT_OPERATIONS = [
+    ("post", PAGES),
+    ("get", PAGES),
+    ("post", f"{PAGES}/generate"),
+    ("get", f"{PAGES}/growth-audit"),
+    ("patch", f"{PAGES}/growth-audit"),
+    ("delete", f"{PAGES}/growth-audit"),
+    ("get", f"{PAGES}/growth-audit/versions"),
+    ("get", f"{PAGES}/growth-audit/versions/1"),
+    ("post", f"{PAGES}/growth-audit/versions/1/restore"),
+    ("get", "/api/public/content/jobs/0123456789abcdef"),
+]
+
+
+@pytest.mark.spec("content.list")
+@pytest.mark.parametrize(("method", "path"), CONTENT_OPERATIONS)
+def test_every_content_operation_refuses_a_query_parameter_it_does_not_take(
+    client: FlaskClient, method: str, path: str
+) -> None:
+    """content-api.md: a parameter an operation does not know answers 400 naming it, so a typo
+    (`?stauts=draft`) or a parameter of another operation never silently widens a request."""
+    client.post(PAGES, json=page_body(), headers=AUTH)
+
+    response = client.open(
+        path, method=method.upper(), query_string={"stauts": "draft"}, headers=AUTH
+    )
+
+    body = response.get_json()
+    assert response.status_code == 400
+    assert body["error"] == "invalid_query"
+    assert [(i["field"], i["code"]) for i in body["issues"]] == [("stauts", "unknown_parameter")]
+
+
+@pytest.mark.spec("files.openapi")
+def test_the_lists_take_exactly_the_query_parameters_the_openapi_documents(
+    client: FlaskClient,
+) -> None:
+    """Every documented parameter is taken; every content operation lists its 400."""
+    client.post(PAGES, json=page_body(), headers=AUTH)
+    paths = client.get("/openapi.json").get_json()["paths"]
+    values = {"status": "published", "partner": "bootstrap", "limit": "5"}
+
+    answers = {}
+    for path in (PAGES, f"{PAGES}/{{slug}}/versions"):
+        documented = [p["name"] for p in paths[path]["get"]["parameters"] if p["in"] == "query"]
+        query = {name: values[name] for name in documented if name in values}
+        answers[path] = client.get(
+            path.replace("{slug}", "growth-audit"), query_string=query, headers=AUTH
+        )
+
+    assert {path: a.status_code for path, a in answers.items()} == dict.fromkeys(answers, 200)
+    assert all(
+        "400" in paths[path][method]["responses"]
+        for path in paths
+        if path.startswith("/api/public/content/")
+        for method in paths[path]
+    )
