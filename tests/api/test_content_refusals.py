@@ -222,3 +222,27 @@ def test_the_lists_take_exactly_the_query_parameters_the_openapi_documents(
         if path.startswith("/api/public/content/")
         for method in paths[path]
     )
+
+
+@pytest.mark.spec("content.read")
+def test_the_conditional_requests_answer_what_the_openapi_documents(client: FlaskClient) -> None:
+    """content-api.md The stored record: If-None-Match on GET (304), If-Match and
+    `If-None-Match: *` on POST (412); PATCH and DELETE may answer 409 `conflict`."""
+    created = client.post(PAGES, json=page_body(), headers=AUTH)
+    tag = created.headers["ETag"]
+    client.patch(f"{PAGES}/growth-audit", json={"title": "Audit"}, headers=AUTH)
+    paths = client.get("/openapi.json").get_json()["paths"]
+
+    unchanged = client.get(f"{PAGES}/growth-audit", headers={**AUTH, "If-None-Match": '"v2"'})
+    create_only = client.post(PAGES, json=page_body(), headers={**AUTH, "If-None-Match": "*"})
+    stale = client.post(PAGES, json=page_body(), headers={**AUTH, "If-Match": tag})
+
+    get_page = paths[f"{PAGES}/{{slug}}"]["get"]
+    create = paths[PAGES]["post"]
+    assert unchanged.status_code == 304
+    assert "304" in get_page["responses"]
+    assert "If-None-Match" in [p["name"] for p in get_page["parameters"]]
+    assert (create_only.status_code, stale.status_code) == (412, 412)
+    assert "412" in create["responses"]
+    assert {"If-Match", "If-None-Match"} <= {p["name"] for p in create["parameters"]}
+    assert all("409" in paths[f"{PAGES}/{{slug}}"][m]["responses"] for m in ("patch", "delete"))
