@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from urllib.parse import urlencode
 
 from flask import Blueprint, Response, request
 from werkzeug.utils import get_content_type
@@ -146,11 +147,15 @@ def create_pages_blueprint(
             return not_found.response()
         form_state = _form_state() if query else "open"
         if token is not None:
-            if not verify_preview_token(
+            if verify_preview_token(
                 token, slug=stored.slug, version=stored.version, now=clock(), secret=preview_secret
             ):
+                return rendered(stored, form_state=form_state, preview=True).response()
+            if stored.status != "published":
                 return not_found.response()
-            return rendered(stored, form_state=form_state, preview=True).response()
+            # A preview link of an earlier version (the draft it showed has since gone live, or
+            # been changed again): send its readers to the live page rather than to a 404.
+            return _live_page_redirect(stored.slug)
         if stored.status != "published":
             return not_found.response()
         return rendered(stored, form_state=form_state, preview=False).response()
@@ -178,6 +183,13 @@ def create_pages_blueprint(
         return beacon_script.response()
 
     return bp
+
+
+def _live_page_redirect(slug: str) -> Response:
+    """302 to /p/{slug} with the request's other query parameters; never cached."""
+    rest = urlencode([(k, v) for k, v in request.args.items(multi=True) if k != "preview"])
+    location = f"/p/{slug}" + (f"?{rest}" if rest else "")
+    return Response(status=302, headers={"Location": location, "Cache-Control": "no-store"})
 
 
 def _form_state() -> FormState:

@@ -222,6 +222,12 @@ TOOL_OPERATIONS: tuple[Operation, ...] = (
         "none",
         (
             Reply(200, "The page", media_type="text/html", schema={"type": "string"}, headers=ETAG),
+            Reply(
+                302,
+                "A `preview` link of an earlier version of a page that is now live: to the live"
+                " page (the other query parameters kept; never cached)",
+                headers=("Location",),
+            ),
             NOT_MODIFIED,
             Reply(
                 404,

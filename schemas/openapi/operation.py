@@ -68,7 +68,10 @@ ERROR_MEANINGS: dict[int, str] = {
 
 HEADERS: dict[str, dict[str, Any]] = {
     "ETag": {"description": "Strong validator of this body", "schema": {"type": "string"}},
-    "Location": {"description": "Where to poll the result", "schema": {"type": "string"}},
+    "Location": {
+        "description": "Where the result is: the job to poll, the page, or the live page",
+        "schema": {"type": "string"},
+    },
     "Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}},
     "RateLimit-Policy": {
         "description": 'This key\'s quota per window, e.g. `"content";q=3000;w=60`'
