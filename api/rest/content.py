@@ -209,7 +209,12 @@ def register_history_routes(
         principal = keys.require("content")
         refuse_parameters(request.args)
         if request.get_data(cache=True).strip():
-            raise ApiError(400, "invalid_json", "A restore takes no body")
+            raise ApiError(
+                400,
+                "invalid_json",
+                "A restore takes no body",
+                issues=[Issue(field="", code="not_allowed", message="a restore takes no body")],
+            )
 
         def restore() -> Response:
             try:

@@ -122,6 +122,9 @@ def test_restore_honours_if_match_and_idempotency_key(
     assert again.headers["Idempotent-Replayed"] == "true"
     assert again.get_json() == first.get_json()
     assert with_body.status_code == 400
+    assert [(i["field"], i["code"]) for i in with_body.get_json()["issues"]] == [
+        ("", "not_allowed")
+    ]
     assert lane_client.get(f"{PAGES}/audit", headers=lanes.a).get_json()["page"]["version"] == 3
 
 
