@@ -18,7 +18,7 @@ from flask import Blueprint, Response, g, request
 
 from api.auth import KeyCheck
 from api.config import AppConfig
-from api.errors import ApiError, answer_unavailable, invalid_payload
+from api.errors import ApiError, answer_unavailable, invalid_payload, unsupported_media_type
 from api.rest.etags import etag_listed
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
@@ -362,9 +362,7 @@ def _json_body(*, merge_patch_allowed: bool = False) -> object:
         {"application/merge-patch+json"} if merge_patch_allowed else set()
     )
     if request.mimetype not in allowed:
-        raise ApiError(
-            415, "unsupported_media_type", f"Send the body as {' or '.join(sorted(allowed))}"
-        )
+        raise unsupported_media_type(f"Send the body as {' or '.join(sorted(allowed))}")
     request.max_content_length = MAX_BODY_BYTES
     return parse_json(request.get_data(cache=True))
 

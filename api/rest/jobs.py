@@ -24,6 +24,7 @@ from api.errors import (
     answer_unavailable,
     invalid_payload,
     problem_response,
+    unsupported_media_type,
 )
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
@@ -247,7 +248,7 @@ def _prefers_async() -> bool:
 
 def _json_body() -> object:
     if request.mimetype != "application/json":
-        raise ApiError(415, "unsupported_media_type", "Send the brief as application/json")
+        raise unsupported_media_type("Send the brief as application/json")
     request.max_content_length = MAX_BODY_BYTES
     return parse_json(request.get_data(cache=True))
 

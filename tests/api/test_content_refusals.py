@@ -246,3 +246,30 @@ def test_the_conditional_requests_answer_what_the_openapi_documents(client: Flas
     assert "412" in create["responses"]
     assert {"If-Match", "If-None-Match"} <= {p["name"] for p in create["parameters"]}
     assert all("409" in paths[f"{PAGES}/{{slug}}"][m]["responses"] for m in ("patch", "delete"))
+
+
+@pytest.mark.spec("content.create")
+@pytest.mark.parametrize(
+    ("headers", "data", "status", "field"),
+    [
+        pytest.param({"content-type": "text/plain"}, b"{}", 415, "Content-Type", id="text-plain"),
+        pytest.param({}, b"{}", 415, "Content-Type", id="no-content-type"),
+        pytest.param({"content-type": "application/json"}, b"{bad", 400, "", id="not-json"),
+        pytest.param({"content-type": "application/json"}, b"[" * 40, 400, "", id="too-deep"),
+        pytest.param(
+            {"content-type": "application/json"}, b" " * (1024 * 1024 + 1), 413, "", id="over-1mib"
+        ),
+    ],
+)
+def test_a_body_refused_before_its_fields_are_read_names_the_body_or_its_content_type(
+    client: FlaskClient, headers: dict[str, str], data: bytes, status: int, field: str
+) -> None:
+    """DESIGN Errors: every 4xx of something the client sent names it in issues[] (`""` is the
+    whole body), on page writes and briefs alike."""
+    answers = [
+        client.post(path, data=data, headers={**AUTH, **headers})
+        for path in (PAGES, f"{PAGES}/generate")
+    ]
+
+    assert [a.status_code for a in answers] == [status, status]
+    assert [[i["field"] for i in a.get_json()["issues"]] for a in answers] == [[field], [field]]
