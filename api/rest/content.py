@@ -109,16 +109,24 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
                 [Issue(field="", code="invalid_type", message="a merge patch is a JSON object")]
             )
 
-        def change(current: StoredPage) -> StoredPage:
+        def change(current: StoredPage) -> StoredPage | None:
             merged = merge_patch(current.page_input, patch)
             if isinstance(merged, dict) and merged.get("slug") != slug:
                 raise invalid_payload(
                     [Issue(field="slug", code="slug_mismatch", message=f"the slug stays {slug!r}")]
                 )
             page = _gated(merged, backends)
-            return patched(
+            new = patched(
                 current, page, ruleset=ruleset(backends.catalog.brand), now=backends.clock()
             )
+            # A patch that changes nothing (a repeat, a sync sending what is there) writes no
+            # version: the page and its ETag stay as they are.
+            unchanged = (new.page_input, new.status, new.hero_image_url) == (
+                current.page_input,
+                current.status,
+                current.hero_image_url,
+            )
+            return None if unchanged else new
 
         return _page_response(
             _serve_write(

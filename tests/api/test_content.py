@@ -250,6 +250,23 @@ def test_a_preview_link_of_a_draft_that_went_live_leads_to_the_live_page(
     assert "302" in client.get("/openapi.json").get_json()["paths"]["/p/{slug}"]["get"]["responses"]
 
 
+@pytest.mark.spec("content.update")
+def test_a_patch_that_changes_nothing_writes_no_version(client: FlaskClient) -> None:
+    """content-api.md Editing: a repeat of a PATCH (or one that sends what is stored) answers
+    200 with the page as it is: the same version and ETag, and no new entry in its history."""
+    client.post(PAGES, json=page_body(), headers=AUTH)
+    first = client.patch(f"{PAGES}/growth-audit", json={"title": "Edited"}, headers=AUTH)
+
+    again = client.patch(f"{PAGES}/growth-audit", json={"title": "Edited"}, headers=AUTH)
+    empty = client.patch(f"{PAGES}/growth-audit", json={}, headers=AUTH)
+    versions = client.get(f"{PAGES}/growth-audit/versions", headers=AUTH).get_json()["versions"]
+
+    assert [a.status_code for a in (first, again, empty)] == [200, 200, 200]
+    assert first.headers["ETag"] == again.headers["ETag"] == empty.headers["ETag"] == '"v2"'
+    assert again.get_json()["page"] == first.get_json()["page"]
+    assert [v["version"] for v in versions] == [2, 1]
+
+
 def test_patch_cannot_change_the_slug(client: FlaskClient) -> None:
     """DESIGN Pages: the slug names the page; a patch may not move it."""
     client.post(PAGES, json=page_body(), headers=AUTH)
