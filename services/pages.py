@@ -10,6 +10,7 @@ the owner stays the owner. Every write stamps the version with who wrote it and 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -35,7 +36,7 @@ from schemas.content.changes import (
     stored_input,
     unpublished,
 )
-from schemas.content.pages import SitePageInput
+from schemas.content.pages import SLUG_MAX_LENGTH, SLUG_PATTERN, SitePageInput
 from schemas.errors import Issue
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "unpublish_page",
 ]
 
+_SLUG = re.compile(SLUG_PATTERN)
 ATTEMPTS = 5  # re-read and retry when another writer got there first (no precondition given)
 Precondition = Callable[[StoredPage], bool]
 PageChange = Callable[[StoredPage], StoredPage | None]
@@ -107,6 +109,10 @@ class BusyError(Exception):
 
 def find_page(*, pages: PageStore, slug: str, editor: Editor) -> StoredPage:
     """The page if this editor may see it. Raises: NotFoundError (absent or another's)."""
+    # A slug no page can have never reaches the store: Firestore refuses some ids outright
+    # (`__x__`, `..`, past 1500 bytes) with an error that is no "not found".
+    if len(slug) > SLUG_MAX_LENGTH or not _SLUG.match(slug):
+        raise NotFoundError(slug)
     page = pages.get_page(slug)
     if page is None or not editor.sees(page):
         raise NotFoundError(slug)

@@ -10,6 +10,7 @@ starts a second job.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,7 @@ from services.pages import Editor, SlugTakenError
 GENERATE_PATH = "/api/public/content/pages/generate"
 JOBS_PATH = "/api/public/content/jobs"
 MAX_BODY_BYTES = 256 * 1024
+_JOB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
 def create_jobs_blueprint(*, backends: Backends, config: AppConfig, keys: KeyCheck) -> Blueprint:
@@ -69,7 +71,8 @@ def create_jobs_blueprint(*, backends: Backends, config: AppConfig, keys: KeyChe
     def get_job(job_id: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        job = backends.jobs.get_job(job_id) if len(job_id) <= 64 else None
+        # An id no job can have never reaches the store (Firestore refuses `__x__` and `..`).
+        job = backends.jobs.get_job(job_id) if _JOB_ID.match(job_id) else None
         # Another partner's job answers exactly as one nobody has; content_admin sees all.
         if job is None or (job.partner != principal.partner and not principal.admin):
             raise ApiError(404, "not_found", f"No job {job_id!r}")
