@@ -202,3 +202,30 @@ def test_a_content_admin_key_is_refused_on_the_signal_api(
     answer = lane_client.get("/api/public/v1/signals", headers=lanes.admin)
 
     assert answer.status_code == 401
+
+
+@pytest.mark.spec("content.auth")
+@pytest.mark.parametrize(
+    "key_id",
+    [
+        pytest.param("..", id="dot-dot"),
+        pytest.param(".", id="dot"),
+        pytest.param("a/b", id="slash"),
+        pytest.param("a" * 1600, id="past-1500-bytes"),
+    ],
+)
+def test_a_forged_key_naming_an_id_no_key_can_have_answers_401(
+    lane_client: FlaskClient, key_id: str
+) -> None:
+    """SPEC Authentication: a wrong key is 401 `unauthorized`, also one whose id the key store
+    could not hold (Firestore refuses `..` and ids past 1500 bytes as document ids)."""
+    forged = {"x-api-key": f"fdk_content_{key_id}_secret"}
+    bearer = {"Authorization": f"Bearer fdk_signals_{key_id}_secret"}
+
+    answers = [
+        lane_client.get(PAGES, headers=forged),
+        lane_client.get("/api/public/v1/signals/accounts", headers=bearer),
+    ]
+
+    assert [a.status_code for a in answers] == [401, 401]
+    assert {a.get_json()["error"] for a in answers} == {"unauthorized"}
