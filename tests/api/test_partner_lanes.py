@@ -229,3 +229,22 @@ def test_a_forged_key_naming_an_id_no_key_can_have_answers_401(
 
     assert [a.status_code for a in answers] == [401, 401]
     assert {a.get_json()["error"] for a in answers} == {"unauthorized"}
+
+
+@pytest.mark.spec("signals.webhooks")
+@pytest.mark.parametrize("hook_id", ["__reserved__", "a" * 1600])
+def test_a_webhook_or_delivery_id_no_record_can_have_answers_404(
+    lane_client: FlaskClient, lanes: Lanes, hook_id: str
+) -> None:
+    """signals-api.md: an unknown endpoint or delivery is 404 `not_found`, also an id Firestore
+    refuses as a document id (reserved `__x__`, past 1500 bytes)."""
+    hooks = "/api/public/v1/signals/webhooks"
+
+    answers = [
+        lane_client.delete(f"{hooks}/{hook_id}", headers=lanes.a_signals),
+        lane_client.post(f"{hooks}/{hook_id}/rotate", headers=lanes.a_signals),
+        lane_client.get(f"{hooks}/{hook_id}/deliveries", headers=lanes.a_signals),
+        lane_client.post(f"{hooks}/deliveries/{hook_id}/replay", headers=lanes.a_signals),
+    ]
+
+    assert [a.status_code for a in answers] == [404] * len(answers)
