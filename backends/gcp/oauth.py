@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from google.cloud import firestore
 
-from backends.gcp.firestore_errors import create_document
+from backends.gcp.firestore_errors import create_document, usable_document_id
 from backends.ports import (
     AuthorizationCodeRecord,
     ConflictError,
@@ -54,6 +54,9 @@ class FirestoreOAuthStore:
         self._pending.document(pending.tx_id).set(asdict(pending))
 
     def get_pending(self, tx_id: str) -> PendingAuthorization | None:
+        # The sign-in forms send the id back: one Firestore refuses (`__x__`) is simply unknown.
+        if not usable_document_id(tx_id):
+            return None
         snap = self._pending.document(tx_id).get()
         return _load(PendingAuthorization, snap.to_dict()) if snap.exists else None
 
