@@ -39,9 +39,9 @@ from schemas.content.pages import SLUG_PATTERN, SitePageInput
 logger = logging.getLogger(__name__)
 
 
-class _NotFoundPage:
-    """The on-brand 404, rendered by the first request that needs it (others wait): compiling
-    its templates is a noticeable part of a cold start (bench/bench_startup.py)."""
+class _ErrorPages:
+    """The on-brand 404 (and 503), rendered by the first request that needs it (others wait):
+    compiling its templates is a noticeable part of a cold start (bench/bench_startup.py)."""
 
     def __init__(self, site: Site) -> None:
         self._site = site
@@ -109,7 +109,7 @@ def create_pages_blueprint(
     lookup = PageLookup(pages, freshness=freshness_seconds, monotonic=monotonic)
     if page_changes is not None:
         page_changes.listen(lambda _slug: lookup.forget_all())
-    not_found = _NotFoundPage(site)
+    not_found = _ErrorPages(site)
     assets = {name: _asset_body(asset) for name, asset in site.assets.by_name().items()}
     beacon_script = _asset_body(site.assets.beacon, cache_control=BEACON_CACHE_CONTROL)
 
