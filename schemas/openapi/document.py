@@ -68,7 +68,17 @@ def _public(op_id: str, path: str, summary: str, body: Any) -> Operation:
     if "{slug}" in path:
         replies.append(Reply(404, "Unknown slug: exactly `{error, slug}`", NotFoundBody))
         params = (SLUG, IF_NONE_MATCH)
-    return Operation("get", path, op_id, "Public", summary, "none", tuple(replies), params=params)
+    return Operation(
+        "get",
+        path,
+        op_id,
+        "Public",
+        summary,
+        "none",
+        tuple(replies),
+        params=params,
+        errors=(429,),  # limited per client address (content-api.md Rate limits)
+    )
 
 
 def _file(
