@@ -86,6 +86,8 @@ def replace_bootstrap_keys(
     return issued, revoked
 
 
+# What the operator CLI takes as a partner's name (pages and keys are owned by it).
+PARTNER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _KEY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,63}$")  # issued ids are 12 hex digits
 
 
