@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from gate.claims import brief_facts, brief_proof, numbers
 from gate.context import customer_quotes, inflations, is_negated, quote_key, quoted_spans
 from gate.text import contains_phrase, fold, text_fields, tokens
-from gate.urls import image_problem, link_problem
+from gate.urls import MAX_URL_LENGTH, image_problem, link_problem
 from schemas.catalog import Brand
 from schemas.errors import Issue
 
@@ -125,6 +125,11 @@ def safe_urls(payload: object) -> list[Issue]:
                 found.append((f"blocks.{index}.{name}", kind, value))
     issues = []
     for field, kind, url in found:
+        if len(url) > MAX_URL_LENGTH:  # a length, like every other field's: too_long
+            issues.append(
+                Issue(field=field, code="too_long", message=f"at most {MAX_URL_LENGTH} characters")
+            )
+            continue
         problem = link_problem(url) if kind == "link" else image_problem(url)
         if problem is not None:
             issues.append(Issue(field=field, code="unsafe_url", message=problem))
