@@ -273,3 +273,15 @@ def test_a_body_refused_before_its_fields_are_read_names_the_body_or_its_content
 
     assert [a.status_code for a in answers] == [status, status]
     assert [[i["field"] for i in a.get_json()["issues"]] for a in answers] == [[field], [field]]
+
+
+@pytest.mark.spec("content.generate")
+def test_a_length_refusal_counts_in_the_singular_and_the_plural(client: FlaskClient) -> None:
+    """An issue's message reads as English: "at least 1 character", "at most 8 items"."""
+    brief = {"slug": "audit", "topic": "", "icp": "heads of growth", "proof": ["fact"] * 9}
+
+    response = client.post(f"{PAGES}/generate", json=brief, headers=AUTH)
+
+    messages = {i["field"]: i["message"] for i in response.get_json()["issues"]}
+    assert response.status_code == 422
+    assert messages == {"topic": "at least 1 character", "proof": "at most 8 items"}
