@@ -316,12 +316,36 @@ def _stored_by_generation(
     )
 
 
-def gated(*, payload: object, brand: Brand) -> SitePageInput:
-    """The page if it passes schema and gate. Raises: GateRefusedError with every issue."""
+def gated(*, payload: object, brand: Brand, kept_from: StoredPage | None = None) -> SitePageInput:
+    """The page if it passes schema and gate. Raises: GateRefusedError with every issue.
+
+    `kept_from`: the stored page a change starts from. A generated page's hero `sub` names the
+    ICP of its brief, which the ICP vocabulary need not hold; while the change keeps that `sub`
+    as it is, it still names who the page is for, so an edit, a publish or a restore of a
+    generated page is not refused `icp_missing` for a sentence it did not touch.
+    """
     issues = check_page(payload, brand=brand)
+    kept = generated_hero_sub(kept_from)
+    if kept is not None and hero_sub(payload) == kept:
+        issues = [i for i in issues if i.code != "icp_missing"]
     if issues:
         raise GateRefusedError(issues)
     return parse_page(payload)
+
+
+def hero_sub(page_input: object) -> str | None:
+    """The first block's `sub`, if the page starts with a hero that has one."""
+    blocks = page_input.get("blocks") if isinstance(page_input, dict) else None
+    first = blocks[0] if isinstance(blocks, list) and blocks else None
+    sub = first.get("sub") if isinstance(first, dict) and first.get("type") == "hero" else None
+    return sub if isinstance(sub, str) else None
+
+
+def generated_hero_sub(page: StoredPage | None) -> str | None:
+    """The hero `sub` of a generated page (checked against its brief's ICP), else None."""
+    if page is None or page.source != "generate":
+        return None
+    return hero_sub(dict(page.page_input))
 
 
 def restore_version(
@@ -341,7 +365,7 @@ def restore_version(
     Raises: NotFoundError, GateRefusedError (nothing changed), PreconditionFailedError, BusyError.
     """
     old = find_version(pages=pages, slug=slug, version=version, editor=editor)
-    gated(payload=dict(old.page_input), brand=brand)
+    gated(payload=dict(old.page_input), brand=brand, kept_from=old)
     return change_page(
         pages=pages,
         slug=slug,
@@ -373,7 +397,8 @@ def publish_page(
         if current.status == "published":
             return None
         merged = merge_patch(current.page_input, {"is_published": True})
-        return patched(current, gated(payload=merged, brand=brand), ruleset=ruleset, now=now)
+        page = gated(payload=merged, brand=brand, kept_from=current)
+        return patched(current, page, ruleset=ruleset, now=now)
 
     return change_page(
         pages=pages,

@@ -115,7 +115,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
                 raise invalid_payload(
                     [Issue(field="slug", code="slug_mismatch", message=f"the slug stays {slug!r}")]
                 )
-            page = _gated(merged, backends)
+            page = _gated(merged, backends, kept_from=current)
             new = patched(
                 current, page, ruleset=ruleset(backends.catalog.brand), now=backends.clock()
             )
@@ -310,10 +310,14 @@ def _serve_write(
     return saved
 
 
-def _gated(payload: object, backends: Backends) -> SitePageInput:
+def _gated(
+    payload: object, backends: Backends, *, kept_from: StoredPage | None = None
+) -> SitePageInput:
     refused = character_issues(payload)
     try:
-        page = pages_service.gated(payload=payload, brand=backends.catalog.brand)
+        page = pages_service.gated(
+            payload=payload, brand=backends.catalog.brand, kept_from=kept_from
+        )
     except pages_service.GateRefusedError as err:
         issues = refused + list(err.issues)
         raise invalid_payload(issues, "The page failed the schema or the quality gate") from err
