@@ -7,7 +7,7 @@ limits to the schema, so a rule never raises and never repeats a schema issue.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from gate.claims import brief_facts, brief_proof, numbers
 from gate.context import customer_quotes, inflations, is_negated, quote_key, quoted_spans
@@ -136,15 +136,23 @@ def safe_urls(payload: object) -> list[Issue]:
     return issues
 
 
-def on_brand(payload: object, *, brand: Brand, brief: object | None = None) -> list[Issue]:
+def on_brand(
+    payload: object,
+    *,
+    brand: Brand,
+    brief: object | None = None,
+    kept_quotes: Iterable[str] = (),
+) -> list[Issue]:
     """No banned wording in any text field (`off_brand`), whole-word and case-insensitive.
 
     A phrase the brand rules allow in context passes there: negated ("no guaranteed meetings")
-    or inside a customer quote the brief's proof gives. With no allowance, strict.
+    or inside a customer quote the brief's proof gives (or `kept_quotes`: the quotes a generated
+    page already carries, which its brief's proof gave). With no allowance, strict.
     """
     pattern = _banned_pattern(tuple(b.phrase for b in brand.banned_wording))
     advice = {fold(b.phrase): b for b in brand.banned_wording}
     proof_quotes = {quote_key(fact) for fact in brief_facts(brief)} if brief is not None else set()
+    proof_quotes |= {key for quote in kept_quotes if (key := quote_key(quote))}
     issues = []
     for field, text in text_fields(payload):
         folded = fold(text)

@@ -27,6 +27,7 @@ from backends.ports import (
     VersionSource,
 )
 from gate.check import check_page, parse_page
+from gate.context import page_quotes
 from schemas.catalog import Brand
 from schemas.content.changes import (
     merge_patch,
@@ -319,12 +320,15 @@ def _stored_by_generation(
 def gated(*, payload: object, brand: Brand, kept_from: StoredPage | None = None) -> SitePageInput:
     """The page if it passes schema and gate. Raises: GateRefusedError with every issue.
 
-    `kept_from`: the stored page a change starts from. A generated page's hero `sub` names the
-    ICP of its brief, which the ICP vocabulary need not hold; while the change keeps that `sub`
-    as it is, it still names who the page is for, so an edit, a publish or a restore of a
-    generated page is not refused `icp_missing` for a sentence it did not touch.
+    `kept_from`: the stored page a change starts from. A generated page was gated against its
+    brief: its hero `sub` names the brief's ICP (which the ICP vocabulary need not hold) and its
+    quotes are the brief's proof (where a brand rule may allow a phrase). While a change keeps
+    that `sub` and those quotes as written, they stand, so an edit, a publish or a restore of a
+    generated page is not refused for copy it did not touch.
     """
-    issues = check_page(payload, brand=brand)
+    generated = kept_from if kept_from is not None and kept_from.source == "generate" else None
+    kept_quotes = page_quotes(dict(generated.page_input)) if generated is not None else []
+    issues = check_page(payload, brand=brand, kept_quotes=kept_quotes)
     kept = generated_hero_sub(kept_from)
     if kept is not None and hero_sub(payload) == kept:
         issues = [i for i in issues if i.code != "icp_missing"]

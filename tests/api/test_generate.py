@@ -480,3 +480,29 @@ def test_a_generated_draft_for_an_icp_outside_the_vocabulary_can_be_edited_publi
     assert published.get_json()["page"]["status"] == "published"
     assert rewritten.status_code == 422
     assert [i["code"] for i in rewritten.get_json()["issues"]] == ["icp_missing"]
+
+
+@pytest.mark.spec("content.generate")
+def test_a_generated_page_keeps_the_proof_quote_a_brand_rule_allows_through_later_edits(
+    client: FlaskClient,
+) -> None:
+    """content-api.md The quality gate: a phrase allowed inside a customer quote the brief's
+    proof gives ("game-changer") stays allowed in that quote when the page is edited later;
+    the same phrase written anew elsewhere is still `off_brand`."""
+    page = f"/api/public/content/pages/{brief()['slug']}"
+    merge = {**KEY, "content-type": "application/merge-patch+json"}
+    quote = '"A game-changer for our pipeline reviews" - Dana Ruiz, VP Growth at Acme'
+    created = client.post(
+        GENERATE, json=brief(proof=[quote], generate_image=False), headers=KEY
+    ).get_json()["page"]
+    blocks = created["blocks"]
+
+    edited = client.patch(page, data='{"title": "A pipeline audit"}', headers=merge)
+    hyped = client.patch(page, data='{"description": "A game-changer."}', headers=merge)
+
+    assert any(b["type"] == "quote" and "game-changer" in b["quote"] for b in blocks)
+    assert edited.status_code == 200
+    assert hyped.status_code == 422
+    assert [(i["field"], i["code"]) for i in hyped.get_json()["issues"]] == [
+        ("description", "off_brand")
+    ]
