@@ -1,6 +1,7 @@
 """QueueTable: the embedded queues' messages and dead letters, rows of one SQLite file.
 
-A message is a row, committed before `put` returns (one transaction per published batch).
+A message is a row, committed before `put` returns: the unnamed batches that threads of this
+process put at the same time share one transaction (backends/embedded/group_commit.py).
 `claim` leases due rows to one consumer and counts the attempt; `ack` deletes a leased row;
 `retry` puts it back after a delay or, on its last attempt, moves it to `dead_letters`. A row
 whose consumer died keeps its lease time as its due time, so it is claimed again once the lease
@@ -20,7 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from backends.embedded.group_commit import GroupCommit, GroupFailedError
 from backends.embedded.sqlite import SqliteDatabase
+from backends.ports import UnavailableError
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS queue_messages (
@@ -52,6 +55,7 @@ CREATE TABLE IF NOT EXISTS dead_letters (
     last_error TEXT
 );
 """
+_INSERT = "INSERT INTO queue_messages (queue, body, name, due, created_at) VALUES (?, ?, ?, ?, ?)"
 # Task names are remembered this long after their task was queued (Cloud Tasks: about an hour
 # after deletion; we keep a day, as the in-memory queue did).
 NAME_MEMORY_SECONDS = 24 * 3600.0
@@ -95,6 +99,9 @@ class QueueTable:
     def __init__(self, db: SqliteDatabase) -> None:
         self._db = db
         db.ensure_schema("queue_table", _DDL)
+        self._puts: GroupCommit[tuple[str, Sequence[bytes], float | None]] = GroupCommit(
+            self._insert
+        )
 
     def put(
         self,
@@ -104,24 +111,41 @@ class QueueTable:
         due: float | None = None,
         name: str | None = None,
     ) -> bool:
-        """Store messages in one committed transaction; False if `name` was used before."""
+        """Store messages, committed when this returns; False if `name` was used before.
+
+        Raises: UnavailableError when unnamed messages could not be written (none was stored).
+        """
+        if name is None:
+            try:
+                self._puts.submit((queue, bodies, due))
+            except (sqlite3.Error, GroupFailedError) as err:
+                raise UnavailableError("the queue file could not be written") from err
+            return True
         now = time.time()
         with self._db.transaction() as conn:
-            if name is not None:
-                conn.execute(
-                    "DELETE FROM queue_names WHERE queue = ? AND at < ?",
-                    (queue, now - NAME_MEMORY_SECONDS),
-                )
-                try:
-                    conn.execute("INSERT INTO queue_names VALUES (?, ?, ?)", (queue, name, now))
-                except sqlite3.IntegrityError:
-                    return False
+            conn.execute(
+                "DELETE FROM queue_names WHERE queue = ? AND at < ?",
+                (queue, now - NAME_MEMORY_SECONDS),
+            )
+            try:
+                conn.execute("INSERT INTO queue_names VALUES (?, ?, ?)", (queue, name, now))
+            except sqlite3.IntegrityError:
+                return False
             conn.executemany(
-                "INSERT INTO queue_messages (queue, body, name, due, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(queue, body, name, now if due is None else due, now) for body in bodies],
+                _INSERT, [(queue, body, name, now if due is None else due, now) for body in bodies]
             )
         return True
+
+    def _insert(self, puts: list[tuple[str, Sequence[bytes], float | None]]) -> None:
+        """Unnamed puts of several threads, in one transaction."""
+        now = time.time()
+        rows = [
+            (queue, body, None, now if due is None else due, now)
+            for queue, bodies, due in puts
+            for body in bodies
+        ]
+        with self._db.transaction() as conn:
+            conn.executemany(_INSERT, rows)
 
     def claim(
         self, queue: str, *, owner: str, lease_seconds: float, max_attempts: int, limit: int = 1
