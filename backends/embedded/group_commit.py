@@ -21,26 +21,35 @@ class GroupFailedError(Exception):
 
 
 class _Ask(Generic[T]):
-    __slots__ = ("done", "failure", "item")
+    """One caller's item and the lock its thread sleeps on until the writer wakes it."""
+
+    __slots__ = ("done", "failure", "item", "wake")
 
     def __init__(self, item: T) -> None:
         self.item = item
         self.done = False
         self.failure: BaseException | None = None
+        self.wake = threading.Lock()
+        self.wake.acquire()  # held until the writer of its group (or of the one before) is done
 
 
 class GroupCommit(Generic[T]):
-    """`submit(item)` returns once `write` has returned for a list of items holding `item`."""
+    """`submit(item)` returns once `write` has returned for a list of items holding `item`.
+
+    Each waiting thread sleeps on a lock of its own, released once by the writer: as done, or
+    as the next writer (the first thread that asked while the write ran), so a write wakes only
+    the threads it concerns, and none of them queues on a shared lock to find out.
+    """
 
     def __init__(self, write: Callable[[list[T]], None]) -> None:
         self._write = write
         self._asked: list[_Ask[T]] = []
         self._writing = False
-        self._turn = threading.Condition(threading.Lock())
+        self._lock = threading.Lock()
 
     def waiting(self) -> int:
         """Items asked for and not yet in a write (the next group, as it stands)."""
-        with self._turn:
+        with self._lock:
             return len(self._asked)
 
     def submit(self, item: T) -> None:
@@ -50,15 +59,18 @@ class GroupCommit(Generic[T]):
         error) to each other thread of its group.
         """
         mine = _Ask(item)
-        with self._turn:
+        with self._lock:
             self._asked.append(mine)
-            while self._writing and not mine.done:
-                self._turn.wait()
+            leading = not self._writing
+            self._writing = True
+        if not leading:
+            mine.wake.acquire()
             if mine.done:
                 if mine.failure is not None:
                     raise GroupFailedError("the shared write failed") from mine.failure
                 return
-            self._writing = True
+        # This thread writes: at once, or handed the turn by the writer before it.
+        with self._lock:
             group, self._asked = self._asked, []
         failure: BaseException | None = None
         try:
@@ -67,9 +79,12 @@ class GroupCommit(Generic[T]):
             failure = err
             raise
         finally:
-            with self._turn:
-                for ask in group:
-                    ask.done = True
-                    ask.failure = failure
-                self._writing = False
-                self._turn.notify_all()
+            with self._lock:
+                following = self._asked[0] if self._asked else None
+                self._writing = following is not None
+            for ask in group:
+                if ask is not mine:
+                    ask.done, ask.failure = True, failure
+                    ask.wake.release()
+            if following is not None:
+                following.wake.release()  # not done: its thread writes the next group

@@ -109,3 +109,26 @@ def test_the_caller_that_ran_a_failed_write_gets_its_error_itself() -> None:
 
     with pytest.raises(RuntimeError, match="disk full"):
         GroupCommit(write).submit("a")
+
+
+def test_every_item_of_many_threads_is_written_once_before_its_submit_returns() -> None:
+    written: list[str] = []
+    early: list[str] = []
+    group: GroupCommit[str] = GroupCommit(written.extend)
+
+    def submit_many(thread: int) -> None:
+        for n in range(50):
+            item = f"{thread}-{n}"
+            group.submit(item)
+            if item not in written:
+                early.append(item)
+
+    threads = [threading.Thread(target=submit_many, args=(t,)) for t in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+
+    assert early == []
+    assert sorted(written) == sorted(f"{t}-{n}" for t in range(16) for n in range(50))
+    assert group.waiting() == 0
