@@ -109,6 +109,20 @@ def test_a_batch_is_committed_in_one_transaction_before_publish_returns(tmp_path
     assert QueueTable(queue_database(tmp_path)).waiting("q") == 3
 
 
+def test_a_batch_larger_than_one_statement_holds_is_committed_whole_and_claimed_in_order(
+    tmp_path: Path,
+) -> None:
+    table = QueueTable(queue_database(tmp_path))
+    bodies = [f"m{n}".encode() for n in range(1201)]
+    DurableQueue(table, "q").publish_batch(bodies)
+
+    leased = table.claim("q", owner="me", lease_seconds=60, max_attempts=5, limit=2000)
+    table.ack_all(leased)
+
+    assert [m.body for m in leased] == bodies
+    assert table.waiting("q") == 0
+
+
 def test_messages_published_by_many_threads_at_once_are_each_on_disk_when_publish_returns(
     tmp_path: Path,
 ) -> None:
