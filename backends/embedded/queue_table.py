@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from backends.embedded.group_commit import GroupCommit, GroupFailedError
-from backends.embedded.sqlite import SqliteDatabase
+from backends.embedded.sqlite import SqliteDatabase, insert_rows
 from backends.ports import UnavailableError
 
 _DDL = """
@@ -57,11 +57,9 @@ CREATE TABLE IF NOT EXISTS dead_letters (
 );
 """
 _INSERT_INTO = "INSERT INTO queue_messages (queue, body, name, due, created_at)"
-_ROW = "(?, ?, ?, ?, ?)"
-_INSERT = f"{_INSERT_INTO} VALUES {_ROW}"
-# Rows or ids per statement. One statement for many rows, not executemany: the sqlite3 module
-# lets go of the interpreter lock around every step, and under load each of those hand-offs
-# is a context switch or two (perf: a third of the served process's CPU).
+_INSERT = f"{_INSERT_INTO} VALUES (?, ?, ?, ?, ?)"
+# Ids per statement of a lease or an ack: one statement for many rows, not executemany (as
+# sqlite.insert_rows says why).
 _CHUNK = 500
 _LEASE = "UPDATE queue_messages SET attempts = attempts + 1, due = ?, lease_owner = ?"
 _ACK = "DELETE FROM queue_messages WHERE lease_owner = ?"
@@ -109,10 +107,6 @@ def _chunks(values: Sequence[T]) -> list[Sequence[T]]:
 
 def _marks(count: int) -> str:
     return ",".join("?" * count)
-
-
-def _flat(rows: Sequence[tuple[object, ...]]) -> list[object]:
-    return [value for row in rows for value in row]
 
 
 class QueueTable:
@@ -167,8 +161,7 @@ class QueueTable:
             for body in bodies
         ]
         with self._db.transaction() as conn:
-            for chunk in _chunks(rows):
-                conn.execute(f"{_INSERT_INTO} VALUES {','.join([_ROW] * len(chunk))}", _flat(chunk))
+            insert_rows(conn, _INSERT_INTO, rows)
 
     def claim(
         self, queue: str, *, owner: str, lease_seconds: float, max_attempts: int, limit: int = 1

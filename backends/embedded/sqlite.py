@@ -11,12 +11,33 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 # How long a writer waits for the write lock, ours or the file's, before it fails.
 BUSY_SECONDS = 30.0
+# Values bound to one statement by insert_rows (SQLite allows 32,766 since 3.32).
+VALUES_PER_STATEMENT = 3000
+
+
+def insert_rows(conn: sqlite3.Connection, into: str, rows: Sequence[Sequence[object]]) -> None:
+    """`into` ("INSERT [OR IGNORE] INTO t") with every row, as few multi-row statements.
+
+    Not executemany: the sqlite3 module lets go of the interpreter lock around every step, a
+    step a row, and under load each hand-off is a context switch or two (perf: about a third
+    of the served process's CPU under page-view load). Each row is inserted (or ignored) as
+    executemany would, and `conn.total_changes` counts them the same.
+    """
+    if not rows:
+        return
+    width = len(rows[0])
+    per_statement = max(1, VALUES_PER_STATEMENT // width)
+    row = f"({','.join('?' * width)})"
+    for start in range(0, len(rows), per_statement):
+        chunk = rows[start : start + per_statement]
+        values = [value for one in chunk for value in one]
+        conn.execute(f"{into} VALUES {','.join([row] * len(chunk))}", values)
 
 
 class SqliteDatabase:
