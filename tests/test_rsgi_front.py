@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from frontdoor.rsgi_front import RsgiFront
+from frontdoor.rsgi_front import AppThreads, RsgiFront
 
 
 @dataclass
@@ -169,3 +169,27 @@ def test_a_client_that_goes_away_mid_stream_is_not_logged_as_an_error(
 
     assert closed == [True]
     assert caplog.records == []
+
+
+def test_calls_that_finish_together_each_get_their_own_result_or_error() -> None:
+    """Results handed back on one wake-up of the loop still reach each caller's own future."""
+    threads = AppThreads(8)
+
+    def work(n: int) -> int:
+        if n % 10 == 3:
+            raise ValueError(n)
+        return n * n
+
+    async def run_all() -> list[object]:
+        loop = asyncio.get_running_loop()
+        calls = [threads.run(loop, work, n) for n in range(200)]
+        return await asyncio.gather(*calls, return_exceptions=True)
+
+    outcomes = asyncio.run(run_all())
+
+    for n, outcome in enumerate(outcomes):
+        if n % 10 == 3:
+            assert isinstance(outcome, ValueError)
+            assert outcome.args == (n,)
+        else:
+            assert outcome == n * n
