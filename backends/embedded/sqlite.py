@@ -49,7 +49,9 @@ class SqliteDatabase:
         self._local = threading.local()
         self._schema_lock = threading.Lock()
         self._schemas: set[str] = set()
-        self._write_lock = threading.Lock()
+        # Re-entrant: a transaction begun inside another on the same thread still fails at once
+        # in SQLite ("cannot start a transaction within a transaction"), as it did before.
+        self._write_lock = threading.RLock()
 
     def connection(self) -> sqlite3.Connection:
         """This thread's connection, opened on first use."""

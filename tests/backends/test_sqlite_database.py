@@ -1,10 +1,13 @@
-"""insert_rows (backends/embedded/sqlite.py): many rows in few statements, stored exactly as
-executemany stores them, ignored rows included, and counted the same by total_changes."""
+"""The embedded database helpers (backends/embedded/sqlite.py): insert_rows stores many rows in
+few statements exactly as executemany does (ignored rows and total_changes included); writers
+take turns on a lock of the process that keeps SQLite's answer to a nested transaction."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+
+import pytest
 
 from backends.embedded.sqlite import VALUES_PER_STATEMENT, SqliteDatabase, insert_rows
 
@@ -40,3 +43,18 @@ def test_no_rows_runs_no_statement(tmp_path: Path) -> None:
     insert_rows(conn, "INSERT INTO t", [])
 
     assert conn.total_changes == before
+
+
+def test_a_transaction_begun_inside_another_on_one_thread_fails_at_once(tmp_path: Path) -> None:
+    """The writers' lock lets the thread that holds it through, so SQLite refuses at once."""
+    db = SqliteDatabase(tmp_path / "a.db")
+
+    def begin_another() -> None:
+        with db.transaction():
+            pass
+
+    with db.transaction(), pytest.raises(sqlite3.OperationalError, match="within a transaction"):
+        begin_another()
+
+    with db.transaction() as conn:  # the lock was let go: the next writer goes on
+        conn.execute("CREATE TABLE t (id INTEGER)")
