@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from backends.embedded.group_commit import GroupCommit, GroupFailedError
-from backends.embedded.sqlite import SqliteDatabase, insert_rows
+from backends.embedded.sqlite import SqliteDatabase, insert_statements
 from backends.ports import UnavailableError
 
 _DDL = """
@@ -160,8 +160,7 @@ class QueueTable:
             for queue, bodies, due in puts
             for body in bodies
         ]
-        with self._db.transaction() as conn:
-            insert_rows(conn, _INSERT_INTO, rows)
+        self._db.write_all(insert_statements(_INSERT_INTO, rows))
 
     def claim(
         self, queue: str, *, owner: str, lease_seconds: float, max_attempts: int, limit: int = 1
@@ -206,11 +205,13 @@ class QueueTable:
         by_owner: dict[str, list[int]] = {}
         for message in messages:
             by_owner.setdefault(message.owner, []).append(message.id)
-        with self._db.transaction() as conn:
-            for owner, ids in by_owner.items():
-                for chunk in _chunks(ids):
-                    sql = f"{_ACK} AND id IN ({_marks(len(chunk))})"
-                    conn.execute(sql, (owner, *chunk))
+        self._db.write_all(
+            [
+                (f"{_ACK} AND id IN ({_marks(len(chunk))})", (owner, *chunk))
+                for owner, ids in by_owner.items()
+                for chunk in _chunks(ids)
+            ]
+        )
 
     def retry(
         self, message: Leased, *, delay: float, error: str, max_attempts: int, count: bool = True

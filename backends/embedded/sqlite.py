@@ -21,7 +21,10 @@ BUSY_SECONDS = 30.0
 VALUES_PER_STATEMENT = 3000
 
 
-def insert_rows(conn: sqlite3.Connection, into: str, rows: Sequence[Sequence[object]]) -> None:
+Statement = tuple[str, Sequence[object]]
+
+
+def insert_statements(into: str, rows: Sequence[Sequence[object]]) -> list[Statement]:
     """`into` ("INSERT [OR IGNORE] INTO t") with every row, as few multi-row statements.
 
     Not executemany: the sqlite3 module lets go of the interpreter lock around every step, a
@@ -30,14 +33,22 @@ def insert_rows(conn: sqlite3.Connection, into: str, rows: Sequence[Sequence[obj
     executemany would, and `conn.total_changes` counts them the same.
     """
     if not rows:
-        return
+        return []
     width = len(rows[0])
     per_statement = max(1, VALUES_PER_STATEMENT // width)
     row = f"({','.join('?' * width)})"
+    statements: list[Statement] = []
     for start in range(0, len(rows), per_statement):
         chunk = rows[start : start + per_statement]
         values = [value for one in chunk for value in one]
-        conn.execute(f"{into} VALUES {','.join([row] * len(chunk))}", values)
+        statements.append((f"{into} VALUES {','.join([row] * len(chunk))}", values))
+    return statements
+
+
+def insert_rows(conn: sqlite3.Connection, into: str, rows: Sequence[Sequence[object]]) -> None:
+    """Run `insert_statements(into, rows)` on `conn` (in the caller's transaction)."""
+    for sql, values in insert_statements(into, rows):
+        conn.execute(sql, values)
 
 
 class SqliteDatabase:
@@ -84,9 +95,7 @@ class SqliteDatabase:
         Raises: sqlite3.OperationalError ("database is locked") after BUSY_SECONDS of waiting.
         """
         conn = self.connection()
-        if not self._write_lock.acquire(timeout=BUSY_SECONDS):
-            raise sqlite3.OperationalError("database is locked")
-        try:
+        with self._writer():
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -94,5 +103,30 @@ class SqliteDatabase:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+
+    def write_all(self, statements: Sequence[Statement]) -> None:
+        """The statements as one transaction, committed when this returns.
+
+        One statement alone runs without BEGIN and COMMIT: SQLite makes it a transaction of its
+        own (all of it or none, committed as durably as COMMIT would), in one step where
+        BEGIN ... COMMIT around it take three, each letting go of the interpreter lock.
+
+        Raises: sqlite3.OperationalError ("database is locked") after BUSY_SECONDS of waiting.
+        """
+        if len(statements) != 1:
+            with self.transaction() as conn:
+                for sql, values in statements:
+                    conn.execute(sql, values)
+            return
+        conn = self.connection()
+        with self._writer():
+            conn.execute(*statements[0])
+
+    @contextmanager
+    def _writer(self) -> Iterator[None]:
+        if not self._write_lock.acquire(timeout=BUSY_SECONDS):
+            raise sqlite3.OperationalError("database is locked")
+        try:
+            yield
         finally:
             self._write_lock.release()

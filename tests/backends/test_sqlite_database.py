@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from backends.embedded.sqlite import VALUES_PER_STATEMENT, SqliteDatabase, insert_rows
+from backends.embedded.sqlite import (
+    VALUES_PER_STATEMENT,
+    SqliteDatabase,
+    insert_rows,
+    insert_statements,
+)
 
 
 def _table(path: Path) -> sqlite3.Connection:
@@ -58,3 +63,38 @@ def test_a_transaction_begun_inside_another_on_one_thread_fails_at_once(tmp_path
 
     with db.transaction() as conn:  # the lock was let go: the next writer goes on
         conn.execute("CREATE TABLE t (id INTEGER)")
+
+
+def _count(path: Path) -> int:
+    with sqlite3.connect(path) as other:  # another connection: sees committed rows only
+        return int(other.execute("SELECT COUNT(*) FROM t").fetchone()[0])
+
+
+def test_write_all_commits_one_statement_alone_all_of_it_or_none(tmp_path: Path) -> None:
+    _table(tmp_path / "a.db").close()
+    db = SqliteDatabase(tmp_path / "a.db")
+    clash = insert_statements("INSERT INTO t", [(1, "one", None), (5, "taken", None)])
+
+    db.write_all(insert_statements("INSERT INTO t", [(2, "two", None), (3, "three", None)]))
+    with pytest.raises(sqlite3.IntegrityError):
+        db.write_all(clash)  # id 5 is there: row 1 is not stored either
+
+    assert _count(tmp_path / "a.db") == 3
+
+
+def test_write_all_runs_several_statements_as_one_transaction(tmp_path: Path) -> None:
+    _table(tmp_path / "a.db").close()
+    db = SqliteDatabase(tmp_path / "a.db")
+
+    with pytest.raises(sqlite3.IntegrityError):
+        db.write_all(
+            [
+                ("INSERT INTO t VALUES (?, ?, ?)", (2, "two", None)),
+                ("INSERT INTO t VALUES (5, 'x', NULL)", ()),
+            ]
+        )
+    db.write_all(
+        [("INSERT INTO t VALUES (?, ?, ?)", (2, "two", None)), ("DELETE FROM t WHERE id = 5", ())]
+    )
+
+    assert _count(tmp_path / "a.db") == 1
