@@ -1,11 +1,12 @@
 """How the Firestore adapters turn the client's failures into the ports' errors, and how many
 times a transaction is tried.
 
-A transient failure (unavailable, deadline exceeded, aborted) is `UnavailableError`, which the
-surfaces answer 503 and the queues retry; a transaction the client gave up on after its attempts
-(contention) is `UnavailableError("firestore contention")`; creating a document that exists is
-`ConflictError`. A store whose documents many writers touch at once (the signal store's account
-shards) may ask for rounds of attempts with a jittered back-off between them.
+A transient failure (unavailable, deadline exceeded, aborted, or the client's own retry of such
+failures running out of time) is `UnavailableError`, which the surfaces answer 503 and the queues
+retry; a transaction the client gave up on after its attempts (contention) is
+`UnavailableError("firestore contention")`; creating a document that exists is `ConflictError`.
+A store whose documents many writers touch at once (the signal store's account shards) may ask
+for rounds of attempts with a jittered back-off between them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from backends.ports import ConflictError, UnavailableError
 
 T = TypeVar("T")
 
-TRANSIENT = (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted)
+# RetryError: the client retried a transient failure until its call's deadline (up to 300 s for
+# a read) and gave up; it carries the last failure as its cause.
+TRANSIENT = (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted, gexc.RetryError)
 # The emulator locks pessimistically and aborts contended transactions (notes/gcp-emulators.md).
 TRANSACTION_ATTEMPTS = 20
 # Seconds of back-off after a contended round, times the round's number; jittered so that
@@ -54,6 +57,16 @@ def unavailable_when_transient() -> Iterator[None]:
         raise UnavailableError("firestore") from err
 
 
+def _transient_under(err: BaseException) -> bool:
+    """Whether a transient failure is among the errors `err` was raised over."""
+    seen: BaseException | None = err.__cause__ or err.__context__
+    while seen is not None:
+        if isinstance(seen, TRANSIENT):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def create_document(ref: Any, doc: dict[str, Any], key: str) -> None:
     """Create the document at `ref`. Raises: ConflictError(key) if it exists, UnavailableError."""
     try:
@@ -82,9 +95,12 @@ def run_transaction(
             with unavailable_when_transient():
                 return body(client.transaction(max_attempts=max_attempts))
         except ValueError as err:
-            # The client's own words when it gives up on a contended commit; any other
-            # ValueError is a fault of ours and goes up as it is.
+            # The client's own words when it gives up on a contended commit.
             if "Failed to commit transaction" not in str(err):
+                # A transaction whose begin failed cannot be rolled back, and the client says so
+                # with a ValueError over the failure; any other ValueError is a fault of ours.
+                if _transient_under(err):
+                    raise UnavailableError("firestore") from err
                 raise
             if round_ == rounds:
                 raise UnavailableError("firestore contention") from err

@@ -7,12 +7,17 @@ from typing import Any
 
 from google.cloud import firestore
 
-from backends.gcp.firestore_errors import create_document
+from backends.gcp.firestore_errors import (
+    create_document,
+    run_transaction,
+    unavailable_when_transient,
+)
 from backends.ports import ApiKeyRecord, NotFoundError
 
 
 class FirestoreKeyStore:
-    """KeyStore on Firestore."""
+    """KeyStore on Firestore. A transient Firestore failure is `UnavailableError` (a 503 on a
+    keyed request)."""
 
     def __init__(self, client: firestore.Client, *, prefix: str = "") -> None:
         self._client = client
@@ -21,6 +26,7 @@ class FirestoreKeyStore:
     def add_key(self, record: ApiKeyRecord) -> None:
         create_document(self._keys.document(record.key_id), _to_doc(record), record.key_id)
 
+    @unavailable_when_transient()
     def get_key(self, key_id: str) -> ApiKeyRecord | None:
         doc = self._keys.document(key_id).get().to_dict()
         return None if doc is None else _from_doc(doc)
@@ -38,8 +44,10 @@ class FirestoreKeyStore:
                 transaction.update(ref, {"revoked_at": now})
             return doc
 
-        return _from_doc(revoke(self._client.transaction()))
+        revoked: dict[str, Any] = run_transaction(self._client, revoke)
+        return _from_doc(revoked)
 
+    @unavailable_when_transient()
     def list_keys(self) -> list[ApiKeyRecord]:
         docs = [
             _from_doc(doc) for snap in self._keys.stream() if (doc := snap.to_dict()) is not None

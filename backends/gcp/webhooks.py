@@ -15,7 +15,11 @@ from google.api_core import exceptions as gexc
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
-from backends.gcp.firestore_errors import create_document, unavailable_when_transient
+from backends.gcp.firestore_errors import (
+    create_document,
+    run_transaction,
+    unavailable_when_transient,
+)
 from backends.ports import (
     ConflictError,
     Delivery,
@@ -31,7 +35,8 @@ _BATCH_LIMIT = 500  # writes in one batch
 
 
 class FirestoreWebhookStore:
-    """WebhookStore on Firestore."""
+    """WebhookStore on Firestore. A transient Firestore failure is `UnavailableError` (a 503 on
+    the webhook operations; the delivery task is retried)."""
 
     def __init__(self, client: firestore.Client, *, prefix: str = "") -> None:
         self._client = client
@@ -45,10 +50,12 @@ class FirestoreWebhookStore:
             endpoint.endpoint_id,
         )
 
+    @unavailable_when_transient()
     def get_endpoint(self, endpoint_id: str) -> WebhookEndpoint | None:
         snap = self._endpoints.document(endpoint_id).get()
         return _endpoint(_doc(snap)) if snap.exists else None
 
+    @unavailable_when_transient()
     def list_endpoints(self, *, partner: str | None = None) -> list[WebhookEndpoint]:
         query: Any = self._endpoints
         if partner is not None:
@@ -56,6 +63,7 @@ class FirestoreWebhookStore:
         found = [_endpoint(_doc(snap)) for snap in query.stream()]
         return sorted(found, key=lambda e: (e.created_at, e.endpoint_id))
 
+    @unavailable_when_transient()
     def delete_endpoint(self, endpoint_id: str) -> None:
         ref = self._endpoints.document(endpoint_id)
         try:
@@ -64,6 +72,7 @@ class FirestoreWebhookStore:
         except gexc.NotFound as err:
             raise NotFoundError(endpoint_id) from err
 
+    @unavailable_when_transient()
     def set_secrets(self, endpoint_id: str, secrets: tuple[WebhookSecret, ...]) -> WebhookEndpoint:
         ref = self._endpoints.document(endpoint_id)
         try:
@@ -86,7 +95,8 @@ class FirestoreWebhookStore:
                 transaction.update(ref, {"disabled_at": now, "disabled_reason": reason})
             return doc
 
-        return _endpoint(disable(self._client.transaction()))
+        disabled: dict[str, Any] = run_transaction(self._client, disable)
+        return _endpoint(disabled)
 
     def add_delivery(self, delivery: Delivery) -> bool:
         try:
@@ -99,6 +109,7 @@ class FirestoreWebhookStore:
             return False
         return True
 
+    @unavailable_when_transient()
     def get_delivery(self, delivery_id: str) -> Delivery | None:
         snap = self._deliveries.document(delivery_id).get()
         return _delivery(_doc(snap)) if snap.exists else None
@@ -116,8 +127,9 @@ class FirestoreWebhookStore:
                 raise ConflictError(delivery.delivery_id)
             transaction.set(ref, _delivery_doc(delivery))
 
-        update(self._client.transaction())
+        run_transaction(self._client, update)
 
+    @unavailable_when_transient()
     def list_deliveries(
         self, endpoint_id: str, *, status: DeliveryStatus | None = None, limit: int = 100
     ) -> list[Delivery]:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
 from backends.gcp.firestore import firestore_client
-from backends.gcp.firestore_errors import run_transaction
+from backends.gcp.firestore_errors import run_transaction, unavailable_when_transient
 from backends.ports import UnavailableError
 
 pytestmark = pytest.mark.emulator
@@ -48,3 +49,12 @@ def test_a_transaction_that_commits_answers_its_body_once_in_a_round(
 
     assert run_transaction(client, body, rounds=5) == 1
     assert (runs, ref.get().to_dict()) == ([1], {"n": 1})
+
+
+def test_the_clients_retry_running_out_of_time_is_unavailable() -> None:
+    """What a read against a Firestore that stays down ends in, after up to 300 s of the
+    client's retries: its RetryError over the last failure, a 503 to retry, not a 500."""
+    last = gexc.ServiceUnavailable("connection refused")  # type: ignore[no-untyped-call]
+
+    with pytest.raises(UnavailableError), unavailable_when_transient():
+        raise gexc.RetryError("Timeout of 300.0s exceeded", last)  # type: ignore[no-untyped-call]

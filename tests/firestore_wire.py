@@ -1,0 +1,64 @@
+"""Firestore while it is down: a gRPC server on a local port that answers every Firestore call
+with one status code. The real google client and the real adapters talk to it as they talk to
+the emulator (no fake of either); only the answers are an outage's."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from concurrent import futures
+from contextlib import contextmanager
+from typing import Any
+
+import grpc  # type: ignore[import-untyped]  # grpcio ships no stubs
+from google.cloud import firestore
+
+from backends.gcp.firestore import firestore_client
+
+_HOST = "FIRESTORE_EMULATOR_HOST"
+# Firestore's server-streaming calls (a document read, a query); every other one the adapters
+# make (commit, begin and roll back a transaction) answers once.
+_STREAMING = frozenset({"BatchGetDocuments", "RunQuery", "RunAggregationQuery"})
+
+
+class _Refusing:
+    """A gRPC generic handler (duck-typed, as grpc.server takes one) refusing every method."""
+
+    def __init__(self, code: grpc.StatusCode) -> None:
+        self.code = code
+
+    def service(self, handler_call_details: Any) -> Any:
+        method = str(handler_call_details.method).rsplit("/", 1)[-1]
+
+        def refuse_stream(request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
+            context.abort(self.code, "firestore is down")
+            yield b""  # never reached: abort raises
+
+        def refuse_once(request: bytes, context: grpc.ServicerContext) -> None:
+            context.abort(self.code, "firestore is down")
+
+        if method in _STREAMING:
+            return grpc.unary_stream_rpc_method_handler(refuse_stream)
+        return grpc.unary_unary_rpc_method_handler(refuse_once)
+
+
+@contextmanager
+def client_of_down_firestore(code: grpc.StatusCode) -> Iterator[firestore.Client]:
+    """A real Firestore client whose Firestore answers every call with `code`."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[_Refusing(code)])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    before = os.environ.get(_HOST)
+    os.environ[_HOST] = f"127.0.0.1:{port}"  # the client reads it once, when it is made
+    try:
+        client = firestore_client(project="demo-frontdoor")
+    finally:
+        if before is None:
+            os.environ.pop(_HOST, None)
+        else:
+            os.environ[_HOST] = before
+    try:
+        yield client
+    finally:
+        client.close()  # type: ignore[no-untyped-call]  # untyped in google-cloud-firestore
+        server.stop(grace=None)
