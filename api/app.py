@@ -25,7 +25,7 @@ from api.rest.public import create_public_blueprint
 from api.rest.signals import create_signals_blueprint
 from api.rest.webhooks import create_webhooks_blueprint
 from backends.bundle import Backends
-from renderers.page_html import build_site
+from renderers.site import build_site
 from services.keys import KeyRing
 
 logger = logging.getLogger(__name__)

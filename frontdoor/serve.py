@@ -15,7 +15,8 @@ from __future__ import annotations
 import gc
 import logging
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,16 +43,24 @@ START: dict[str, bool] = {"served": False}
 
 def create_served_app(settings: Settings | None = None) -> WsgiApp:
     """The whole service as one WSGI callable (granian's factory target, one call per worker)."""
+    with _start_objects():
+        return _build_served_app(settings)
+
+
+@contextmanager
+def _start_objects() -> Iterator[None]:
+    """The collector held while a worker imports and builds the app (everything made then lives
+    as long as the process); in a served process, what was made is then frozen out of later
+    collections (which would otherwise copy its pages)."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        served = _build_served_app(settings)
+        yield
         if START["served"]:
-            gc.freeze()  # what start made stays: later collections skip it (and copy no pages)
+            gc.freeze()
     finally:
         if collecting:
             gc.enable()
-    return served
 
 
 def _build_served_app(settings: Settings | None) -> WsgiApp:
@@ -81,15 +90,17 @@ def _build_served_app(settings: Settings | None) -> WsgiApp:
 def create_served_rsgi_app() -> RsgiFront:
     """granian's factory target: the WSGI app behind RsgiFront, which reads each body under
     the read timeout on granian's event loop before a thread runs the app (one call a worker)."""
-    from frontdoor.rsgi_front import RsgiFront
-    from frontdoor.settings import Settings
-    from frontdoor.wiring import app_config
+    with _start_objects():  # Flask loads here, with the front: held like the app's imports
+        from frontdoor.rsgi_front import RsgiFront
+        from frontdoor.settings import Settings
+        from frontdoor.wiring import app_config
 
-    # The settings the parent checked, as create_served_app reads them (a fork inherits them).
-    settings = CHECKED_SETTINGS[0] if CHECKED_SETTINGS else Settings()
-    app = create_served_app(settings)
-    base_url = app_config(settings).base_url
-    return RsgiFront(app, base_url=base_url, timeout=settings.body_read_timeout)
+        # The settings the parent checked, as create_served_app reads them (a fork inherits
+        # them).
+        settings = CHECKED_SETTINGS[0] if CHECKED_SETTINGS else Settings()
+        app = _build_served_app(settings)
+        base_url = app_config(settings).base_url
+        return RsgiFront(app, base_url=base_url, timeout=settings.body_read_timeout)
 
 
 def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:

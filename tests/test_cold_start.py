@@ -65,6 +65,45 @@ def test_a_start_leaves_the_generation_pipeline_to_the_first_job_which_still_suc
     }
 
 
+# Loaded by the first landing page (or its 404) and the first public read, never by a start.
+FIRST_READ_DEFERRED = ("renderers.page_html", "renderers.richtext", "services.public_records")
+
+FIRST_READS_PROBE = f"""
+import json, sys
+from werkzeug.test import Client
+from frontdoor.serve import create_served_app
+
+deferred = {FIRST_READ_DEFERRED!r}
+client = Client(create_served_app())
+seen = {{"healthz": client.get("/healthz").status_code}}
+seen["loaded_at_start"] = [name for name in deferred if name in sys.modules]
+company = client.get("/api/public/v1/company")
+seen["company"] = [company.status_code, sorted(company.get_json())]
+missing = client.get("/p/no-such-page")
+seen["missing_page"] = [missing.status_code, missing.mimetype, b"</html>" in missing.data]
+seen["loaded_after_reads"] = [name for name in deferred if name in sys.modules]
+print(json.dumps(seen))
+sys.stdout.flush()
+import os
+os._exit(0)
+"""
+
+
+def test_a_start_leaves_the_page_renderer_and_the_public_bodies_to_their_first_request(
+    tmp_path: Path,
+) -> None:
+    """Building the served app renders no page and serializes no public body; the first
+    public read and the first landing-page 404 load them and answer as before."""
+    seen = run_probe(FIRST_READS_PROBE, tmp_path)
+    assert seen == {
+        "healthz": 200,
+        "loaded_at_start": [],
+        "company": [200, ["company", "ok"]],
+        "missing_page": [404, "text/html", True],
+        "loaded_after_reads": list(FIRST_READ_DEFERRED),
+    }
+
+
 def test_a_value_built_once_is_built_by_one_caller_however_many_ask_at_once() -> None:
     """Concurrent first callers wait for one build and share its value."""
     builds: list[int] = []

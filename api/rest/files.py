@@ -11,13 +11,12 @@ rendered per request (the ETag still follows the bytes).
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterable
 
 from flask import Blueprint, Response
 
 from api.errors import TITLES, ApiError
-from api.rest.http_cache import CachedBody, cached_response
+from api.rest.http_cache import CachedBody, RenderedOnce, cached_response
 from renderers.sitemap import SitemapEntry, render_image_sitemap, render_sitemap
 from renderers.text_files import DOC_FILES
 from schemas.catalog import Catalog
@@ -56,24 +55,6 @@ FILE_PATHS = (
 PageEntries = Callable[[], Iterable[SitemapEntry]]
 
 
-class _RenderedOnce:
-    """Bodies rendered by the first request that needs one (others wait for it)."""
-
-    def __init__(self, render: Callable[[], dict[str, CachedBody]]) -> None:
-        self._render = render
-        self._bodies: dict[str, CachedBody] | None = None
-        self._lock = threading.Lock()
-
-    def bodies(self) -> dict[str, CachedBody]:
-        bodies = self._bodies
-        if bodies is None:
-            with self._lock:
-                if self._bodies is None:
-                    self._bodies = self._render()
-                bodies = self._bodies
-        return bodies
-
-
 def create_files_blueprint(
     catalog: Catalog,
     base_url: str,
@@ -86,10 +67,10 @@ def create_files_blueprint(
     for source in DOC_FILES.values():
         if source not in catalog.docs:
             raise ValueError(f"content/docs/{source} is missing: it is one of the served docs")
-    rendered = _RenderedOnce(lambda: render_files(catalog, base_url, auth_url=auth_url))
+    rendered = RenderedOnce(lambda: render_files(catalog, base_url, auth_url=auth_url))
     for path in FILE_PATHS:
         bp.add_url_rule(path, _endpoint(path), _file_view(rendered, path))
-    error_pages = _RenderedOnce(lambda: render_error_pages(base_url))
+    error_pages = RenderedOnce(lambda: render_error_pages(base_url))
 
     @bp.get("/errors/<code>")
     def get_error_page(code: str) -> Response:
@@ -105,7 +86,7 @@ def create_files_blueprint(
 
     # With pages, each request reads them; without, the first renders the fixed entries once.
     # Neither reads a page at start.
-    sitemaps = _RenderedOnce(
+    sitemaps = RenderedOnce(
         lambda: {
             "sitemap": CachedBody.of(render_sitemap(entries()).encode(), XML),
             "images": CachedBody.of(render_image_sitemap(entries()).encode(), XML),
@@ -208,7 +189,7 @@ def _endpoint(path: str) -> str:
     return "file_" + path.strip("/").replace("/", "_").replace(".", "_").replace("-", "_")
 
 
-def _file_view(rendered: _RenderedOnce, path: str) -> Callable[[], Response]:
+def _file_view(rendered: RenderedOnce, path: str) -> Callable[[], Response]:
     def view() -> Response:
         return cached_response(rendered.bodies()[path])
 

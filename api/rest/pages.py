@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from flask import Blueprint, Response, request
 from werkzeug.utils import get_content_type
@@ -23,10 +24,13 @@ from api.rest.page_cache import SECURITY_HEADERS, CachedPage, PageCache, PageLoo
 from api.rest.previews import verify_preview_token
 from backends.bundle import PageChanges
 from backends.ports import PageStore, StoredPage
-from renderers.assets import Asset
-from renderers.page_html import FormState, Site, render_not_found, render_page
 from renderers.sitemap import SitemapEntry
 from schemas.content.pages import SLUG_PATTERN, SitePageInput
+
+if TYPE_CHECKING:
+    from renderers.assets import Asset
+    from renderers.page_html import FormState
+    from renderers.site import Site
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +49,8 @@ class _NotFoundPage:
         if page is None:
             with self._lock:
                 if self._page is None:
+                    from renderers.page_html import render_not_found  # see rendered()
+
                     self._page = CachedPage.of(
                         render_not_found(site=self._site),
                         cache_control=NOT_FOUND_CACHE_CONTROL,
@@ -94,6 +100,9 @@ def create_pages_blueprint(
         """The finished response from the cache, or rendered now (previews are never kept)."""
         found = None if preview else cache.get(stored.slug, stored.version, form_state)
         if found is None:
+            # The renderer loads with the first page rendered, not with the app (bench_startup).
+            from renderers.page_html import render_page
+
             page = SitePageInput.model_validate(stored.page_input)
             found = CachedPage.of(
                 render_page(
