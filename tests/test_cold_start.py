@@ -65,10 +65,11 @@ def test_a_start_leaves_the_generation_pipeline_to_the_first_job_which_still_suc
     }
 
 
-# Loaded by the first landing page (or its 404) and the first public read, never by a start;
+# Loaded by the first landing page (or its 404), public read and sitemap, never by a start;
 # the free-mail domain list by the first address checked.
 FIRST_READ_DEFERRED = (
     "renderers.site",
+    "renderers.sitemap",
     "renderers.page_html",
     "renderers.richtext",
     "services.public_records",
@@ -88,6 +89,8 @@ company = client.get("/api/public/v1/company")
 seen["company"] = [company.status_code, sorted(company.get_json())]
 missing = client.get("/p/no-such-page")
 seen["missing_page"] = [missing.status_code, missing.mimetype, b"</html>" in missing.data]
+sitemap = client.get("/sitemap.xml")
+seen["sitemap"] = [sitemap.status_code, b"/llms.txt</loc>" in sitemap.data]
 seen["loaded_after_reads"] = [name for name in deferred if name in sys.modules]
 from schemas.signals.events import is_free_mail
 seen["free_mail"] = [is_free_mail("gmail.com"), is_free_mail("kestrel.example")]
@@ -103,7 +106,7 @@ def test_a_start_leaves_the_page_renderer_the_public_bodies_and_the_mail_list_to
     tmp_path: Path,
 ) -> None:
     """Building the served app reads no site asset, renders no page, serializes no public body
-    and loads no free-mail list; the first public read, landing-page 404 and address check load
+    and loads no free-mail list; the first public read, landing-page 404, sitemap and address check load
     them and answer as before."""
     seen = run_probe(FIRST_READS_PROBE, tmp_path)
     assert seen == {
@@ -111,6 +114,7 @@ def test_a_start_leaves_the_page_renderer_the_public_bodies_and_the_mail_list_to
         "loaded_at_start": [],
         "company": [200, ["company", "ok"]],
         "missing_page": [404, "text/html", True],
+        "sitemap": [200, True],
         "loaded_after_reads": list(FIRST_READ_DEFERRED),
         "free_mail": [True, False],
         "loaded_after_check": [*FIRST_READ_DEFERRED, *FIRST_CHECK_DEFERRED],

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from flask import Blueprint, Response
 
 from api.errors import TITLES, ApiError
 from api.rest.http_cache import CachedBody, RenderedOnce, cached_response
-from renderers.sitemap import SitemapEntry, render_image_sitemap, render_sitemap
 from renderers.text_files import DOC_FILES
 from schemas.catalog import Catalog
+
+if TYPE_CHECKING:
+    from renderers.sitemap import SitemapEntry
 
 __all__ = ["FILE_PATHS", "SITEMAP_PATHS", "create_files_blueprint", "render_files"]
 
@@ -52,7 +55,7 @@ FILE_PATHS = (
     *DOC_FILES,
 )
 
-PageEntries = Callable[[], Iterable[SitemapEntry]]
+PageEntries = Callable[[], Iterable["SitemapEntry"]]
 
 
 def create_files_blueprint(
@@ -87,33 +90,39 @@ def create_files_blueprint(
             raise ApiError(404, "not_found", f"No error code {code}")
         return cached_response(body)
 
-    fixed = [SitemapEntry(loc=base_url + path) for path in SITEMAP_PATHS]
-
-    def entries() -> list[SitemapEntry]:
-        return fixed + (list(page_entries()) if page_entries else [])
+    def sitemap(*, images: bool) -> CachedBody:
+        pages = page_entries() if page_entries else ()
+        return _sitemap_body(base_url, pages, images=images)
 
     # With pages, each request reads them; without, the first renders the fixed entries once.
     # Neither reads a page at start.
     sitemaps = RenderedOnce(
-        lambda: {
-            "sitemap": CachedBody.of(render_sitemap(entries()).encode(), XML),
-            "images": CachedBody.of(render_image_sitemap(entries()).encode(), XML),
-        }
+        lambda: {"sitemap": sitemap(images=False), "images": sitemap(images=True)}
     )
 
     @bp.get("/sitemap.xml")
     def get_sitemap() -> Response:
         if page_entries is None:
             return cached_response(sitemaps.bodies()["sitemap"])
-        return cached_response(CachedBody.of(render_sitemap(entries()).encode(), XML))
+        return cached_response(sitemap(images=False))
 
     @bp.get("/sitemap-images.xml")
     def get_image_sitemap() -> Response:
         if page_entries is None:
             return cached_response(sitemaps.bodies()["images"])
-        return cached_response(CachedBody.of(render_image_sitemap(entries()).encode(), XML))
+        return cached_response(sitemap(images=True))
 
     return bp
+
+
+def _sitemap_body(base_url: str, pages: Iterable[SitemapEntry], *, images: bool) -> CachedBody:
+    """sitemap.xml (or, with `images`, sitemap-images.xml): the fixed pages, then `pages`."""
+    # The sitemap renderer (and xml.etree) loads with the first sitemap asked for (bench_startup).
+    from renderers.sitemap import SitemapEntry, render_image_sitemap, render_sitemap
+
+    entries = [*(SitemapEntry(loc=base_url + path) for path in SITEMAP_PATHS), *pages]
+    render = render_image_sitemap if images else render_sitemap
+    return CachedBody.of(render(entries).encode(), XML)
 
 
 def render_files(catalog: Catalog, base_url: str, *, auth_url: str | None) -> dict[str, CachedBody]:

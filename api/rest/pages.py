@@ -24,13 +24,13 @@ from api.rest.page_cache import SECURITY_HEADERS, CachedPage, PageCache, PageLoo
 from api.rest.previews import verify_preview_token
 from backends.bundle import PageChanges
 from backends.ports import PageStore, StoredPage
-from renderers.sitemap import SitemapEntry
 from schemas.content.pages import SLUG_PATTERN, SitePageInput
 
 if TYPE_CHECKING:
     from renderers.assets import Asset
     from renderers.page_html import FormState
     from renderers.site import Site
+    from renderers.sitemap import SitemapEntry
 
 logger = logging.getLogger(__name__)
 
@@ -233,6 +233,8 @@ def _indexable(stored: StoredPage) -> bool:
 
 
 def _sitemap_entry(stored: StoredPage, base_url: str) -> SitemapEntry:
+    from renderers.sitemap import SitemapEntry  # with the first sitemap, not at start
+
     blocks = stored.page_input.get("blocks") or [{}]
     hero = blocks[0] if isinstance(blocks[0], dict) else {}
     candidates = (
