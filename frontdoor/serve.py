@@ -93,14 +93,12 @@ def create_served_rsgi_app() -> RsgiFront:
     with _start_objects():  # Flask loads here, with the front: held like the app's imports
         from frontdoor.rsgi_front import RsgiFront
         from frontdoor.settings import Settings
-        from frontdoor.wiring import app_config
 
         # The settings the parent checked, as create_served_app reads them (a fork inherits
         # them).
         settings = CHECKED_SETTINGS[0] if CHECKED_SETTINGS else Settings()
         app = _build_served_app(settings)
-        base_url = app_config(settings).base_url
-        return RsgiFront(app, base_url=base_url, timeout=settings.body_read_timeout)
+        return RsgiFront(app, base_url=settings.base_url, timeout=settings.body_read_timeout)
 
 
 def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
