@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from frontdoor.built_once import BuiltOnce
-from tests.conftest import CONTENT_KEY
+from tests.conftest import CONTENT_KEY, INGEST_KEY
 from tests.probes import run_probe
 
 # Built by the first job, the first page check or the first /mcp request, never by a start.
@@ -92,9 +92,16 @@ seen["missing_page"] = [missing.status_code, missing.mimetype, b"</html>" in mis
 sitemap = client.get("/sitemap.xml")
 seen["sitemap"] = [sitemap.status_code, b"/llms.txt</loc>" in sitemap.data]
 seen["loaded_after_reads"] = [name for name in deferred if name in sys.modules]
-from schemas.signals.events import is_free_mail
-seen["free_mail"] = [is_free_mail("gmail.com"), is_free_mail("kestrel.example")]
+from schemas.signals import events
+seen["free_mail"] = [events.is_free_mail("gmail.com"), events.is_free_mail("kestrel.example")]
 seen["loaded_after_check"] = [name for name in deferred if name in sys.modules]
+models = [events.EventInput, events.PersonIn, events.NewEvent, events.Person, events.Event]
+seen["event_models_built_at_start"] = [m.__name__ for m in models if m.__pydantic_complete__]
+event = {{"source": "crm", "row_id": "c-1", "type": "article_read",
+          "occurred_at": "2026-01-05T10:00:00Z", "person": {{"email": "ada@gmail.com"}}}}
+ingested = client.post("/api/public/v1/signals/events", json={{"events": [event]}},
+                       headers={{"x-api-key": {INGEST_KEY!r}}})
+seen["ingest"] = [ingested.status_code, ingested.get_json()["accepted"]]
 print(json.dumps(seen))
 sys.stdout.flush()
 import os
@@ -102,12 +109,13 @@ os._exit(0)
 """
 
 
-def test_a_start_leaves_the_page_renderer_the_public_bodies_and_the_mail_list_to_first_use(
+def test_a_start_leaves_pages_public_bodies_mail_list_and_event_models_to_their_first_use(
     tmp_path: Path,
 ) -> None:
-    """Building the served app reads no site asset, renders no page, serializes no public body
-    and loads no free-mail list; the first public read, landing-page 404, sitemap and address check load
-    them and answer as before."""
+    """Building the served app reads no site asset, renders no page, serializes no public body,
+    loads no free-mail list and builds no signal event validator; their first uses (a public
+    read, a landing-page 404, the sitemap, an address check, an event) load them and answer
+    as before."""
     seen = run_probe(FIRST_READS_PROBE, tmp_path)
     assert seen == {
         "healthz": 200,
@@ -118,6 +126,8 @@ def test_a_start_leaves_the_page_renderer_the_public_bodies_and_the_mail_list_to
         "loaded_after_reads": list(FIRST_READ_DEFERRED),
         "free_mail": [True, False],
         "loaded_after_check": [*FIRST_READ_DEFERRED, *FIRST_CHECK_DEFERRED],
+        "event_models_built_at_start": [],
+        "ingest": [202, ["crm:c-1"]],
     }
 
 
