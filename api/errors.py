@@ -9,14 +9,16 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from flask import Flask, Response, current_app, json, request
+from flask import Blueprint, Flask, Response, current_app, json, request
 from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException
 
 from api.request_context import request_id
+from backends.ports import UnavailableError
 from schemas.errors import Issue, issues_from_errors
 
 logger = logging.getLogger(__name__)
+RETRY_AFTER_SECONDS = "5"  # what a 503 of ours asks a client to wait
 
 TITLES = {
     "invalid_query": "Invalid query parameter",
@@ -37,6 +39,8 @@ TITLES = {
     "invalid_payload": "Invalid payload",
     "rate_limited": "Too many requests",
     "slug_taken": "The slug belongs to another partner's page",
+    "endpoint_disabled": "The webhook endpoint is disabled",
+    "conflict": "The record changed meanwhile",
     "model_failed": "The authoring model failed",
     "internal": "Internal error",
     "unavailable": "Service unavailable",
@@ -148,6 +152,18 @@ def register_error_handlers(app: Flask) -> None:
         logger.exception("unhandled error on %s %s", request.method, request.path)
         return problem_response(
             ApiError(500, "internal", "Something went wrong on our side; it is logged.")
+        )
+
+
+def answer_unavailable(bp: Blueprint, message: str) -> None:
+    """A port's UnavailableError in any of `bp`'s views answers 503 `unavailable` with
+    Retry-After (the client backs off and retries) instead of the 500 of an unknown error."""
+
+    @bp.errorhandler(UnavailableError)
+    def _unavailable(err: UnavailableError) -> Response:
+        logger.warning("backend unavailable on %s %s: %s", request.method, request.path, err)
+        return problem_response(
+            ApiError(503, "unavailable", message, headers={"Retry-After": RETRY_AFTER_SECONDS})
         )
 
 

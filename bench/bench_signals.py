@@ -410,8 +410,8 @@ def end_to_end_served(folder: Path) -> dict[str, Any]:
 
     from tests.served import INGEST_KEY, SIGNALS_KEY, start_served
 
-    served, env = start_served(folder / "served-data")
-    base = env["PUBLIC_BASE_URL"]
+    served = start_served(folder / "served-data")
+    base = served.base
     try:
         with httpx.Client(timeout=120) as client:
 

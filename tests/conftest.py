@@ -136,6 +136,6 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture(scope="session")
 def served_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """The real served process (`python -m frontdoor.serve`), once for the docs and README tests."""
-    proc, env = start_served(tmp_path_factory.mktemp("served") / "data")
-    yield env
-    proc.stop()
+    served = start_served(tmp_path_factory.mktemp("served") / "data")
+    yield served.env
+    served.stop()

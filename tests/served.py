@@ -1,11 +1,13 @@
-"""The real served process (`python -m frontdoor.serve`, granian) on a free port, for tests that
-run shell commands from the docs and the README against it."""
+"""The real served process (`python -m frontdoor.serve`, granian) on a free port, as `make run`
+starts it: one helper for the tests that serve over a socket (serving, docs and README commands,
+MCP over OAuth, the hostile storm), and the shell the docs' commands run in."""
 
 from __future__ import annotations
 
 import os
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from tests.emulators import REPO, ManagedProcess, free_port, http_ok, start_process
@@ -39,19 +41,48 @@ def shell_env(served: dict[str, str]) -> dict[str, str]:
     return {"PATH": os.environ["PATH"], "HOME": str(home), **served}
 
 
-def start_served(data_dir: Path) -> tuple[ManagedProcess, dict[str, str]]:
-    """Start the service as `make run` does; answer once /healthz is up."""
+@dataclass(frozen=True)
+class Served:
+    """A running served process and the variables it was started with."""
+
+    proc: ManagedProcess
+    env: dict[str, str]
+
+    @property
+    def base(self) -> str:
+        return f"http://{self.proc.host}"
+
+    @property
+    def data_dir(self) -> Path:
+        return Path(self.env["DATA_DIR"])
+
+    @property
+    def outbox(self) -> Path:
+        """Where the embedded mailer writes each message (the sign-in codes)."""
+        return self.data_dir / "outbox"
+
+    def stop(self) -> None:
+        self.proc.stop()
+
+
+def start_served(data_dir: Path, **env: str) -> Served:
+    """Start the service as `make run` does, on a free port; answer once /healthz is up.
+
+    `env` overrides `served_env` by setting name, upper-cased (`log_level="INFO"`); stdout (the
+    JSON log) and stderr (the start banner, new keys) go to files of their own.
+    """
     port = free_port()
-    env = served_env(data_dir, port)
+    full = {**served_env(data_dir, port), **{name.upper(): v for name, v in env.items()}}
     proc = start_process(
-        "frontdoor",
+        "serve",
         [sys.executable, "-m", "frontdoor.serve"],
         port=port,
         ready=http_ok("/healthz"),
-        env=env,
+        env=full,
         cwd=REPO,
+        separate_stderr=True,
     )
-    return proc, env
+    return Served(proc=proc, env=full)
 
 
 def shell_commands(markdown: str) -> list[str]:

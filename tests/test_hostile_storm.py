@@ -24,7 +24,8 @@ import pytest
 from frontdoor.rsgi_front import APP_THREADS, BODY_READ_TIMEOUT
 from tests.api.content_client import page_body
 from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
-from tests.mcp_tools.conftest import Served, access_token, start_served
+from tests.mcp_tools.conftest import access_token, start_served
+from tests.served import Served
 
 PAGES = "/api/public/content/pages"
 SIGNALS = "/api/public/v1/signals"

@@ -37,23 +37,10 @@ from frontdoor.composition import (
     PathDispatcher,
 )
 from frontdoor.settings import Settings
-from tests.emulators import REPO, ManagedProcess, free_port, http_ok, start_process
+from tests.emulators import REPO
 from tests.polling import wait_for
 from tests.probes import FIXED_KEYS, run_probe
-
-
-def start_served(data_dir: Path, env: dict[str, str] | None = None) -> ManagedProcess:
-    """`python -m frontdoor.serve` on a free port, ready once /healthz answers."""
-    port = free_port()
-    return start_process(
-        "serve",
-        [sys.executable, "-m", "frontdoor.serve"],
-        port=port,
-        ready=http_ok("/healthz"),
-        env={"PORT": str(port), "HOST": "127.0.0.1", "DATA_DIR": str(data_dir), **(env or {})},
-        cwd=REPO,
-        separate_stderr=True,
-    )
+from tests.served import Served, start_served
 
 
 def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
@@ -67,15 +54,16 @@ def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[st
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ManagedProcess]:
-    proc = start_served(tmp_path_factory.mktemp("served"), FIXED_KEYS)
-    yield proc
-    proc.stop()
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """Served with the tests' fixed keys, logging at INFO (the default of Settings)."""
+    server = start_served(tmp_path_factory.mktemp("served"), log_level="INFO", **FIXED_KEYS)
+    yield server
+    server.stop()
 
 
-def test_the_served_process_answers_the_public_api_from_flask(served: ManagedProcess) -> None:
+def test_the_served_process_answers_the_public_api_from_flask(served: Served) -> None:
     """SPEC Public read: GET /api/public/v1/company over a real socket, served by granian."""
-    status, headers, body = fetch(f"http://{served.host}/api/public/v1/company")
+    status, headers, body = fetch(f"{served.base}/api/public/v1/company")
 
     assert status == 200
     assert headers["server"] == "granian"
@@ -84,14 +72,14 @@ def test_the_served_process_answers_the_public_api_from_flask(served: ManagedPro
 
 
 def test_the_mcp_path_answers_from_the_asgi_side_over_the_same_socket(
-    served: ManagedProcess,
+    served: Served,
 ) -> None:
     """SPEC Tool server: /mcp is the MCP app's, bridged in; Flask's hooks never see it.
 
     That its lifespan started is shown by a tool call through the served process in
     tests/mcp_tools/test_oauth_flow.py, and by the LifespanBridge tests below.
     """
-    status, headers, _body = fetch(f"http://{served.host}/mcp")
+    status, headers, _body = fetch(f"{served.base}/mcp")
 
     assert status == 401
     assert headers["www-authenticate"].startswith("Bearer ")
@@ -99,9 +87,9 @@ def test_the_mcp_path_answers_from_the_asgi_side_over_the_same_socket(
     assert "x-request-id" not in headers
 
 
-def test_paths_below_mcp_stay_with_flask_and_answer_a_json_404(served: ManagedProcess) -> None:
+def test_paths_below_mcp_stay_with_flask_and_answer_a_json_404(served: Served) -> None:
     """DESIGN: unknown routes answer 404 `not_found` as JSON."""
-    status, headers, body = fetch(f"http://{served.host}/mcp-not-here")
+    status, headers, body = fetch(f"{served.base}/mcp-not-here")
 
     assert status == 404
     assert headers["content-type"] == "application/problem+json"
@@ -109,12 +97,12 @@ def test_paths_below_mcp_stay_with_flask_and_answer_a_json_404(served: ManagedPr
 
 
 def test_every_line_the_served_process_writes_to_stdout_is_a_json_log_record(
-    served: ManagedProcess,
+    served: Served,
 ) -> None:
     """STYLE Logging: granian's own lines come out in the same Cloud Logging JSON as ours."""
-    fetch(f"http://{served.host}/api/public/v1/blog")
+    fetch(f"{served.base}/api/public/v1/blog")
 
-    lines = [line for line in served.log_path.read_text().splitlines() if line.strip()]
+    lines = [line for line in served.proc.log_path.read_text().splitlines() if line.strip()]
 
     assert lines
     for line in lines:
@@ -126,14 +114,14 @@ def test_embedded_start_prints_new_keys_once_on_stderr_and_never_logs_them(
     tmp_path: Path,
 ) -> None:
     """DESIGN Configuration: missing keys are generated and printed once at start."""
-    proc = start_served(tmp_path / "data", dict.fromkeys(FIXED_KEYS, ""))
+    served = start_served(tmp_path / "data", log_level="INFO", **dict.fromkeys(FIXED_KEYS, ""))
     try:
-        status, _headers, _body = fetch(f"http://{proc.host}/api/public/v1/company")
+        status, _headers, _body = fetch(f"{served.base}/api/public/v1/company")
     finally:
-        proc.stop()
-    assert proc.stderr_path is not None
-    stderr = proc.stderr_path.read_text()
-    stdout = proc.log_path.read_text()
+        served.stop()
+    assert served.proc.stderr_path is not None
+    stderr = served.proc.stderr_path.read_text()
+    stdout = served.proc.log_path.read_text()
 
     printed = dict(
         line.strip().split("=", 1) for line in stderr.splitlines() if "_API_KEY=" in line
@@ -147,11 +135,11 @@ def test_embedded_start_prints_new_keys_once_on_stderr_and_never_logs_them(
         assert raw not in stdout
 
 
-def test_fixed_keys_from_the_environment_print_no_key_block(served: ManagedProcess) -> None:
+def test_fixed_keys_from_the_environment_print_no_key_block(served: Served) -> None:
     """DESIGN Configuration: bootstrap keys from the environment are used, not replaced."""
-    assert served.stderr_path is not None
+    assert served.proc.stderr_path is not None
 
-    stderr = served.stderr_path.read_text()
+    stderr = served.proc.stderr_path.read_text()
 
     assert "_API_KEY=" not in stderr
     assert "frontdoor serving on" in stderr

@@ -196,7 +196,8 @@ def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
     form = request.form
     slug = form.get("page", "").strip()
     if not _SLUG.match(slug) or len(slug) > 80:
-        raise ApiError(422, "invalid_payload", "The form names no page")
+        issue = Issue(field="page", code="invalid_format", message="the slug of a /p/ page")
+        raise ApiError(422, "invalid_payload", "The form names no page", issues=[issue])
     if form.get("website"):
         logger.info("collect honeypot filled; dropped", extra={"slug": slug})
         return _see_other(f"/p/{slug}?submitted=1")
@@ -227,7 +228,8 @@ def _beacon_body() -> dict[str, Any]:
         raise ApiError(413, "payload_too_large", "A beacon is at most 16 KiB")
     body = parse_json(data)
     if not isinstance(body, dict):
-        raise ApiError(422, "invalid_payload", "Send a JSON object")
+        issue = Issue(field="", code="invalid_type", message="a JSON object")
+        raise ApiError(422, "invalid_payload", "Send a JSON object", issues=[issue])
     return body
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -16,6 +17,7 @@ from domain.numbers import ascii_whole_number
 from schemas.errors import Issue
 from schemas.signals.events import (
     EVENT_TYPES,
+    MAX_INT64,
     Position,
     normalize_domain,
     normalize_email,
@@ -180,6 +182,21 @@ def decode_account_cursor(value: str, sort: AccountSort) -> AccountPosition | No
         given, key, domain = json.loads(raw)
     except (binascii.Error, ValueError, TypeError):
         return None
-    if given != sort or not isinstance(key, int | float) or not isinstance(domain, str):
+    if given != sort or not isinstance(domain, str) or not _cursor_key(key, sort):
         return None
     return AccountPosition(key=key, domain=domain)
+
+
+def _cursor_key(key: object, sort: AccountSort) -> bool:
+    """A key this sort's cursors carry: `recent`, microseconds as a stored whole number (signed
+    64-bit, as SQLite and Firestore keep them); `score`, a finite heat_log."""
+    if isinstance(key, bool):
+        return False
+    if isinstance(key, int):
+        return (0 if sort == "recent" else -MAX_INT64) <= key <= MAX_INT64
+    return sort == "score" and isinstance(key, float) and math.isfinite(key)
+
+
+def refuse_parameters(args: Mapping[str, str]) -> None:
+    """For endpoints that take no query parameter. Raises: ApiError 400 `invalid_query`."""
+    _Issues(args, frozenset()).check()

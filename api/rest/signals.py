@@ -12,9 +12,14 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request
 
 from api.auth import KeyCheck
-from api.errors import ApiError
+from api.errors import RETRY_AFTER_SECONDS, ApiError, answer_unavailable
 from api.rest.json_body import parse_json
-from api.rest.signal_query import encode_account_cursor, parse_account_query, parse_stream_query
+from api.rest.signal_query import (
+    encode_account_cursor,
+    parse_account_query,
+    parse_stream_query,
+    refuse_parameters,
+)
 from backends.bundle import Backends
 from backends.ports import AccountPosition, StreamQuery, UnavailableError
 from schemas.errors import Issue
@@ -53,6 +58,7 @@ def _json(model: Any, status: int = 200) -> Response:
 def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint:
     """The Signal API routes."""
     bp = Blueprint("signals", __name__, url_prefix="/api/public/v1/signals")
+    answer_unavailable(bp, "The signal store is unavailable; retry")
 
     @bp.get("")
     def read_stream() -> Response:
@@ -78,9 +84,13 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
     @bp.get("/accounts/<raw_domain>")
     def get_account(raw_domain: str) -> Response:
         keys.require("signals", allow_bearer=True)
+        refuse_parameters(request.args)
         domain = normalize_domain(raw_domain)
         if domain is None:
-            raise ApiError(400, "invalid_domain", "Give a domain such as acme.com")
+            issue = Issue(
+                field="domain", code="invalid_domain", message="a domain such as acme.com"
+            )
+            raise ApiError(400, "invalid_domain", "Give a domain such as acme.com", issues=[issue])
         signals, now = backends.signals, backends.clock()
         account = signals.get_account(domain)
         if account is None:
@@ -169,25 +179,40 @@ def queue_events(backends: Backends, events: list[NewEvent]) -> None:
     except UnavailableError as err:
         logger.warning("signal queue unavailable: %s", err)
         raise ApiError(
-            503, "unavailable", "Could not queue the events; retry", headers={"Retry-After": "5"}
+            503,
+            "unavailable",
+            "Could not queue the events; retry",
+            headers={"Retry-After": RETRY_AFTER_SECONDS},
         ) from err
 
 
 def _email(raw: str) -> str:
+    refuse_parameters(request.args)
     email = normalize_email(raw)
     if email is None:
-        raise ApiError(400, "invalid_email", "Give an email address such as ada@acme.com")
+        issue = Issue(field="email", code="invalid_email", message="an email address")
+        raise ApiError(
+            400, "invalid_email", "Give an email address such as ada@acme.com", issues=[issue]
+        )
     return email
 
 
 def _batch(data: bytes) -> list[Any]:
     body = parse_json(data)
-    events = body.get("events") if isinstance(body, dict) else None
-    if not isinstance(events, list):
+    if not isinstance(body, dict) or not isinstance(events := body.get("events"), list):
         issue = Issue(field="events", code="missing", message="an array of events")
         raise ApiError(422, "invalid_payload", 'Send {"events": [...]}', issues=[issue])
+    if unknown := sorted(set(body) - {"events"}):
+        # As for an event's own fields: a misspelt member is refused, never ignored.
+        issues = [
+            Issue(field=name, code="unknown_field", message="unknown field") for name in unknown
+        ]
+        raise ApiError(422, "invalid_payload", 'Send {"events": [...]}', issues=issues)
     if len(events) > MAX_BATCH:
-        raise ApiError(413, "payload_too_large", f"At most {MAX_BATCH} events per request")
+        issue = Issue(field="events", code="too_long", message=f"at most {MAX_BATCH} events")
+        raise ApiError(
+            413, "payload_too_large", f"At most {MAX_BATCH} events per request", issues=[issue]
+        )
     return events
 
 

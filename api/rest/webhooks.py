@@ -16,8 +16,9 @@ from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ValidationError
 
 from api.auth import KeyCheck
-from api.errors import ApiError, invalid_payload
+from api.errors import ApiError, answer_unavailable, invalid_payload
 from api.rest.json_body import parse_json
+from api.rest.signal_query import refuse_parameters
 from backends.ports import (
     ConflictError,
     Delivery,
@@ -64,6 +65,7 @@ def create_webhooks_blueprint(
     callback's target and secret).
     """
     bp = Blueprint("webhooks", __name__)
+    answer_unavailable(bp, "The webhook store is unavailable; retry")
 
     def own_endpoint(endpoint_id: str) -> WebhookEndpoint:
         partner = keys.require("signals", allow_bearer=True).partner
@@ -98,6 +100,7 @@ def create_webhooks_blueprint(
     @bp.get(HOOKS)
     def list_webhooks() -> Response:
         partner = keys.require("signals", allow_bearer=True).partner
+        refuse_parameters(request.args)
         found = webhooks.list_endpoints(partner=partner)
         return _json(WebhookListBody(endpoints=[_endpoint_view(e) for e in found]))
 

@@ -81,9 +81,11 @@ CREATE TABLE IF NOT EXISTS signal_account_people (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS signal_clock (one INTEGER PRIMARY KEY CHECK (one = 1), last_us INTEGER);
 """
-# Run after DDL and add_score_columns: the accounts list's two orders (recent, score).
+# Run after DDL and add_score_columns: the accounts list's two orders (recent, score), each
+# walked from its start or from a page's (key, domain) position. An index on rec_us alone was
+# dropped: (rec_us DESC, domain DESC) serves every query it did.
 INDEX_DDL = """
-CREATE INDEX IF NOT EXISTS signal_account_rollups_recent ON signal_account_rollups (rec_us);
+DROP INDEX IF EXISTS signal_account_rollups_recent;
 CREATE INDEX IF NOT EXISTS signal_account_rollups_heat
     ON signal_account_rollups (heat_log DESC, domain DESC);
 CREATE INDEX IF NOT EXISTS signal_account_rollups_recent_domain

@@ -191,24 +191,9 @@ class SqliteSignalStore:
         return read_account(conn, row) if row else None
 
     def list_accounts(self, query: AccountQuery) -> tuple[list[AccountRollup], bool]:
-        sql = f"SELECT {ACCOUNT_COLUMNS} FROM signal_account_rollups WHERE rec_us >= ?"  # noqa: S608  # fixed names
-        params: list[object] = [to_us(query.active_since)]
-        if query.stages:
-            sql += f" AND stage_rank IN ({','.join('?' * len(query.stages))})"
-            params += [RANK[s] for s in query.stages]
-        if query.min_heat_log is not None:
-            sql += " AND heat_log >= ?"
-            params.append(query.min_heat_log)
-        key = "heat_log" if query.sort == "score" else "rec_us"
-        if query.sort == "score":
-            sql += " AND heat_log IS NOT NULL"
-        if query.after is not None:
-            # Keyset paging on (key, domain), both descending: the indexes' own order.
-            sql += f" AND ({key} < ? OR ({key} = ? AND domain < ?))"
-            params += [query.after.key, query.after.key, query.after.domain]
-        sql += f" ORDER BY {key} DESC, domain DESC LIMIT ?"
+        sql, params = accounts_list_statement(query)
         conn = self._db.connection()
-        rows = conn.execute(sql, [*params, query.limit + 1]).fetchall()
+        rows = conn.execute(sql, params).fetchall()
         return [read_account(conn, r) for r in rows[: query.limit]], len(rows) > query.limit
 
     def get_person(self, email: str) -> PersonRollup | None:
@@ -233,6 +218,29 @@ class SqliteSignalStore:
                 # Erasure alone rebuilds an account from its remaining events.
                 replace_account(conn, domain, rebuild_account(account_events(conn, domain)))
         return [r["id"] for r in erased] + linked_ids
+
+
+def accounts_list_statement(query: AccountQuery) -> tuple[str, list[object]]:
+    """The accounts list's one SELECT and its parameters (one row past the limit, to tell
+    whether more follow): an index walk in either order, from the start or a page's position."""
+    sql = f"SELECT {ACCOUNT_COLUMNS} FROM signal_account_rollups WHERE rec_us >= ?"  # noqa: S608  # fixed names
+    params: list[object] = [to_us(query.active_since)]
+    if query.stages:
+        sql += f" AND stage_rank IN ({','.join('?' * len(query.stages))})"
+        params += [RANK[s] for s in query.stages]
+    if query.min_heat_log is not None:
+        sql += " AND heat_log >= ?"
+        params.append(query.min_heat_log)
+    key = "heat_log" if query.sort == "score" else "rec_us"
+    if query.sort == "score":
+        sql += " AND heat_log IS NOT NULL"
+    if query.after is not None:
+        # Keyset paging on (key, domain), both descending: a row value, so the page starts
+        # inside the index's own order instead of sorting what an OR of two ranges found.
+        sql += f" AND ({key}, domain) < (?, ?)"
+        params += [query.after.key, query.after.domain]
+    sql += f" ORDER BY {key} DESC, domain DESC LIMIT ?"
+    return sql, [*params, query.limit + 1]
 
 
 class _StateCache:

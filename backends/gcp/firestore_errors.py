@@ -4,11 +4,14 @@ times a transaction is tried.
 A transient failure (unavailable, deadline exceeded, aborted) is `UnavailableError`, which the
 surfaces answer 503 and the queues retry; a transaction the client gave up on after its attempts
 (contention) is `UnavailableError("firestore contention")`; creating a document that exists is
-`ConflictError`.
+`ConflictError`. A store whose documents many writers touch at once (the signal store's account
+shards) may ask for rounds of attempts with a jittered back-off between them.
 """
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -23,6 +26,10 @@ T = TypeVar("T")
 TRANSIENT = (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted)
 # The emulator locks pessimistically and aborts contended transactions (notes/gcp-emulators.md).
 TRANSACTION_ATTEMPTS = 20
+# Seconds of back-off after a contended round, times the round's number; jittered so that
+# writers which met on one document stop meeting.
+_BACK_OFF = (0.05, 0.25)
+_jitter = random.SystemRandom()
 
 
 @contextmanager
@@ -48,15 +55,25 @@ def run_transaction(
     body: Callable[[firestore.Transaction], T],
     *,
     max_attempts: int = TRANSACTION_ATTEMPTS,
+    rounds: int = 1,
 ) -> T:
-    """`body` (a `@firestore.transactional` function) in a transaction of `max_attempts` tries.
+    """`body` (a `@firestore.transactional` function) in a transaction of `max_attempts` tries;
+    when every try of a round met contention, up to `rounds` rounds, backing off between them.
+
+    `body` runs again on every try, so it must start afresh each time.
 
     Raises: UnavailableError on a transient failure or when every attempt met contention.
     """
-    try:
-        with unavailable_when_transient():
-            return body(client.transaction(max_attempts=max_attempts))
-    except ValueError as err:
-        if "Failed to commit transaction" not in str(err):
-            raise
-        raise UnavailableError("firestore contention") from err
+    for round_ in range(1, rounds + 1):
+        try:
+            with unavailable_when_transient():
+                return body(client.transaction(max_attempts=max_attempts))
+        except ValueError as err:
+            # The client's own words when it gives up on a contended commit; any other
+            # ValueError is a fault of ours and goes up as it is.
+            if "Failed to commit transaction" not in str(err):
+                raise
+            if round_ == rounds:
+                raise UnavailableError("firestore contention") from err
+        time.sleep(_jitter.uniform(*_BACK_OFF) * round_)
+    raise ValueError(f"rounds must be at least 1, not {rounds}")

@@ -14,13 +14,11 @@ domain/indexes.py declares an index for each one.
 from __future__ import annotations
 
 import logging
-import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
 from backends.bundle import utc_now
@@ -32,6 +30,7 @@ from backends.gcp.account_shards import (
     shard_key,
     shard_of,
 )
+from backends.gcp.firestore_errors import run_transaction, unavailable_when_transient
 from backends.gcp.signal_identity import (
     anonymous_events_of,
     linked_visitors,
@@ -39,7 +38,7 @@ from backends.gcp.signal_identity import (
     merged_read,
 )
 from backends.gcp.signal_stream import QueryShape, doc_id, event_doc, event_from_doc, read_stream
-from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery, UnavailableError
+from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery
 from backends.signal_codec import dump_rollup, load_account, load_person
 from schemas.signals.events import Event, NewEvent, attributed, stamp_event, visitor_of
 from schemas.signals.fold import to_us
@@ -51,13 +50,15 @@ logger = logging.getLogger(__name__)
 SETTLE = timedelta(seconds=2)
 _SCAN_PAGE = 200
 _SCAN_CAP = 2000  # documents one read may examine for filters applied in memory
-_ERASE_PASSES = 3
-_CONTENTION_ROUNDS = 5  # rounds of max_attempts transaction attempts, with jittered back-off
-_jitter = random.SystemRandom()  # the last finds nothing unless events keep arriving for the person
+_ERASE_PASSES = 3  # the last finds nothing unless events keep arriving for the person
+# Rounds of max_attempts transaction attempts, with jittered back-off between them: 20 writers
+# of one hot account meet on its shards (issue 15), where one long run of attempts keeps them
+# meeting.
+CONTENTION_ROUNDS = 5
 
 
 class FirestoreSignalStore:
-    """SignalStore on Firestore."""
+    """SignalStore on Firestore; a transient failure in any operation is UnavailableError."""
 
     def __init__(
         self,
@@ -67,7 +68,7 @@ class FirestoreSignalStore:
         clock: Callable[[], datetime] = utc_now,
         settle: timedelta = SETTLE,
         chunk: int = 100,
-        max_attempts: int = 10,
+        max_attempts: int = 10,  # per round: shorter than TRANSACTION_ATTEMPTS, as rounds follow
     ) -> None:
         self._client = client
         self._prefix = prefix
@@ -85,6 +86,7 @@ class FirestoreSignalStore:
 
     # --- writes ------------------------------------------------------------------------------
 
+    @unavailable_when_transient()
     def store_events(self, events: Sequence[NewEvent]) -> StoreResult:
         unique = list({e.id: e for e in reversed(events)}.values())[::-1]
         stored: dict[str, Event] = {}
@@ -103,6 +105,7 @@ class FirestoreSignalStore:
         @firestore.transactional
         def write(tx: firestore.Transaction) -> tuple[dict[str, Event], set[str]]:
             stamped.clear()  # a retried attempt stamps afresh
+            touched.clear()
             refs = [self._events.document(doc_id(e.id)) for e in chunk]
             snaps = {s.id: s for s in self._client.get_all(refs, transaction=tx)}
             out: dict[str, Event] = {}
@@ -170,21 +173,10 @@ class FirestoreSignalStore:
             touched.update(a.domain for a in accounts.values())
             return out, {e.id for e in fresh}
 
-        result: tuple[dict[str, Event], set[str]] | None = None
-        for round_ in range(_CONTENTION_ROUNDS):
-            try:
-                result = write(self._client.transaction(max_attempts=self._max_attempts))
-                break
-            except ValueError as err:
-                # The client gave up after max_attempts contended commits (two writers on one
-                # shard): back off with jitter, so they stop meeting, and try again.
-                if round_ == _CONTENTION_ROUNDS - 1:
-                    raise UnavailableError("firestore signal write: contention") from err
-                touched.clear()
-                time.sleep(_jitter.uniform(0.05, 0.25) * (round_ + 1))
-            except (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted) as err:
-                raise UnavailableError("firestore signal write") from err
-        assert result is not None  # noqa: S101  # the loop breaks with one or raises
+        # Two writers of one shard contend: rounds of attempts, backing off between them.
+        result: tuple[dict[str, Event], set[str]] = run_transaction(
+            self._client, write, max_attempts=self._max_attempts, rounds=CONTENTION_ROUNDS
+        )
         if (
             self._settle
             and stamped
@@ -230,7 +222,9 @@ class FirestoreSignalStore:
             tx.set(ref, {"domain": account.domain})
             return account.domain
 
-        domain = convert(self._client.transaction(max_attempts=self._max_attempts))
+        domain = run_transaction(
+            self._client, convert, max_attempts=self._max_attempts, rounds=CONTENTION_ROUNDS
+        )
         if domain is not None:
             self._refresh_listing(domain, replace=True)
 
@@ -296,6 +290,7 @@ class FirestoreSignalStore:
                 found[getattr(rollup, "email", None) or rollup.domain] = rollup
         return found
 
+    @unavailable_when_transient()
     def erase_person(self, email: str) -> list[str]:
         """Safe to retry and to repeat: each pass rebuilds the person's accounts without their
         events and deletes the person document before it deletes any event, so a pass that
@@ -369,6 +364,7 @@ class FirestoreSignalStore:
 
     # --- reads -------------------------------------------------------------------------------
 
+    @unavailable_when_transient()
     def read_stream(self, query: StreamQuery) -> StreamPage:
         horizon = self._clock() - self._settle
 
@@ -386,13 +382,16 @@ class FirestoreSignalStore:
             linked = []
         return merged_read(query, linked, read) if linked else read(query, None)
 
+    @unavailable_when_transient()
     def get_account(self, domain: str) -> AccountRollup | None:
         return self._merged([domain]).get(domain)
 
+    @unavailable_when_transient()
     def get_person(self, email: str) -> PersonRollup | None:
         snap = self._people.document(doc_id(email)).get()
         return load_person(_data(snap)["state"]) if snap.exists else None
 
+    @unavailable_when_transient()
     def list_accounts(self, query: AccountQuery) -> tuple[list[AccountRollup], bool]:
         """Over the listing documents (backends/gcp/account_shards.py). `recent`: a range on
         last_recorded_us, so min_score is applied while scanning; `score`: a range on heat_log,
@@ -457,10 +456,8 @@ class FirestoreSignalStore:
     ) -> Iterator[Any]:
         """Every query of this adapter: its shape recorded for the index check, then streamed."""
         self.query_shapes.add(QueryShape(collection, tuple(sorted(equality)), ranges, orders))
-        try:
+        with unavailable_when_transient():
             yield from query.stream()
-        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded) as err:
-            raise UnavailableError("firestore signal read") from err
 
 
 def _person_doc(person: PersonRollup) -> dict[str, Any]:

@@ -52,7 +52,9 @@ ERROR_MEANINGS: dict[int, str] = {
     405: "`method_not_allowed`; the `Allow` header lists the methods",
     408: "`request_timeout`: the body did not arrive within 10 seconds; the connection closes",
     409: "`idempotency_in_flight`: the first request with this Idempotency-Key still runs; "
-    "`slug_taken`: another partner's page has this slug",
+    "`slug_taken`: another partner's page has this slug; "
+    "`endpoint_disabled`: the webhook endpoint was disabled by a 410 Gone; "
+    "`conflict`: the record kept changing under this write; retry",
     412: "`precondition_failed`: If-Match does not name the current ETag",
     413: "`payload_too_large`",
     415: "`unsupported_media_type`: send `content-type: application/json`",
@@ -320,4 +322,6 @@ def _problem(status: int) -> dict[str, Any]:
             name: {"$ref": f"#/components/headers/{name}"}
             for name in ("Retry-After", "RateLimit-Policy", "RateLimit")
         }
+    elif status == 503:
+        doc["headers"] = {"Retry-After": {"$ref": "#/components/headers/Retry-After"}}
     return doc

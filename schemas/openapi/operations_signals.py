@@ -50,7 +50,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         (Reply(200, "Events and `next_since` for the next poll", StreamBody),),
         description="Poll with `since=<next_since>`: no gap, no duplicate.",
         query=SignalsQueryDoc,
-        errors=(400, *KEYED),
+        errors=(400, *KEYED, 503),
     ),
     Operation(
         "get",
@@ -61,7 +61,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "Account summaries", AccountsBody),),
         query=AccountsQueryDoc,
-        errors=(400, *KEYED),
+        errors=(400, *KEYED, 503),
     ),
     Operation(
         "get",
@@ -72,7 +72,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "The account, or `seen: false` when unknown", AccountBody),),
         params=(DOMAIN,),
-        errors=(400, *KEYED),
+        errors=(400, *KEYED, 503),
     ),
     Operation(
         "get",
@@ -83,7 +83,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "The person, or `seen: false` when unknown", PersonBody),),
         params=(EMAIL,),
-        errors=(400, *KEYED),
+        errors=(400, *KEYED, 503),
     ),
     Operation(
         "delete",
@@ -98,7 +98,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
             ),
         ),
         params=(EMAIL,),
-        errors=(400, *KEYED),
+        errors=(400, *KEYED, 503),
     ),
     Operation(
         "post",
@@ -108,7 +108,10 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "Send up to 500 events",
         "ingest",
         (Reply(202, "At least one event accepted", IngestBody),),
-        description="Each event's id is `<source>:<row_id>`; a repeat is stored once.",
+        description=(
+            "Each event's id is `<source>:<row_id>`; a repeat is stored once. The body is read "
+            "as JSON whatever its content type."
+        ),
         request=IngestBatchDoc,
         request_example={
             "events": [
@@ -122,7 +125,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
                 }
             ]
         },
-        errors=(400, *KEYED, 408, 413, 415, 422),
+        errors=(400, *KEYED, 408, 413, 422, 503),
     ),
     Operation(
         "post",
@@ -159,7 +162,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         description="Deliveries are signed per Standard Webhooks and retried for about three days.",
         request=WebhookInput,
         request_example={"url": "https://hooks.example.com/kestrel", "types": ["book_call"]},
-        errors=(400, *KEYED, 408, 415, 422),
+        errors=(400, *KEYED, 408, 415, 422, 503),
     ),
     Operation(
         "get",
@@ -169,7 +172,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "List webhook endpoints",
         "signals",
         (Reply(200, "Endpoints, without secrets", WebhookListBody),),
-        errors=KEYED,
+        errors=(400, *KEYED, 503),
     ),
     Operation(
         "delete",
@@ -180,7 +183,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "Removed", WebhookDeletedBody),),
         params=(HOOK_ID,),
-        errors=(*KEYED, 404),
+        errors=(*KEYED, 404, 503),
     ),
     Operation(
         "post",
@@ -197,7 +200,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
             ),
         ),
         params=(HOOK_ID,),
-        errors=(*KEYED, 404),
+        errors=(*KEYED, 404, 503),
     ),
     Operation(
         "get",
@@ -209,7 +212,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         (Reply(200, "Deliveries, newest first", DeliveryListBody),),
         params=(HOOK_ID,),
         query=DeliveriesQuery,
-        errors=(400, *KEYED, 404),
+        errors=(400, *KEYED, 404, 503),
     ),
     Operation(
         "post",
@@ -221,6 +224,6 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         (Reply(202, "Queued for delivery (same `webhook-id`)", DeliveryBody),),
         description="409 `endpoint_disabled` once the receiver answered 410 Gone.",
         params=(DELIVERY_ID,),
-        errors=(*KEYED, 404, 409),
+        errors=(*KEYED, 404, 409, 503),
     ),
 )

@@ -73,7 +73,13 @@ class PagePatchDoc(_Doc):
 class SignalsQueryDoc(_Doc):
     since: str | None = Field(default=None, description="ISO-8601 time or a `next_since` cursor")
     until: str | None = Field(default=None, description="ISO-8601 time; upper bound on recorded_at")
-    days: int = Field(default=7, ge=1, le=365, description="Used when there is no since")
+    days: int = Field(
+        default=7,
+        ge=1,
+        le=365,
+        description="The last N days: the window when there is no since; given with a since "
+        "older than N days, it starts there instead",
+    )
     type: str | None = Field(default=None, description="Event types, comma-separated")
     domain: str | None = None
     email: str | None = None
@@ -91,7 +97,13 @@ class SignalsQueryDoc(_Doc):
 
 class AccountsQueryDoc(_Doc):
     since: str | None = Field(default=None, description="ISO-8601 time or a `next_since` cursor")
-    days: int = Field(default=7, ge=1, le=365, description="Used when there is no since")
+    days: int = Field(
+        default=7,
+        ge=1,
+        le=365,
+        description="Active in the last N days: the window when there is no since (none by "
+        "default with sort=score); given with a since older than N days, it starts there instead",
+    )
     stage: Stage | None = Field(default=None, description="This stage or higher")
     limit: int = Field(default=50, ge=1, le=500)
     sort: Literal["recent", "score"] = Field(

@@ -47,6 +47,7 @@ _NON_WORD_ASCII = str.maketrans(
 )
 SEARCH_TEXT_LIMIT = 4000
 PropertyValue = str | int | float | bool | None
+MAX_INT64, MIN_INT64 = 2**63 - 1, -(2**63)
 # Campaign attribution kept on every site event (api/rest/collect.py), as properties of these names.
 UTM_FIELDS = ("utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content")
 SITE_FIELDS = (*UTM_FIELDS, "referrer", "visitor_id")
@@ -271,6 +272,15 @@ def _property_issues(properties: dict[str, PropertyValue]) -> list[Issue]:
             issues.append(Issue(field=f"properties.{key}", code="invalid_format", message="1-64"))
         elif isinstance(value, str) and len(value) > 1000:
             issues.append(Issue(field=f"properties.{key}", code="too_long", message="at most 1000"))
+        elif isinstance(value, int) and not MIN_INT64 <= value <= MAX_INT64:
+            # Firestore keeps whole numbers as signed 64-bit: one beyond could never be stored.
+            issues.append(
+                Issue(
+                    field=f"properties.{key}",
+                    code="out_of_range",
+                    message="a whole number from -2^63 to 2^63-1",
+                )
+            )
     visitor = properties.get("visitor_id")
     if visitor is not None and not (isinstance(visitor, str) and VISITOR_ID.match(visitor)):
         issues.append(

@@ -141,7 +141,8 @@ def score_reasons(
         reasons.append(f"{stage.replace('_', ' ')} since {_ago(stage_reached_at, now)}")
     recent, before = window_counts(days, now)
     if recent or before:
-        reasons.append(f"{recent} touches in the last 7 days, {before} in the 28 days before")
+        touches = "touch" if recent == 1 else "touches"
+        reasons.append(f"{recent} {touches} in the last 7 days, {before} in the 28 days before")
     if people_this_week:
         plural = "people were" if people_this_week != 1 else "person was"
         reasons.append(f"{people_this_week} {plural} active this week")

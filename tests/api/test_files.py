@@ -3,6 +3,7 @@ a strong ETag and 304; the OpenAPI document covers every endpoint; the portal ev
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterator
 from xml.etree import ElementTree as ET
@@ -18,6 +19,7 @@ from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from renderers.sitemap import IMAGE_NS, SITEMAP_NS, SitemapEntry
+from tests.emulators import REPO
 
 BASE = "http://testserver"
 FILES = {
@@ -319,6 +321,29 @@ def test_each_problem_type_names_a_page_that_explains_the_code(client: FlaskClie
     assert page.mimetype == "text/html"
     assert "<code>unauthorized</code>" in page.get_data(as_text=True)
     assert client.get("/errors/no_such_code").status_code == 404
+
+
+@pytest.mark.spec("errors")
+def test_every_code_a_view_answers_has_its_problem_type_page(client: FlaskClient) -> None:
+    """A problem's `type` never leads to a 404: each literal code an `ApiError` in api/ is
+    raised with has a page (and a row in the docs' error tables, built from the same list)."""
+    codes: set[str] = set()
+    for path in (REPO / "api").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            name = getattr(node, "func", None)
+            if (
+                isinstance(node, ast.Call)
+                and getattr(name, "id", getattr(name, "attr", None)) == "ApiError"
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
+            ):
+                codes.add(node.args[1].value)
+
+    missing = sorted(c for c in codes if client.get(f"/errors/{c}").status_code != 200)
+
+    assert {"endpoint_disabled", "conflict", "invalid_domain", "unavailable"} <= codes
+    assert missing == []
 
 
 def test_the_routed_file_paths_are_exactly_the_files_rendered(backends: Backends) -> None:

@@ -11,7 +11,6 @@ import hashlib
 import json
 import re
 import secrets
-import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -34,50 +33,16 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl
 
-from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
-from tests.emulators import REPO, ManagedProcess, free_port, http_ok, start_process
+from tests.probes import FIXED_KEYS
+from tests.served import Served
+from tests.served import start_served as served_with
 
 REDIRECT_URI = "http://127.0.0.1:33418/callback"
 
 
-@dataclass
-class Served:
-    """A running served process."""
-
-    proc: ManagedProcess
-    data_dir: Path
-
-    @property
-    def base(self) -> str:
-        return f"http://{self.proc.host}"
-
-    @property
-    def outbox(self) -> Path:
-        return self.data_dir / "outbox"
-
-
 def start_served(data_dir: Path, **env: str) -> Served:
-    """`python -m frontdoor.serve` on a free port, ready once /healthz answers."""
-    port = free_port()
-    proc = start_process(
-        "serve-mcp",
-        [sys.executable, "-m", "frontdoor.serve"],
-        port=port,
-        ready=http_ok("/healthz"),
-        env={
-            "PORT": str(port),
-            "HOST": "127.0.0.1",
-            "DATA_DIR": str(data_dir),
-            "LOG_LEVEL": "WARNING",
-            "CONTENT_API_KEY": CONTENT_KEY,
-            "SIGNALS_API_KEY": SIGNALS_KEY,
-            "INGEST_API_KEY": INGEST_KEY,
-            **{k.upper(): v for k, v in env.items()},
-        },
-        cwd=REPO,
-        separate_stderr=True,
-    )
-    return Served(proc=proc, data_dir=data_dir)
+    """tests.served.start_served with the tests' fixed keys (those of tests/conftest.py)."""
+    return served_with(data_dir, **FIXED_KEYS, **env)
 
 
 @pytest.fixture(scope="session")
@@ -90,7 +55,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """The built-in authorization server with default lifetimes; http CIMD allowed for tests."""
     server = start_served(tmp_path_factory.mktemp("mcp"), oauth_allow_http_cimd="true")
     yield server
-    server.proc.stop()
+    server.stop()
 
 
 class MemoryStorage:

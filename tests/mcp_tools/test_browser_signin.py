@@ -10,7 +10,6 @@ from playwright.sync_api import Browser, Route
 from tests.emulators import REPO
 from tests.mcp_tools.conftest import (
     REDIRECT_URI,
-    Served,
     authorize_url,
     call_tool_raw,
     exchange,
@@ -19,6 +18,7 @@ from tests.mcp_tools.conftest import (
     register,
 )
 from tests.mcp_tools.tokens import EMAIL
+from tests.served import Served
 
 SCREENSHOTS = REPO / "tests" / "artifacts" / "screenshots"
 

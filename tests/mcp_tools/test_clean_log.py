@@ -21,11 +21,11 @@ from tests.emulators import REPO
 from tests.mcp_tools.conftest import (
     HeadlessBrowser,
     MemoryStorage,
-    Served,
     access_token,
     oauth_provider,
     start_served,
 )
+from tests.served import Served
 
 pytestmark = pytest.mark.anyio
 

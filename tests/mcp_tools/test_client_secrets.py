@@ -24,7 +24,6 @@ from backends.ports import (
 )
 from tests.mcp_tools.conftest import (
     REDIRECT_URI,
-    Served,
     call_tool_raw,
     exchange,
     new_pkce,
@@ -32,6 +31,7 @@ from tests.mcp_tools.conftest import (
     register,
 )
 from tests.mcp_tools.tokens import plant_token
+from tests.served import Served
 
 pytestmark = [pytest.mark.anyio, pytest.mark.spec("mcp.oauth")]
 

@@ -17,7 +17,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
-from tests.mcp_tools.conftest import Served, call_tool_raw, json_documents, start_served
+from tests.mcp_tools.conftest import call_tool_raw, json_documents, start_served
+from tests.served import Served
 
 pytestmark = pytest.mark.spec("mcp.oauth.external")
 

@@ -15,7 +15,8 @@ import pytest
 
 from schemas.openapi.document import build_openapi
 from schemas.openapi.placeholders import JsonRpcDoc, OAuthErrorDoc
-from tests.mcp_tools.conftest import Served, access_token
+from tests.mcp_tools.conftest import access_token
+from tests.served import Served
 
 pytestmark = pytest.mark.anyio
 

@@ -15,12 +15,12 @@ from tests.mcp_tools.conftest import (
     REDIRECT_URI,
     HeadlessBrowser,
     MemoryStorage,
-    Served,
     json_documents,
     mcp_client,
     oauth_provider,
     start_served,
 )
+from tests.served import Served
 
 pytestmark = pytest.mark.anyio
 

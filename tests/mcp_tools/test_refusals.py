@@ -13,7 +13,6 @@ from backends.embedded.sqlite import SqliteDatabase
 from tests.mcp_tools.conftest import (
     REDIRECT_URI,
     HeadlessBrowser,
-    Served,
     access_token,
     authorize_url,
     call_tool_raw,
@@ -24,6 +23,7 @@ from tests.mcp_tools.conftest import (
     register,
 )
 from tests.mcp_tools.tokens import plant_token
+from tests.served import Served
 
 pytestmark = [pytest.mark.anyio, pytest.mark.spec("mcp.oauth")]
 

@@ -1,0 +1,50 @@
+"""The one translation of Firestore failures the Firestore adapters share (issue 17)."""
+
+from __future__ import annotations
+
+import pytest
+from google.cloud import firestore
+
+from backends.gcp.firestore import firestore_client
+from backends.gcp.firestore_errors import run_transaction
+from backends.ports import UnavailableError
+
+pytestmark = pytest.mark.emulator
+
+
+def test_a_fault_of_ours_inside_a_transaction_goes_up_as_itself_not_as_unavailable(
+    firestore_emulator: object, unique_prefix: str
+) -> None:
+    """Only the client's own give-up on a contended commit is contention (a 503 to retry)."""
+    client = firestore_client(project="demo-frontdoor")
+    ref = client.collection(f"{unique_prefix}faults").document("one")
+
+    @firestore.transactional
+    def body(tx: firestore.Transaction) -> None:
+        ref.get(transaction=tx)
+        raise ValueError("a record of ours that does not validate")
+
+    with pytest.raises(ValueError, match="does not validate") as raised:
+        run_transaction(client, body, rounds=3)
+
+    assert not isinstance(raised.value, UnavailableError)
+    assert not ref.get().exists
+
+
+def test_a_transaction_that_commits_answers_its_body_once_in_a_round(
+    firestore_emulator: object, unique_prefix: str
+) -> None:
+    """Rounds are for contention only: a commit that succeeds is not run again."""
+    client = firestore_client(project="demo-frontdoor")
+    ref = client.collection(f"{unique_prefix}counts").document("one")
+    runs: list[int] = []
+
+    @firestore.transactional
+    def body(tx: firestore.Transaction) -> int:
+        runs.append(1)
+        seen = (ref.get(transaction=tx).to_dict() or {}).get("n", 0)
+        tx.set(ref, {"n": seen + 1})
+        return int(seen) + 1
+
+    assert run_transaction(client, body, rounds=5) == 1
+    assert (runs, ref.get().to_dict()) == ([1], {"n": 1})
