@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
     from backends.bundle import Backends
-    from backends.ports import Scope
+    from domain.scopes import Scope
     from frontdoor.composition import WsgiApp
     from frontdoor.rsgi_front import RsgiFront
     from frontdoor.settings import Settings
@@ -123,7 +123,7 @@ def announce_local_keys(settings: Settings) -> dict[Scope, str]:
     A start that prints new keys revokes the keys earlier starts printed (partner `local`,
     marked bootstrap); keys set in the environment or issued with the CLI are untouched.
     """
-    from backends.ports import BOOTSTRAP_SCOPES
+    from domain.scopes import BOOTSTRAP_SCOPES  # not the ports': see check_start
 
     missing = [scope for scope in BOOTSTRAP_SCOPES if getattr(settings, f"{scope}_api_key") is None]
     if settings.backend != "embedded" or not missing:
@@ -176,9 +176,31 @@ def settings_problems(err: ValidationError) -> str:
 def main() -> None:
     """`make run`: validate settings and content, then serve with granian."""
     gc.disable()
-    import click
     from granian import Granian
     from granian.constants import Interfaces
+
+    from frontdoor.logs import granian_log_config
+
+    settings = check_start()
+    gc.freeze()
+    gc.enable()  # granian's parent supervises for the whole run: it collects as usual
+    Granian(
+        target="frontdoor.serve:create_served_rsgi_app",
+        factory=True,
+        interface=Interfaces.RSGI,
+        address=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_access=False,
+        log_dictconfig=granian_log_config(settings.google_cloud_project),
+    ).serve()
+
+
+def check_start() -> Settings:
+    """What granian's parent does before serving: read the settings, check the content (kept
+    for the worker), issue missing bootstrap keys in embedded mode; exit 2 on bad settings or
+    content. It loads only what that needs: never the app, nor with every key set a port."""
+    import click
     from pydantic import ValidationError
 
     from backends.content_files import ContentError, load_catalog
@@ -186,7 +208,7 @@ def main() -> None:
     # `python -m frontdoor.serve` runs this file as __main__; granian's worker imports it by
     # name, so what main() leaves for the worker goes into that module.
     from frontdoor import serve as by_name
-    from frontdoor.logs import configure_logging, granian_log_config
+    from frontdoor.logs import configure_logging
     from frontdoor.settings import Settings
 
     try:
@@ -204,18 +226,7 @@ def main() -> None:
     click.echo(f"frontdoor serving on {settings.base_url}", err=True)
     by_name.CHECKED_SETTINGS[:] = [settings]
     by_name.START["served"] = True
-    gc.freeze()
-    gc.enable()  # granian's parent supervises for the whole run: it collects as usual
-    Granian(
-        target="frontdoor.serve:create_served_rsgi_app",
-        factory=True,
-        interface=Interfaces.RSGI,
-        address=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        log_access=False,
-        log_dictconfig=granian_log_config(settings.google_cloud_project),
-    ).serve()
+    return settings
 
 
 if __name__ == "__main__":

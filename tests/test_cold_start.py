@@ -131,6 +131,31 @@ def test_a_start_leaves_pages_public_bodies_mail_list_and_event_models_to_their_
     }
 
 
+PARENT_PROBE = """
+import json, sys
+from frontdoor import serve
+
+settings = serve.check_start()
+app_side = ("flask", "werkzeug", "api.app", "backends.ports", "backends.embedded")
+checked = [str(settings.content_dir) in serve.CHECKED_CONTENT, serve.CHECKED_SETTINGS]
+seen = {
+    "checked": [checked[0], checked[1] == [settings]],
+    "loaded": sorted(name for name in app_side if name in sys.modules),
+}
+print(json.dumps(seen))
+"""
+
+
+def test_granians_parent_with_every_key_set_checks_settings_and_content_and_loads_no_app_side(
+    tmp_path: Path,
+) -> None:
+    """What granian's parent does before serving loads neither the app (its worker does) nor,
+    with every bootstrap key set, a port: objects made before the fork are copied into the
+    worker page by page as it touches them."""
+    seen = run_probe(PARENT_PROBE, tmp_path)
+    assert seen == {"checked": [True, True], "loaded": []}
+
+
 def test_a_value_built_once_is_built_by_one_caller_however_many_ask_at_once() -> None:
     """Concurrent first callers wait for one build and share its value."""
     builds: list[int] = []
