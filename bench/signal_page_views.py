@@ -14,28 +14,35 @@ sorted by score at 100,000 accounts against 1,000.
    rounds; and `posts_alone_vs_direct_store`, the same POSTs to an app whose worker is not
    started (the most that figure could reach if storing cost nothing).
    Not met, and not reachable with one beacon per request: the direct store costs ~130-200 µs
-   a page view (one transaction each, 5,000-8,000/s here). Served, the one process is at 100%
-   of a core (~600 µs of it a page view: granian and Flask, the origin and two rate checks,
-   validation, the queue commit that makes the 202 durable, and the worker's share). With
-   granian's RSGI front (the body read on the event loop, the WSGI app in a thread; main
-   since 15:31 on 25 Nov): 0.15-0.32x over 13 runs (1,020-1,770 page views/s), while the
-   same process answers wrk's GETs of an empty route (/healthz) at 4,900-6,800/s, 0.64-1.55x
-   the direct store, before /collect does any work. Taking turns with the WSGI interface it
-   replaced (`granian --interface wsgi --factory frontdoor.serve:create_served_app`, by
-   hand, load 3): RSGI 0.15-0.16 (1,245-1,290/s), WSGI 0.20-0.21 (1,630-1,680/s), /healthz
-   the same in both: the RSGI front costs a beacon POST about a quarter of its rate. Before
-   it, under the WSGI interface: 0.21-0.23 (5 runs); with 1 or 2 blocking threads instead of
-   granian's default (`--blocking-threads 1`): 0.30-0.32, as 32 threads took turns on one
-   interpreter lock; under the RSGI front the thread count made no clear difference (1 or 2
-   app threads: 0.21-0.28, 3 runs). In process: 0.22-0.28 (posts alone 0.31-0.42). 2 shared
-   cores, load 2-8. Before this work: in process 0.18-0.20, then 0.20-0.26 once the ingest
-   worker lingered 20 ms after a claim that did not fill its batch (32), storing page views
-   ~17 at a time. The collect path was profiled (cProfile, 4,000
-   beacons): most of it is Flask's request machinery and the queue commit (~40 µs alone;
-   ~10 µs a message when 10 share a commit); what was waste went (the canonical JSON of a
-   beacon that has its own id, proxy lookups, a type union built per value in the JSON depth
-   check). A goal this bench can meet needs another baseline (the direct store behind the
-   same HTTP path) or beacons that carry several page views each.
+   a page view (one transaction each, 5,000-8,000/s here), about what the served process
+   spends answering an empty GET (/healthz: 5,600-8,100/s here), before /collect does any work.
+   History: under granian's WSGI interface 0.21-0.23 (5 runs); with the RSGI front (the body
+   read on the event loop, the WSGI app in a thread; main since 15:31 on 25 Nov) 0.15-0.32
+   over 13 runs (1,020-1,770/s), and taking turns with the WSGI interface by hand (load 3) RSGI
+   0.15-0.16, WSGI 0.20-0.21. Before that, in process: 0.18-0.20, then 0.20-0.26 once the
+   ingest worker lingered 20 ms after a claim that did not fill its batch (32).
+   Profiled served and under load (py-spy, perf, /proc context-switch counts; 25 Nov, 16:30-
+   17:20): the request threads queued for the queue file's write lock through SQLite's busy
+   handler, which sleeps (1 ms, then up to 100 ms a try) and let the lock sit idle (wrk: max
+   1.3-2.3 s, p99 0.6-1.2 s, average 48-117 ms); and a third of the process's CPU went to
+   context switches, each sqlite3 step, os.urandom and self-pipe write letting go of the
+   interpreter lock (~25 switches a page view). Changed: writers of one process take turns on
+   a lock (sqlite.SqliteDatabase.transaction); beacons that commit at once share one commit,
+   each 202 still after its own (embedded/group_commit.py); multi-row statements instead of
+   executemany for the queue's puts, leases and acks and the store's event and visitor rows,
+   a one-statement write without BEGIN/COMMIT; request ids from `random`; the RSGI front hands
+   results back on one wake-up of the loop and reads bodies under asyncio.timeout. Then,
+   taking turns with the code before (df564a7, same session, load 2-5): before 0.17-0.21
+   (1,206-1,552/s), after 0.23-0.32 (1,680-2,050/s) while the direct store ran at 6,300-7,300/s
+   (0.43-0.54 in runs where others' load slowed the direct store to ~3,500/s); wrk: average
+   15-21 ms, max 45-93 ms, p99 36-57 ms. `WORKERS=2` (not the default): 1,950-2,130/s against
+   1,590-1,820/s with one, load 3. What bounds it now: at ~2,000/s the process spends ~540 µs
+   of CPU a page view (one core) against ~130-250 µs for an empty GET: Flask and the view
+   (origin, two rate checks, validation) ~200 µs in process, the worker's share ~60-70 µs
+   (decode, row, fold, commit), and the hand-offs of the interpreter lock that each wait of a
+   request (its commit) costs under contention. A goal this bench can meet needs another
+   baseline (the direct store behind the same HTTP path) or beacons that carry several page
+   views each.
 2. Accounts by score: `list_accounts(sort="score", limit=50)` median at 100,000 accounts as a
    ratio to the same at 1,000 (goal <= 1.3x), the two sizes taking turns call by call.
 """

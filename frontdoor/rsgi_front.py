@@ -7,12 +7,14 @@ a body and then nothing held that thread until it went away, so a few hundred su
 starved every other request (measured: 700 of them and GET /healthz timed out after 30 s).
 
 Here granian serves RSGI and this front reads each body on granian's event loop, where a
-waiting read costs no thread, under `asyncio.wait_for`: a body not complete BODY_READ_TIMEOUT
+waiting read costs no thread, under `asyncio.timeout`: a body not complete BODY_READ_TIMEOUT
 seconds after its request arrived is answered 408 `request_timeout` and the connection closes.
 Only then is the WSGI app (Flask, and the MCP side through its bridge) called, in a thread of
 our pool, with the whole body in memory. A response with a length (or a list) is drained in
 that thread and sent in one piece; one without (the /mcp event stream) is streamed, each
-piece read in the pool. bench/bench_public_read.py measures what the extra hop costs.
+piece read in the pool; the app raising mid-stream is logged as an error (one line, the
+exception type only) and ends the stream. Repeated Cookie fields join with "; " (RFC 9113
+8.2.3), other repeated fields with ",". bench/bench_public_read.py measures the extra hop.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import os
 import queue
 import sys
@@ -39,8 +42,10 @@ APP_THREADS = 512
 # The most of a body read before the app runs: past the MCP SDK's 4 MiB (it answers 413 only if
 # it sees more) and Flask's limit (which answers 413 from the declared length alone).
 READ_CAP = 4 * 1024 * 1024 + 1
+logger = logging.getLogger(__name__)
 T = TypeVar("T")
 _Call = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]", Callable[..., Any], tuple[Any, ...]]
+_Outcome = tuple["asyncio.Future[Any]", Any, BaseException | None]
 BODILESS = frozenset({204, 304}) | frozenset(range(100, 200))
 WSGI_BASE: Environ = {
     "SCRIPT_NAME": "",
@@ -58,7 +63,10 @@ class AppThreads:
     """Threads that run calls for the event loop, started as they are needed, `size` at most.
 
     Half the cost of `loop.run_in_executor` a call (measured: 16 against 35 microseconds): a
-    plain queue in, the loop's own future out.
+    plain queue in, the loop's own future out. Results that finish while the loop has not yet
+    taken the ones before are handed back with them, on one wake-up of the loop: each wake-up
+    is a write to its self-pipe, a system call that lets go of the interpreter lock (under
+    page-view load, 10% of the app threads' time went to getting it back after that write).
     """
 
     def __init__(self, size: int) -> None:
@@ -67,6 +75,8 @@ class AppThreads:
         self._lock = threading.Lock()
         self._started = 0
         self._idle = 0
+        self._done: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
+        self._done_lock = threading.Lock()
 
     def run(
         self, loop: asyncio.AbstractEventLoop, fn: Callable[..., T], *args: Any
@@ -89,13 +99,32 @@ class AppThreads:
         while True:
             loop, future, fn, args = self._calls.get()
             try:
-                result = fn(*args)
+                outcome: _Outcome = (future, fn(*args), None)
             except BaseException as err:  # noqa: BLE001  # handed to the awaiting coroutine
-                loop.call_soon_threadsafe(_fail, future, err)
-            else:
-                loop.call_soon_threadsafe(_succeed, future, result)
+                outcome = (future, None, err)
+            self._hand_back(loop, outcome)
             with self._lock:
                 self._idle += 1
+
+    def _hand_back(self, loop: asyncio.AbstractEventLoop, outcome: _Outcome) -> None:
+        with self._done_lock:
+            waiting = self._done.setdefault(loop, [])
+            waiting.append(outcome)
+            first = len(waiting) == 1
+        if first:  # else the wake-up asked for by the first is still to run, and takes this too
+            loop.call_soon_threadsafe(self._settle, loop)
+
+    def _settle(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On the loop: every result handed back since the last wake-up, into its future."""
+        with self._done_lock:
+            outcomes = self._done.pop(loop, [])
+        for future, result, err in outcomes:
+            if future.done():  # its request was cancelled (the client went away)
+                continue
+            if err is None:
+                future.set_result(result)
+            else:
+                future.set_exception(err)
 
 
 class RsgiFront:
@@ -126,7 +155,8 @@ class RsgiFront:
         if declared or chunked:
             limit = min(declared, self.read_cap) if declared else self.read_cap
             try:
-                body = await asyncio.wait_for(_read(proto, limit), self.timeout)
+                async with asyncio.timeout(self.timeout):  # no task of its own, unlike wait_for
+                    body = await _read(proto, limit)
             except TimeoutError:
                 self._timed_out(proto)
                 return
@@ -140,7 +170,8 @@ class RsgiFront:
         if rest is None:
             proto.response_bytes(status, response_headers, b"".join(chunks))
             return
-        await self._stream(loop, proto, status, response_headers, chunks, rest)
+        request = f"{scope.method} {scope.path}"
+        await self._stream(loop, proto, request, (status, response_headers), chunks, rest)
 
     def _call(
         self, environ: Environ, head: bool
@@ -179,20 +210,32 @@ class RsgiFront:
         self,
         loop: asyncio.AbstractEventLoop,
         proto: Any,
-        status: int,
-        headers: list[tuple[str, str]],
+        request: str,
+        head: tuple[int, list[tuple[str, str]]],
         chunks: list[bytes],
         rest: tuple[Iterator[bytes], Iterable[bytes]],
     ) -> None:
-        """An unsized response (an event stream): each piece sent as the app yields it."""
+        """An unsized response (an event stream): each piece sent as the app yields it.
+
+        The app raising mid-stream is logged as an error (its type, not its text) and ends the
+        stream; a failed send is the client gone. Either way the app's body is closed.
+        """
         iterator, result = rest
-        transport = proto.response_stream(status, headers)
+        transport = proto.response_stream(*head)
         try:
             for chunk in chunks:
                 if chunk:
                     await transport.send_bytes(chunk)
             while True:
-                chunk = await self._pool.run(loop, next, iterator, None)
+                try:
+                    chunk = await self._pool.run(loop, next, iterator, None)
+                except Exception as err:  # noqa: BLE001  # the app failed, not the client
+                    logger.error(
+                        "%s: the app raised %s while streaming its response",
+                        request,
+                        type(err).__name__,
+                    )
+                    break
                 if chunk is None:
                     break
                 if chunk:
@@ -256,7 +299,10 @@ def _environ(scope: Any, body: bytes, declared: int | None) -> Environ:
         if key in ("CONTENT_LENGTH", "TRANSFER_ENCODING"):
             continue
         key = f"HTTP_{key}"
-        environ[key] = f"{environ[key]},{value}" if key in environ else value
+        if key in environ:
+            # Cookie fields (HTTP/2 sends one per cookie) join as one header: RFC 9113 8.2.3.
+            value = f"{environ[key]}{'; ' if key == 'HTTP_COOKIE' else ','}{value}"
+        environ[key] = value
     if declared is not None or body:
         environ["CONTENT_LENGTH"] = str(declared if declared is not None else len(body))
     return environ
@@ -274,16 +320,6 @@ def _close(result: Iterable[bytes]) -> None:
     close = getattr(result, "close", None)
     if close is not None:
         close()
-
-
-def _succeed(future: asyncio.Future[Any], result: Any) -> None:
-    if not future.done():
-        future.set_result(result)
-
-
-def _fail(future: asyncio.Future[Any], err: BaseException) -> None:
-    if not future.done():
-        future.set_exception(err)
 
 
 def _no_write(_data: bytes) -> None:

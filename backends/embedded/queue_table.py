@@ -1,6 +1,7 @@
 """QueueTable: the embedded queues' messages and dead letters, rows of one SQLite file.
 
-A message is a row, committed before `put` returns (one transaction per published batch).
+A message is a row, committed before `put` returns: the unnamed batches that threads of this
+process put at the same time share one transaction (backends/embedded/group_commit.py).
 `claim` leases due rows to one consumer and counts the attempt; `ack` deletes a leased row;
 `retry` puts it back after a delay or, on its last attempt, moves it to `dead_letters`. A row
 whose consumer died keeps its lease time as its due time, so it is claimed again once the lease
@@ -19,8 +20,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
-from backends.embedded.sqlite import SqliteDatabase
+from backends.embedded.group_commit import GroupCommit, GroupFailedError
+from backends.embedded.sqlite import SqliteDatabase, insert_statements
+from backends.ports import UnavailableError
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS queue_messages (
@@ -52,10 +56,18 @@ CREATE TABLE IF NOT EXISTS dead_letters (
     last_error TEXT
 );
 """
+_INSERT_INTO = "INSERT INTO queue_messages (queue, body, name, due, created_at)"
+_INSERT = f"{_INSERT_INTO} VALUES (?, ?, ?, ?, ?)"
+# Ids per statement of a lease or an ack: one statement for many rows, not executemany (as
+# sqlite.insert_rows says why).
+_CHUNK = 500
+_LEASE = "UPDATE queue_messages SET attempts = attempts + 1, due = ?, lease_owner = ?"
+_ACK = "DELETE FROM queue_messages WHERE lease_owner = ?"
 # Task names are remembered this long after their task was queued (Cloud Tasks: about an hour
 # after deletion; we keep a day, as the in-memory queue did).
 NAME_MEMORY_SECONDS = 24 * 3600.0
 QUEUE_FILE = "queues.sqlite3"
+T = TypeVar("T")
 
 
 def queue_database(data_dir: Path) -> SqliteDatabase:
@@ -89,12 +101,23 @@ class DeadLetter:
     last_error: str | None
 
 
+def _chunks(values: Sequence[T]) -> list[Sequence[T]]:
+    return [values[start : start + _CHUNK] for start in range(0, len(values), _CHUNK)]
+
+
+def _marks(count: int) -> str:
+    return ",".join("?" * count)
+
+
 class QueueTable:
     """Messages, names and dead letters of every embedded queue, in one database."""
 
     def __init__(self, db: SqliteDatabase) -> None:
         self._db = db
         db.ensure_schema("queue_table", _DDL)
+        self._puts: GroupCommit[tuple[str, Sequence[bytes], float | None]] = GroupCommit(
+            self._insert
+        )
 
     def put(
         self,
@@ -104,24 +127,40 @@ class QueueTable:
         due: float | None = None,
         name: str | None = None,
     ) -> bool:
-        """Store messages in one committed transaction; False if `name` was used before."""
+        """Store messages, committed when this returns; False if `name` was used before.
+
+        Raises: UnavailableError when unnamed messages could not be written (none was stored).
+        """
+        if name is None:
+            try:
+                self._puts.submit((queue, bodies, due))
+            except (sqlite3.Error, GroupFailedError) as err:
+                raise UnavailableError("the queue file could not be written") from err
+            return True
         now = time.time()
         with self._db.transaction() as conn:
-            if name is not None:
-                conn.execute(
-                    "DELETE FROM queue_names WHERE queue = ? AND at < ?",
-                    (queue, now - NAME_MEMORY_SECONDS),
-                )
-                try:
-                    conn.execute("INSERT INTO queue_names VALUES (?, ?, ?)", (queue, name, now))
-                except sqlite3.IntegrityError:
-                    return False
+            conn.execute(
+                "DELETE FROM queue_names WHERE queue = ? AND at < ?",
+                (queue, now - NAME_MEMORY_SECONDS),
+            )
+            try:
+                conn.execute("INSERT INTO queue_names VALUES (?, ?, ?)", (queue, name, now))
+            except sqlite3.IntegrityError:
+                return False
             conn.executemany(
-                "INSERT INTO queue_messages (queue, body, name, due, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(queue, body, name, now if due is None else due, now) for body in bodies],
+                _INSERT, [(queue, body, name, now if due is None else due, now) for body in bodies]
             )
         return True
+
+    def _insert(self, puts: list[tuple[str, Sequence[bytes], float | None]]) -> None:
+        """Unnamed puts of several threads, in one transaction."""
+        now = time.time()
+        rows = [
+            (queue, body, None, now if due is None else due, now)
+            for queue, bodies, due in puts
+            for body in bodies
+        ]
+        self._db.write_all(insert_statements(_INSERT_INTO, rows))
 
     def claim(
         self, queue: str, *, owner: str, lease_seconds: float, max_attempts: int, limit: int = 1
@@ -147,11 +186,9 @@ class QueueTable:
             for row in spent:
                 self._bury(conn, row["id"], "the lease of its last attempt lapsed", now)
             live = [row for row in rows if row["attempts"] < max_attempts]
-            conn.executemany(
-                "UPDATE queue_messages SET attempts = attempts + 1, due = ?, lease_owner = ?"
-                " WHERE id = ?",
-                [(now + lease_seconds, owner, row["id"]) for row in live],
-            )
+            for chunk in _chunks([row["id"] for row in live]):
+                sql = f"{_LEASE} WHERE id IN ({_marks(len(chunk))})"
+                conn.execute(sql, (now + lease_seconds, owner, *chunk))
         return [
             Leased(row["id"], queue, bytes(row["body"]), row["name"], row["attempts"] + 1, owner)
             for row in live
@@ -165,11 +202,16 @@ class QueueTable:
         """`ack` for several messages in one transaction (none: no transaction)."""
         if not messages:
             return
-        with self._db.transaction() as conn:
-            conn.executemany(
-                "DELETE FROM queue_messages WHERE id = ? AND lease_owner = ?",
-                [(message.id, message.owner) for message in messages],
-            )
+        by_owner: dict[str, list[int]] = {}
+        for message in messages:
+            by_owner.setdefault(message.owner, []).append(message.id)
+        self._db.write_all(
+            [
+                (f"{_ACK} AND id IN ({_marks(len(chunk))})", (owner, *chunk))
+                for owner, ids in by_owner.items()
+                for chunk in _chunks(ids)
+            ]
+        )
 
     def retry(
         self, message: Leased, *, delay: float, error: str, max_attempts: int, count: bool = True

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
+from backends.embedded.sqlite import insert_rows
 from schemas.signals.events import Event, attributed, visitor_of
 from schemas.signals.identity import Link, as_linked, new_links
 
@@ -48,7 +49,7 @@ def events_to_fold(conn: sqlite3.Connection, stored: list[Event], rec_us: list[i
     visits = [(v, us) for e, us in zip(stored, rec_us, strict=True) if (v := visitor_of(e))]
     if not visits:
         return stored
-    conn.executemany("INSERT OR IGNORE INTO signal_visitor_events VALUES (?, ?)", visits)
+    insert_rows(conn, "INSERT OR IGNORE INTO signal_visitor_events", visits)
     links = _links(conn, {v for v, _ in visits})
     new = new_links(stored, links)
     conn.executemany(

@@ -98,7 +98,7 @@ SCORE_COLUMNS = (
 )
 INSERT_EVENT = "INSERT INTO signal_events VALUES (?, ?, ?, ?, ?, ?, ?)"
 # An id stored before is skipped, not an error: the caller counts the rows that went in.
-INSERT_NEW_EVENT = "INSERT OR IGNORE INTO signal_events VALUES (?, ?, ?, ?, ?, ?, ?)"
+INSERT_NEW_EVENT_INTO = "INSERT OR IGNORE INTO signal_events"
 PERSON_COLUMNS = (
     "email, name, domain, stage_rank, first_us, last_us, rec_us, events, first_pages, sources,"
     " heat_log, stage_us, days"

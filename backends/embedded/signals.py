@@ -35,7 +35,7 @@ from backends.embedded.signal_tables import (
     DDL,
     INDEX_DDL,
     INSERT_EVENT,
-    INSERT_NEW_EVENT,
+    INSERT_NEW_EVENT_INTO,
     PERSON_COLUMNS,
     UPSERT_ACCOUNT,
     UPSERT_PERSON,
@@ -52,7 +52,7 @@ from backends.embedded.signal_tables import (
     read_person,
     replace_account,
 )
-from backends.embedded.sqlite import SqliteDatabase
+from backends.embedded.sqlite import SqliteDatabase, insert_rows
 from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery
 from schemas.signals.events import Event, NewEvent, Position, search_text, stamp_event
 from schemas.signals.fold import AccountState, BatchFold, PersonState, fold_batch, to_us
@@ -135,7 +135,7 @@ class SqliteSignalStore:
                 stamped = [stamp_event(e, from_us(base + i)) for i, e in enumerate(first.values())]
                 rows = [event_row(e, base + i) for i, e in enumerate(stamped)]
                 before = conn.total_changes
-                conn.executemany(INSERT_NEW_EVENT, rows)
+                insert_rows(conn, INSERT_NEW_EVENT_INTO, rows)
                 existing: dict[str, Event] = {}
                 if conn.total_changes - before != len(rows):
                     existing = _stored_before(conn, rows)

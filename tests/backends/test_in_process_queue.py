@@ -6,14 +6,16 @@ later delivery (DeliverLaterError) is not a failure and spends no attempt. A bat
 from __future__ import annotations
 
 import logging
+import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from backends.embedded.queue_table import QueueTable, queue_database
+from backends.embedded.queue_table import QUEUE_FILE, QueueTable, queue_database
 from backends.embedded.queues import DurableQueue
-from backends.ports import DeliverLaterError
+from backends.ports import DeliverLaterError, UnavailableError
 
 
 def _queue(tmp_path: Path, handler: object, **options: object) -> DurableQueue:
@@ -105,6 +107,63 @@ def test_a_batch_is_committed_in_one_transaction_before_publish_returns(tmp_path
     DurableQueue(table, "q").publish_batch([b"a", b"b", b"c"])  # no worker started
 
     assert QueueTable(queue_database(tmp_path)).waiting("q") == 3
+
+
+def test_a_batch_larger_than_one_statement_holds_is_committed_whole_and_claimed_in_order(
+    tmp_path: Path,
+) -> None:
+    table = QueueTable(queue_database(tmp_path))
+    bodies = [f"m{n}".encode() for n in range(1201)]
+    DurableQueue(table, "q").publish_batch(bodies)
+
+    leased = table.claim("q", owner="me", lease_seconds=60, max_attempts=5, limit=2000)
+    table.ack_all(leased)
+
+    assert [m.body for m in leased] == bodies
+    assert table.waiting("q") == 0
+
+
+def test_messages_published_by_many_threads_at_once_are_each_on_disk_when_publish_returns(
+    tmp_path: Path,
+) -> None:
+    """Publishes at the same time share commits, and none returns before its own is done."""
+    queue = DurableQueue(QueueTable(queue_database(tmp_path)), "q")  # no worker started
+    on_disk: list[bool] = []
+
+    def publish(n: int) -> None:
+        queue.publish(f"m{n}".encode())
+        on_disk.append(_stored(tmp_path, f"m{n}"))  # read through a connection of its own
+
+    threads = [threading.Thread(target=publish, args=(n,)) for n in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+
+    assert on_disk == [True] * 16
+    assert QueueTable(queue_database(tmp_path)).waiting("q") == 16
+
+
+def _stored(tmp_path: Path, body: str) -> bool:
+    with sqlite3.connect(tmp_path / QUEUE_FILE) as conn:
+        row = conn.execute(
+            "SELECT COUNT(*) FROM queue_messages WHERE queue = 'q' AND body = ?", (body.encode(),)
+        ).fetchone()
+    return bool(row[0])
+
+
+def test_a_publish_the_queue_file_refuses_raises_unavailable_and_stores_nothing(
+    tmp_path: Path,
+) -> None:
+    """The port's promise (SignalQueue.publish raises UnavailableError): /collect answers 503."""
+    db = queue_database(tmp_path)
+    queue = DurableQueue(QueueTable(db), "q")
+    db.connection().execute("PRAGMA query_only = ON")  # this thread's writes are refused
+
+    with pytest.raises(UnavailableError):
+        queue.publish_batch([b"m1", b"m2"])
+
+    assert QueueTable(queue_database(tmp_path)).waiting("q") == 0
 
 
 def _batch_queue(
