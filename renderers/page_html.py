@@ -8,7 +8,6 @@ the package's own templates, no clock.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -16,14 +15,13 @@ from typing import Literal
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from renderers.assets import SiteAssets, build_site_assets
 from renderers.hero_sources import HeroSources, hero_sources, share_image
 from renderers.page_head import content_security_policy, document_title, page_json_ld
 from renderers.richtext import render_markdown
 from renderers.safe_urls import absolute_url, image_src, is_https, safe_href
-from schemas.catalog import Catalog, Customer
+from renderers.site import Site, build_site
+from schemas.catalog import Customer
 from schemas.content.pages import PageBlock, SitePageInput
-from schemas.public import Company
 
 __all__ = [
     "COLLECT_PATH",
@@ -45,20 +43,6 @@ HONEYPOT_FIELD = "website"
 FORM_ANCHOR = "leadform"
 FormState = Literal["open", "submitted", "invalid_email"]
 FORM_STATES: tuple[FormState, ...] = ("open", "submitted", "invalid_email")
-
-
-@dataclass(frozen=True)
-class Site:
-    """What every page shares: the public origin, the company record, logos and assets."""
-
-    base_url: str
-    company: Company
-    customers: tuple[Customer, ...]
-    logos: Mapping[str, str]
-    assets: SiteAssets
-    theme_color: str
-    # BEACON_CONSENT=required: the beacon waits for the visitor's yes (renderers/static/beacon.js)
-    beacon_consent: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,19 +79,6 @@ class BlockView:
     logos: tuple[Markup, ...] = ()
     form_anchor: str = FORM_ANCHOR
     submit_label: str = "Send request"
-
-
-def build_site(catalog: Catalog, *, base_url: str, beacon_consent: bool = False) -> Site:
-    """The shared facts of every page, built once per process."""
-    return Site(
-        base_url=base_url.rstrip("/"),
-        company=catalog.company,
-        customers=tuple(catalog.customers),
-        logos=dict(catalog.logos),
-        assets=build_site_assets(catalog.brand),
-        theme_color=catalog.brand.palette.get("paper", "#ffffff"),
-        beacon_consent=beacon_consent,
-    )
 
 
 def render_page(

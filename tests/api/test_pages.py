@@ -35,7 +35,7 @@ def preview_client(backends: Backends) -> FlaskClient:
     site = build_site(backends.catalog, base_url="http://testserver")
     app.register_blueprint(
         create_pages_blueprint(
-            site=site, pages=backends.pages, clock=lambda: NOW, preview_secret=SECRET
+            site=lambda: site, pages=backends.pages, clock=lambda: NOW, preview_secret=SECRET
         )
     )
     return app.test_client()
@@ -83,7 +83,7 @@ def test_a_change_made_by_another_process_shows_within_a_second(backends: Backen
     app = Flask(__name__)
     site = build_site(backends.catalog, base_url="http://testserver")
     blueprint = create_pages_blueprint(
-        site=site, pages=backends.pages, clock=lambda: NOW, monotonic=lambda: seconds[0]
+        site=lambda: site, pages=backends.pages, clock=lambda: NOW, monotonic=lambda: seconds[0]
     )
     app.register_blueprint(blueprint)
     client = app.test_client()
