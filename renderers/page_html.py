@@ -38,11 +38,17 @@ __all__ = [
 
 COLLECT_PATH = "/api/public/v1/collect"
 # The collect endpoint (api/rest/collect.py) drops a post whose honeypot field is filled, and
-# redirects to `?submitted=1`, or `?error=invalid_email#leadform` for a bad address.
+# redirects to `?submitted=1`, or `?error=invalid_<field>#leadform` naming the field refused.
 HONEYPOT_FIELD = "website"
 FORM_ANCHOR = "leadform"
-FormState = Literal["open", "submitted", "invalid_email"]
-FORM_STATES: tuple[FormState, ...] = ("open", "submitted", "invalid_email")
+FormState = Literal["open", "submitted", "invalid_email", "invalid_name", "invalid_company"]
+FORM_STATES: tuple[FormState, ...] = (
+    "open",
+    "submitted",
+    "invalid_email",
+    "invalid_name",
+    "invalid_company",
+)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ never logged raw; 429 with Retry-After). Forms and beacons without a visitor id 
 per address; the beacon's page views carry a visitor id and get 60 a minute per visitor
 (COLLECT_LIMIT_VISITOR) and 1,200 a minute per address (COLLECT_LIMIT_ADDRESS: an office
 behind one address reads many pages; a flood from one address is still refused). A form post
-(the landing pages' lead form, no JavaScript needed) answers 303 to `/p/{slug}?submitted=1`;
+(the landing pages' lead form, no JavaScript needed) answers 303 to `/p/{slug}?submitted=1`,
+or to `/p/{slug}?error=invalid_<field>#leadform` naming the first visible field refused
+(`email`, `name`, `company`); a hidden field out of shape (no visitor typed it) is a 422;
 a JSON beacon answers 202. Event ids are `site:<hash of the submission and its day>` (or the
 beacon's own `id`), so a repeated delivery is stored once. Site events keep the UTM fields,
 referrer and visitor id as properties: a form takes them from its hidden fields (the beacon
@@ -36,7 +38,14 @@ from api.rest.signals import queue_events
 from backends.bundle import Backends
 from schemas.errors import Issue
 from schemas.signals.bodies import CollectBody
-from schemas.signals.events import SITE_FIELDS, UTM_FIELDS, VISITOR_ID, normalize_event, row_id_for
+from schemas.signals.events import (
+    SITE_FIELDS,
+    UTM_FIELDS,
+    VISITOR_ID,
+    normalize_email,
+    normalize_event,
+    row_id_for,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -214,12 +223,34 @@ def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
         "page": {"url": f"{config.base_url}{path}", "path": path},
         "properties": site_properties(form, request.headers.get("Referer", "")),
     }
+    if kind not in FORM_TYPES:
+        raise _refused_form([Issue(field="type", code="invalid_type", message="a form type")])
     event = normalize_event(raw, now=now)
-    if kind not in FORM_TYPES or not email or isinstance(event, list):
-        return _see_other(f"{path}?error=invalid_email#leadform")
+    issues = event if isinstance(event, list) else []
+    refused = {_VISIBLE_FIELDS[i.field] for i in issues if i.field in _VISIBLE_FIELDS}
+    if len(email) > 254 or normalize_email(email) is None:  # also when another field failed first
+        refused.add("email")
+    if refused:
+        first = next(name for name in _VISIBLE_FIELDS.values() if name in refused)
+        return _see_other(f"{path}?error=invalid_{first}#leadform")
+    if isinstance(event, list):  # only hidden fields failed: no visitor typed them
+        raise _refused_form([i.model_copy(update={"field": _form_name(i.field)}) for i in event])
     queue_events(backends, [event])
     logger.info("collect %s on %s", kind, slug, extra={"event_id": event.id})
     return _see_other(f"{path}?submitted=1")
+
+
+# The visible fields of the lead form, in their order on the page, by the event field each fills.
+_VISIBLE_FIELDS = {"person.email": "email", "person.name": "name", "account.name": "company"}
+
+
+def _form_name(event_field: str) -> str:
+    """The form field behind an event field: `properties.utm_source` came from `utm_source`."""
+    return event_field.removeprefix("properties.")
+
+
+def _refused_form(issues: list[Issue]) -> ApiError:
+    return ApiError(422, "invalid_payload", "The form failed validation", issues=issues)
 
 
 def _beacon_body() -> dict[str, Any]:

@@ -231,8 +231,13 @@ def _form_state() -> FormState:
     """The lead form's state after the collect endpoint's 303 back to the page."""
     if request.args.get("submitted") == "1":
         return "submitted"
-    if request.args.get("error") == "invalid_email":
-        return "invalid_email"
+    match request.args.get("error"):  # the field collect refused (api/rest/collect.py)
+        case "invalid_email":
+            return "invalid_email"
+        case "invalid_name":
+            return "invalid_name"
+        case "invalid_company":
+            return "invalid_company"
     return "open"
 
 

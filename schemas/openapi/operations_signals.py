@@ -136,7 +136,11 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "none",
         (
             Reply(202, "Recorded (beacon)", CollectBody),
-            Reply(303, "Form post: back to `/p/{slug}?submitted=1` (or `?error=...`)"),
+            Reply(
+                303,
+                "Form post: back to `/p/{slug}?submitted=1`, or `?error=invalid_email`,"
+                " `invalid_name` or `invalid_company` naming the field to fix",
+            ),
         ),
         description=(
             "Origin-checked and rate-limited; forms work without JavaScript. The page-view"

@@ -94,6 +94,47 @@ def test_a_form_with_a_bad_email_redirects_back_with_an_error(
 
 
 @pytest.mark.spec("signals.collect")
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("name", "N" * 201), ("company", "C" * 201)],
+)
+def test_a_form_with_a_refused_name_or_company_names_that_field_not_the_email(
+    client: FlaskClient, backends: Backends, field: str, value: str
+) -> None:
+    """The visitor is told which field to fix: `?error=invalid_<field>`, the email is fine."""
+    response = client.post(URL, data={**FORM, field: value}, headers=SITE)
+
+    assert response.status_code == 303
+    assert response.headers["Location"] == f"/p/growth-audit?error=invalid_{field}#leadform"
+    assert stored(backends) == []
+
+
+@pytest.mark.spec("signals.collect")
+def test_a_form_refused_on_several_fields_names_the_first_on_the_page(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """Email comes before name and company on the form, so its error is the one shown."""
+    data = {**FORM, "email": "not-an-email", "company": "C" * 201}
+    response = client.post(URL, data=data, headers=SITE)
+
+    assert response.headers["Location"] == "/p/growth-audit?error=invalid_email#leadform"
+
+
+@pytest.mark.spec("signals.collect")
+def test_a_form_with_a_bad_hidden_field_is_a_422_naming_it(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """No visitor typed `type` or `visitor_id`: a clear 422 naming the form field, no redirect."""
+    wrong_type = client.post(URL, data={**FORM, "type": "page_view"}, headers=SITE)
+    bad_visitor = client.post(URL, data={**FORM, "visitor_id": "x"}, headers=SITE)
+
+    assert wrong_type.status_code == bad_visitor.status_code == 422
+    assert [i["field"] for i in wrong_type.get_json()["issues"]] == ["type"]
+    assert [i["field"] for i in bad_visitor.get_json()["issues"]] == ["visitor_id"]
+    assert stored(backends) == []
+
+
+@pytest.mark.spec("signals.collect")
 def test_posts_from_another_origin_or_none_are_forbidden(client: FlaskClient) -> None:
     """DESIGN Ingest: collect is origin-checked."""
     foreign = client.post(URL, data=FORM, headers={"Origin": "https://evil.example"})

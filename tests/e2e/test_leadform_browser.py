@@ -65,3 +65,25 @@ def test_browser_refuses_to_send_the_form_without_an_email(
     assert posts == []
     assert page.url == f"{live_server.url}/p/{slug}"
     context.close()
+
+
+@pytest.mark.spec("pages.leadform")
+@pytest.mark.parametrize(("field", "label"), [("name", "Name"), ("company", "Company")])
+def test_a_refused_name_or_company_shows_its_message_on_that_field_on_a_390_px_phone(
+    browser: Browser, live_server: LiveServer, slug: str, field: str, label: str
+) -> None:
+    """collect's `?error=invalid_<field>` redirect: the message is visible and is the field's
+    accessible description; the email field is not marked."""
+    store_page(live_server.backends.pages, slug)
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(f"{live_server.url}/p/{slug}?error=invalid_{field}#leadform")
+
+    box = page.get_by_role("textbox", name=label, exact=True)
+    message = page.locator(f"#{box.get_attribute('aria-describedby')}")
+    assert box.get_attribute("aria-invalid") == "true"
+    assert message.is_visible()
+    assert "at most 120 characters" in message.inner_text()
+    assert page.get_by_role("textbox", name="Work email").get_attribute("aria-invalid") is None
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    context.close()

@@ -115,6 +115,7 @@ def test_narrowest_phone_has_no_horizontal_scroll(
         ("page", "", "phone"),
         ("thank-you", "?submitted=1", "desktop"),
         ("email-error", "?error=invalid_email", "phone"),
+        ("company-error", "?error=invalid_company", "phone"),
         ("not-found", "-missing", "phone"),
     ],
 )

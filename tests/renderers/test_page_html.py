@@ -15,7 +15,7 @@ import pytest
 
 from backends.content_files import load_catalog
 from renderers.assets import brand_tokens
-from renderers.page_html import Site, build_site, render_not_found, render_page
+from renderers.page_html import FormState, Site, build_site, render_not_found, render_page
 from renderers.safe_urls import safe_href
 from schemas.content.pages import BLOCK_TYPES, SitePageInput
 from tests.e2e.sample_page import all_blocks_page
@@ -257,6 +257,24 @@ def test_rejected_email_is_shown_next_to_its_field() -> None:
 
     assert email["aria-invalid"] == "true"
     assert tree.all("p", id=email["aria-describedby"] or "")
+
+
+@pytest.mark.spec("pages.render")
+@pytest.mark.parametrize(
+    ("field", "state"), [("name", "invalid_name"), ("company", "invalid_company")]
+)
+def test_a_refused_name_or_company_is_shown_next_to_that_field_and_not_the_email(
+    field: str, state: FormState
+) -> None:
+    """collect's `?error=invalid_<field>` marks that field, tied to its message; email is left."""
+    tree = Tree(render_page(_page(), site=_site(), form_state=state).html)
+    inputs = {a.get("name"): a for a in tree.all("input")}
+
+    message = tree.all("p", id=inputs[field]["aria-describedby"] or "")
+    assert inputs[field]["aria-invalid"] == "true"
+    assert len(message) == 1
+    assert "aria-invalid" not in inputs["email"]
+    assert len(tree.all("p", **{"class": "field-error"})) == 1
 
 
 @pytest.mark.spec("pages.render")
