@@ -72,6 +72,10 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
         principal = keys.require("content")
         refuse_parameters(request.args, LIST_PARAMS)
         status, cursor, limit = _list_query()
+        owner = request.args.get("partner") or None
+        if owner not in (None, principal.partner) and not principal.admin:
+            # Not an empty list: that would read as "that partner has no pages".
+            raise _bad_query("partner", "left out: only a content_admin key picks a partner")
         try:
             found = pages_service.list_visible_pages(
                 pages=backends.pages,
@@ -79,7 +83,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
                 status=status,
                 cursor=cursor,
                 limit=limit,
-                owner=request.args.get("partner") or None,
+                owner=owner,
             )
         except ValueError as err:
             raise _bad_query("cursor", "the next_cursor of a previous answer") from err

@@ -43,7 +43,11 @@ class _Doc(BaseModel):
 class PageListQueryDoc(_Doc):
     status: Literal["draft", "published", "unpublished"] | None = None
     partner: str | None = Field(
-        default=None, description="content_admin keys: only this partner's pages"
+        default=None,
+        description=(
+            "content_admin keys: only this partner's pages. Another key naming a partner"
+            " other than its own is refused: 400 `invalid_query` naming `partner`"
+        ),
     )
     cursor: str | None = Field(default=None, description="`next_cursor` of the previous page")
     limit: int = Field(default=20, ge=1, le=100)
