@@ -134,7 +134,13 @@ class Operation:
 
 # Parameters and replies that several surfaces share.
 SLUG = Param("slug", "path", "The record's slug", example="growth-audit")
-DOMAIN = Param("domain", "path", "Company domain, e.g. acme.com", example="acme.com")
+DOMAIN = Param(
+    "domain",
+    "path",
+    "Company domain, e.g. acme.com; an internationalized one in either form (bücher.de or"
+    " xn--bcher-kva.de), answered in its ASCII form",
+    example="acme.com",
+)
 EMAIL = Param("email", "path", "Person's email address", example="ada@acme.com")
 JOB_ID = Param("id", "path", "Job id from the 202 or 201 answer", example="job_0123456789ab")
 HOOK_ID = Param("id", "path", "Webhook endpoint id", example="wh_0123456789ab")

@@ -85,7 +85,9 @@ class SignalsQueryDoc(_Doc):
         "older than N days, it starts there instead",
     )
     type: str | None = Field(default=None, description="Event types, comma-separated")
-    domain: str | None = None
+    domain: str | None = Field(
+        default=None, description="One company domain; bücher.de and xn--bcher-kva.de are one"
+    )
     email: str | None = None
     q: str | None = Field(
         default=None, max_length=200, description="Words in person, account, page, properties"

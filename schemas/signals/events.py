@@ -187,8 +187,22 @@ def normalize_domain(raw: str) -> str | None:
     if "://" in value:
         parts = _split_url(value)
         value = (parts.hostname if parts else None) or ""
-    value = value.rstrip(".").removeprefix("www.")
-    return value if _DOMAIN.match(value) else None
+    host = ascii_host(value.rstrip(".").removeprefix("www."))
+    return host if host is not None and _DOMAIN.match(host) else None
+
+
+def ascii_host(host: str) -> str | None:
+    """A host name as stored and looked up: an internationalized one (`bücher.de`) as its
+    ASCII form (`xn--bcher-kva.de`, IDNA 2008 with UTS 46 mapping, as email-validator does);
+    None if it cannot be one. ASCII input is returned as it is."""
+    if host.isascii():
+        return host
+    import idna  # only for a non-ASCII name, not at start
+
+    try:
+        return idna.encode(host, uts46=True).decode("ascii")
+    except UnicodeError:  # idna.IDNAError is one
+        return None
 
 
 def is_free_mail(domain: str) -> bool:
@@ -231,7 +245,8 @@ def normalize_event(raw: Any, *, now: datetime) -> NewEvent | list[Issue]:
                 Issue(field="account.domain", code="invalid_domain", message="not a domain")
             )
     elif email:
-        domain = email.rsplit("@", 1)[1]
+        host = email.rsplit("@", 1)[1]  # the same ASCII form a domain lookup uses
+        domain = ascii_host(host) or host
     path, url = inp.page.path, inp.page.url
     parts = _split_url(url) if url is not None else None
     if url is not None and (parts is None or parts.scheme not in ("http", "https")):
