@@ -339,6 +339,11 @@ def security_schemes(auth_url: str) -> dict[str, Any]:
             "description": "The signals key as a bearer token",
         },
         "ingestKey": {**key, "description": "Ingest key (INGEST_API_KEY)"},
+        "ingestBearer": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "The ingest key as a bearer token",
+        },
         "oauth2": {
             "type": "oauth2",
             "description": "OAuth 2.1 authorization code with PKCE (S256 required) and Dynamic "

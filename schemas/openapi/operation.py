@@ -36,7 +36,7 @@ SECURITY: dict[Auth, list[dict[str, list[str]]]] = {
     "none": [],
     "content": [{"contentKey": []}],
     "signals": [{"signalsKey": []}, {"signalsBearer": []}],
-    "ingest": [{"ingestKey": []}],
+    "ingest": [{"ingestKey": []}, {"ingestBearer": []}],
     "oauth": [{"oauth2": ["openid", "email", "profile"]}],
 }
 

@@ -166,7 +166,8 @@ def test_openapi_documents_every_spec_and_design_endpoint(openapi: dict) -> None
 
 @pytest.mark.spec("files.openapi")
 def test_openapi_names_the_security_scheme_of_each_surface(openapi: dict) -> None:  # type: ignore[type-arg]
-    """SPEC Authentication: none, x-api-key (and bearer for signals), OAuth 2.1 for /mcp."""
+    """SPEC Authentication: none, x-api-key (and bearer for signals and ingest), OAuth 2.1 for
+    /mcp."""
     paths = openapi["paths"]
     schemes = openapi["components"]["securitySchemes"]
 
@@ -176,7 +177,10 @@ def test_openapi_names_the_security_scheme_of_each_surface(openapi: dict) -> Non
         {"signalsKey": []},
         {"signalsBearer": []},
     ]
-    assert paths["/api/public/v1/signals/events"]["post"]["security"] == [{"ingestKey": []}]
+    assert paths["/api/public/v1/signals/events"]["post"]["security"] == [
+        {"ingestKey": []},
+        {"ingestBearer": []},
+    ]
     assert paths["/mcp"]["post"]["security"] == [{"oauth2": ["openid", "email", "profile"]}]
     assert schemes["contentKey"] == {
         "type": "apiKey",

@@ -340,3 +340,23 @@ def test_erasing_a_person_leaves_no_webhook_delivery_of_their_events_to_list_or_
     assert (replay.status_code, replay.get_json()["error"]) == (404, "not_found")
     assert "1 webhook deliveries removed" in caplog.text
     assert "ada@acme.com" not in caplog.text
+
+
+@pytest.mark.spec("signals.ingest")
+def test_the_ingest_key_is_also_accepted_as_a_bearer_token(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """signals-api.md: `Authorization: Bearer <INGEST_API_KEY>` works as `x-api-key` does."""
+    bearer = {"Authorization": f"Bearer {INGEST_KEY}"}
+
+    sent = client.post(f"{BASE}/events", json={"events": [raw_event("b1")]}, headers=bearer)
+    assert isinstance(backends.signal_queue, DurableQueue)
+    assert backends.signal_queue.drain(timeout=10)
+    erased = client.delete(f"{BASE}/people/ada@acme.com", headers=bearer)
+    wrong = client.post(
+        f"{BASE}/events", json={"events": []}, headers={"Authorization": "Bearer x"}
+    )
+
+    assert (sent.status_code, sent.get_json()["accepted"]) == (202, ["crm:b1"])
+    assert erased.status_code == 200
+    assert wrong.status_code == 401
