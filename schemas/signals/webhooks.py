@@ -31,7 +31,9 @@ class WebhookInput(_Strict):
         examples=["https://hooks.example.com/kestrel"],
     )
     types: list[EventType] | None = Field(
-        default=None, max_length=20, description="Event types to send; every type when absent"
+        default=None,
+        max_length=20,
+        description="Event types to send; every type when absent, null or []",
     )
     description: str | None = Field(default=None, max_length=200)
     kind: WebhookKind = Field(

@@ -14,6 +14,8 @@ from api.app import create_app
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
+from schemas.signals.events import EVENT_TYPES
+from services.delivery_policy import endpoint_wants
 from services.keys import issue_key
 from tests.conftest import CONTENT_KEY, SIGNALS_KEY
 
@@ -71,6 +73,21 @@ def test_registering_answers_201_with_the_endpoint_and_its_secret_once(api: Flas
         "description": "CRM",
         "enabled": True,
     }
+
+
+@pytest.mark.parametrize("body", [{"types": []}, {}], ids=["empty-types", "no-types"])
+def test_an_empty_types_list_means_every_type_as_leaving_it_out_does(
+    strict: tuple[FlaskClient, Backends], body: dict[str, Any]
+) -> None:
+    """`types: []` is no filter: the endpoint reads `types: null` and takes every event type."""
+    api, backends = strict
+    created = _register(api, **body)["endpoint"]
+
+    stored = backends.webhooks.get_endpoint(created["id"])
+
+    assert created["types"] is None
+    assert stored is not None
+    assert all(endpoint_wants(stored, kind) for kind in EVENT_TYPES)
 
 
 def test_the_list_shows_endpoints_but_never_a_secret(api: FlaskClient) -> None:
