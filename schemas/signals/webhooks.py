@@ -33,7 +33,8 @@ class WebhookInput(_Strict):
     types: list[EventType] | None = Field(
         default=None,
         max_length=20,
-        description="Event types to send; every type when absent, null or []",
+        description="Event types to send; every type when absent, null or [] (with slack"
+        " `stages`: stage alerts only)",
     )
     description: str | None = Field(default=None, max_length=200)
     kind: WebhookKind = Field(
