@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
 from mcp.server.auth.provider import ProviderTokenVerifier, TokenVerifier
@@ -35,7 +35,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.oauth.clients import presented_client_secrets, secrets_in_request
+from api.oauth.clients import basic_client_id, presented_client_secrets, secrets_in_request
 from api.oauth.config import OAuthConfig, sha256_hex
 from api.oauth.jwt_verifier import JwtTokenVerifier
 from api.oauth.provider import BuiltinOAuthProvider, token_request_resource
@@ -46,6 +46,8 @@ from backends.ports import Mailer, OAuthStore
 from schemas.catalog import Catalog
 
 SCOPES = ("openid", "email", "profile")
+GRANT_TYPES = ("authorization_code", "refresh_token")
+FORM_LIMIT = 64 * 1024  # bytes of a POST to /authorize, /token, /revoke or /register
 INVALID_REQUEST = -32600  # JSON-RPC 2.0
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 MCP_ALLOW_HEADERS = [
@@ -186,13 +188,17 @@ def _authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRou
                 route.path, cors_middleware(metadata_endpoint, ["GET", "OPTIONS"]), methods=methods
             )
         elif route.path == "/authorize":
-            route = Route(route.path, _UnknownClient(route.app, provider), methods=methods)
+            route = Route(
+                route.path, _BodyLimit(_UnknownClient(route.app, provider)), methods=methods
+            )
         elif route.path == "/token":
             route = Route(route.path, _FormRequest(route.app), methods=methods)
         elif route.path == "/revoke":
             route = Route(route.path, _FormRequest(route.app, revoke=True), methods=methods)
         elif route.path == "/register":
-            route = Route(route.path, _RegistrationLimit(route.app, provider), methods=methods)
+            route = Route(
+                route.path, _BodyLimit(_RegistrationLimit(route.app, provider)), methods=methods
+            )
         wrapped.append(route)
     return wrapped
 
@@ -343,16 +349,86 @@ class _UnknownClient:
         await self.app(scope, receive, send)
 
 
-class _FormRequest:
-    """Buffers a POSTed form, lets `prepare` read or amend it, then replays it to the handler.
+async def read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body, or None once it passes `limit` bytes."""
+    chunks: list[bytes] = []
+    size, more = 0, True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        size += len(chunks[-1])
+        more = message.get("more_body", False)
+        if size > limit:
+            return None
+    return b"".join(chunks)
 
-    /token: the SDK handler drops `resource`, so it is handed to the provider here.
-    /token and /revoke: the client secrets sent, for the provider's hash check.
+
+def replayed(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands the handler `body` once, then the connection's own messages."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
+
+
+async def oauth_error(
+    scope: Scope, receive: Receive, send: Send, status: int, error: str, description: str
+) -> None:
+    """An RFC 6749 §5.2 error answer."""
+    body = {"error": error, "error_description": description}
+    await JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store"})(
+        scope, receive, send
+    )
+
+
+async def too_large(scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+    await oauth_error(
+        scope, receive, send, 413, "invalid_request", f"the request body is over {limit} bytes"
+    )
+
+
+class _BodyLimit:
+    """A POST body over `limit` bytes gets 413 invalid_request before the handler reads it:
+    the SDK's form parser answers a field past 1 MiB with 400 server_error (and logs an
+    error), and a registration that large would not fit a Firestore document."""
+
+    def __init__(self, app: ASGIApp, *, limit: int = FORM_LIMIT) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        body = await read_body(receive, self.limit)
+        if body is None:
+            await too_large(scope, receive, send, self.limit)
+            return
+        await self.app(scope, replayed(body, receive), send)
+
+
+class _FormRequest:
+    """Buffers a POSTed form, reads and amends it as below, then replays it to the handler.
+
+    /token: the SDK handler drops `resource`, so it is handed to the provider here; a grant
+    type it does not serve gets `unsupported_grant_type` (RFC 6749 §5.2), where the SDK
+    answered invalid_request with its parser's words.
+    /token and /revoke: the client secrets sent, for the provider's hash check; a client
+    that authenticates with HTTP Basic alone (RFC 6749 §2.3.1) has its `client_id` added to
+    the form, which the SDK reads it from.
     /revoke: the SDK requires a `client_secret` field even from public clients (RFC 7009
     sends none), so an absent one is added empty.
     """
 
-    def __init__(self, app: ASGIApp, *, revoke: bool = False, limit: int = 64 * 1024) -> None:
+    def __init__(self, app: ASGIApp, *, revoke: bool = False, limit: int = FORM_LIMIT) -> None:
         self.app = app
         self.revoke = revoke
         self.limit = limit
@@ -361,38 +437,39 @@ class _FormRequest:
         if scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        size, more = 0, True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                break
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            more = message.get("more_body", False)
-            if size > self.limit:
-                response = JSONResponse({"error": "invalid_request"}, status_code=413)
-                await response(scope, receive, send)
-                return
-        body = b"".join(chunks)
+        body = await read_body(receive, self.limit)
+        if body is None:
+            await too_large(scope, receive, send, self.limit)
+            return
         form = parse_qs(body.decode("latin-1"))
+        if not self.revoke:
+            grant = (form.get("grant_type") or [""])[0]
+            if not grant:
+                await oauth_error(
+                    scope, receive, send, 400, "invalid_request", "grant_type is required"
+                )
+                return
+            if grant not in GRANT_TYPES:
+                await oauth_error(
+                    scope,
+                    receive,
+                    send,
+                    400,
+                    "unsupported_grant_type",
+                    f"grant_type must be one of: {', '.join(GRANT_TYPES)}",
+                )
+                return
         if self.revoke and "client_secret" not in form:
             body += b"&client_secret=" if body else b"client_secret="
+        authorization = Headers(scope=scope).get("authorization", "")
+        basic_id = basic_client_id(authorization)
+        if basic_id and not form.get("client_id"):
+            body += (b"&" if body else b"") + urlencode({"client_id": basic_id}).encode()
         resources = form.get("resource") or []
         token = token_request_resource.set(resources[0] if resources else None)
-        authorization = Headers(scope=scope).get("authorization", "")
         sent = presented_client_secrets.set(secrets_in_request(form, authorization))
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
         try:
-            await self.app(scope, replay, send)
+            await self.app(scope, replayed(body, receive), send)
         finally:
             token_request_resource.reset(token)
             presented_client_secrets.reset(sent)

@@ -1,0 +1,104 @@
+"""What the built-in authorization server answers to requests a client got wrong, over a
+socket: RFC 6749 / 7591 / 7636 error codes, never a server_error, never a sign-in that can
+only fail at the end."""
+
+from __future__ import annotations
+
+import httpx2
+import pytest
+
+from tests.mcp_tools.conftest import (
+    REDIRECT_URI,
+    call_tool_raw,
+    new_pkce,
+    obtain_code,
+    register,
+)
+from tests.mcp_tools.test_client_secrets import basic, register_confidential
+from tests.served import Served
+
+pytestmark = [pytest.mark.anyio, pytest.mark.spec("mcp.oauth")]
+
+
+def registration(served: Served, **metadata: object) -> httpx2.Response:
+    return httpx2.post(
+        f"{served.base}/register",
+        json={"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none", **metadata},
+    )
+
+
+@pytest.mark.parametrize("grant_type", ["password", "client_credentials", "implicit", "urn:x"])
+async def test_a_grant_type_the_server_does_not_serve_is_unsupported_grant_type(
+    served: Served, grant_type: str
+) -> None:
+    """RFC 6749 §5.2: unsupported_grant_type, not invalid_request in a parser's words."""
+    client_id = register(served)
+
+    response = httpx2.post(
+        f"{served.base}/token",
+        data={"grant_type": grant_type, "client_id": client_id, "username": "a"},
+    )
+
+    assert response.status_code == 400
+    assert response.json()["error"] == "unsupported_grant_type"
+    assert "authorization_code, refresh_token" in response.json()["error_description"]
+
+
+async def test_a_token_request_without_a_grant_type_is_invalid_request(served: Served) -> None:
+    response = httpx2.post(f"{served.base}/token", data={"client_id": register(served)})
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": "invalid_request",
+        "error_description": "grant_type is required",
+    }
+
+
+async def test_a_client_may_authenticate_with_http_basic_alone(served: Served) -> None:
+    """RFC 6749 §2.3.1: with client_secret_basic the client_id travels in the header; the
+    form need not repeat it."""
+    client = register_confidential(served, "client_secret_basic")
+    pkce = new_pkce()
+    code = await obtain_code(served, client["client_id"], pkce)
+
+    response = httpx2.post(
+        f"{served.base}/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "code_verifier": pkce.verifier,
+            "redirect_uri": REDIRECT_URI,
+            "resource": f"{served.base}/mcp",
+        },
+        headers=basic(client["client_id"], client["client_secret"]),
+    )
+
+    assert response.status_code == 200, response.text
+    assert call_tool_raw(served, response.json()["access_token"]).status_code == 200
+
+
+async def test_http_basic_with_a_wrong_secret_is_still_invalid_client(served: Served) -> None:
+    client = register_confidential(served, "client_secret_basic")
+
+    response = httpx2.post(
+        f"{served.base}/token",
+        data={"grant_type": "refresh_token", "refresh_token": "fdr_x"},
+        headers=basic(client["client_id"], "wrong"),
+    )
+
+    assert response.status_code == 401
+    assert response.json()["error"] == "invalid_client"
+
+
+@pytest.mark.parametrize("path", ["/authorize", "/register", "/token", "/revoke"])
+async def test_a_body_over_64_kib_is_413_invalid_request_at_every_oauth_endpoint(
+    served: Served, path: str
+) -> None:
+    """A field past 1 MiB at /authorize answered 400 server_error and logged an ERROR."""
+    response = httpx2.post(
+        f"{served.base}{path}",
+        data={"client_id": register(served), "state": "s" * 1_200_000},
+    )
+
+    assert response.status_code == 413
+    assert response.json()["error"] == "invalid_request"
