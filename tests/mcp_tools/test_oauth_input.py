@@ -102,3 +102,40 @@ async def test_a_body_over_64_kib_is_413_invalid_request_at_every_oauth_endpoint
 
     assert response.status_code == 413
     assert response.json()["error"] == "invalid_request"
+
+
+async def test_a_redirect_uri_with_a_fragment_is_refused_at_registration(served: Served) -> None:
+    """RFC 6749 §3.1.2: the redirection endpoint URI must not include a fragment."""
+    response = registration(served, redirect_uris=["https://app.example/cb#done"])
+
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_redirect_uri"
+
+
+async def test_a_grant_type_the_server_does_not_serve_is_refused_at_registration(
+    served: Served,
+) -> None:
+    """RFC 7591 §2: the metadata lists authorization_code and refresh_token only."""
+    response = registration(served, grant_types=["authorization_code", "implicit"])
+
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_client_metadata"
+    assert "implicit" in response.json()["error_description"]
+
+
+@pytest.mark.parametrize("name", ["Evil\x1b[31m app", "a\x00b", "x" * 201, "line\nbreak"])
+async def test_a_client_name_the_consent_page_cannot_show_is_refused(
+    served: Served, name: str
+) -> None:
+    response = registration(served, client_name=name)
+
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_client_metadata"
+    assert "client_name" in response.json()["error_description"]
+
+
+async def test_a_printable_client_name_of_any_script_is_kept(served: Served) -> None:
+    response = registration(served, client_name="Ağent — 助手 ✓")
+
+    assert response.status_code == 201
+    assert response.json()["client_name"] == "Ağent — 助手 ✓"
