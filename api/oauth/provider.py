@@ -12,6 +12,7 @@ api.oauth.client_book, sign-in and consent in api.oauth.signin.
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -44,6 +45,9 @@ from backends.ports import (
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+# BASE64URL(SHA256(verifier)) without padding is always 43 characters (RFC 7636 §4.2); a
+# challenge of any other form could never be met at /token.
+S256_CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
 
 # The `resource` of the current /token request: the SDK's TokenHandler does not hand it to
 # the provider, so the route wrapper in api.tools.mcp_app sets it here.
@@ -88,6 +92,12 @@ class BuiltinOAuthProvider:
     async def authorize(
         self, client: OAuthClientInformationFull, params: AuthorizationParams
     ) -> str:
+        if not S256_CHALLENGE.fullmatch(params.code_challenge):
+            raise AuthorizeError(
+                "invalid_request",
+                "code_challenge must be the 43-character base64url SHA-256 of the "
+                "code_verifier (RFC 7636 §4.2)",
+            )
         resource = params.resource or self.config.resource
         if resource.rstrip("/") != self.config.resource:
             raise AuthorizeError(

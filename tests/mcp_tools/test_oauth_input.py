@@ -4,11 +4,14 @@ only fail at the end."""
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
 import httpx2
 import pytest
 
 from tests.mcp_tools.conftest import (
     REDIRECT_URI,
+    authorize_url,
     call_tool_raw,
     new_pkce,
     obtain_code,
@@ -139,3 +142,22 @@ async def test_a_printable_client_name_of_any_script_is_kept(served: Served) -> 
 
     assert response.status_code == 201
     assert response.json()["client_name"] == "Ağent — 助手 ✓"
+
+
+@pytest.mark.parametrize("challenge", ["abc", "=" * 43, "a" * 44, "a" * 128])
+async def test_a_code_challenge_that_no_verifier_can_meet_is_refused_at_authorize(
+    served: Served, challenge: str
+) -> None:
+    """RFC 7636 §4.2: an S256 challenge is 43 base64url characters; anything else would send
+    the person through sign-in for a code that /token must refuse."""
+    client_id = register(served)
+
+    response = httpx2.get(authorize_url(served, client_id, new_pkce(), code_challenge=challenge))
+
+    assert response.status_code == 302
+    target = urlsplit(response.headers["location"])
+    query = {k: v[0] for k, v in parse_qs(target.query).items()}
+    assert target.netloc == urlsplit(REDIRECT_URI).netloc
+    assert query["error"] == "invalid_request"
+    assert "code_challenge" in query["error_description"]
+    assert query["state"] == "state-1"
