@@ -41,6 +41,7 @@ from backends.ports import (
     OAuthStore,
     OAuthTokenRecord,
     PendingAuthorization,
+    UnavailableError,
 )
 
 logger = logging.getLogger(__name__)
@@ -112,7 +113,14 @@ class BuiltinOAuthProvider:
             csrf_hash="",
             expires_at=self.clock() + self.config.signin_ttl,
         )
-        await self.io(self.store.save_pending, pending)
+        try:
+            await self.io(self.store.save_pending, pending)
+        except UnavailableError as err:
+            # The SDK's handler answers any other exception 400 server_error; this one goes
+            # back to the client (RFC 6749 §4.1.2.1), which may retry.
+            raise AuthorizeError(
+                "temporarily_unavailable", "the authorization store is unavailable; retry"
+            ) from err
         return f"{self.config.issuer}/oauth/signin?tx={pending.tx_id}"
 
     def issue_code(

@@ -29,6 +29,7 @@ from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
+from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -36,15 +37,16 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.oauth.clients import basic_client_id, presented_client_secrets, secrets_in_request
-from api.oauth.config import OAuthConfig, sha256_hex
+from api.oauth.config import RETRY_AFTER_SECONDS, OAuthConfig, sha256_hex
 from api.oauth.jwt_verifier import JwtTokenVerifier
 from api.oauth.provider import BuiltinOAuthProvider, token_request_resource
 from api.oauth.signin import Brand, create_signin_routes
 from api.tools.mcp_paths import PRM_ROOT
 from api.tools.mcp_tools import create_mcp_server
-from backends.ports import Mailer, OAuthStore
+from backends.ports import Mailer, OAuthStore, UnavailableError
 from schemas.catalog import Catalog
 
+logger = logging.getLogger(__name__)
 SCOPES = ("openid", "email", "profile")
 GRANT_TYPES = ("authorization_code", "refresh_token")
 FORM_LIMIT = 64 * 1024  # bytes of a POST to /authorize, /token, /revoke or /register
@@ -145,7 +147,11 @@ def create_mcp_asgi_app(
         async with mcp.session_manager.run():
             yield
 
-    app = Starlette(routes=routes, middleware=mcp_app.user_middleware, lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(_StoreOutage), *mcp_app.user_middleware],
+        lifespan=lifespan,
+    )
     paths = frozenset(r.path for r in routes if isinstance(r, Route))
     return McpAsgiApp(app=app, paths=paths, mcp=mcp)
 
@@ -216,6 +222,40 @@ def _prm_endpoint(resource: str, issuer: str, name: str) -> ASGIApp:
     )
     handler = ProtectedResourceMetadataHandler(metadata)
     return cors_middleware(handler.handle, ["GET", "OPTIONS"])
+
+
+class _StoreOutage:
+    """An outage of the OAuth store (the port's UnavailableError) on any route answers 503
+    `temporarily_unavailable` with Retry-After, RFC 6749's shape, instead of a 500: the
+    OAuth endpoints, the sign-in pages and /mcp, whose token check reads the store. An
+    agent backs off and retries; it must not take the answer for a bad token or client."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except UnavailableError as err:
+            if started:
+                raise
+            logger.warning("oauth store unavailable on %s: %s", scope.get("path"), err)
+            body = {
+                "error": "temporarily_unavailable",
+                "error_description": "the authorization store is unavailable; retry shortly",
+            }
+            headers = {"Retry-After": RETRY_AFTER_SECONDS, "Cache-Control": "no-store"}
+            await JSONResponse(body, status_code=503, headers=headers)(scope, receive, send)
 
 
 def _transport_security(config: McpConfig) -> TransportSecuritySettings:
