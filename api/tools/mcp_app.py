@@ -465,7 +465,8 @@ class _FormRequest:
     that authenticates with HTTP Basic alone (RFC 6749 §2.3.1) has its `client_id` added to
     the form, which the SDK reads it from.
     /revoke: the SDK requires a `client_secret` field even from public clients (RFC 7009
-    sends none), so an absent one is added empty.
+    sends none), so an absent one is added empty; its 401 says `unauthorized_client`, which
+    RFC 7009 §2.2.1 (by RFC 6749 §5.2) and /token call `invalid_client`.
     """
 
     def __init__(self, app: ASGIApp, *, revoke: bool = False, limit: int = FORM_LIMIT) -> None:
@@ -509,10 +510,39 @@ class _FormRequest:
         token = token_request_resource.set(resources[0] if resources else None)
         sent = presented_client_secrets.set(secrets_in_request(form, authorization))
         try:
-            await self.app(scope, replayed(body, receive), send)
+            respond = _client_auth_refusal(send) if self.revoke else send
+            await self.app(scope, replayed(body, receive), respond)
         finally:
             token_request_resource.reset(token)
             presented_client_secrets.reset(sent)
+
+
+def _client_auth_refusal(send: Send) -> Send:
+    """A send that renames the error of a 401 JSON answer `unauthorized_client` to
+    `invalid_client` (client authentication failed, RFC 6749 §5.2)."""
+    held: Message | None = None
+
+    async def renamed(message: Message) -> None:
+        nonlocal held
+        if message["type"] == "http.response.start" and message["status"] == 401:
+            held = message
+            return
+        if held is not None and message["type"] == "http.response.body":
+            body = message.get("body", b"")
+            try:
+                doc = json.loads(body)
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict) and doc.get("error") == "unauthorized_client":
+                body = json.dumps({**doc, "error": "invalid_client"}).encode()
+            headers = [(k, v) for k, v in held["headers"] if k.lower() != b"content-length"]
+            headers.append((b"content-length", str(len(body)).encode()))
+            await send({**held, "headers": headers})
+            held = None
+            message = {"type": "http.response.body", "body": body}
+        await send(message)
+
+    return renamed
 
 
 class _RegistrationLimit:

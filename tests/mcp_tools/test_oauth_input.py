@@ -161,3 +161,31 @@ async def test_a_code_challenge_that_no_verifier_can_meet_is_refused_at_authoriz
     assert query["error"] == "invalid_request"
     assert "code_challenge" in query["error_description"]
     assert query["state"] == "state-1"
+
+
+@pytest.mark.parametrize("who", ["unknown client", "no client_id", "wrong secret"])
+async def test_revocation_by_a_client_that_fails_authentication_is_401_invalid_client(
+    served: Served, who: str
+) -> None:
+    """RFC 7009 §2.2.1 answers failed client authentication as RFC 6749 §5.2 does:
+    invalid_client, as /token does (the SDK said unauthorized_client)."""
+    client = register_confidential(served, "client_secret_post")
+    form = {
+        "unknown client": {"client_id": "no-such-client"},
+        "no client_id": {},
+        "wrong secret": {"client_id": client["client_id"], "client_secret": "wrong"},
+    }[who]
+
+    response = httpx2.post(f"{served.base}/revoke", data={"token": "fda_x", **form})
+
+    assert response.status_code == 401
+    assert response.json()["error"] == "invalid_client"
+    assert int(response.headers["content-length"]) == len(response.content)
+
+
+async def test_a_public_client_revokes_without_authentication_trouble(served: Served) -> None:
+    response = httpx2.post(
+        f"{served.base}/revoke", data={"token": "fda_unknown", "client_id": register(served)}
+    )
+
+    assert response.status_code == 200
