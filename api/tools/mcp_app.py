@@ -364,26 +364,28 @@ class _JsonRefusals:
 
 
 class _UnknownClient:
-    """An unknown client_id at /authorize gets 401 invalid_client, so the client registers again."""
+    """An unknown client_id at /authorize, by GET or by POST, gets 401 invalid_client, so the
+    client registers again (the SDK answers a POST 400 invalid_request). Mounted inside
+    _BodyLimit, so a POST's body is at most FORM_LIMIT bytes here."""
 
     def __init__(self, app: ASGIApp, provider: BuiltinOAuthProvider) -> None:
         self.app = app
         self.provider = provider
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        method = scope.get("method")
+        if method == "POST":
+            body = await read_body(receive, FORM_LIMIT) or b""
+            receive = replayed(body, receive)
+            query = parse_qs(body.decode("latin-1"))
+        elif method == "GET":
+            query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        else:
+            query = {}
         client_id = (query.get("client_id") or [""])[0]
-        if (
-            scope.get("method") == "GET"
-            and client_id
-            and await self.provider.get_client(client_id) is None
-        ):
-            body = {
-                "error": "invalid_client",
-                "error_description": "unknown client_id; register again",
-            }
-            await JSONResponse(body, status_code=401, headers={"Cache-Control": "no-store"})(
-                scope, receive, send
+        if client_id and await self.provider.get_client(client_id) is None:
+            await oauth_error(
+                scope, receive, send, 401, "invalid_client", "unknown client_id; register again"
             )
             return
         await self.app(scope, receive, send)

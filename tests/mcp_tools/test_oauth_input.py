@@ -189,3 +189,45 @@ async def test_a_public_client_revokes_without_authentication_trouble(served: Se
     )
 
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+async def test_an_unknown_client_is_401_invalid_client_at_authorize_by_get_or_post(
+    served: Served, method: str
+) -> None:
+    """mcp.md Errors: an unknown client registers again; a POSTed /authorize (RFC 6749 §3.1
+    allows it) answered 400 invalid_request."""
+    params = {
+        "response_type": "code",
+        "client_id": "no-such-client",
+        "redirect_uri": REDIRECT_URI,
+        "code_challenge": new_pkce().challenge,
+        "code_challenge_method": "S256",
+        "state": "s-1",
+    }
+
+    if method == "GET":
+        response = httpx2.get(f"{served.base}/authorize", params=params)
+    else:
+        response = httpx2.post(f"{served.base}/authorize", data=params)
+
+    assert response.status_code == 401
+    assert response.json()["error"] == "invalid_client"
+
+
+async def test_a_posted_authorization_request_of_a_known_client_goes_to_sign_in(
+    served: Served,
+) -> None:
+    params = {
+        "response_type": "code",
+        "client_id": register(served),
+        "redirect_uri": REDIRECT_URI,
+        "code_challenge": new_pkce().challenge,
+        "code_challenge_method": "S256",
+        "state": "s-1",
+    }
+
+    response = httpx2.post(f"{served.base}/authorize", data=params)
+
+    assert response.status_code == 302
+    assert "/oauth/signin?tx=" in response.headers["location"]
