@@ -6,6 +6,7 @@ import logging
 import random
 import re
 import time
+from typing import TYPE_CHECKING
 
 from flask import Flask, Response, g, request
 
@@ -25,8 +26,10 @@ from api.rest.public import create_public_blueprint
 from api.rest.signals import create_signals_blueprint
 from api.rest.webhooks import create_webhooks_blueprint
 from backends.bundle import Backends
-from renderers.page_html import build_site
 from services.keys import KeyRing
+
+if TYPE_CHECKING:
+    from renderers.site import Site
 
 logger = logging.getLogger(__name__)
 
@@ -66,11 +69,18 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.register_blueprint(create_content_blueprint(backends=backends, config=config, keys=keys))
     app.register_blueprint(create_jobs_blueprint(backends=backends, config=config, keys=keys))
     app.register_blueprint(create_assets_blueprint(blobs=backends.blobs))
+
+    def site() -> Site:
+        # The assets are read by the first page, asset or 404 asked for, not by a start.
+        from renderers.site import build_site
+
+        return build_site(
+            backends.catalog, base_url=config.base_url, beacon_consent=config.beacon_consent
+        )
+
     app.register_blueprint(
         create_pages_blueprint(
-            site=build_site(
-                backends.catalog, base_url=config.base_url, beacon_consent=config.beacon_consent
-            ),
+            site=site,
             pages=backends.pages,
             clock=backends.clock,
             preview_secret=config.preview_secret,

@@ -88,6 +88,12 @@ def invalid_payload(
     return ApiError(422, "invalid_payload", message, issues=issues)
 
 
+def unsupported_media_type(message: str) -> ApiError:
+    """415 `unsupported_media_type`, its issue naming the Content-Type header."""
+    issue = Issue(field="Content-Type", code="unsupported_media_type", message=message)
+    return ApiError(415, "unsupported_media_type", message, issues=[issue])
+
+
 def problem_response(err: ApiError) -> Response:
     """The problem+json response for an ApiError."""
     body = problem_body(
@@ -145,7 +151,10 @@ def register_error_handlers(app: Flask) -> None:
         valid_methods = getattr(err, "valid_methods", None)
         if status == 405 and valid_methods:
             headers["Allow"] = ", ".join(valid_methods)
-        return problem_response(ApiError(status, code, message, headers=headers))
+        issues = None
+        if status == 413:
+            issues = [Issue(field="", code="too_long", message="the body is too large")]
+        return problem_response(ApiError(status, code, message, headers=headers, issues=issues))
 
     @app.errorhandler(Exception)
     def _unexpected(err: Exception) -> Response:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,9 +22,12 @@ from backends.ports import (
     SignalQueue,
     SignalStore,
     TaskQueue,
+    UnavailableError,
     WebhookStore,
 )
 from schemas.catalog import Catalog
+
+logger = logging.getLogger(__name__)
 
 
 def utc_now() -> datetime:
@@ -34,8 +38,10 @@ def utc_now() -> datetime:
 class PageChanges:
     """Who hears that a page changed (services/pages.py tells it the slug after every write):
     this process's /p/ lookup memo once the pages blueprint listens, then the CDN purge of
-    `/p/{slug}`. Every listener runs before the purge, so a purge that fails (a 5xx) still
-    leaves this process serving the saved version."""
+    `/p/{slug}`. Every listener runs before the purge. The write has been stored by then, so a
+    purge the CDN refuses is logged for operators and never fails the write: answering an error
+    would invite a retry of a write that succeeded (and a job would store its page again). The
+    CDN serves the old version until the page's s-maxage runs out."""
 
     def __init__(self, cdn: Cdn) -> None:
         self._cdn = cdn
@@ -48,7 +54,14 @@ class PageChanges:
     def __call__(self, slug: str) -> None:
         for listener in self._listeners:
             listener(slug)
-        self._cdn.purge(f"/p/{slug}")
+        try:
+            self._cdn.purge(f"/p/{slug}")
+        except UnavailableError:
+            logger.exception(
+                "cdn purge of /p/%s failed; the CDN serves the old version until s-maxage",
+                slug,
+                extra={"slug": slug},
+            )
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,11 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
         raise ValueError("not a cursor this service issued") from err
     if not isinstance(slug, str) or when.tzinfo is None:
         raise ValueError("not a cursor this service issued")
-    return when, slug
+    try:
+        # A forged time at the edge of the range (year 1 at +14:00) has no UTC equivalent.
+        return when.astimezone(UTC), slug
+    except OverflowError as err:
+        raise ValueError("not a cursor this service issued") from err
 
 
 def decode_version_cursor(cursor: str) -> int:

@@ -13,6 +13,9 @@ Our packages are compiled to bytecode before the runs, as the image's `pip insta
 them (Dockerfile): a checkout under PYTHONDONTWRITEBYTECODE (this machine's environment, and the
 image's) would otherwise compile every module of ours from source at each start, which no
 deployed instance does, while the baseline's Flask reads its bytecode from site-packages.
+
+What a start does and what it leaves for first use is in the README ("What a start does, and
+what waits for first use"); tests/test_cold_start.py pins it.
 """
 
 from __future__ import annotations

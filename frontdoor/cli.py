@@ -25,7 +25,7 @@ from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from renderers.terraform_indexes import render_firestore_terraform
 from schemas.openapi.document import build_openapi
-from services.keys import issue_key, revoke_key
+from services.keys import PARTNER_NAME, issue_key, revoke_key
 
 logger = logging.getLogger(__name__)
 
@@ -60,8 +60,23 @@ def keys() -> None:
     """Issue, revoke and list partner keys (hashed at rest)."""
 
 
+def _partner_name(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    """A partner owns its pages by name: an empty or blank one (an unset shell variable) would
+    make every such key one partner, so a name is 1 to 64 letters, digits, `.`, `_` or `-`."""
+    if not PARTNER_NAME.match(value):
+        raise click.BadParameter(
+            "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+        )
+    return value
+
+
 @keys.command("issue")
-@click.option("--partner", required=True, help="Who the key is for, e.g. acme")
+@click.option(
+    "--partner",
+    required=True,
+    callback=_partner_name,
+    help="Who the key is for, e.g. acme (letters, digits, '.', '_', '-')",
+)
 @click.option(
     "--scope",
     type=click.Choice(SCOPES),

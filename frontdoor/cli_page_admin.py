@@ -105,6 +105,7 @@ def restore(ctx: click.Context, slug: str, version: int) -> None:
             now=backends.clock(),
         ),
         done=f"restored version {version} of",
+        missing=f"no version {version} of page {slug}",
     )
 
 
@@ -160,12 +161,13 @@ def _write(
     write: Callable[[], StoredPage],
     *,
     done: str,
+    missing: str = "",
 ) -> None:
     """Run one write; the gate's issues (exit 1) as the API gives them, or the new version."""
     try:
         page = write()
     except NotFoundError:
-        click.echo(f"no page {slug} (or no such version)", err=True)
+        click.echo(missing or f"no page {slug}", err=True)
         ctx.exit(1)
     except pages_service.GateRefusedError as err:
         click.echo(f"invalid_payload: {slug} fails today's quality gate; nothing changed", err=True)

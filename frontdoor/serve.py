@@ -15,7 +15,8 @@ from __future__ import annotations
 import gc
 import logging
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
     from backends.bundle import Backends
-    from backends.ports import Scope
+    from domain.scopes import Scope
     from frontdoor.composition import WsgiApp
     from frontdoor.rsgi_front import RsgiFront
     from frontdoor.settings import Settings
@@ -42,16 +43,24 @@ START: dict[str, bool] = {"served": False}
 
 def create_served_app(settings: Settings | None = None) -> WsgiApp:
     """The whole service as one WSGI callable (granian's factory target, one call per worker)."""
+    with _start_objects():
+        return _build_served_app(settings)
+
+
+@contextmanager
+def _start_objects() -> Iterator[None]:
+    """The collector held while a worker imports and builds the app (everything made then lives
+    as long as the process); in a served process, what was made is then frozen out of later
+    collections (which would otherwise copy its pages)."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        served = _build_served_app(settings)
+        yield
         if START["served"]:
-            gc.freeze()  # what start made stays: later collections skip it (and copy no pages)
+            gc.freeze()
     finally:
         if collecting:
             gc.enable()
-    return served
 
 
 def _build_served_app(settings: Settings | None) -> WsgiApp:
@@ -81,15 +90,15 @@ def _build_served_app(settings: Settings | None) -> WsgiApp:
 def create_served_rsgi_app() -> RsgiFront:
     """granian's factory target: the WSGI app behind RsgiFront, which reads each body under
     the read timeout on granian's event loop before a thread runs the app (one call a worker)."""
-    from frontdoor.rsgi_front import RsgiFront
-    from frontdoor.settings import Settings
-    from frontdoor.wiring import app_config
+    with _start_objects():  # Flask loads here, with the front: held like the app's imports
+        from frontdoor.rsgi_front import RsgiFront
+        from frontdoor.settings import Settings
 
-    # The settings the parent checked, as create_served_app reads them (a fork inherits them).
-    settings = CHECKED_SETTINGS[0] if CHECKED_SETTINGS else Settings()
-    app = create_served_app(settings)
-    base_url = app_config(settings).base_url
-    return RsgiFront(app, base_url=base_url, timeout=settings.body_read_timeout)
+        # The settings the parent checked, as create_served_app reads them (a fork inherits
+        # them).
+        settings = CHECKED_SETTINGS[0] if CHECKED_SETTINGS else Settings()
+        app = _build_served_app(settings)
+        return RsgiFront(app, base_url=settings.base_url, timeout=settings.body_read_timeout)
 
 
 def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
@@ -114,7 +123,7 @@ def announce_local_keys(settings: Settings) -> dict[Scope, str]:
     A start that prints new keys revokes the keys earlier starts printed (partner `local`,
     marked bootstrap); keys set in the environment or issued with the CLI are untouched.
     """
-    from backends.ports import BOOTSTRAP_SCOPES
+    from domain.scopes import BOOTSTRAP_SCOPES  # not the ports': see check_start
 
     missing = [scope for scope in BOOTSTRAP_SCOPES if getattr(settings, f"{scope}_api_key") is None]
     if settings.backend != "embedded" or not missing:
@@ -167,9 +176,31 @@ def settings_problems(err: ValidationError) -> str:
 def main() -> None:
     """`make run`: validate settings and content, then serve with granian."""
     gc.disable()
-    import click
     from granian import Granian
     from granian.constants import Interfaces
+
+    from frontdoor.logs import granian_log_config
+
+    settings = check_start()
+    gc.freeze()
+    gc.enable()  # granian's parent supervises for the whole run: it collects as usual
+    Granian(
+        target="frontdoor.serve:create_served_rsgi_app",
+        factory=True,
+        interface=Interfaces.RSGI,
+        address=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_access=False,
+        log_dictconfig=granian_log_config(settings.google_cloud_project),
+    ).serve()
+
+
+def check_start() -> Settings:
+    """What granian's parent does before serving: read the settings, check the content (kept
+    for the worker), issue missing bootstrap keys in embedded mode; exit 2 on bad settings or
+    content. It loads only what that needs: never the app, nor with every key set a port."""
+    import click
     from pydantic import ValidationError
 
     from backends.content_files import ContentError, load_catalog
@@ -177,7 +208,7 @@ def main() -> None:
     # `python -m frontdoor.serve` runs this file as __main__; granian's worker imports it by
     # name, so what main() leaves for the worker goes into that module.
     from frontdoor import serve as by_name
-    from frontdoor.logs import configure_logging, granian_log_config
+    from frontdoor.logs import configure_logging
     from frontdoor.settings import Settings
 
     try:
@@ -195,18 +226,7 @@ def main() -> None:
     click.echo(f"frontdoor serving on {settings.base_url}", err=True)
     by_name.CHECKED_SETTINGS[:] = [settings]
     by_name.START["served"] = True
-    gc.freeze()
-    gc.enable()  # granian's parent supervises for the whole run: it collects as usual
-    Granian(
-        target="frontdoor.serve:create_served_rsgi_app",
-        factory=True,
-        interface=Interfaces.RSGI,
-        address=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        log_access=False,
-        log_dictconfig=granian_log_config(settings.google_cloud_project),
-    ).serve()
+    return settings
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ read the raw structure, so a payload with a bad field and off-brand copy reports
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 from pydantic import ValidationError
 
@@ -17,10 +18,17 @@ from schemas.errors import Issue, issues_from_errors
 GATE_VERSION = "gate-2"
 
 
-def check_page(payload: object, *, brand: Brand, brief: object | None = None) -> list[Issue]:
+def check_page(
+    payload: object,
+    *,
+    brand: Brand,
+    brief: object | None = None,
+    kept_quotes: Sequence[str] = (),
+) -> list[Issue]:
     """Every schema and gate issue of one raw page; empty when the page may be stored.
 
     With a `brief` (a generated page) the ICP is the brief's and claims must come from it.
+    `kept_quotes`: a change to a generated page keeps the quotes its brief's proof allowed.
     """
     # Here, not at the top: the rules compile their patterns on import, which a start that
     # checks no page yet need not pay (bench/bench_startup.py).
@@ -31,7 +39,7 @@ def check_page(payload: object, *, brand: Brand, brief: object | None = None) ->
     issues += rules.hero_unique(payload)
     issues += rules.icp_named(payload, brand=brand, brief=brief)
     issues += rules.safe_urls(payload)
-    issues += rules.on_brand(payload, brand=brand, brief=brief)
+    issues += rules.on_brand(payload, brand=brand, brief=brief, kept_quotes=kept_quotes)
     if brief is not None:
         issues += rules.supported_claims(payload, brief=brief)
     return _unique(issues)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from gate.text import fold
+from gate.text import fold, text_fields
 
 _MARKS = '"\u201c\u201d\u201e\u00ab\u00bb'
 _QUOTED = re.compile(f"[{_MARKS}]([^{_MARKS}]{{4,}})[{_MARKS}]")
@@ -78,6 +78,18 @@ def customer_quotes(text: str) -> Iterator[str]:
         before, after = text[: match.start()], text[match.end() :]
         if _ATTRIBUTION_AFTER.match(after) or _ATTRIBUTION_BEFORE.search(before):
             yield match.group(1)
+
+
+def page_quotes(payload: object) -> list[str]:
+    """Every quote a page carries: the text of its quote blocks and each quoted span."""
+    found: list[str] = []
+    for field, text in text_fields(payload):
+        if field.endswith(".quote"):
+            found.append(text)
+        else:
+            folded = fold(text)
+            found += [folded[start:end] for start, end in quoted_spans(folded)]
+    return found
 
 
 def quoted_spans(text: str) -> list[tuple[int, int]]:

@@ -7,12 +7,12 @@ limits to the schema, so a rule never raises and never repeats a schema issue.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from gate.claims import brief_facts, brief_proof, numbers
 from gate.context import customer_quotes, inflations, is_negated, quote_key, quoted_spans
 from gate.text import contains_phrase, fold, text_fields, tokens
-from gate.urls import image_problem, link_problem
+from gate.urls import MAX_URL_LENGTH, image_problem, link_problem
 from schemas.catalog import Brand
 from schemas.errors import Issue
 
@@ -125,21 +125,34 @@ def safe_urls(payload: object) -> list[Issue]:
                 found.append((f"blocks.{index}.{name}", kind, value))
     issues = []
     for field, kind, url in found:
+        if len(url) > MAX_URL_LENGTH:  # a length, like every other field's: too_long
+            issues.append(
+                Issue(field=field, code="too_long", message=f"at most {MAX_URL_LENGTH} characters")
+            )
+            continue
         problem = link_problem(url) if kind == "link" else image_problem(url)
         if problem is not None:
             issues.append(Issue(field=field, code="unsafe_url", message=problem))
     return issues
 
 
-def on_brand(payload: object, *, brand: Brand, brief: object | None = None) -> list[Issue]:
+def on_brand(
+    payload: object,
+    *,
+    brand: Brand,
+    brief: object | None = None,
+    kept_quotes: Iterable[str] = (),
+) -> list[Issue]:
     """No banned wording in any text field (`off_brand`), whole-word and case-insensitive.
 
     A phrase the brand rules allow in context passes there: negated ("no guaranteed meetings")
-    or inside a customer quote the brief's proof gives. With no allowance, strict.
+    or inside a customer quote the brief's proof gives (or `kept_quotes`: the quotes a generated
+    page already carries, which its brief's proof gave). With no allowance, strict.
     """
     pattern = _banned_pattern(tuple(b.phrase for b in brand.banned_wording))
     advice = {fold(b.phrase): b for b in brand.banned_wording}
     proof_quotes = {quote_key(fact) for fact in brief_facts(brief)} if brief is not None else set()
+    proof_quotes |= {key for quote in kept_quotes if (key := quote_key(quote))}
     issues = []
     for field, text in text_fields(payload):
         folded = fold(text)

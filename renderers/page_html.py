@@ -8,7 +8,6 @@ the package's own templates, no clock.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -16,14 +15,13 @@ from typing import Literal
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from renderers.assets import SiteAssets, build_site_assets
 from renderers.hero_sources import HeroSources, hero_sources, share_image
 from renderers.page_head import content_security_policy, document_title, page_json_ld
 from renderers.richtext import render_markdown
 from renderers.safe_urls import absolute_url, image_src, is_https, safe_href
-from schemas.catalog import Catalog, Customer
+from renderers.site import Site, build_site
+from schemas.catalog import Customer
 from schemas.content.pages import PageBlock, SitePageInput
-from schemas.public import Company
 
 __all__ = [
     "COLLECT_PATH",
@@ -35,6 +33,7 @@ __all__ = [
     "build_site",
     "render_not_found",
     "render_page",
+    "render_unavailable",
 ]
 
 COLLECT_PATH = "/api/public/v1/collect"
@@ -44,20 +43,6 @@ HONEYPOT_FIELD = "website"
 FORM_ANCHOR = "leadform"
 FormState = Literal["open", "submitted", "invalid_email"]
 FORM_STATES: tuple[FormState, ...] = ("open", "submitted", "invalid_email")
-
-
-@dataclass(frozen=True)
-class Site:
-    """What every page shares: the public origin, the company record, logos and assets."""
-
-    base_url: str
-    company: Company
-    customers: tuple[Customer, ...]
-    logos: Mapping[str, str]
-    assets: SiteAssets
-    theme_color: str
-    # BEACON_CONSENT=required: the beacon waits for the visitor's yes (renderers/static/beacon.js)
-    beacon_consent: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,19 +79,6 @@ class BlockView:
     logos: tuple[Markup, ...] = ()
     form_anchor: str = FORM_ANCHOR
     submit_label: str = "Send request"
-
-
-def build_site(catalog: Catalog, *, base_url: str, beacon_consent: bool = False) -> Site:
-    """The shared facts of every page, built once per process."""
-    return Site(
-        base_url=base_url.rstrip("/"),
-        company=catalog.company,
-        customers=tuple(catalog.customers),
-        logos=dict(catalog.logos),
-        assets=build_site_assets(catalog.brand),
-        theme_color=catalog.brand.palette.get("paper", "#ffffff"),
-        beacon_consent=beacon_consent,
-    )
 
 
 def render_page(
@@ -173,9 +145,20 @@ def render_page(
 
 def render_not_found(*, site: Site) -> RenderedPage:
     """The on-brand 404 page for /p/... paths that serve nothing."""
+    return _render_error_page(site=site, title="Page not found", template="not_found.html.j2")
+
+
+def render_unavailable(*, site: Site) -> RenderedPage:
+    """The on-brand 503 page for /p/{slug} while the page store is down."""
+    return _render_error_page(
+        site=site, title="Page briefly unavailable", template="unavailable.html.j2"
+    )
+
+
+def _render_error_page(*, site: Site, title: str, template: str) -> RenderedPage:
     head = {
-        "title": document_title("Page not found", site.company.name),
-        "og_title": "Page not found",
+        "title": document_title(title, site.company.name),
+        "og_title": title,
         "description": None,
         "noindex": True,
         "canonical": None,
@@ -188,7 +171,7 @@ def render_not_found(*, site: Site) -> RenderedPage:
     header_cta = Link(href=str(site.company.urls.book_call), label="Book a call")
     html = (
         _environment()
-        .get_template("not_found.html.j2")
+        .get_template(template)
         .render(site=site, head=head, header_cta=header_cta, preview=False)
     )
     return RenderedPage(html=html, content_security_policy=content_security_policy(None))

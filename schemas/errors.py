@@ -98,12 +98,9 @@ def _message(err: ErrorDetails) -> str:
         return "unknown field"
     if err["type"] == "missing":
         return "required"
-    if "max_length" in ctx:
-        return f"at most {ctx['max_length']}" + (
-            " characters" if err["type"].startswith("string") else " items"
-        )
-    if "min_length" in ctx:
-        return f"at least {ctx['min_length']}" + (
-            " characters" if err["type"].startswith("string") else " items"
-        )
+    for bound, words in (("max_length", "at most"), ("min_length", "at least")):
+        if bound in ctx:
+            unit = "character" if err["type"].startswith("string") else "item"
+            count = ctx[bound]
+            return f"{words} {count} {unit}" + ("" if count == 1 else "s")
     return str(err["msg"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -85,6 +86,11 @@ def replace_bootstrap_keys(
     return issued, revoked
 
 
+# What the operator CLI takes as a partner's name (pages and keys are owned by it).
+PARTNER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_KEY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,63}$")  # issued ids are 12 hex digits
+
+
 def parse_key_id(raw: str) -> tuple[Scope, str] | None:
     """The scope and key id a presented key names, or None if it is not one of ours."""
     # Longest scope first: `content_admin` before `content`.
@@ -92,7 +98,9 @@ def parse_key_id(raw: str) -> tuple[Scope, str] | None:
         head = f"{PREFIX}_{scope}_"
         if raw.startswith(head):
             key_id, sep, secret = raw[len(head) :].partition("_")
-            return (scope, key_id) if sep and key_id and secret else None
+            # An id no key can have never reaches the store: Firestore refuses `..` or `a/b`
+            # as a document id with an error that is no "not found".
+            return (scope, key_id) if sep and _KEY_ID.match(key_id) and secret else None
     return None
 
 

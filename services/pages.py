@@ -10,6 +10,7 @@ the owner stays the owner. Every write stamps the version with who wrote it and 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -26,6 +27,7 @@ from backends.ports import (
     VersionSource,
 )
 from gate.check import check_page, parse_page
+from gate.context import page_quotes
 from schemas.catalog import Brand
 from schemas.content.changes import (
     merge_patch,
@@ -35,7 +37,7 @@ from schemas.content.changes import (
     stored_input,
     unpublished,
 )
-from schemas.content.pages import SitePageInput
+from schemas.content.pages import SLUG_MAX_LENGTH, SLUG_PATTERN, SitePageInput
 from schemas.errors import Issue
 
 __all__ = [
@@ -59,6 +61,7 @@ __all__ = [
     "unpublish_page",
 ]
 
+_SLUG = re.compile(SLUG_PATTERN)
 ATTEMPTS = 5  # re-read and retry when another writer got there first (no precondition given)
 Precondition = Callable[[StoredPage], bool]
 PageChange = Callable[[StoredPage], StoredPage | None]
@@ -107,6 +110,10 @@ class BusyError(Exception):
 
 def find_page(*, pages: PageStore, slug: str, editor: Editor) -> StoredPage:
     """The page if this editor may see it. Raises: NotFoundError (absent or another's)."""
+    # A slug no page can have never reaches the store: Firestore refuses some ids outright
+    # (`__x__`, `..`, past 1500 bytes) with an error that is no "not found".
+    if len(slug) > SLUG_MAX_LENGTH or not _SLUG.match(slug):
+        raise NotFoundError(slug)
     page = pages.get_page(slug)
     if page is None or not editor.sees(page):
         raise NotFoundError(slug)
@@ -310,12 +317,39 @@ def _stored_by_generation(
     )
 
 
-def gated(*, payload: object, brand: Brand) -> SitePageInput:
-    """The page if it passes schema and gate. Raises: GateRefusedError with every issue."""
-    issues = check_page(payload, brand=brand)
+def gated(*, payload: object, brand: Brand, kept_from: StoredPage | None = None) -> SitePageInput:
+    """The page if it passes schema and gate. Raises: GateRefusedError with every issue.
+
+    `kept_from`: the stored page a change starts from. A generated page was gated against its
+    brief: its hero `sub` names the brief's ICP (which the ICP vocabulary need not hold) and its
+    quotes are the brief's proof (where a brand rule may allow a phrase). While a change keeps
+    that `sub` and those quotes as written, they stand, so an edit, a publish or a restore of a
+    generated page is not refused for copy it did not touch.
+    """
+    generated = kept_from if kept_from is not None and kept_from.source == "generate" else None
+    kept_quotes = page_quotes(dict(generated.page_input)) if generated is not None else []
+    issues = check_page(payload, brand=brand, kept_quotes=kept_quotes)
+    kept = generated_hero_sub(kept_from)
+    if kept is not None and hero_sub(payload) == kept:
+        issues = [i for i in issues if i.code != "icp_missing"]
     if issues:
         raise GateRefusedError(issues)
     return parse_page(payload)
+
+
+def hero_sub(page_input: object) -> str | None:
+    """The first block's `sub`, if the page starts with a hero that has one."""
+    blocks = page_input.get("blocks") if isinstance(page_input, dict) else None
+    first = blocks[0] if isinstance(blocks, list) and blocks else None
+    sub = first.get("sub") if isinstance(first, dict) and first.get("type") == "hero" else None
+    return sub if isinstance(sub, str) else None
+
+
+def generated_hero_sub(page: StoredPage | None) -> str | None:
+    """The hero `sub` of a generated page (checked against its brief's ICP), else None."""
+    if page is None or page.source != "generate":
+        return None
+    return hero_sub(dict(page.page_input))
 
 
 def restore_version(
@@ -335,7 +369,7 @@ def restore_version(
     Raises: NotFoundError, GateRefusedError (nothing changed), PreconditionFailedError, BusyError.
     """
     old = find_version(pages=pages, slug=slug, version=version, editor=editor)
-    gated(payload=dict(old.page_input), brand=brand)
+    gated(payload=dict(old.page_input), brand=brand, kept_from=old)
     return change_page(
         pages=pages,
         slug=slug,
@@ -367,7 +401,8 @@ def publish_page(
         if current.status == "published":
             return None
         merged = merge_patch(current.page_input, {"is_published": True})
-        return patched(current, gated(payload=merged, brand=brand), ruleset=ruleset, now=now)
+        page = gated(payload=merged, brand=brand, kept_from=current)
+        return patched(current, page, ruleset=ruleset, now=now)
 
     return change_page(
         pages=pages,

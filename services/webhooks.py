@@ -6,6 +6,7 @@ services/deliveries.py.
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
@@ -47,6 +48,11 @@ class NewSecret:
     endpoint: WebhookEndpoint
     secret: str
     previous_secret_expires_at: datetime | None = None
+
+
+# Endpoint ids are `wh_` and hex, delivery ids `msg_` or `job_` and hex. An id no record can have
+# never reaches the store: Firestore refuses `__x__` or `..` as a document id (not a "not found").
+_RECORD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 
 
 def check_url(url: str, *, options: DeliveryOptions) -> None:
@@ -95,7 +101,7 @@ def register_endpoint(
 
 def own_endpoint(*, webhooks: WebhookStore, partner: str, endpoint_id: str) -> WebhookEndpoint:
     """The partner's endpoint. Raises: NotFoundError (absent or another partner's)."""
-    found = webhooks.get_endpoint(endpoint_id)
+    found = webhooks.get_endpoint(endpoint_id) if _RECORD_ID.match(endpoint_id) else None
     if found is None or found.partner != partner:
         raise NotFoundError(endpoint_id)
     return found
@@ -141,7 +147,7 @@ def replay(
     Raises: NotFoundError (absent, another partner's, or erased meanwhile),
     EndpointDisabledError, ConflictError (the delivery changed meanwhile).
     """
-    delivery = webhooks.get_delivery(delivery_id)
+    delivery = webhooks.get_delivery(delivery_id) if _RECORD_ID.match(delivery_id) else None
     endpoint = webhooks.get_endpoint(delivery.endpoint_id) if delivery else None
     if delivery is None or endpoint is None or endpoint.partner != partner:
         raise NotFoundError(delivery_id)

@@ -73,6 +73,20 @@ def test_issue_refuses_an_unknown_scope(data_dir: Path) -> None:
     assert "admin" in result.stderr
 
 
+@pytest.mark.parametrize("partner", ["", " ", "a b", "ops/x", "x" * 65])
+def test_issue_refuses_a_partner_name_that_is_empty_or_not_a_plain_name(
+    data_dir: Path, partner: str
+) -> None:
+    """Pages belong to a partner by name: `--partner "$UNSET"` must not make one partner of
+    every key issued that way. Nothing is issued."""
+    result = frontdoor(data_dir, "keys", "issue", "--partner", partner, "--scope", "content")
+    listed = frontdoor(data_dir, "keys", "list")
+
+    assert result.exit_code == 2
+    assert "--partner" in result.stderr
+    assert "content" not in listed.stdout
+
+
 def test_list_shows_every_key_by_id_partner_and_scope_but_never_a_secret(data_dir: Path) -> None:
     """Keys are stored hashed: the list shows ids, partners and scopes only."""
     content_id, content_raw = issue(data_dir, "content")

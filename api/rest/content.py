@@ -18,11 +18,12 @@ from flask import Blueprint, Response, g, request
 
 from api.auth import KeyCheck
 from api.config import AppConfig
-from api.errors import ApiError, invalid_payload
+from api.errors import ApiError, answer_unavailable, invalid_payload, unsupported_media_type
 from api.rest.etags import etag_listed
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
 from api.rest.page_records import etag, page_record, version_record
+from api.rest.signal_query import refuse_parameters
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, NotFoundError, StoredPage
 from domain.numbers import ascii_whole_number
@@ -46,17 +47,21 @@ logger = logging.getLogger(__name__)
 PREFIX = "/api/public/content/pages"
 MAX_BODY_BYTES = 1024 * 1024
 DEFAULT_LIMIT, MAX_LIMIT = 20, 100
+LIST_PARAMS = frozenset({"status", "partner", "cursor", "limit"})
+VERSION_LIST_PARAMS = frozenset({"cursor", "limit"})
 
 
 def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: KeyCheck) -> Blueprint:
     """The page operations of SPEC's Content API (generate is the jobs blueprint's) and a
     page's history: list, read and restore its versions (issue 14)."""
     bp = Blueprint("content", __name__, url_prefix=PREFIX)
+    answer_unavailable(bp, "The page store is unavailable; retry")
     idempotent = Idempotency(backends.idempotency, clock=backends.clock)
 
     @bp.post("")
     def save_page() -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         payload = _json_body()
         return idempotent.run(
             principal, payload, lambda: _replace(principal, payload, backends, config)
@@ -65,6 +70,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
     @bp.get("")
     def list_pages() -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args, LIST_PARAMS)
         status, cursor, limit = _list_query()
         try:
             found = pages_service.list_visible_pages(
@@ -76,7 +82,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
                 owner=request.args.get("partner") or None,
             )
         except ValueError as err:
-            raise _bad_query("cursor", "not a cursor from a previous answer") from err
+            raise _bad_query("cursor", "the next_cursor of a previous answer") from err
         body = PageListBody(
             pages=[_record(p, config) for p in found.pages],
             next_cursor=found.next_cursor,
@@ -87,6 +93,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
     @bp.get("/<slug>")
     def get_page(slug: str) -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         page = _visible(slug, principal, backends)
         if etag_listed(request.headers.get("If-None-Match"), etag(page)):
             return Response(status=304, headers={"ETag": etag(page)})
@@ -95,22 +102,31 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
     @bp.patch("/<slug>")
     def patch_page(slug: str) -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         patch = _json_body(merge_patch_allowed=True)
         if not isinstance(patch, dict):
             raise invalid_payload(
                 [Issue(field="", code="invalid_type", message="a merge patch is a JSON object")]
             )
 
-        def change(current: StoredPage) -> StoredPage:
+        def change(current: StoredPage) -> StoredPage | None:
             merged = merge_patch(current.page_input, patch)
             if isinstance(merged, dict) and merged.get("slug") != slug:
                 raise invalid_payload(
                     [Issue(field="slug", code="slug_mismatch", message=f"the slug stays {slug!r}")]
                 )
-            page = _gated(merged, backends)
-            return patched(
+            page = _gated(merged, backends, kept_from=current)
+            new = patched(
                 current, page, ruleset=ruleset(backends.catalog.brand), now=backends.clock()
             )
+            # A patch that changes nothing (a repeat, a sync sending what is there) writes no
+            # version: the page and its ETag stay as they are.
+            unchanged = (new.page_input, new.status, new.hero_image_url) == (
+                current.page_input,
+                current.status,
+                current.hero_image_url,
+            )
+            return None if unchanged else new
 
         return _page_response(
             _serve_write(
@@ -130,6 +146,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
     @bp.delete("/<slug>")
     def unpublish_page(slug: str) -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         return _page_response(
             _serve_write(
                 lambda condition: pages_service.unpublish_page(
@@ -162,6 +179,7 @@ def register_history_routes(
     @bp.get("/<slug>/versions")
     def list_versions(slug: str) -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args, VERSION_LIST_PARAMS)
         _status, cursor, limit = _list_query(with_status=False)
         try:
             found = pages_service.list_history(
@@ -174,7 +192,7 @@ def register_history_routes(
         except NotFoundError as err:
             raise _not_found(slug) from err
         except ValueError as err:
-            raise _bad_query("cursor", "not a cursor from a previous answer") from err
+            raise _bad_query("cursor", "the next_cursor of a previous answer") from err
         body = VersionListBody(
             versions=[_version(v, config) for v in found.versions],
             next_cursor=found.next_cursor,
@@ -185,6 +203,7 @@ def register_history_routes(
     @bp.get("/<slug>/versions/<int(max=2147483647):number>")
     def get_version(slug: str, number: int) -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         try:
             found = pages_service.find_version(
                 pages=backends.pages, slug=slug, version=number, editor=editor_of(principal)
@@ -196,8 +215,14 @@ def register_history_routes(
     @bp.post("/<slug>/versions/<int(max=2147483647):number>/restore")
     def restore_version(slug: str, number: int) -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         if request.get_data(cache=True).strip():
-            raise ApiError(400, "invalid_json", "A restore takes no body")
+            raise ApiError(
+                400,
+                "invalid_json",
+                "A restore takes no body",
+                issues=[Issue(field="", code="not_allowed", message="a restore takes no body")],
+            )
 
         def restore() -> Response:
             try:
@@ -285,10 +310,14 @@ def _serve_write(
     return saved
 
 
-def _gated(payload: object, backends: Backends) -> SitePageInput:
+def _gated(
+    payload: object, backends: Backends, *, kept_from: StoredPage | None = None
+) -> SitePageInput:
     refused = character_issues(payload)
     try:
-        page = pages_service.gated(payload=payload, brand=backends.catalog.brand)
+        page = pages_service.gated(
+            payload=payload, brand=backends.catalog.brand, kept_from=kept_from
+        )
     except pages_service.GateRefusedError as err:
         issues = refused + list(err.issues)
         raise invalid_payload(issues, "The page failed the schema or the quality gate") from err
@@ -345,9 +374,7 @@ def _json_body(*, merge_patch_allowed: bool = False) -> object:
         {"application/merge-patch+json"} if merge_patch_allowed else set()
     )
     if request.mimetype not in allowed:
-        raise ApiError(
-            415, "unsupported_media_type", f"Send the body as {' or '.join(sorted(allowed))}"
-        )
+        raise unsupported_media_type(f"Send the body as {' or '.join(sorted(allowed))}")
     request.max_content_length = MAX_BODY_BYTES
     return parse_json(request.get_data(cache=True))
 

@@ -11,16 +11,18 @@ rendered per request (the ETag still follows the bytes).
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from flask import Blueprint, Response
 
-from api.errors import TITLES, ApiError
-from api.rest.http_cache import CachedBody, cached_response
-from renderers.sitemap import SitemapEntry, render_image_sitemap, render_sitemap
+from api.errors import TITLES, ApiError, answer_unavailable
+from api.rest.http_cache import CachedBody, RenderedOnce, cached_response
 from renderers.text_files import DOC_FILES
 from schemas.catalog import Catalog
+
+if TYPE_CHECKING:
+    from renderers.sitemap import SitemapEntry
 
 __all__ = ["FILE_PATHS", "SITEMAP_PATHS", "create_files_blueprint", "render_files"]
 
@@ -53,25 +55,7 @@ FILE_PATHS = (
     *DOC_FILES,
 )
 
-PageEntries = Callable[[], Iterable[SitemapEntry]]
-
-
-class _RenderedOnce:
-    """Bodies rendered by the first request that needs one (others wait for it)."""
-
-    def __init__(self, render: Callable[[], dict[str, CachedBody]]) -> None:
-        self._render = render
-        self._bodies: dict[str, CachedBody] | None = None
-        self._lock = threading.Lock()
-
-    def bodies(self) -> dict[str, CachedBody]:
-        bodies = self._bodies
-        if bodies is None:
-            with self._lock:
-                if self._bodies is None:
-                    self._bodies = self._render()
-                bodies = self._bodies
-        return bodies
+PageEntries = Callable[[], Iterable["SitemapEntry"]]
 
 
 def create_files_blueprint(
@@ -83,13 +67,22 @@ def create_files_blueprint(
 ) -> Blueprint:
     """Every file of SPEC's machine-readable table, rendered from content/ and the models."""
     bp = Blueprint("files", __name__)
+    answer_unavailable(bp, "The page store is unavailable; retry")  # the sitemaps read it
     for source in DOC_FILES.values():
         if source not in catalog.docs:
             raise ValueError(f"content/docs/{source} is missing: it is one of the served docs")
-    rendered = _RenderedOnce(lambda: render_files(catalog, base_url, auth_url=auth_url))
+    rendered = RenderedOnce(lambda: render_files(catalog, base_url, auth_url=auth_url))
+    # One rule for the files at the root: a start compiles a URL builder for every rule.
+    at_root = ", ".join(f'"{path[1:]}"' for path in FILE_PATHS if path.count("/") == 1)
+
+    @bp.get(f"/<any({at_root}):name>")
+    def get_file(name: str) -> Response:
+        return cached_response(rendered.bodies()["/" + name])
+
     for path in FILE_PATHS:
-        bp.add_url_rule(path, _endpoint(path), _file_view(rendered, path))
-    error_pages = _RenderedOnce(lambda: render_error_pages(base_url))
+        if path.count("/") > 1:
+            bp.add_url_rule(path, _endpoint(path), _file_view(rendered, path))
+    error_pages = RenderedOnce(lambda: render_error_pages(base_url))
 
     @bp.get("/errors/<code>")
     def get_error_page(code: str) -> Response:
@@ -98,33 +91,39 @@ def create_files_blueprint(
             raise ApiError(404, "not_found", f"No error code {code}")
         return cached_response(body)
 
-    fixed = [SitemapEntry(loc=base_url + path) for path in SITEMAP_PATHS]
-
-    def entries() -> list[SitemapEntry]:
-        return fixed + (list(page_entries()) if page_entries else [])
+    def sitemap(*, images: bool) -> CachedBody:
+        pages = page_entries() if page_entries else ()
+        return _sitemap_body(base_url, pages, images=images)
 
     # With pages, each request reads them; without, the first renders the fixed entries once.
     # Neither reads a page at start.
-    sitemaps = _RenderedOnce(
-        lambda: {
-            "sitemap": CachedBody.of(render_sitemap(entries()).encode(), XML),
-            "images": CachedBody.of(render_image_sitemap(entries()).encode(), XML),
-        }
+    sitemaps = RenderedOnce(
+        lambda: {"sitemap": sitemap(images=False), "images": sitemap(images=True)}
     )
 
     @bp.get("/sitemap.xml")
     def get_sitemap() -> Response:
         if page_entries is None:
             return cached_response(sitemaps.bodies()["sitemap"])
-        return cached_response(CachedBody.of(render_sitemap(entries()).encode(), XML))
+        return cached_response(sitemap(images=False))
 
     @bp.get("/sitemap-images.xml")
     def get_image_sitemap() -> Response:
         if page_entries is None:
             return cached_response(sitemaps.bodies()["images"])
-        return cached_response(CachedBody.of(render_image_sitemap(entries()).encode(), XML))
+        return cached_response(sitemap(images=True))
 
     return bp
+
+
+def _sitemap_body(base_url: str, pages: Iterable[SitemapEntry], *, images: bool) -> CachedBody:
+    """sitemap.xml (or, with `images`, sitemap-images.xml): the fixed pages, then `pages`."""
+    # The sitemap renderer (and xml.etree) loads with the first sitemap asked for (bench_startup).
+    from renderers.sitemap import SitemapEntry, render_image_sitemap, render_sitemap
+
+    entries = [*(SitemapEntry(loc=base_url + path) for path in SITEMAP_PATHS), *pages]
+    render = render_image_sitemap if images else render_sitemap
+    return CachedBody.of(render(entries).encode(), XML)
 
 
 def render_files(catalog: Catalog, base_url: str, *, auth_url: str | None) -> dict[str, CachedBody]:
@@ -208,7 +207,7 @@ def _endpoint(path: str) -> str:
     return "file_" + path.strip("/").replace("/", "_").replace(".", "_").replace("-", "_")
 
 
-def _file_view(rendered: _RenderedOnce, path: str) -> Callable[[], Response]:
+def _file_view(rendered: RenderedOnce, path: str) -> Callable[[], Response]:
     def view() -> Response:
         return cached_response(rendered.bodies()[path])
 

@@ -21,6 +21,7 @@ from flask import Response, request
 
 from api.errors import ApiError, problem_response
 from backends.ports import IdempotencyStore, StoredResponse
+from schemas.errors import Issue
 from services.keys import Principal
 
 HEADER = "Idempotency-Key"
@@ -45,6 +46,13 @@ class Idempotency:
                 400,
                 "invalid_idempotency_key",
                 f"{HEADER} must be 1 to 255 visible ASCII characters",
+                issues=[
+                    Issue(
+                        field=HEADER,
+                        code="invalid_format",
+                        message="1 to 255 visible ASCII characters (a UUID is a good choice)",
+                    )
+                ],
             )
         store = self.store
         fingerprint = _fingerprint(payload)
@@ -60,7 +68,16 @@ class Idempotency:
             )
         if began.state == "mismatch":
             raise ApiError(
-                422, "idempotency_key_reused", f"This {HEADER} was used with a different body"
+                422,
+                "idempotency_key_reused",
+                f"This {HEADER} was used with a different body",
+                issues=[
+                    Issue(
+                        field=HEADER,
+                        code="reused",
+                        message="sent before with a different body; use a new key",
+                    )
+                ],
             )
         if began.state == "replay" and began.response is not None:
             return _replay(began.response)

@@ -10,6 +10,7 @@ starts a second job.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,10 +19,18 @@ from pydantic import ValidationError
 
 from api.auth import KeyCheck
 from api.config import AppConfig
-from api.errors import ApiError, invalid_payload, problem_response
+from api.errors import (
+    RETRY_AFTER_SECONDS,
+    ApiError,
+    answer_unavailable,
+    invalid_payload,
+    problem_response,
+    unsupported_media_type,
+)
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
 from api.rest.page_records import page_record
+from api.rest.signal_query import refuse_parameters
 from backends.bundle import Backends
 from backends.ports import UnavailableError
 from schemas.content.characters import character_issues
@@ -34,17 +43,20 @@ from services.pages import Editor, SlugTakenError
 GENERATE_PATH = "/api/public/content/pages/generate"
 JOBS_PATH = "/api/public/content/jobs"
 MAX_BODY_BYTES = 256 * 1024
+_JOB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
 def create_jobs_blueprint(*, backends: Backends, config: AppConfig, keys: KeyCheck) -> Blueprint:
     """POST generate and GET jobs/{id}, with the content key."""
     bp = Blueprint("jobs", __name__)
+    answer_unavailable(bp, "The job store is unavailable; retry")
     idempotent = Idempotency(backends.idempotency, clock=backends.clock)
     surface = _Jobs(backends, config)
 
     @bp.post(GENERATE_PATH)
     def generate() -> Response:
         principal = keys.require("content")
+        refuse_parameters(request.args)
         payload = _json_body()
         response = idempotent.run(principal, payload, lambda: surface.generate(principal, payload))
         if surface.abandoned_replay(response):
@@ -58,7 +70,9 @@ def create_jobs_blueprint(*, backends: Backends, config: AppConfig, keys: KeyChe
     @bp.get(f"{JOBS_PATH}/<job_id>")
     def get_job(job_id: str) -> Response:
         principal = keys.require("content")
-        job = backends.jobs.get_job(job_id) if len(job_id) <= 64 else None
+        refuse_parameters(request.args)
+        # An id no job can have never reaches the store (Firestore refuses `__x__` and `..`).
+        job = backends.jobs.get_job(job_id) if _JOB_ID.match(job_id) else None
         # Another partner's job answers exactly as one nobody has; content_admin sees all.
         if job is None or (job.partner != principal.partner and not principal.admin):
             raise ApiError(404, "not_found", f"No job {job_id!r}")
@@ -143,7 +157,12 @@ class _Jobs:
                 issues=[Issue(field="slug", code="slug_taken", message="used by another partner")],
             ) from err
         except UnavailableError as err:
-            raise ApiError(503, "unavailable", "The job queue is unavailable; retry") from err
+            raise ApiError(
+                503,
+                "unavailable",
+                "The job queue is unavailable; retry",
+                headers={"Retry-After": RETRY_AFTER_SECONDS},
+            ) from err
         wait = 0.0 if _prefers_async() else config.generate_wait_seconds
         return self.answer(self.wait_for(job, seconds=wait), created=True)
 
@@ -183,7 +202,13 @@ class _Jobs:
                     502, "model_failed", "The authoring model failed; retry", extra=extra
                 )
             extra["retryable"] = True
-            raise ApiError(503, "unavailable", "The job could not be completed; retry", extra=extra)
+            raise ApiError(
+                503,
+                "unavailable",
+                "The job could not be completed; retry",
+                headers={"Retry-After": RETRY_AFTER_SECONDS},
+                extra=extra,
+            )
         response = _json({"ok": True, "job": view}, 202)
         response.headers["Location"] = f"{JOBS_PATH}/{job.id}"
         response.headers["Retry-After"] = "2"
@@ -226,7 +251,7 @@ def _prefers_async() -> bool:
 
 def _json_body() -> object:
     if request.mimetype != "application/json":
-        raise ApiError(415, "unsupported_media_type", "Send the brief as application/json")
+        raise unsupported_media_type("Send the brief as application/json")
     request.max_content_length = MAX_BODY_BYTES
     return parse_json(request.get_data(cache=True))
 

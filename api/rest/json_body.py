@@ -13,6 +13,7 @@ import math
 import pydantic_core
 
 from api.errors import ApiError
+from schemas.errors import Issue
 
 MAX_DEPTH = 32  # objects and arrays inside one another; documented in the API references
 _NOT_JSON = "The request body is not valid JSON"
@@ -24,11 +25,19 @@ def parse_json(raw: bytes) -> object:
     try:
         value = pydantic_core.from_json(raw, allow_inf_nan=False)
     except ValueError as err:
-        raise ApiError(400, "invalid_json", _NOT_JSON) from err
+        # pydantic-core says what and where: "key must be a string at line 1 column 2".
+        raise _not_json(_NOT_JSON, str(err) or "not JSON") from err
     problem = _refusal(value)
     if problem is not None:
-        raise ApiError(400, "invalid_json", f"{_NOT_JSON}: {problem}")
+        raise _not_json(f"{_NOT_JSON}: {problem}", problem)
     return value
+
+
+def _not_json(message: str, why: str) -> ApiError:
+    """400 `invalid_json`, its issue naming the whole body (`""`)."""
+    return ApiError(
+        400, "invalid_json", message, issues=[Issue(field="", code="invalid_json", message=why)]
+    )
 
 
 def _refusal(value: object) -> str | None:

@@ -25,10 +25,11 @@ from werkzeug.datastructures import Headers
 from api.rest.etags import etag_listed
 from api.rest.http_cache import Header, PreparedResponse
 from backends.ports import PageStore, StoredPage
-from renderers.page_html import RenderedPage
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment
+
+    from renderers.page_html import RenderedPage
 
 __all__ = [
     "HTML_UTF8",

@@ -15,43 +15,98 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+from urllib.parse import urlencode
 
 from flask import Blueprint, Response, request
 from werkzeug.utils import get_content_type
 
+from api.errors import RETRY_AFTER_SECONDS
 from api.rest.page_cache import SECURITY_HEADERS, CachedPage, PageCache, PageLookup
 from api.rest.previews import verify_preview_token
 from backends.bundle import PageChanges
-from backends.ports import PageStore, StoredPage
-from renderers.assets import Asset
-from renderers.page_html import FormState, Site, render_not_found, render_page
-from renderers.sitemap import SitemapEntry
+from backends.ports import PageStore, StoredPage, UnavailableError
 from schemas.content.pages import SLUG_PATTERN, SitePageInput
+
+if TYPE_CHECKING:
+    from renderers.assets import Asset
+    from renderers.page_html import FormState
+    from renderers.site import Site
+    from renderers.sitemap import SitemapEntry
 
 logger = logging.getLogger(__name__)
 
 
-class _NotFoundPage:
-    """The on-brand 404, rendered by the first request that needs it (others wait): compiling
-    its templates is a noticeable part of a cold start (bench/bench_startup.py)."""
+class _SiteServed:
+    """The site's shared facts and what this blueprint serves from them (the hashed assets, the
+    beacon, the on-brand 404 and 503), built by the first request that needs one (others
+    wait): reading the assets and compiling the error pages' templates are a noticeable part of
+    a cold start (bench/bench_startup.py), which pays neither."""
 
-    def __init__(self, site: Site) -> None:
-        self._site = site
-        self._page: CachedPage | None = None
+    def __init__(self, build_site: Callable[[], Site]) -> None:
+        self._build_site = build_site
         self._lock = threading.Lock()
+        # The site, its assets' bodies by hashed name, the beacon's body.
+        self._built: tuple[Site, dict[str, CachedPage], CachedPage] | None = None
+        self._not_found: CachedPage | None = None
+        self._unavailable: CachedPage | None = None
 
-    def response(self) -> Response:
-        page = self._page
-        if page is None:
+    def _parts(self) -> tuple[Site, dict[str, CachedPage], CachedPage]:
+        built = self._built
+        if built is None:
             with self._lock:
-                if self._page is None:
-                    self._page = CachedPage.of(
-                        render_not_found(site=self._site),
+                if self._built is None:
+                    site = self._build_site()
+                    assets = {name: _asset_body(a) for name, a in site.assets.by_name().items()}
+                    beacon = _asset_body(site.assets.beacon, cache_control=BEACON_CACHE_CONTROL)
+                    self._built = (site, assets, beacon)
+                built = self._built
+        return built
+
+    def site(self) -> Site:
+        return self._parts()[0]
+
+    def asset(self, name: str) -> CachedPage | None:
+        return self._parts()[1].get(name)
+
+    def beacon(self) -> CachedPage:
+        return self._parts()[2]
+
+    def unavailable(self) -> Response:
+        """The on-brand 503 while the page store is down: never cached, retried after 5 s."""
+        page = self._unavailable
+        if page is None:
+            site = self.site()
+            with self._lock:
+                if self._unavailable is None:
+                    from renderers.page_html import render_unavailable  # see rendered()
+
+                    self._unavailable = CachedPage.of(
+                        render_unavailable(site=site),
+                        cache_control=UNAVAILABLE_CACHE_CONTROL,
+                        noindex=True,
+                        status=503,
+                    )
+                page = self._unavailable
+        response = page.response()
+        response.headers["Retry-After"] = RETRY_AFTER_SECONDS
+        return response
+
+    def not_found(self) -> Response:
+        page = self._not_found
+        if page is None:
+            site = self.site()
+            with self._lock:
+                if self._not_found is None:
+                    from renderers.page_html import render_not_found  # see rendered()
+
+                    self._not_found = CachedPage.of(
+                        render_not_found(site=site),
                         cache_control=NOT_FOUND_CACHE_CONTROL,
                         noindex=True,
                         status=404,
                     )
-                page = self._page
+                page = self._not_found
         return page.response()
 
 
@@ -61,13 +116,14 @@ _SLUG = re.compile(SLUG_PATTERN)
 PAGE_CACHE_CONTROL = "public, max-age=60, s-maxage=300"
 PREVIEW_CACHE_CONTROL = "private, no-store"
 NOT_FOUND_CACHE_CONTROL = "public, max-age=60, s-maxage=60"
+UNAVAILABLE_CACHE_CONTROL = "no-store"
 ASSET_CACHE_CONTROL = "public, max-age=31536000, immutable"
 BEACON_CACHE_CONTROL = "public, max-age=3600"
 
 
 def create_pages_blueprint(
     *,
-    site: Site,
+    site: Callable[[], Site],
     pages: PageStore,
     clock: Callable[[], datetime],
     preview_secret: bytes = b"",
@@ -78,6 +134,7 @@ def create_pages_blueprint(
 ) -> Blueprint:
     """GET /p/{slug} for published pages (drafts with a valid preview token), and /static/.
 
+    `site` builds the site's shared facts, once, for the first request that needs them.
     `page_changes`: told of every page write in this process (services/pages.py), so the
     lookup memo forgets at once and the next request reads the new version.
     """
@@ -86,19 +143,20 @@ def create_pages_blueprint(
     lookup = PageLookup(pages, freshness=freshness_seconds, monotonic=monotonic)
     if page_changes is not None:
         page_changes.listen(lambda _slug: lookup.forget_all())
-    not_found = _NotFoundPage(site)
-    assets = {name: _asset_body(asset) for name, asset in site.assets.by_name().items()}
-    beacon_script = _asset_body(site.assets.beacon, cache_control=BEACON_CACHE_CONTROL)
+    served = _SiteServed(site)
 
     def rendered(stored: StoredPage, *, form_state: FormState, preview: bool) -> CachedPage:
         """The finished response from the cache, or rendered now (previews are never kept)."""
         found = None if preview else cache.get(stored.slug, stored.version, form_state)
         if found is None:
+            # The renderer loads with the first page rendered, not with the app (bench_startup).
+            from renderers.page_html import render_page
+
             page = SitePageInput.model_validate(stored.page_input)
             found = CachedPage.of(
                 render_page(
                     page,
-                    site=site,
+                    site=served.site(),
                     hero_image_url=stored.hero_image_url,
                     preview=preview,
                     form_state=form_state,
@@ -114,42 +172,59 @@ def create_pages_blueprint(
     def show_page(slug: str) -> Response:
         # A slug no page can have never reaches the store (Firestore refuses some ids outright).
         if not _SLUG.match(slug):
-            return not_found.response()
+            return served.not_found()
         # Most requests carry no query: skip parsing one.
         query = bool(request.environ.get("QUERY_STRING"))
         token = request.args.get("preview") if query else None
         # A preview names one version, so it reads the store, never the memo.
         stored = lookup.get(slug) if token is None else lookup.get_fresh(slug)
         if stored is None:
-            return not_found.response()
+            return served.not_found()
         form_state = _form_state() if query else "open"
         if token is not None:
-            if not verify_preview_token(
+            if verify_preview_token(
                 token, slug=stored.slug, version=stored.version, now=clock(), secret=preview_secret
             ):
-                return not_found.response()
-            return rendered(stored, form_state=form_state, preview=True).response()
+                return rendered(stored, form_state=form_state, preview=True).response()
+            if stored.status != "published":
+                return served.not_found()
+            # A preview link of an earlier version (the draft it showed has since gone live, or
+            # been changed again): send its readers to the live page rather than to a 404.
+            return _live_page_redirect(stored.slug)
         if stored.status != "published":
-            return not_found.response()
+            return served.not_found()
         return rendered(stored, form_state=form_state, preview=False).response()
+
+    @bp.errorhandler(UnavailableError)
+    def store_down(err: UnavailableError) -> Response:
+        # A visitor gets a page, not a problem document; the CDN keeps none of it.
+        logger.warning("page store unavailable on %s: %s", request.path, err)
+        return served.unavailable()
 
     @bp.get("/p")
     @bp.get("/p/")
     @bp.get("/p/<path:rest>")
     def no_page(rest: str = "") -> Response:
-        return not_found.response()
+        return served.not_found()
 
     @bp.get("/static/<name>")
     def asset(name: str) -> Response:
-        found = assets.get(name)
-        return found.response() if found is not None else not_found.response()
+        found = served.asset(name)
+        return found.response() if found is not None else served.not_found()
 
     @bp.get("/beacon.js")
     def beacon() -> Response:
         # The stable address other sites' pages load (content/docs/signals-api.md).
-        return beacon_script.response()
+        return served.beacon().response()
 
     return bp
+
+
+def _live_page_redirect(slug: str) -> Response:
+    """302 to /p/{slug} with the request's other query parameters; never cached."""
+    rest = urlencode([(k, v) for k, v in request.args.items(multi=True) if k != "preview"])
+    location = f"/p/{slug}" + (f"?{rest}" if rest else "")
+    return Response(status=302, headers={"Location": location, "Cache-Control": "no-store"})
 
 
 def _form_state() -> FormState:
@@ -199,6 +274,8 @@ def _indexable(stored: StoredPage) -> bool:
 
 
 def _sitemap_entry(stored: StoredPage, base_url: str) -> SitemapEntry:
+    from renderers.sitemap import SitemapEntry  # with the first sitemap, not at start
+
     blocks = stored.page_input.get("blocks") or [{}]
     hero = blocks[0] if isinstance(blocks[0], dict) else {}
     candidates = (

@@ -10,7 +10,7 @@ from flask import Blueprint, Response, json, request
 from api.config import AppConfig
 from api.rate_limits import RateLimits
 from api.rest.collect import client_address
-from api.rest.http_cache import CORS_HEADERS, CachedBody, cached_response
+from api.rest.http_cache import CORS_HEADERS, CachedBody, RenderedOnce, cached_response
 from schemas.catalog import Catalog
 from schemas.public import (
     BlogBody,
@@ -20,7 +20,6 @@ from schemas.public import (
     ResearchBody,
     RoleBody,
 )
-from services.public_records import PublicRecords
 
 JSON = "application/json"
 
@@ -28,7 +27,7 @@ JSON = "application/json"
 def create_public_blueprint(
     catalog: Catalog, config: AppConfig | None = None, *, limits: RateLimits | None = None
 ) -> Blueprint:
-    """The six read endpoints, their bodies serialized once since content is fixed at start."""
+    """The six read endpoints, each body serialized once (content is fixed at start)."""
     bp = Blueprint("public", __name__, url_prefix="/api/public/v1")
     # Embedded mode listens to its clients directly; in gcp mode only our proxies' entries of
     # X-Forwarded-For are trusted (as collect does).
@@ -42,50 +41,61 @@ def create_public_blueprint(
         forwarded = request.headers.get("X-Forwarded-For", "") if hops else ""
         limits.check("public", client_address(forwarded, peer, hops=hops), advertise=False)
 
+    # Content is fixed at start; the first read serializes every body (a start need not).
+    bodies = RenderedOnce(lambda: public_bodies(catalog))
+
+    @bp.get("/company")
+    def get_company() -> Response:
+        return cached_response(bodies.bodies()["company"])
+
+    @bp.get("/blog")
+    def list_blog_posts() -> Response:
+        return cached_response(bodies.bodies()["blog"])
+
+    @bp.get("/research")
+    def list_experiments() -> Response:
+        return cached_response(bodies.bodies()["research"])
+
+    @bp.get("/research/<slug>")
+    def get_experiment(slug: str) -> Response:
+        found = bodies.bodies().get(f"research/{slug}")
+        return cached_response(found) if found else not_found_body(slug)
+
+    @bp.get("/careers")
+    def list_careers() -> Response:
+        return cached_response(bodies.bodies()["careers"])
+
+    @bp.get("/careers/<slug>")
+    def get_career(slug: str) -> Response:
+        found = bodies.bodies().get(f"careers/{slug}")
+        return cached_response(found) if found else not_found_body(slug)
+
+    return bp
+
+
+def public_bodies(catalog: Catalog) -> dict[str, CachedBody]:
+    """Every read body by name (`company`, `blog`, `research`, `careers`, `research/{slug}`,
+    `careers/{slug}`): one code path with the MCP tools, each a shared payload plus `ok`."""
+    # Loaded by the first read, not by a start (bench/bench_startup.py).
+    from services.public_records import PublicRecords
+
     def body(
         model: CompanyBody | BlogBody | ResearchBody | CareersBody | ExperimentBody | RoleBody,
     ) -> CachedBody:
         return CachedBody.of(model.model_dump_json().encode(), JSON)
 
-    # One code path with the MCP tools: each body is a shared payload plus `ok`.
     records = PublicRecords(catalog)
-    company = body(CompanyBody(**dict(records.company)))
-    blog = body(BlogBody(**dict(records.posts)))
-    research = body(ResearchBody(**dict(records.experiments)))
-    careers = body(CareersBody(**dict(records.roles)))
-    experiments = {
-        slug: body(ExperimentBody(**dict(found)))
-        for slug, found in records.experiment_by_slug.items()
+    bodies = {
+        "company": body(CompanyBody(**dict(records.company))),
+        "blog": body(BlogBody(**dict(records.posts))),
+        "research": body(ResearchBody(**dict(records.experiments))),
+        "careers": body(CareersBody(**dict(records.roles))),
     }
-    roles = {slug: body(RoleBody(**dict(found))) for slug, found in records.role_by_slug.items()}
-
-    @bp.get("/company")
-    def get_company() -> Response:
-        return cached_response(company)
-
-    @bp.get("/blog")
-    def list_blog_posts() -> Response:
-        return cached_response(blog)
-
-    @bp.get("/research")
-    def list_experiments() -> Response:
-        return cached_response(research)
-
-    @bp.get("/research/<slug>")
-    def get_experiment(slug: str) -> Response:
-        found = experiments.get(slug)
-        return cached_response(found) if found else not_found_body(slug)
-
-    @bp.get("/careers")
-    def list_careers() -> Response:
-        return cached_response(careers)
-
-    @bp.get("/careers/<slug>")
-    def get_career(slug: str) -> Response:
-        found = roles.get(slug)
-        return cached_response(found) if found else not_found_body(slug)
-
-    return bp
+    for slug, found in records.experiment_by_slug.items():
+        bodies[f"research/{slug}"] = body(ExperimentBody(**dict(found)))
+    for slug, role in records.role_by_slug.items():
+        bodies[f"careers/{slug}"] = body(RoleBody(**dict(role)))
+    return bodies
 
 
 def not_found_body(slug: str) -> Response:

@@ -197,6 +197,10 @@ def _cursor_key(key: object, sort: AccountSort) -> bool:
     return sort == "score" and isinstance(key, float) and math.isfinite(key)
 
 
-def refuse_parameters(args: Mapping[str, str]) -> None:
-    """For endpoints that take no query parameter. Raises: ApiError 400 `invalid_query`."""
-    _Issues(args, frozenset()).check()
+def refuse_parameters(args: Mapping[str, str], allowed: frozenset[str] = frozenset()) -> None:
+    """For endpoints that take no query parameter (or only `allowed`): any other is named as
+    `unknown_parameter`, so a typo never widens or changes a request.
+
+    Raises: ApiError 400 `invalid_query`.
+    """
+    _Issues(args, allowed).check()

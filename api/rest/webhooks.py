@@ -16,7 +16,7 @@ from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ValidationError
 
 from api.auth import KeyCheck
-from api.errors import ApiError, answer_unavailable, invalid_payload
+from api.errors import ApiError, answer_unavailable, invalid_payload, unsupported_media_type
 from api.rest.json_body import parse_json
 from api.rest.signal_query import refuse_parameters
 from backends.ports import (
@@ -197,7 +197,7 @@ def create_webhooks_blueprint(
 
 def _json_body() -> object:
     if request.mimetype != "application/json":
-        raise ApiError(415, "unsupported_media_type", "Send the body as application/json")
+        raise unsupported_media_type("Send the body as application/json")
     return parse_json(request.get_data(cache=True))
 
 

@@ -73,8 +73,6 @@ __all__ = [
 STORE_DDL = DDL + IDENTITY_DDL + INDEX_DDL
 CACHE_LIMIT = 50_000  # roll-up states kept in memory between batches (a few hundred bytes each)
 _CHUNK = 500  # bound on `?` parameters per IN (...)
-# model_dump_json without its Python wrapper: the same serializer with the same defaults.
-_event_json = Event.__pydantic_serializer__.to_json
 
 
 def event_row(event: Event, rec_us: int) -> tuple[int, str, str, str | None, str | None, str, str]:
@@ -86,7 +84,9 @@ def event_row(event: Event, rec_us: int) -> tuple[int, str, str, str | None, str
         event.account.domain,
         event.person.email,
         search_text(event),
-        _event_json(event).decode(),
+        # model_dump_json without its Python wrapper: the same serializer with the same defaults
+        # (read here, not at import, so that a start does not build it).
+        Event.__pydantic_serializer__.to_json(event).decode(),
     )
 
 

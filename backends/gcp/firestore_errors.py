@@ -32,6 +32,19 @@ _BACK_OFF = (0.05, 0.25)
 _jitter = random.SystemRandom()
 
 
+def usable_document_id(value: str) -> bool:
+    """False for an id Firestore refuses outright (InvalidArgument, or a path): empty, `.`,
+    `..`, `__x__`, one holding `/`, or past 1500 bytes. A lookup of such an id finds nothing."""
+    reserved = len(value) >= 4 and value.startswith("__") and value.endswith("__")
+    return (
+        bool(value)
+        and value not in (".", "..")
+        and "/" not in value
+        and not reserved
+        and len(value.encode("utf-8", "surrogatepass")) <= 1500
+    )
+
+
 @contextmanager
 def unavailable_when_transient() -> Iterator[None]:
     """Run the block; a transient Firestore failure in it raises `UnavailableError`."""

@@ -23,6 +23,7 @@ from backends.gcp.firestore_errors import (
     create_document,
     run_transaction,
     unavailable_when_transient,
+    usable_document_id,
 )
 from backends.ports import (
     AuthorizationCodeRecord,
@@ -63,6 +64,9 @@ class FirestoreOAuthStore:
             self._pending.document(pending.tx_id).set(asdict(pending))
 
     def get_pending(self, tx_id: str) -> PendingAuthorization | None:
+        # The sign-in forms send the id back: one Firestore refuses (`__x__`) is simply unknown.
+        if not usable_document_id(tx_id):
+            return None
         with unavailable_when_transient():
             snap = self._pending.document(tx_id).get()
         return _load(PendingAuthorization, snap.to_dict()) if snap.exists else None

@@ -35,12 +35,8 @@ from backends.ports.jobs import (
     JobStore,
 )
 from backends.ports.keys import (
-    BOOTSTRAP_SCOPES,
-    SCOPES,
     ApiKeyRecord,
-    BootstrapScope,
     KeyStore,
-    Scope,
 )
 from backends.ports.mail import (
     Mailer,
@@ -85,6 +81,12 @@ from backends.ports.webhooks import (
     WebhookEndpoint,
     WebhookSecret,
     WebhookStore,
+)
+from domain.scopes import (
+    BOOTSTRAP_SCOPES,
+    SCOPES,
+    BootstrapScope,
+    Scope,
 )
 
 __all__ = [

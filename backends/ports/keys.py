@@ -1,4 +1,4 @@
-"""API keys (issue 3): stored hashed, one scope each.
+"""API keys (issue 3): stored hashed, one scope each (the scopes: domain/scopes.py).
 
 Protocols and value types only; nothing here does I/O.
 """
@@ -7,14 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Protocol
 
-Scope = Literal["content", "signals", "ingest", "content_admin"]
-SCOPES: tuple[Scope, ...] = ("content", "signals", "ingest", "content_admin")
-# Scopes a key may have from the environment (CONTENT_API_KEY, ...) or a `make run` start;
-# `content_admin` (every partner's pages, issue 14) is issued by the operator CLI only.
-BootstrapScope = Literal["content", "signals", "ingest"]
-BOOTSTRAP_SCOPES: tuple[BootstrapScope, ...] = ("content", "signals", "ingest")
+from domain.scopes import Scope
 
 
 @dataclass(frozen=True)

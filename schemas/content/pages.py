@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+SLUG_MAX_LENGTH = 80
 
 Text = Annotated[str, Field(min_length=1)]
 
@@ -138,7 +139,7 @@ BLOCK_TYPES: tuple[str, ...] = (
 class SitePageInput(_Strict):
     """The body of POST /api/public/content/pages: content only; the design system adds layout."""
 
-    slug: str = Field(max_length=80, pattern=SLUG_PATTERN, examples=["growth-audit"])
+    slug: str = Field(max_length=SLUG_MAX_LENGTH, pattern=SLUG_PATTERN, examples=["growth-audit"])
     title: Text = Field(max_length=60)
     description: str | None = Field(default=None, max_length=160)
     og_image_url: str | None = Field(default=None, json_schema_extra={"format": "uri"})

@@ -68,14 +68,34 @@ def _public(op_id: str, path: str, summary: str, body: Any) -> Operation:
     if "{slug}" in path:
         replies.append(Reply(404, "Unknown slug: exactly `{error, slug}`", NotFoundBody))
         params = (SLUG, IF_NONE_MATCH)
-    return Operation("get", path, op_id, "Public", summary, "none", tuple(replies), params=params)
+    return Operation(
+        "get",
+        path,
+        op_id,
+        "Public",
+        summary,
+        "none",
+        tuple(replies),
+        params=params,
+        errors=(429,),  # limited per client address (content-api.md Rate limits)
+    )
 
 
-def _file(op_id: str, path: str, summary: str, media: str) -> Operation:
+def _file(
+    op_id: str, path: str, summary: str, media: str, errors: tuple[int, ...] = ()
+) -> Operation:
     schema = {"type": "object"} if media == "application/json" else {"type": "string"}
     ok = Reply(200, "OK", media_type=media, schema=schema, headers=ETAG)
     return Operation(
-        "get", path, op_id, "Files", summary, "none", (ok, NOT_MODIFIED), params=(IF_NONE_MATCH,)
+        "get",
+        path,
+        op_id,
+        "Files",
+        summary,
+        "none",
+        (ok, NOT_MODIFIED),
+        params=(IF_NONE_MATCH,),
+        errors=errors,
     )
 
 
@@ -220,13 +240,27 @@ TOOL_OPERATIONS: tuple[Operation, ...] = (
         (
             Reply(200, "The page", media_type="text/html", schema={"type": "string"}, headers=ETAG),
             Reply(
+                302,
+                "A `preview` link of an earlier version of a page that is now live: to the live"
+                " page (the other query parameters kept; never cached)",
+                headers=("Location",),
+            ),
+            NOT_MODIFIED,
+            Reply(
                 404,
                 "No published page with this slug",
                 media_type="text/html",
                 schema={"type": "string"},
             ),
+            Reply(
+                503,
+                "The page store is down: an on-brand page, never cached; retry after Retry-After",
+                media_type="text/html",
+                schema={"type": "string"},
+                headers=("Retry-After",),
+            ),
         ),
-        params=(SLUG,),
+        params=(SLUG, IF_NONE_MATCH),
     ),
 )
 
@@ -251,9 +285,14 @@ FILE_OPERATIONS: tuple[Operation, ...] = (
         MARKDOWN,
     ),
     _file("getMcpMd", "/mcp.md", "How an agent connects to the MCP tool server", MARKDOWN),
-    _file("getSitemap", "/sitemap.xml", "Sitemap of public pages", "application/xml"),
+    # The sitemaps list the published pages: a page store outage is 503.
+    _file("getSitemap", "/sitemap.xml", "Sitemap of public pages", "application/xml", (503,)),
     _file(
-        "getImageSitemap", "/sitemap-images.xml", "Sitemap with image entries", "application/xml"
+        "getImageSitemap",
+        "/sitemap-images.xml",
+        "Sitemap with image entries",
+        "application/xml",
+        (503,),
     ),
     _file("getRobotsTxt", "/robots.txt", "Crawl rules", "text/plain"),
     _file(

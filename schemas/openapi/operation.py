@@ -55,7 +55,8 @@ ERROR_MEANINGS: dict[int, str] = {
     "`slug_taken`: another partner's page has this slug; "
     "`endpoint_disabled`: the webhook endpoint was disabled by a 410 Gone; "
     "`conflict`: the record kept changing under this write; retry",
-    412: "`precondition_failed`: If-Match does not name the current ETag",
+    412: "`precondition_failed`: If-Match does not name the current ETag, or"
+    " `If-None-Match: *` met a page that exists",
     413: "`payload_too_large`",
     415: "`unsupported_media_type`: send `content-type: application/json`",
     422: "`invalid_payload` with `issues[]`, or `idempotency_key_reused`",
@@ -67,7 +68,10 @@ ERROR_MEANINGS: dict[int, str] = {
 
 HEADERS: dict[str, dict[str, Any]] = {
     "ETag": {"description": "Strong validator of this body", "schema": {"type": "string"}},
-    "Location": {"description": "Where to poll the result", "schema": {"type": "string"}},
+    "Location": {
+        "description": "Where the result is: the job to poll, the page, or the live page",
+        "schema": {"type": "string"},
+    },
     "Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}},
     "RateLimit-Policy": {
         "description": 'This key\'s quota per window, e.g. `"content";q=3000;w=60`'

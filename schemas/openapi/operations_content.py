@@ -14,8 +14,10 @@ from schemas.openapi.operation import (
     ETAG,
     IDEMPOTENCY,
     IF_MATCH,
+    IF_NONE_MATCH,
     JOB_ID,
     KEYED,
+    NOT_MODIFIED,
     PREFER,
     SLUG,
     Operation,
@@ -29,6 +31,12 @@ __all__ = ["CONTENT_OPERATIONS"]
 PAGES = "/api/public/content/pages"
 VERSION = Param(
     "n", "path", "A version number from the page's history", {"type": "integer"}, example="1"
+)
+CREATE_IF_MATCH = Param(
+    "If-Match", "header", "Replace only this version (the ETag you read); 412 when it changed"
+)
+CREATE_IF_NONE_MATCH = Param(
+    "If-None-Match", "header", "`*`: create only, never replace; 412 when the slug has a page"
 )
 OWN = " Pages are each partner's own: another partner's page answers 404, as an unknown slug does."
 
@@ -69,8 +77,8 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         " another partner's page has answers 409 `slug_taken` and changes nothing.",
         request=SitePageInput,
         request_example=PAGE_EXAMPLE,
-        params=(IDEMPOTENCY,),
-        errors=(400, *KEYED, 408, 409, 413, 415, 422),
+        params=(IDEMPOTENCY, CREATE_IF_MATCH, CREATE_IF_NONE_MATCH),
+        errors=(400, *KEYED, 408, 409, 412, 413, 415, 422, 503),
     ),
     Operation(
         "get",
@@ -82,7 +90,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         (Reply(200, "A page of records and the next cursor", PageListBody),),
         description="Your own pages only (a `content_admin` key: every partner's).",
         query=PageListQueryDoc,
-        errors=(400, *KEYED),
+        errors=(400, *KEYED, 503),
     ),
     Operation(
         "post",
@@ -114,10 +122,10 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "Content",
         "Read one page record",
         "content",
-        (Reply(200, "The stored record", PageBody, headers=ETAG),),
+        (Reply(200, "The stored record", PageBody, headers=ETAG), NOT_MODIFIED),
         description=OWN.strip(),
-        params=(SLUG,),
-        errors=(*KEYED, 404),
+        params=(SLUG, IF_NONE_MATCH),
+        errors=(400, *KEYED, 404, 503),
     ),
     Operation(
         "patch",
@@ -131,7 +139,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         request=PagePatchDoc,
         request_media=("application/merge-patch+json", "application/json"),
         params=(SLUG, IF_MATCH),
-        errors=(400, *KEYED, 404, 408, 412, 413, 415, 422),
+        errors=(400, *KEYED, 404, 408, 409, 412, 413, 415, 422, 503),
     ),
     Operation(
         "delete",
@@ -142,7 +150,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "content",
         (Reply(200, "Unpublished; the record stays readable", PageBody, headers=ETAG),),
         params=(SLUG, IF_MATCH),
-        errors=(*KEYED, 404, 412),
+        errors=(400, *KEYED, 404, 409, 412, 503),
     ),
     Operation(
         "get",
@@ -156,7 +164,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         " restore, each with the partner, key id, time, source and status." + OWN,
         query=VersionListQueryDoc,
         params=(SLUG,),
-        errors=(400, *KEYED, 404),
+        errors=(400, *KEYED, 404, 503),
     ),
     Operation(
         "get",
@@ -167,7 +175,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "content",
         (Reply(200, "The version as it was saved", VersionBody),),
         params=(SLUG, VERSION),
-        errors=(*KEYED, 404),
+        errors=(400, *KEYED, 404, 503),
     ),
     Operation(
         "post",
@@ -180,7 +188,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         description="No body. The old version passes today's quality gate first: if it fails,"
         " 422 with its issues and nothing changes.",
         params=(SLUG, VERSION, IF_MATCH, IDEMPOTENCY),
-        errors=(400, *KEYED, 404, 409, 412, 422),
+        errors=(400, *KEYED, 404, 409, 412, 422, 503),
     ),
     Operation(
         "get",
@@ -191,6 +199,6 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "content",
         (Reply(200, "queued, running, succeeded (with the page) or failed", JobBody),),
         params=(JOB_ID,),
-        errors=(*KEYED, 404),
+        errors=(400, *KEYED, 404, 503),
     ),
 )

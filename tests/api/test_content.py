@@ -226,6 +226,47 @@ def test_patching_a_draft_keeps_it_a_draft_with_a_fresh_preview(client: FlaskCli
     assert edited["preview_url"] != draft["preview_url"]
 
 
+@pytest.mark.spec("pages.preview")
+def test_a_preview_link_of_a_draft_that_went_live_leads_to_the_live_page(
+    client: FlaskClient,
+) -> None:
+    """content-api.md Page states: a reviewer who opens a draft's link after it was published is
+    sent to the live page (never cached), not shown a 404; a draft's stale link stays a 404."""
+    draft = client.post(PAGES, json=page_body(is_published=False), headers=AUTH).get_json()["page"]
+    stale_link = draft["preview_url"].removeprefix("http://testserver")
+    client.patch(f"{PAGES}/growth-audit", json={"title": "Edited"}, headers=AUTH)
+    still_draft = client.get(stale_link)
+    client.patch(f"{PAGES}/growth-audit", json={"is_published": True}, headers=AUTH)
+
+    opened = client.get(f"{stale_link}&utm_source=slack")
+    followed = client.get(opened.headers["Location"])
+
+    assert still_draft.status_code == 404
+    assert opened.status_code == 302
+    assert opened.headers["Location"] == "/p/growth-audit?utm_source=slack"
+    assert opened.headers["Cache-Control"] == "no-store"
+    assert followed.status_code == 200
+    assert "Draft preview" not in followed.text
+    assert "302" in client.get("/openapi.json").get_json()["paths"]["/p/{slug}"]["get"]["responses"]
+
+
+@pytest.mark.spec("content.update")
+def test_a_patch_that_changes_nothing_writes_no_version(client: FlaskClient) -> None:
+    """content-api.md Editing: a repeat of a PATCH (or one that sends what is stored) answers
+    200 with the page as it is: the same version and ETag, and no new entry in its history."""
+    client.post(PAGES, json=page_body(), headers=AUTH)
+    first = client.patch(f"{PAGES}/growth-audit", json={"title": "Edited"}, headers=AUTH)
+
+    again = client.patch(f"{PAGES}/growth-audit", json={"title": "Edited"}, headers=AUTH)
+    empty = client.patch(f"{PAGES}/growth-audit", json={}, headers=AUTH)
+    versions = client.get(f"{PAGES}/growth-audit/versions", headers=AUTH).get_json()["versions"]
+
+    assert [a.status_code for a in (first, again, empty)] == [200, 200, 200]
+    assert first.headers["ETag"] == again.headers["ETag"] == empty.headers["ETag"] == '"v2"'
+    assert again.get_json()["page"] == first.get_json()["page"]
+    assert [v["version"] for v in versions] == [2, 1]
+
+
 def test_patch_cannot_change_the_slug(client: FlaskClient) -> None:
     """DESIGN Pages: the slug names the page; a patch may not move it."""
     client.post(PAGES, json=page_body(), headers=AUTH)

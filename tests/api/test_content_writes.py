@@ -178,8 +178,10 @@ def test_the_same_key_with_a_different_body_is_422_key_reused(client: FlaskClien
 
     response = client.post(PAGES, json=page_body(title="Another title"), headers=headers)
 
+    issues = response.get_json()["issues"]
     assert response.status_code == 422
     assert response.get_json()["error"] == "idempotency_key_reused"
+    assert [(i["field"], i["code"]) for i in issues] == [("Idempotency-Key", "reused")]
     assert (
         client.get(f"{PAGES}/growth-audit", headers=AUTH).get_json()["page"]["title"]
         != "Another title"
@@ -235,9 +237,18 @@ def test_idempotency_keys_are_scoped_per_partner_key(
     assert "Idempotent-Replayed" not in response.headers
 
 
-def test_a_malformed_idempotency_key_is_400(client: FlaskClient) -> None:
-    """IETF draft: the key is a visible ASCII string (we allow 1 to 255 characters)."""
-    response = client.post(PAGES, json=page_body(), headers={**AUTH, "Idempotency-Key": "x" * 256})
+@pytest.mark.spec("content.idempotency")
+@pytest.mark.parametrize("key", ["x" * 256, "", "two words", "caf\u00e9"])
+def test_a_malformed_idempotency_key_is_400_with_an_issue_naming_the_header(
+    client: FlaskClient, key: str
+) -> None:
+    """IETF draft: the key is a visible ASCII string (we allow 1 to 255 characters); like every
+    4xx of a field, the refusal names it in issues[]."""
+    response = client.post(
+        PAGES, json=page_body(), headers={**AUTH, "Idempotency-Key": key.encode().decode("latin-1")}
+    )
 
+    issues = response.get_json()["issues"]
     assert response.status_code == 400
     assert response.get_json()["error"] == "invalid_idempotency_key"
+    assert [(i["field"], i["code"]) for i in issues] == [("Idempotency-Key", "invalid_format")]

@@ -446,3 +446,63 @@ def test_a_brief_the_page_uses_whole_has_no_notes(client: FlaskClient) -> None:
     body = client.post(GENERATE, json=brief(), headers=KEY).get_json()
 
     assert body["notes"] == []
+
+
+@pytest.mark.spec("content.generate")
+def test_a_generated_draft_for_an_icp_outside_the_vocabulary_can_be_edited_published_restored(
+    client: FlaskClient,
+) -> None:
+    """content-api.md Page states: a generated draft is reviewed, then published with PATCH. Its
+    hero names the brief's ICP ("practice managers at dental clinics"), which the brand's ICP
+    vocabulary does not hold; a change that keeps that sentence is not refused `icp_missing`,
+    and one that rewrites it must name an ICP the gate knows."""
+    page = f"/api/public/content/pages/{brief()['slug']}"
+    merge = {**KEY, "content-type": "application/merge-patch+json"}
+    created = client.post(
+        GENERATE,
+        json=brief(icp="practice managers at dental clinics", generate_image=False),
+        headers=KEY,
+    )
+    hero = created.get_json()["page"]["blocks"][0]
+
+    edited = client.patch(page, data='{"title": "A booking audit"}', headers=merge)
+    published = client.patch(page, data='{"is_published": true}', headers=merge)
+    restored = client.post(f"{page}/versions/1/restore", headers=KEY)
+    rewritten = client.patch(
+        page,
+        json={"blocks": [{**hero, "sub": "For practice managers who want more bookings."}]},
+        headers=merge,
+    )
+
+    assert created.status_code == 201
+    assert "practice managers at dental clinics" in hero["sub"]
+    assert [edited.status_code, published.status_code, restored.status_code] == [200, 200, 200]
+    assert published.get_json()["page"]["status"] == "published"
+    assert rewritten.status_code == 422
+    assert [i["code"] for i in rewritten.get_json()["issues"]] == ["icp_missing"]
+
+
+@pytest.mark.spec("content.generate")
+def test_a_generated_page_keeps_the_proof_quote_a_brand_rule_allows_through_later_edits(
+    client: FlaskClient,
+) -> None:
+    """content-api.md The quality gate: a phrase allowed inside a customer quote the brief's
+    proof gives ("game-changer") stays allowed in that quote when the page is edited later;
+    the same phrase written anew elsewhere is still `off_brand`."""
+    page = f"/api/public/content/pages/{brief()['slug']}"
+    merge = {**KEY, "content-type": "application/merge-patch+json"}
+    quote = '"A game-changer for our pipeline reviews" - Dana Ruiz, VP Growth at Acme'
+    created = client.post(
+        GENERATE, json=brief(proof=[quote], generate_image=False), headers=KEY
+    ).get_json()["page"]
+    blocks = created["blocks"]
+
+    edited = client.patch(page, data='{"title": "A pipeline audit"}', headers=merge)
+    hyped = client.patch(page, data='{"description": "A game-changer."}', headers=merge)
+
+    assert any(b["type"] == "quote" and "game-changer" in b["quote"] for b in blocks)
+    assert edited.status_code == 200
+    assert hyped.status_code == 422
+    assert [(i["field"], i["code"]) for i in hyped.get_json()["issues"]] == [
+        ("description", "off_brand")
+    ]

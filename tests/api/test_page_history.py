@@ -122,6 +122,9 @@ def test_restore_honours_if_match_and_idempotency_key(
     assert again.headers["Idempotent-Replayed"] == "true"
     assert again.get_json() == first.get_json()
     assert with_body.status_code == 400
+    assert [(i["field"], i["code"]) for i in with_body.get_json()["issues"]] == [
+        ("", "not_allowed")
+    ]
     assert lane_client.get(f"{PAGES}/audit", headers=lanes.a).get_json()["page"]["version"] == 3
 
 
@@ -181,3 +184,26 @@ def test_history_keeps_only_the_configured_number_of_versions(tmp_path: Path) ->
 
     assert [v["version"] for v in listed["versions"]] == [4, 3]
     assert gone.status_code == 404
+
+
+@pytest.mark.parametrize("slug", ["__reserved__", "..", "Not-A-Slug", "a" * 1600])
+def test_a_slug_or_job_id_no_page_can_have_answers_404_on_every_operation(
+    lane_client: FlaskClient, lanes: Lanes, slug: str
+) -> None:
+    """content-api.md: an unknown slug is 404 `not_found`, also one Firestore refuses as a
+    document id (reserved `__x__`, `..`, past 1500 bytes), which must never reach it as a 500."""
+    page = f"{PAGES}/{slug}"
+    merge = {**lanes.a, "content-type": "application/merge-patch+json"}
+
+    answers = [
+        lane_client.get(page, headers=lanes.a),
+        lane_client.patch(page, data='{"title": "Audit"}', headers=merge),
+        lane_client.delete(page, headers=lanes.a),
+        lane_client.get(f"{page}/versions", headers=lanes.a),
+        lane_client.get(f"{page}/versions/1", headers=lanes.a),
+        lane_client.post(f"{page}/versions/1/restore", headers=lanes.a),
+        lane_client.get(f"/api/public/content/jobs/{slug}", headers=lanes.a),
+    ]
+
+    assert [a.status_code for a in answers] == [404] * len(answers)
+    assert {a.get_json()["error"] for a in answers} == {"not_found"}

@@ -202,3 +202,49 @@ def test_a_content_admin_key_is_refused_on_the_signal_api(
     answer = lane_client.get("/api/public/v1/signals", headers=lanes.admin)
 
     assert answer.status_code == 401
+
+
+@pytest.mark.spec("content.auth")
+@pytest.mark.parametrize(
+    "key_id",
+    [
+        pytest.param("..", id="dot-dot"),
+        pytest.param(".", id="dot"),
+        pytest.param("a/b", id="slash"),
+        pytest.param("a" * 1600, id="past-1500-bytes"),
+    ],
+)
+def test_a_forged_key_naming_an_id_no_key_can_have_answers_401(
+    lane_client: FlaskClient, key_id: str
+) -> None:
+    """SPEC Authentication: a wrong key is 401 `unauthorized`, also one whose id the key store
+    could not hold (Firestore refuses `..` and ids past 1500 bytes as document ids)."""
+    forged = {"x-api-key": f"fdk_content_{key_id}_secret"}
+    bearer = {"Authorization": f"Bearer fdk_signals_{key_id}_secret"}
+
+    answers = [
+        lane_client.get(PAGES, headers=forged),
+        lane_client.get("/api/public/v1/signals/accounts", headers=bearer),
+    ]
+
+    assert [a.status_code for a in answers] == [401, 401]
+    assert {a.get_json()["error"] for a in answers} == {"unauthorized"}
+
+
+@pytest.mark.spec("signals.webhooks")
+@pytest.mark.parametrize("hook_id", ["__reserved__", "a" * 1600])
+def test_a_webhook_or_delivery_id_no_record_can_have_answers_404(
+    lane_client: FlaskClient, lanes: Lanes, hook_id: str
+) -> None:
+    """signals-api.md: an unknown endpoint or delivery is 404 `not_found`, also an id Firestore
+    refuses as a document id (reserved `__x__`, past 1500 bytes)."""
+    hooks = "/api/public/v1/signals/webhooks"
+
+    answers = [
+        lane_client.delete(f"{hooks}/{hook_id}", headers=lanes.a_signals),
+        lane_client.post(f"{hooks}/{hook_id}/rotate", headers=lanes.a_signals),
+        lane_client.get(f"{hooks}/{hook_id}/deliveries", headers=lanes.a_signals),
+        lane_client.post(f"{hooks}/deliveries/{hook_id}/replay", headers=lanes.a_signals),
+    ]
+
+    assert [a.status_code for a in answers] == [404] * len(answers)

@@ -97,6 +97,18 @@ def test_public_reads_count_per_client_address(tight: tuple[FlaskClient, Backend
     assert other.status_code == 200
 
 
+def test_the_openapi_lists_the_429_of_every_public_read(client: FlaskClient) -> None:
+    """The document promises the 429 a public read answers past its per-address quota."""
+    paths = client.get("/openapi.json").get_json()["paths"]
+    reads = [
+        ops.get("get", {}) for path, ops in paths.items() if path.startswith("/api/public/v1/")
+    ]
+    public = [op for op in reads if op.get("tags") == ["Public"]]
+
+    assert len(public) == 6
+    assert all("Retry-After" in op["responses"]["429"]["headers"] for op in public)
+
+
 def test_unkeyed_and_refused_requests_count_nothing(tight: tuple[FlaskClient, Backends]) -> None:
     """Issue 14: a request with no valid key answers 401 and uses up no one's quota."""
     client, _ = tight

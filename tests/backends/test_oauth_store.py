@@ -280,3 +280,12 @@ def test_every_firestore_oauth_document_that_ends_has_a_ttl_timestamp(
     assert sorted(ending) == [ends] * 5
     for kind in kinds:
         assert TtlPolicy(f"oauth_{kind}", "expires_at") in FIRESTORE_TTL_POLICIES
+
+
+@pytest.mark.parametrize("tx_id", ["__reserved__", "..", "a/b", "a" * 1600, ""])
+def test_a_sign_in_id_no_pending_authorization_can_have_finds_nothing(
+    store: OAuthStore, tx_id: str
+) -> None:
+    """The sign-in forms send `tx` back as the client wrote it: an id Firestore refuses as a
+    document id is an unknown sign-in (the page says it expired), never a 500."""
+    assert store.get_pending(tx_id) is None

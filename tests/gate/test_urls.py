@@ -54,7 +54,6 @@ UNSAFE_LINKS = [
     "pricing",
     "#form",
     "",
-    "https://example.com/" + "a" * 2048,
 ]
 
 SAFE_LINKS = [
@@ -67,6 +66,25 @@ SAFE_LINKS = [
     "https://example.com:8443/x",
     "https://example.com/path%20with%20spaces",
 ]
+
+
+@pytest.mark.spec("content.gate.urls")
+@pytest.mark.parametrize(
+    ("path", "url"),
+    [
+        ("cta_href", "https://example.com/" + "a" * 2048),
+        ("blocks.0.ctaHref", "/" + "a" * 2048),
+        ("og_image_url", "https://example.com/" + "a" * 2048 + ".png"),
+    ],
+)
+def test_a_link_or_image_past_2048_characters_is_too_long(
+    brand: Brand, path: str, url: str
+) -> None:
+    """content-api.md: a URL is at most 2048 characters; past that it is a length, like every
+    other field's (`too_long`), not an unsafe URL."""
+    page = with_value(valid_page(), path, url)
+
+    assert codes(check_page(page, brand=brand)) == [(path, "too_long")]
 
 
 @pytest.mark.spec("content.gate.urls")

@@ -15,15 +15,18 @@ import pytest
 from cloudevents.http import CloudEvent
 from flask.testing import FlaskClient
 
+from backends.bundle import PageChanges
 from backends.embedded.jobs import SqliteJobStore
 from backends.embedded.pages import SqlitePageStore
 from backends.embedded.sqlite import SqliteDatabase
+from backends.gcp.cdn import CloudCdn
 from backends.ports import Blob, UnavailableError
 from frontdoor.functions import pubsub_message
 from schemas.catalog import Brand
 from schemas.content.jobs import GenerationBrief, JobRecord
 from schemas.errors import Issue
 from schemas.public import Company
+from tests.backends.test_gcp_edges import ComputeWire
 from tests.workers.generation_ports import NOW, embedded_ports
 from workers import steps
 from workers.authoring.template import TemplateWriter
@@ -108,6 +111,29 @@ def test_a_job_runs_author_hero_gate_and_store_once(ports: GenerationPorts) -> N
     assert page.hero_image_url == done.hero_image_url
     assert done.hero_image_url
     assert done.hero_image_url.endswith("-1200x630.png")
+
+
+@pytest.mark.spec("content.generate")
+def test_a_page_whose_cdn_purge_is_refused_still_finishes_its_job_once(
+    ports: GenerationPorts,
+) -> None:
+    """The page is stored before the purge: a purge Cloud CDN refuses (503 from
+    urlMaps.invalidateCache) is logged and the job succeeds, so no redelivery stores it twice."""
+    refusing = ComputeWire(status=503)
+    try:
+        cdn = CloudCdn(project="demo-frontdoor", url_map="frontdoor", client=refusing.client())
+        with_cdn = replace(ports, page_changed=PageChanges(cdn))
+        job = new_job(with_cdn)
+
+        done = run_generation(job.id, ports=with_cdn, worker="w1", lease=LEASE)
+    finally:
+        refusing.close()
+
+    page = ports.pages.get_page("pipeline-audit")
+    assert refusing.requests, "the purge reached the CDN API"
+    assert done.status == "succeeded"
+    assert page is not None
+    assert page.version == 1
 
 
 @pytest.mark.spec("content.generate")
