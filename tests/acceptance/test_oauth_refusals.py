@@ -98,3 +98,14 @@ def test_a_registration_too_large_for_a_firestore_document_is_413_on_both_backen
 
     assert response.status_code == 413
     assert response.json()["error"] == "invalid_request"
+
+
+@pytest.mark.parametrize("tx", ODD_IDS)
+def test_an_odd_sign_in_id_is_an_expired_sign_in_on_each_page(http: httpx.Client, tx: str) -> None:
+    """The sign-in forms send `tx` back as the browser has it: the page says the sign-in
+    expired (400), on Firestore too."""
+    for page in ("/oauth/signin", "/oauth/code", "/oauth/consent"):
+        response = http.get(page, params={"tx": tx})
+
+        assert response.status_code == 400, (page, response.text[:200])
+        assert "expired" in response.text
