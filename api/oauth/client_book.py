@@ -33,6 +33,8 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 CIMD_CACHE = timedelta(minutes=10)
+GRANT_TYPES = ("authorization_code", "refresh_token")
+CLIENT_NAME_MAX = 200
 
 
 class ClientBook:
@@ -101,6 +103,23 @@ class ClientBook:
                 raise RegistrationError(
                     "invalid_redirect_uri", "redirect URIs must be https or http loopback"
                 )
+            if parts.fragment or str(uri).endswith("#"):
+                raise RegistrationError(
+                    "invalid_redirect_uri", "a redirect URI has no fragment (RFC 6749 §3.1.2)"
+                )
+        unsupported = sorted(set(client_info.grant_types) - set(GRANT_TYPES))
+        if unsupported:
+            raise RegistrationError(
+                "invalid_client_metadata",
+                f"grant_types may hold only {', '.join(GRANT_TYPES)}, not {', '.join(unsupported)}",
+            )
+        name = client_info.client_name or ""
+        if len(name) > CLIENT_NAME_MAX or any(not ch.isprintable() for ch in name):
+            raise RegistrationError(
+                "invalid_client_metadata",
+                f"client_name is at most {CLIENT_NAME_MAX} printable characters "
+                "(the consent page shows it)",
+            )
         if "refresh_token" not in client_info.grant_types:
             # The SDK answers with this same object, so the client learns of the grant.
             client_info.grant_types = [*client_info.grant_types, "refresh_token"]

@@ -68,6 +68,19 @@ def secrets_in_request(form: Mapping[str, Sequence[str]], authorization: str) ->
     return found
 
 
+def basic_client_id(authorization: str) -> str | None:
+    """The client_id of an `Authorization: Basic` header (RFC 6749 §2.3.1: form-encoded,
+    then base64), or None when there is none or it does not decode."""
+    if not authorization.startswith("Basic "):
+        return None
+    try:
+        decoded = base64.b64decode(authorization[6:], validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError, binascii.Error):
+        return None
+    client_id, colon, _ = decoded.partition(":")
+    return unquote(client_id) if colon and client_id else None
+
+
 def secret_for_authenticator(auth_method: str | None, secret_hash: str | None) -> str | None:
     """The `client_secret` to hand the SDK's ClientAuthenticator for a stored client.
 

@@ -17,6 +17,10 @@ import anyio.to_thread
 
 T = TypeVar("T")
 
+# What a 503 of the authorization server asks a client to wait, as the REST API's do
+# (api.errors.RETRY_AFTER_SECONDS; api.oauth does not import the Flask side).
+RETRY_AFTER_SECONDS = "5"
+
 
 @dataclass(frozen=True)
 class OAuthConfig:

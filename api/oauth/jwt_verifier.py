@@ -1,7 +1,9 @@
 """Bearer tokens from an external identity provider: JWTs checked against its JWKS with PyJWT.
 
 Audience (the /mcp resource, or a configured audience), issuer, expiry and signature are
-checked; scopes come from `scope` (space-separated) or `scp` (a list or a string).
+checked; scopes come from `scope` (space-separated) or `scp` (a list or a string). Keys that
+cannot be fetched are the port's UnavailableError (503 temporarily_unavailable), not a
+refused token.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import anyio.to_thread
 import httpx
 import jwt
 from mcp.server.auth.provider import AccessToken
+
+from backends.ports import UnavailableError
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +57,12 @@ class JwtTokenVerifier:
                 issuer=self.issuer,
                 options={"require": ["exp", "iss", "aud"]},
             )
-        except (jwt.PyJWTError, httpx.HTTPError) as err:
+        except (jwt.PyJWKClientConnectionError, httpx.HTTPError) as err:
+            # The token may be fine: the provider's keys could not be fetched. A 401 would
+            # send the agent's person through a new sign-in; 503 asks it to retry.
+            logger.warning("identity provider keys unreachable: %s", type(err).__name__)
+            raise UnavailableError("identity provider keys") from err
+        except jwt.PyJWTError as err:
             logger.info("bearer token refused: %s", type(err).__name__)
             return None
         return AccessToken(
@@ -85,6 +94,10 @@ def _discover_jwks(issuer: str) -> str:
     base = issuer.rstrip("/")
     for path in ("/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"):
         response = httpx.get(base + path, timeout=5.0)
-        if response.status_code == 200 and "jwks_uri" in response.json():
-            return str(response.json()["jwks_uri"])
+        try:
+            metadata = response.json() if response.status_code == 200 else None
+        except ValueError:
+            metadata = None
+        if isinstance(metadata, dict) and "jwks_uri" in metadata:
+            return str(metadata["jwks_uri"])
     raise httpx.HTTPError(f"no jwks_uri published by {issuer}")

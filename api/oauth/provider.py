@@ -12,6 +12,7 @@ api.oauth.client_book, sign-in and consent in api.oauth.signin.
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -40,10 +41,14 @@ from backends.ports import (
     OAuthStore,
     OAuthTokenRecord,
     PendingAuthorization,
+    UnavailableError,
 )
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+# BASE64URL(SHA256(verifier)) without padding is always 43 characters (RFC 7636 §4.2); a
+# challenge of any other form could never be met at /token.
+S256_CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
 
 # The `resource` of the current /token request: the SDK's TokenHandler does not hand it to
 # the provider, so the route wrapper in api.tools.mcp_app sets it here.
@@ -88,6 +93,12 @@ class BuiltinOAuthProvider:
     async def authorize(
         self, client: OAuthClientInformationFull, params: AuthorizationParams
     ) -> str:
+        if not S256_CHALLENGE.fullmatch(params.code_challenge):
+            raise AuthorizeError(
+                "invalid_request",
+                "code_challenge must be the 43-character base64url SHA-256 of the "
+                "code_verifier (RFC 7636 §4.2)",
+            )
         resource = params.resource or self.config.resource
         if resource.rstrip("/") != self.config.resource:
             raise AuthorizeError(
@@ -102,7 +113,14 @@ class BuiltinOAuthProvider:
             csrf_hash="",
             expires_at=self.clock() + self.config.signin_ttl,
         )
-        await self.io(self.store.save_pending, pending)
+        try:
+            await self.io(self.store.save_pending, pending)
+        except UnavailableError as err:
+            # The SDK's handler answers any other exception 400 server_error; this one goes
+            # back to the client (RFC 6749 §4.1.2.1), which may retry.
+            raise AuthorizeError(
+                "temporarily_unavailable", "the authorization store is unavailable; retry"
+            ) from err
         return f"{self.config.issuer}/oauth/signin?tx={pending.tx_id}"
 
     def issue_code(

@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
 from mcp.server.auth.provider import ProviderTokenVerifier, TokenVerifier
@@ -29,23 +29,27 @@ from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
+from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.oauth.clients import presented_client_secrets, secrets_in_request
-from api.oauth.config import OAuthConfig, sha256_hex
+from api.oauth.clients import basic_client_id, presented_client_secrets, secrets_in_request
+from api.oauth.config import RETRY_AFTER_SECONDS, OAuthConfig, sha256_hex
 from api.oauth.jwt_verifier import JwtTokenVerifier
 from api.oauth.provider import BuiltinOAuthProvider, token_request_resource
 from api.oauth.signin import Brand, create_signin_routes
 from api.tools.mcp_paths import PRM_ROOT
 from api.tools.mcp_tools import create_mcp_server
-from backends.ports import Mailer, OAuthStore
+from backends.ports import Mailer, OAuthStore, UnavailableError
 from schemas.catalog import Catalog
 
+logger = logging.getLogger(__name__)
 SCOPES = ("openid", "email", "profile")
+GRANT_TYPES = ("authorization_code", "refresh_token")
+FORM_LIMIT = 64 * 1024  # bytes of a POST to /authorize, /token, /revoke or /register
 INVALID_REQUEST = -32600  # JSON-RPC 2.0
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 MCP_ALLOW_HEADERS = [
@@ -143,7 +147,11 @@ def create_mcp_asgi_app(
         async with mcp.session_manager.run():
             yield
 
-    app = Starlette(routes=routes, middleware=mcp_app.user_middleware, lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(_StoreOutage), *mcp_app.user_middleware],
+        lifespan=lifespan,
+    )
     paths = frozenset(r.path for r in routes if isinstance(r, Route))
     return McpAsgiApp(app=app, paths=paths, mcp=mcp)
 
@@ -186,13 +194,17 @@ def _authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRou
                 route.path, cors_middleware(metadata_endpoint, ["GET", "OPTIONS"]), methods=methods
             )
         elif route.path == "/authorize":
-            route = Route(route.path, _UnknownClient(route.app, provider), methods=methods)
+            route = Route(
+                route.path, _BodyLimit(_UnknownClient(route.app, provider)), methods=methods
+            )
         elif route.path == "/token":
             route = Route(route.path, _FormRequest(route.app), methods=methods)
         elif route.path == "/revoke":
             route = Route(route.path, _FormRequest(route.app, revoke=True), methods=methods)
         elif route.path == "/register":
-            route = Route(route.path, _RegistrationLimit(route.app, provider), methods=methods)
+            route = Route(
+                route.path, _BodyLimit(_RegistrationLimit(route.app, provider)), methods=methods
+            )
         wrapped.append(route)
     return wrapped
 
@@ -210,6 +222,40 @@ def _prm_endpoint(resource: str, issuer: str, name: str) -> ASGIApp:
     )
     handler = ProtectedResourceMetadataHandler(metadata)
     return cors_middleware(handler.handle, ["GET", "OPTIONS"])
+
+
+class _StoreOutage:
+    """An outage of the OAuth store (the port's UnavailableError) on any route answers 503
+    `temporarily_unavailable` with Retry-After, RFC 6749's shape, instead of a 500: the
+    OAuth endpoints, the sign-in pages and /mcp, whose token check reads the store. An
+    agent backs off and retries; it must not take the answer for a bad token or client."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except UnavailableError as err:
+            if started:
+                raise
+            logger.warning("oauth store unavailable on %s: %s", scope.get("path"), err)
+            body = {
+                "error": "temporarily_unavailable",
+                "error_description": "the authorization store is unavailable; retry shortly",
+            }
+            headers = {"Retry-After": RETRY_AFTER_SECONDS, "Cache-Control": "no-store"}
+            await JSONResponse(body, status_code=503, headers=headers)(scope, receive, send)
 
 
 def _transport_security(config: McpConfig) -> TransportSecuritySettings:
@@ -318,41 +364,114 @@ class _JsonRefusals:
 
 
 class _UnknownClient:
-    """An unknown client_id at /authorize gets 401 invalid_client, so the client registers again."""
+    """An unknown client_id at /authorize, by GET or by POST, gets 401 invalid_client, so the
+    client registers again (the SDK answers a POST 400 invalid_request). Mounted inside
+    _BodyLimit, so a POST's body is at most FORM_LIMIT bytes here."""
 
     def __init__(self, app: ASGIApp, provider: BuiltinOAuthProvider) -> None:
         self.app = app
         self.provider = provider
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        method = scope.get("method")
+        if method == "POST":
+            body = await read_body(receive, FORM_LIMIT) or b""
+            receive = replayed(body, receive)
+            query = parse_qs(body.decode("latin-1"))
+        elif method == "GET":
+            query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        else:
+            query = {}
         client_id = (query.get("client_id") or [""])[0]
-        if (
-            scope.get("method") == "GET"
-            and client_id
-            and await self.provider.get_client(client_id) is None
-        ):
-            body = {
-                "error": "invalid_client",
-                "error_description": "unknown client_id; register again",
-            }
-            await JSONResponse(body, status_code=401, headers={"Cache-Control": "no-store"})(
-                scope, receive, send
+        if client_id and await self.provider.get_client(client_id) is None:
+            await oauth_error(
+                scope, receive, send, 401, "invalid_client", "unknown client_id; register again"
             )
             return
         await self.app(scope, receive, send)
 
 
-class _FormRequest:
-    """Buffers a POSTed form, lets `prepare` read or amend it, then replays it to the handler.
+async def read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body, or None once it passes `limit` bytes."""
+    chunks: list[bytes] = []
+    size, more = 0, True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        size += len(chunks[-1])
+        more = message.get("more_body", False)
+        if size > limit:
+            return None
+    return b"".join(chunks)
 
-    /token: the SDK handler drops `resource`, so it is handed to the provider here.
-    /token and /revoke: the client secrets sent, for the provider's hash check.
+
+def replayed(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands the handler `body` once, then the connection's own messages."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
+
+
+async def oauth_error(
+    scope: Scope, receive: Receive, send: Send, status: int, error: str, description: str
+) -> None:
+    """An RFC 6749 §5.2 error answer."""
+    body = {"error": error, "error_description": description}
+    await JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store"})(
+        scope, receive, send
+    )
+
+
+async def too_large(scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+    await oauth_error(
+        scope, receive, send, 413, "invalid_request", f"the request body is over {limit} bytes"
+    )
+
+
+class _BodyLimit:
+    """A POST body over `limit` bytes gets 413 invalid_request before the handler reads it:
+    the SDK's form parser answers a field past 1 MiB with 400 server_error (and logs an
+    error), and a registration that large would not fit a Firestore document."""
+
+    def __init__(self, app: ASGIApp, *, limit: int = FORM_LIMIT) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        body = await read_body(receive, self.limit)
+        if body is None:
+            await too_large(scope, receive, send, self.limit)
+            return
+        await self.app(scope, replayed(body, receive), send)
+
+
+class _FormRequest:
+    """Buffers a POSTed form, reads and amends it as below, then replays it to the handler.
+
+    /token: the SDK handler drops `resource`, so it is handed to the provider here; a grant
+    type it does not serve gets `unsupported_grant_type` (RFC 6749 §5.2), where the SDK
+    answered invalid_request with its parser's words.
+    /token and /revoke: the client secrets sent, for the provider's hash check; a client
+    that authenticates with HTTP Basic alone (RFC 6749 §2.3.1) has its `client_id` added to
+    the form, which the SDK reads it from.
     /revoke: the SDK requires a `client_secret` field even from public clients (RFC 7009
-    sends none), so an absent one is added empty.
+    sends none), so an absent one is added empty; its 401 says `unauthorized_client`, which
+    RFC 7009 §2.2.1 (by RFC 6749 §5.2) and /token call `invalid_client`.
     """
 
-    def __init__(self, app: ASGIApp, *, revoke: bool = False, limit: int = 64 * 1024) -> None:
+    def __init__(self, app: ASGIApp, *, revoke: bool = False, limit: int = FORM_LIMIT) -> None:
         self.app = app
         self.revoke = revoke
         self.limit = limit
@@ -361,41 +480,71 @@ class _FormRequest:
         if scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        size, more = 0, True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                break
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            more = message.get("more_body", False)
-            if size > self.limit:
-                response = JSONResponse({"error": "invalid_request"}, status_code=413)
-                await response(scope, receive, send)
-                return
-        body = b"".join(chunks)
+        body = await read_body(receive, self.limit)
+        if body is None:
+            await too_large(scope, receive, send, self.limit)
+            return
         form = parse_qs(body.decode("latin-1"))
+        if not self.revoke:
+            grant = (form.get("grant_type") or [""])[0]
+            if not grant:
+                await oauth_error(
+                    scope, receive, send, 400, "invalid_request", "grant_type is required"
+                )
+                return
+            if grant not in GRANT_TYPES:
+                await oauth_error(
+                    scope,
+                    receive,
+                    send,
+                    400,
+                    "unsupported_grant_type",
+                    f"grant_type must be one of: {', '.join(GRANT_TYPES)}",
+                )
+                return
         if self.revoke and "client_secret" not in form:
             body += b"&client_secret=" if body else b"client_secret="
+        authorization = Headers(scope=scope).get("authorization", "")
+        basic_id = basic_client_id(authorization)
+        if basic_id and not form.get("client_id"):
+            body += (b"&" if body else b"") + urlencode({"client_id": basic_id}).encode()
         resources = form.get("resource") or []
         token = token_request_resource.set(resources[0] if resources else None)
-        authorization = Headers(scope=scope).get("authorization", "")
         sent = presented_client_secrets.set(secrets_in_request(form, authorization))
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
         try:
-            await self.app(scope, replay, send)
+            respond = _client_auth_refusal(send) if self.revoke else send
+            await self.app(scope, replayed(body, receive), respond)
         finally:
             token_request_resource.reset(token)
             presented_client_secrets.reset(sent)
+
+
+def _client_auth_refusal(send: Send) -> Send:
+    """A send that renames the error of a 401 JSON answer `unauthorized_client` to
+    `invalid_client` (client authentication failed, RFC 6749 §5.2)."""
+    held: Message | None = None
+
+    async def renamed(message: Message) -> None:
+        nonlocal held
+        if message["type"] == "http.response.start" and message["status"] == 401:
+            held = message
+            return
+        if held is not None and message["type"] == "http.response.body":
+            body = message.get("body", b"")
+            try:
+                doc = json.loads(body)
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict) and doc.get("error") == "unauthorized_client":
+                body = json.dumps({**doc, "error": "invalid_client"}).encode()
+            headers = [(k, v) for k, v in held["headers"] if k.lower() != b"content-length"]
+            headers.append((b"content-length", str(len(body)).encode()))
+            await send({**held, "headers": headers})
+            held = None
+            message = {"type": "http.response.body", "body": body}
+        await send(message)
+
+    return renamed
 
 
 class _RegistrationLimit:

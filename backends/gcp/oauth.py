@@ -6,6 +6,8 @@ are keyed by the sha256 of the id; codes and tokens are keyed by their stored ha
 Every collection has a TTL policy on `expires_at` (domain/indexes.py), a timestamp
 on every document that ends (registered clients have none), so Firestore deletes expired
 documents some time after they end; readers already treat them as absent.
+A transient Firestore failure is the port's UnavailableError (backends.gcp.firestore_errors),
+which the authorization server answers 503 temporarily_unavailable.
 """
 
 from __future__ import annotations
@@ -17,7 +19,12 @@ from typing import Any, TypeVar
 
 from google.cloud import firestore
 
-from backends.gcp.firestore_errors import create_document, usable_document_id
+from backends.gcp.firestore_errors import (
+    create_document,
+    run_transaction,
+    unavailable_when_transient,
+    usable_document_id,
+)
 from backends.ports import (
     AuthorizationCodeRecord,
     ConflictError,
@@ -44,30 +51,36 @@ class FirestoreOAuthStore:
         self._hits = client.collection(f"{prefix}oauth_hits")
 
     def save_client(self, record: OAuthClientRecord) -> None:
-        self._clients.document(_key(record.client_id)).set(asdict(record))
+        with unavailable_when_transient():
+            self._clients.document(_key(record.client_id)).set(asdict(record))
 
     def get_client(self, client_id: str) -> OAuthClientRecord | None:
-        snap = self._clients.document(_key(client_id)).get()
+        with unavailable_when_transient():
+            snap = self._clients.document(_key(client_id)).get()
         return _load(OAuthClientRecord, snap.to_dict()) if snap.exists else None
 
     def save_pending(self, pending: PendingAuthorization) -> None:
-        self._pending.document(pending.tx_id).set(asdict(pending))
+        with unavailable_when_transient():
+            self._pending.document(pending.tx_id).set(asdict(pending))
 
     def get_pending(self, tx_id: str) -> PendingAuthorization | None:
         # The sign-in forms send the id back: one Firestore refuses (`__x__`) is simply unknown.
         if not usable_document_id(tx_id):
             return None
-        snap = self._pending.document(tx_id).get()
+        with unavailable_when_transient():
+            snap = self._pending.document(tx_id).get()
         return _load(PendingAuthorization, snap.to_dict()) if snap.exists else None
 
     def delete_pending(self, tx_id: str) -> None:
-        self._pending.document(tx_id).delete()
+        with unavailable_when_transient():
+            self._pending.document(tx_id).delete()
 
     def add_code(self, record: AuthorizationCodeRecord) -> None:
         create_document(self._codes.document(record.code_hash), asdict(record), record.code_hash)
 
     def get_code(self, code_hash: str) -> AuthorizationCodeRecord | None:
-        snap = self._codes.document(code_hash).get()
+        with unavailable_when_transient():
+            snap = self._codes.document(code_hash).get()
         return _load(AuthorizationCodeRecord, snap.to_dict()) if snap.exists else None
 
     def use_code(self, code_hash: str, *, now: datetime) -> AuthorizationCodeRecord:
@@ -84,41 +97,45 @@ class FirestoreOAuthStore:
             transaction.update(ref, {"used_at": now})
             return {**doc, "used_at": now}
 
-        return _load(AuthorizationCodeRecord, use(self._client.transaction()))
+        return _load(AuthorizationCodeRecord, run_transaction(self._client, use))
 
     def add_token(self, record: OAuthTokenRecord) -> None:
         create_document(self._tokens.document(record.token_hash), asdict(record), record.token_hash)
 
     def get_token(self, token_hash: str) -> OAuthTokenRecord | None:
-        snap = self._tokens.document(token_hash).get()
+        with unavailable_when_transient():
+            snap = self._tokens.document(token_hash).get()
         return _load(OAuthTokenRecord, snap.to_dict()) if snap.exists else None
 
     def revoke_token(self, token_hash: str, *, now: datetime) -> None:
         ref = self._tokens.document(token_hash)
-        snap = ref.get()
-        if snap.exists and snap.get("revoked_at") is None:
-            ref.update({"revoked_at": now})
+        with unavailable_when_transient():
+            snap = ref.get()
+            if snap.exists and snap.get("revoked_at") is None:
+                ref.update({"revoked_at": now})
 
     def revoke_grant(self, grant_id: str, *, now: datetime) -> None:
         query = self._tokens.where(filter=firestore.FieldFilter("grant_id", "==", grant_id))
         batch = self._client.batch()
-        for snap in query.stream():
-            if snap.get("revoked_at") is None:
-                batch.update(snap.reference, {"revoked_at": now})
-        batch.commit()
+        with unavailable_when_transient():
+            for snap in query.stream():
+                if snap.get("revoked_at") is None:
+                    batch.update(snap.reference, {"revoked_at": now})
+            batch.commit()
 
     def count_hit(self, bucket: str, *, window_start: datetime) -> int:
         ref = self._hits.document(_key(f"{bucket}|{window_start.isoformat()}"))
-        ref.set(
-            {
-                "bucket": bucket,
-                "window_start": window_start,
-                "expires_at": window_start + HIT_RETENTION,
-                "hits": firestore.Increment(1),
-            },
-            merge=True,
-        )
-        hits: int = ref.get().get("hits")
+        with unavailable_when_transient():
+            ref.set(
+                {
+                    "bucket": bucket,
+                    "window_start": window_start,
+                    "expires_at": window_start + HIT_RETENTION,
+                    "hits": firestore.Increment(1),
+                },
+                merge=True,
+            )
+            hits: int = ref.get().get("hits")
         return hits
 
 

@@ -134,7 +134,14 @@ MCP_FORBIDDEN = Reply(
 )
 MCP_MISDIRECTED = Reply(421, "A `Host` this server does not serve (DNS rebinding)", JsonRpcDoc)
 MCP_NOT_ACCEPTABLE = Reply(406, "`Accept` lacks the media type of the answer", JsonRpcDoc)
-MCP_REFUSALS = (MCP_UNAUTHORIZED, MCP_FORBIDDEN, MCP_MISDIRECTED)
+MCP_UNAVAILABLE = Reply(
+    503,
+    "The token could not be checked: the authorization store is down "
+    "(`temporarily_unavailable`); retry after `Retry-After` seconds",
+    OAuthErrorDoc,
+    headers=("Retry-After",),
+)
+MCP_REFUSALS = (MCP_UNAUTHORIZED, MCP_FORBIDDEN, MCP_MISDIRECTED, MCP_UNAVAILABLE)
 TOOL_OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "post",

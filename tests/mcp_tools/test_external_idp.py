@@ -17,6 +17,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
+from tests.emulators import free_port
 from tests.mcp_tools.conftest import call_tool_raw, json_documents, start_served
 from tests.served import Served
 
@@ -137,3 +138,28 @@ def test_a_jwt_missing_a_scope_gets_403_with_the_scopes(idp: IdpMode) -> None:
 
     assert response.status_code == 403
     assert 'scope="openid email profile"' in response.headers["www-authenticate"]
+
+
+def test_keys_the_identity_provider_cannot_serve_are_503_not_a_refused_token(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A JWKS that cannot be fetched says nothing about the token: 503 temporarily_unavailable
+    with Retry-After, so the agent retries instead of sending its person to sign in again
+    (a 401 invalid_token did)."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    documents: dict[str, object] = {}
+    with json_documents(documents) as url:
+        documents["/.well-known/oauth-authorization-server"] = {
+            "issuer": url,
+            "jwks_uri": f"http://127.0.0.1:{free_port()}/jwks.json",  # nothing listens there
+        }
+        served = start_served(tmp_path_factory.mktemp("mcp-idp-down"), oauth_issuer=url)
+        try:
+            token = IdpMode(served, Issuer(url, key)).token()
+            response = call_tool_raw(served, token)
+        finally:
+            served.proc.stop()
+
+    assert response.status_code == 503
+    assert response.headers["retry-after"] == "5"
+    assert response.json()["error"] == "temporarily_unavailable"

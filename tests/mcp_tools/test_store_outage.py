@@ -1,0 +1,162 @@
+"""The tool server and its authorization server while their OAuth store is down: 503
+`temporarily_unavailable` with Retry-After, never a 500 and never an answer that reads as a
+bad token or an unknown client (in-process through the ASGI app)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from api.oauth.config import OAuthConfig
+from api.tools.mcp_app import McpConfig, create_mcp_asgi_app
+from backends.content_files import load_catalog
+from backends.embedded.mail import OutboxMailer
+from backends.embedded.oauth import SqliteOAuthStore
+from backends.embedded.sqlite import SqliteDatabase
+from backends.ports import (
+    OAuthClientRecord,
+    OAuthTokenRecord,
+    PendingAuthorization,
+    UnavailableError,
+)
+from frontdoor.settings import Settings
+from tests.mcp_tools.conftest import REDIRECT_URI, new_pkce
+from tests.mcp_tools.tokens import plant_token
+
+pytestmark = [pytest.mark.anyio, pytest.mark.spec("mcp.oauth")]
+BASE = "http://localhost"
+
+
+class OutageOAuthStore(SqliteOAuthStore):
+    """The store with its backend down for the operations named in `down`, as the
+    Firestore adapter reports an outage."""
+
+    down: frozenset[str] = frozenset()
+
+    def _check(self, operation: str) -> None:
+        if operation in self.down or "*" in self.down:
+            raise UnavailableError("firestore")
+
+    def get_client(self, client_id: str) -> OAuthClientRecord | None:
+        self._check("get_client")
+        return super().get_client(client_id)
+
+    def save_client(self, record: OAuthClientRecord) -> None:
+        self._check("save_client")
+        super().save_client(record)
+
+    def save_pending(self, pending: PendingAuthorization) -> None:
+        self._check("save_pending")
+        super().save_pending(pending)
+
+    def get_pending(self, tx_id: str) -> PendingAuthorization | None:
+        self._check("get_pending")
+        return super().get_pending(tx_id)
+
+    def get_token(self, token_hash: str) -> OAuthTokenRecord | None:
+        self._check("get_token")
+        return super().get_token(token_hash)
+
+    def count_hit(self, bucket: str, *, window_start: datetime) -> int:
+        self._check("count_hit")
+        return super().count_hit(bucket, window_start=window_start)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> OutageOAuthStore:
+    return OutageOAuthStore(SqliteDatabase(tmp_path / "oauth.sqlite3"))
+
+
+@pytest.fixture
+def http(store: OutageOAuthStore, tmp_path: Path) -> httpx2.AsyncClient:
+    asgi = create_mcp_asgi_app(
+        McpConfig(base_url=BASE, oauth=OAuthConfig(issuer=BASE, resource=f"{BASE}/mcp")),
+        catalog=load_catalog(Settings().content_dir),
+        oauth_store=store,
+        mailer=OutboxMailer(tmp_path / "outbox"),
+        clock=lambda: datetime.now(UTC),
+    )
+    transport = httpx2.ASGITransport(app=asgi.app, raise_app_exceptions=False)
+    return httpx2.AsyncClient(transport=transport, base_url=BASE)
+
+
+def authorize_params(client_id: str) -> dict[str, str]:
+    return {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": REDIRECT_URI,
+        "code_challenge": new_pkce().challenge,
+        "code_challenge_method": "S256",
+        "state": "s-1",
+    }
+
+
+async def test_every_oauth_endpoint_answers_503_temporarily_unavailable_while_the_store_is_down(
+    http: httpx2.AsyncClient, store: OutageOAuthStore
+) -> None:
+    """RFC 6749's shape with Retry-After: the client backs off; it is not told that its
+    client, code or token is bad."""
+    registered = await http.post(
+        "/register",
+        json={"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none"},
+    )
+    client_id = registered.json()["client_id"]
+    token = plant_token(store, "fda_outage", resource=f"{BASE}/mcp")
+    store.down = frozenset({"*"})
+
+    answers = {
+        "register": await http.post("/register", json={"redirect_uris": [REDIRECT_URI]}),
+        "authorize": await http.get("/authorize", params=authorize_params(client_id)),
+        "token": await http.post(
+            "/token",
+            data={"grant_type": "refresh_token", "client_id": client_id, "refresh_token": "x"},
+        ),
+        "revoke": await http.post("/revoke", data={"client_id": client_id, "token": "x"}),
+        "signin": await http.get("/oauth/signin", params={"tx": "abc"}),
+        "mcp": await http.post(
+            "/mcp",
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            headers={
+                "Authorization": f"Bearer {token}",
+                "Accept": "application/json, text/event-stream",
+            },
+        ),
+    }
+
+    assert {name: a.status_code for name, a in answers.items()} == dict.fromkeys(answers, 503)
+    for answer in answers.values():
+        assert answer.headers["retry-after"] == "5"
+        assert answer.json()["error"] == "temporarily_unavailable"
+
+
+async def test_an_outage_after_the_client_is_known_sends_temporarily_unavailable_to_its_redirect(
+    http: httpx2.AsyncClient, store: OutageOAuthStore
+) -> None:
+    """RFC 6749 §4.1.2.1: once the redirect URI is validated, the error goes back to the
+    client with its state (the SDK answered 400 server_error and logged an ERROR)."""
+    registered = await http.post(
+        "/register",
+        json={"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none"},
+    )
+    store.down = frozenset({"save_pending"})
+
+    response = await http.get("/authorize", params=authorize_params(registered.json()["client_id"]))
+
+    assert response.status_code == 302
+    location = response.headers["location"]
+    assert location.startswith(REDIRECT_URI + "?")
+    assert "error=temporarily_unavailable" in location
+    assert "state=s-1" in location
+
+
+async def test_the_store_back_up_answers_as_before(
+    http: httpx2.AsyncClient, store: OutageOAuthStore
+) -> None:
+    store.down = frozenset({"*"})
+    assert (await http.get("/oauth/signin", params={"tx": "abc"})).status_code == 503
+    store.down = frozenset()
+
+    assert (await http.get("/oauth/signin", params={"tx": "abc"})).status_code == 400
