@@ -7,27 +7,21 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-from pathlib import Path
+from collections.abc import Iterator
 
+import grpc  # type: ignore[import-untyped]  # grpcio ships no stubs
 import pytest
 from flask.testing import FlaskClient
+from google.cloud import firestore
 
 from api.app import create_app
 from backends.bundle import Backends
-from backends.embedded.jobs import SqliteJobStore
-from backends.embedded.pages import SqlitePageStore
-from backends.embedded.sqlite import SqliteDatabase
-from backends.ports import (
-    PageList,
-    PageStatus,
-    StoredPage,
-    UnavailableError,
-    VersionList,
-)
+from backends.gcp.jobs import FirestoreJobStore
+from backends.gcp.pages import FirestorePageStore
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
-from schemas.content.jobs import JobRecord
 from tests.api.content_client import AUTH, PAGES, page_body
+from tests.firestore_wire import client_of_down_firestore
 
 
 def forged_list_cursor(*parts: object) -> str:
@@ -58,49 +52,23 @@ def test_a_forged_list_cursor_at_the_edge_of_time_answers_400_naming_the_cursor(
     assert [i["field"] for i in body["issues"]] == ["cursor"]
 
 
-class OutagePageStore(SqlitePageStore):
-    """The page store while its backend is down, as the Firestore adapter reports it."""
-
-    def get_page(self, slug: str) -> StoredPage | None:
-        raise UnavailableError("firestore")
-
-    def list_pages(
-        self,
-        *,
-        status: PageStatus | None = None,
-        cursor: str | None = None,
-        limit: int = 50,
-        owner: str | None = None,
-    ) -> PageList:
-        raise UnavailableError("firestore")
-
-    def save_page(self, page: StoredPage, *, expected_version: int) -> StoredPage:
-        raise UnavailableError("firestore")
-
-    def list_versions(
-        self, slug: str, *, cursor: str | None = None, limit: int = 50
-    ) -> VersionList:
-        raise UnavailableError("firestore")
-
-    def get_version(self, slug: str, version: int) -> StoredPage | None:
-        raise UnavailableError("firestore")
-
-
-class OutageJobStore(SqliteJobStore):
-    """The job store while its backend is down, as the Firestore adapter reports it."""
-
-    def get_job(self, job_id: str) -> JobRecord | None:
-        raise UnavailableError("firestore")
+@pytest.fixture
+def down() -> Iterator[firestore.Client]:
+    """A real Firestore client whose Firestore answers every call ABORTED, which the client
+    gives up on at once (tests/firestore_wire.py)."""
+    with client_of_down_firestore(grpc.StatusCode.ABORTED) as client:
+        yield client
 
 
 @pytest.mark.spec("content.read")
 def test_a_page_store_outage_answers_503_unavailable_with_retry_after_on_every_operation(
-    settings: Settings, backends: Backends, tmp_path: Path
+    settings: Settings, backends: Backends, down: firestore.Client
 ) -> None:
     """content-api.md Errors: a store that is down is 503 with Retry-After, never a 500."""
-    db = SqliteDatabase(tmp_path / "down.sqlite3")
-    down = dataclasses.replace(backends, pages=OutagePageStore(db), jobs=OutageJobStore(db))
-    client = create_app(app_config(settings), down).test_client()
+    outage = dataclasses.replace(
+        backends, pages=FirestorePageStore(down), jobs=FirestoreJobStore(down)
+    )
+    client = create_app(app_config(settings), outage).test_client()
     page = f"{PAGES}/growth-audit"
     merge = {**AUTH, "content-type": "application/merge-patch+json"}
 
@@ -125,12 +93,11 @@ def test_a_page_store_outage_answers_503_unavailable_with_retry_after_on_every_o
 
 @pytest.mark.spec("pages.serve")
 def test_a_visitor_gets_an_on_brand_503_page_the_cdn_never_keeps_while_the_store_is_down(
-    settings: Settings, backends: Backends, tmp_path: Path
+    settings: Settings, backends: Backends, down: firestore.Client
 ) -> None:
     """A visitor is shown a page, not a problem document; it asks to retry and is not cached."""
-    down = OutagePageStore(SqliteDatabase(tmp_path / "down.sqlite3"))
     visitor = create_app(
-        app_config(settings), dataclasses.replace(backends, pages=down)
+        app_config(settings), dataclasses.replace(backends, pages=FirestorePageStore(down))
     ).test_client()
 
     response = visitor.get("/p/growth-audit")
