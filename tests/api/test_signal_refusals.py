@@ -6,30 +6,23 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
+import grpc  # type: ignore[import-untyped]  # grpcio ships no stubs
 import pytest
 from flask.testing import FlaskClient
+from google.cloud import firestore
 
 from api.app import create_app
 from backends.bundle import Backends
-from backends.embedded.signals import SqliteSignalStore
-from backends.embedded.sqlite import SqliteDatabase
-from backends.embedded.webhooks import SqliteWebhookStore
-from backends.ports import (
-    AccountQuery,
-    Delivery,
-    StreamPage,
-    StreamQuery,
-    UnavailableError,
-    WebhookEndpoint,
-)
+from backends.gcp.signals import FirestoreSignalStore
+from backends.gcp.webhooks import FirestoreWebhookStore
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
-from schemas.signals.rollups import AccountRollup, PersonRollup
 from tests.api.test_signals import BASE, INGEST, READ, ingest, raw_event
+from tests.firestore_wire import client_of_down_firestore
 
 
 def forged_cursor(*parts: Any) -> str:
@@ -163,33 +156,21 @@ def test_reasons_count_a_single_touch_in_the_singular(
     assert "1 person was active this week" in account["reasons"]
 
 
-class OutageSignalStore(SqliteSignalStore):
-    """The store while its backend is down, as the Firestore adapter reports it."""
-
-    def read_stream(self, query: StreamQuery) -> StreamPage:
-        raise UnavailableError("firestore")
-
-    def list_accounts(self, query: AccountQuery) -> tuple[list[AccountRollup], bool]:
-        raise UnavailableError("firestore")
-
-    def get_account(self, domain: str) -> AccountRollup | None:
-        raise UnavailableError("firestore")
-
-    def get_person(self, email: str) -> PersonRollup | None:
-        raise UnavailableError("firestore")
-
-    def erase_person(self, email: str) -> list[str]:
-        raise UnavailableError("firestore")
+@pytest.fixture
+def down() -> Iterator[firestore.Client]:
+    """A real Firestore client whose Firestore answers every call ABORTED, which the client
+    gives up on at once (tests/firestore_wire.py)."""
+    with client_of_down_firestore(grpc.StatusCode.ABORTED) as client:
+        yield client
 
 
 @pytest.mark.spec("signals.stream")
 def test_a_store_outage_answers_503_unavailable_with_retry_after_on_every_read(
-    settings: Settings, backends: Backends, tmp_path: Path
+    settings: Settings, backends: Backends, down: firestore.Client
 ) -> None:
     """signals-agent.md: back off on 5xx; a backend that is down is 503, never a 500."""
-    down = OutageSignalStore(SqliteDatabase(tmp_path / "down.sqlite3"))
     client = create_app(
-        app_config(settings), dataclasses.replace(backends, signals=down)
+        app_config(settings), dataclasses.replace(backends, signals=FirestoreSignalStore(down))
     ).test_client()
     since = datetime.now(UTC).isoformat()
 
@@ -224,30 +205,13 @@ def test_a_batch_without_a_json_content_type_is_read_as_json_and_no_415_is_promi
     assert "415" not in document["paths"][f"{BASE}/events"]["post"]["responses"]
 
 
-class OutageWebhookStore(SqliteWebhookStore):
-    """The webhook store while its backend is down, as the Firestore adapter reports it."""
-
-    def add_endpoint(self, endpoint: WebhookEndpoint) -> None:
-        raise UnavailableError("firestore")
-
-    def list_endpoints(self, *, partner: str | None = None) -> list[WebhookEndpoint]:
-        raise UnavailableError("firestore")
-
-    def get_endpoint(self, endpoint_id: str) -> WebhookEndpoint | None:
-        raise UnavailableError("firestore")
-
-    def get_delivery(self, delivery_id: str) -> Delivery | None:
-        raise UnavailableError("firestore")
-
-
 @pytest.mark.spec("signals.webhooks")
 def test_a_webhook_store_outage_answers_503_unavailable_on_every_operation(
-    settings: Settings, backends: Backends, tmp_path: Path
+    settings: Settings, backends: Backends, down: firestore.Client
 ) -> None:
     """signals-agent.md: back off on 5xx; a backend that is down is 503, never a 500."""
-    down = OutageWebhookStore(SqliteDatabase(tmp_path / "down.sqlite3"))
     client = create_app(
-        app_config(settings), dataclasses.replace(backends, webhooks=down)
+        app_config(settings), dataclasses.replace(backends, webhooks=FirestoreWebhookStore(down))
     ).test_client()
     hook = f"{BASE}/webhooks/wh_0123456789ab"
 
