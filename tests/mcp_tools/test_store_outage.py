@@ -4,9 +4,11 @@ bad token or an unknown client (in-process through the ASGI app)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import grpc  # type: ignore[import-untyped]  # grpcio ships no stubs
 import httpx2
 import pytest
 
@@ -14,15 +16,10 @@ from api.oauth.config import OAuthConfig
 from api.tools.mcp_app import McpConfig, create_mcp_asgi_app
 from backends.content_files import load_catalog
 from backends.embedded.mail import OutboxMailer
-from backends.embedded.oauth import SqliteOAuthStore
-from backends.embedded.sqlite import SqliteDatabase
-from backends.ports import (
-    OAuthClientRecord,
-    OAuthTokenRecord,
-    PendingAuthorization,
-    UnavailableError,
-)
+from backends.gcp.oauth import FirestoreOAuthStore
 from frontdoor.settings import Settings
+from tests.emulators import ManagedProcess
+from tests.firestore_wire import Outage, client_of_flaky_firestore
 from tests.mcp_tools.conftest import REDIRECT_URI, new_pkce
 from tests.mcp_tools.tokens import plant_token
 
@@ -30,48 +27,25 @@ pytestmark = [pytest.mark.anyio, pytest.mark.spec("mcp.oauth")]
 BASE = "http://localhost"
 
 
-class OutageOAuthStore(SqliteOAuthStore):
-    """The store with its backend down for the operations named in `down`, as the
-    Firestore adapter reports an outage."""
-
-    down: frozenset[str] = frozenset()
-
-    def _check(self, operation: str) -> None:
-        if operation in self.down or "*" in self.down:
-            raise UnavailableError("firestore")
-
-    def get_client(self, client_id: str) -> OAuthClientRecord | None:
-        self._check("get_client")
-        return super().get_client(client_id)
-
-    def save_client(self, record: OAuthClientRecord) -> None:
-        self._check("save_client")
-        super().save_client(record)
-
-    def save_pending(self, pending: PendingAuthorization) -> None:
-        self._check("save_pending")
-        super().save_pending(pending)
-
-    def get_pending(self, tx_id: str) -> PendingAuthorization | None:
-        self._check("get_pending")
-        return super().get_pending(tx_id)
-
-    def get_token(self, token_hash: str) -> OAuthTokenRecord | None:
-        self._check("get_token")
-        return super().get_token(token_hash)
-
-    def count_hit(self, bucket: str, *, window_start: datetime) -> int:
-        self._check("count_hit")
-        return super().count_hit(bucket, window_start=window_start)
+@pytest.fixture
+def outage() -> Outage:
+    """Nothing refused until a test says so; then every call it names answers ABORTED, which
+    the client gives up on at once (tests/firestore_wire.py)."""
+    return Outage(grpc.StatusCode.ABORTED)
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> OutageOAuthStore:
-    return OutageOAuthStore(SqliteDatabase(tmp_path / "oauth.sqlite3"))
+def store(
+    firestore_emulator: ManagedProcess, outage: Outage, unique_prefix: str
+) -> Iterator[FirestoreOAuthStore]:
+    """The real Firestore adapter on a real client whose Firestore is the emulator, but for
+    the calls `outage` refuses."""
+    with client_of_flaky_firestore(firestore_emulator.host, outage) as client:
+        yield FirestoreOAuthStore(client, prefix=unique_prefix)
 
 
 @pytest.fixture
-def http(store: OutageOAuthStore, tmp_path: Path) -> httpx2.AsyncClient:
+def http(store: FirestoreOAuthStore, tmp_path: Path) -> httpx2.AsyncClient:
     asgi = create_mcp_asgi_app(
         McpConfig(base_url=BASE, oauth=OAuthConfig(issuer=BASE, resource=f"{BASE}/mcp")),
         catalog=load_catalog(Settings().content_dir),
@@ -95,7 +69,7 @@ def authorize_params(client_id: str) -> dict[str, str]:
 
 
 async def test_every_oauth_endpoint_answers_503_temporarily_unavailable_while_the_store_is_down(
-    http: httpx2.AsyncClient, store: OutageOAuthStore
+    http: httpx2.AsyncClient, store: FirestoreOAuthStore, outage: Outage
 ) -> None:
     """RFC 6749's shape with Retry-After: the client backs off; it is not told that its
     client, code or token is bad."""
@@ -105,7 +79,7 @@ async def test_every_oauth_endpoint_answers_503_temporarily_unavailable_while_th
     )
     client_id = registered.json()["client_id"]
     token = plant_token(store, "fda_outage", resource=f"{BASE}/mcp")
-    store.down = frozenset({"*"})
+    outage.methods = frozenset({"*"})
 
     answers = {
         "register": await http.post("/register", json={"redirect_uris": [REDIRECT_URI]}),
@@ -133,7 +107,7 @@ async def test_every_oauth_endpoint_answers_503_temporarily_unavailable_while_th
 
 
 async def test_an_outage_after_the_client_is_known_sends_temporarily_unavailable_to_its_redirect(
-    http: httpx2.AsyncClient, store: OutageOAuthStore
+    http: httpx2.AsyncClient, store: FirestoreOAuthStore, outage: Outage
 ) -> None:
     """RFC 6749 §4.1.2.1: once the redirect URI is validated, the error goes back to the
     client with its state (the SDK answered 400 server_error and logged an ERROR)."""
@@ -141,7 +115,7 @@ async def test_an_outage_after_the_client_is_known_sends_temporarily_unavailable
         "/register",
         json={"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none"},
     )
-    store.down = frozenset({"save_pending"})
+    outage.methods = frozenset({"Commit"})  # a write: the pending authorization
 
     response = await http.get("/authorize", params=authorize_params(registered.json()["client_id"]))
 
@@ -153,10 +127,10 @@ async def test_an_outage_after_the_client_is_known_sends_temporarily_unavailable
 
 
 async def test_the_store_back_up_answers_as_before(
-    http: httpx2.AsyncClient, store: OutageOAuthStore
+    http: httpx2.AsyncClient, store: FirestoreOAuthStore, outage: Outage
 ) -> None:
-    store.down = frozenset({"*"})
+    outage.methods = frozenset({"*"})
     assert (await http.get("/oauth/signin", params={"tx": "abc"})).status_code == 503
-    store.down = frozenset()
+    outage.methods = frozenset()
 
     assert (await http.get("/oauth/signin", params={"tx": "abc"})).status_code == 400
