@@ -48,8 +48,7 @@ class _SiteServed:
         self._lock = threading.Lock()
         # The site, its assets' bodies by hashed name, the beacon's body.
         self._built: tuple[Site, dict[str, CachedPage], CachedPage] | None = None
-        self._not_found: CachedPage | None = None
-        self._unavailable: CachedPage | None = None
+        self._error_pages: dict[int, CachedPage] = {}  # the 404 and the 503, by status
 
     def _parts(self) -> tuple[Site, dict[str, CachedPage], CachedPage]:
         built = self._built
@@ -72,42 +71,36 @@ class _SiteServed:
     def beacon(self) -> CachedPage:
         return self._parts()[2]
 
+    def not_found(self) -> Response:
+        return self._error_page(404).response()
+
     def unavailable(self) -> Response:
         """The on-brand 503 while the page store is down: never cached, retried after 5 s."""
-        page = self._unavailable
-        if page is None:
-            site = self.site()
-            with self._lock:
-                if self._unavailable is None:
-                    from renderers.page_html import render_unavailable  # see rendered()
-
-                    self._unavailable = CachedPage.of(
-                        render_unavailable(site=site),
-                        cache_control=UNAVAILABLE_CACHE_CONTROL,
-                        noindex=True,
-                        status=503,
-                    )
-                page = self._unavailable
-        response = page.response()
+        response = self._error_page(503).response()
         response.headers["Retry-After"] = RETRY_AFTER_SECONDS
         return response
 
-    def not_found(self) -> Response:
-        page = self._not_found
+    def _error_page(self, status: int) -> CachedPage:
+        """The on-brand 404 or 503, rendered by the first request that needs it."""
+        page = self._error_pages.get(status)
         if page is None:
             site = self.site()
             with self._lock:
-                if self._not_found is None:
-                    from renderers.page_html import render_not_found  # see rendered()
+                page = self._error_pages.get(status)
+                if page is None:
+                    # Loaded with the first error page, as rendered() loads the renderer.
+                    from renderers.page_html import render_not_found, render_unavailable
 
-                    self._not_found = CachedPage.of(
-                        render_not_found(site=site),
-                        cache_control=NOT_FOUND_CACHE_CONTROL,
-                        noindex=True,
-                        status=404,
+                    render, cache_control = (
+                        (render_not_found, NOT_FOUND_CACHE_CONTROL)
+                        if status == 404
+                        else (render_unavailable, UNAVAILABLE_CACHE_CONTROL)
                     )
-                page = self._not_found
-        return page.response()
+                    page = CachedPage.of(
+                        render(site=site), cache_control=cache_control, noindex=True, status=status
+                    )
+                    self._error_pages[status] = page
+        return page
 
 
 _SLUG = re.compile(SLUG_PATTERN)
