@@ -50,19 +50,10 @@ def client_of_down_firestore(code: grpc.StatusCode) -> Iterator[firestore.Client
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[_Refusing(code)])
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
-    before = os.environ.get(_HOST)
-    os.environ[_HOST] = f"127.0.0.1:{port}"  # the client reads it once, when it is made
     try:
-        client = firestore_client(project="demo-frontdoor")
+        with _client_of(port) as client:
+            yield client
     finally:
-        if before is None:
-            os.environ.pop(_HOST, None)
-        else:
-            os.environ[_HOST] = before
-    try:
-        yield client
-    finally:
-        client.close()  # type: ignore[no-untyped-call]  # untyped in google-cloud-firestore
         server.stop(grace=None)
 
 
@@ -130,6 +121,17 @@ def client_of_flaky_firestore(emulator_host: str, outage: Outage) -> Iterator[fi
     )
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
+    try:
+        with _client_of(port) as client:
+            yield client
+    finally:
+        server.stop(grace=None)
+        channel.close()
+
+
+@contextmanager
+def _client_of(port: int) -> Iterator[firestore.Client]:
+    """A real Firestore client of the local server on `port`, closed on the way out."""
     before = os.environ.get(_HOST)
     os.environ[_HOST] = f"127.0.0.1:{port}"  # the client reads it once, when it is made
     try:
@@ -143,5 +145,3 @@ def client_of_flaky_firestore(emulator_host: str, outage: Outage) -> Iterator[fi
         yield client
     finally:
         client.close()  # type: ignore[no-untyped-call]  # untyped in google-cloud-firestore
-        server.stop(grace=None)
-        channel.close()
