@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from google.cloud import firestore as google_firestore
 from playwright.sync_api import Browser, sync_playwright
 
 from api.app import create_app
@@ -139,3 +140,15 @@ def served_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[st
     served = start_served(tmp_path_factory.mktemp("served") / "data")
     yield served.env
     served.stop()
+
+
+@pytest.fixture
+def down_firestore() -> Iterator[google_firestore.Client]:
+    """A real Firestore client whose Firestore answers every call ABORTED, which the client
+    gives up on at once (tests/firestore_wire.py): the real adapters on it are down."""
+    import grpc  # type: ignore[import-untyped]  # grpcio ships no stubs
+
+    from tests.firestore_wire import client_of_down_firestore
+
+    with client_of_down_firestore(grpc.StatusCode.ABORTED) as client:
+        yield client

@@ -7,9 +7,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-from collections.abc import Iterator
 
-import grpc  # type: ignore[import-untyped]  # grpcio ships no stubs
 import pytest
 from flask.testing import FlaskClient
 from google.cloud import firestore
@@ -21,7 +19,6 @@ from backends.gcp.pages import FirestorePageStore
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
 from tests.api.content_client import AUTH, PAGES, page_body
-from tests.firestore_wire import client_of_down_firestore
 
 
 def forged_list_cursor(*parts: object) -> str:
@@ -52,21 +49,13 @@ def test_a_forged_list_cursor_at_the_edge_of_time_answers_400_naming_the_cursor(
     assert [i["field"] for i in body["issues"]] == ["cursor"]
 
 
-@pytest.fixture
-def down() -> Iterator[firestore.Client]:
-    """A real Firestore client whose Firestore answers every call ABORTED, which the client
-    gives up on at once (tests/firestore_wire.py)."""
-    with client_of_down_firestore(grpc.StatusCode.ABORTED) as client:
-        yield client
-
-
 @pytest.mark.spec("content.read")
 def test_a_page_store_outage_answers_503_unavailable_with_retry_after_on_every_operation(
-    settings: Settings, backends: Backends, down: firestore.Client
+    settings: Settings, backends: Backends, down_firestore: firestore.Client
 ) -> None:
     """content-api.md Errors: a store that is down is 503 with Retry-After, never a 500."""
     outage = dataclasses.replace(
-        backends, pages=FirestorePageStore(down), jobs=FirestoreJobStore(down)
+        backends, pages=FirestorePageStore(down_firestore), jobs=FirestoreJobStore(down_firestore)
     )
     client = create_app(app_config(settings), outage).test_client()
     page = f"{PAGES}/growth-audit"
@@ -93,11 +82,12 @@ def test_a_page_store_outage_answers_503_unavailable_with_retry_after_on_every_o
 
 @pytest.mark.spec("pages.serve")
 def test_a_visitor_gets_an_on_brand_503_page_the_cdn_never_keeps_while_the_store_is_down(
-    settings: Settings, backends: Backends, down: firestore.Client
+    settings: Settings, backends: Backends, down_firestore: firestore.Client
 ) -> None:
     """A visitor is shown a page, not a problem document; it asks to retry and is not cached."""
     visitor = create_app(
-        app_config(settings), dataclasses.replace(backends, pages=FirestorePageStore(down))
+        app_config(settings),
+        dataclasses.replace(backends, pages=FirestorePageStore(down_firestore)),
     ).test_client()
 
     response = visitor.get("/p/growth-audit")

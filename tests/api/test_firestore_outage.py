@@ -5,9 +5,7 @@ whose Firestore answers every call ABORTED (tests/firestore_wire.py)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 
-import grpc  # type: ignore[import-untyped]  # grpcio ships no stubs
 import pytest
 from flask.testing import FlaskClient
 from google.cloud import firestore
@@ -20,13 +18,6 @@ from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
 from tests.api.content_client import PAGES
 from tests.api.test_signals import BASE, READ
-from tests.firestore_wire import client_of_down_firestore
-
-
-@pytest.fixture
-def down() -> Iterator[firestore.Client]:
-    with client_of_down_firestore(grpc.StatusCode.ABORTED) as client:
-        yield client
 
 
 def _app(settings: Settings, backends: Backends) -> FlaskClient:
@@ -35,10 +26,10 @@ def _app(settings: Settings, backends: Backends) -> FlaskClient:
 
 @pytest.mark.spec("content.read")
 def test_a_request_with_an_issued_key_answers_503_while_the_key_store_is_down(
-    settings: Settings, backends: Backends, down: firestore.Client
+    settings: Settings, backends: Backends, down_firestore: firestore.Client
 ) -> None:
     """A key that is not a bootstrap key is looked up; a lookup that fails is no 401 and no 500."""
-    client = _app(settings, dataclasses.replace(backends, keys=FirestoreKeyStore(down)))
+    client = _app(settings, dataclasses.replace(backends, keys=FirestoreKeyStore(down_firestore)))
 
     answers = [
         client.get(PAGES, headers={"x-api-key": "fdk_content_0123456789ab_secret"}),
@@ -52,9 +43,11 @@ def test_a_request_with_an_issued_key_answers_503_while_the_key_store_is_down(
 
 @pytest.mark.spec("signals.webhooks")
 def test_every_webhook_operation_answers_503_while_the_webhook_store_is_down(
-    settings: Settings, backends: Backends, down: firestore.Client
+    settings: Settings, backends: Backends, down_firestore: firestore.Client
 ) -> None:
-    client = _app(settings, dataclasses.replace(backends, webhooks=FirestoreWebhookStore(down)))
+    client = _app(
+        settings, dataclasses.replace(backends, webhooks=FirestoreWebhookStore(down_firestore))
+    )
     hook = f"{BASE}/webhooks/wh_0123456789ab"
 
     answers = [

@@ -6,11 +6,9 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-import grpc  # type: ignore[import-untyped]  # grpcio ships no stubs
 import pytest
 from flask.testing import FlaskClient
 from google.cloud import firestore
@@ -18,11 +16,9 @@ from google.cloud import firestore
 from api.app import create_app
 from backends.bundle import Backends
 from backends.gcp.signals import FirestoreSignalStore
-from backends.gcp.webhooks import FirestoreWebhookStore
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
 from tests.api.test_signals import BASE, INGEST, READ, ingest, raw_event
-from tests.firestore_wire import client_of_down_firestore
 
 
 def forged_cursor(*parts: Any) -> str:
@@ -156,21 +152,14 @@ def test_reasons_count_a_single_touch_in_the_singular(
     assert "1 person was active this week" in account["reasons"]
 
 
-@pytest.fixture
-def down() -> Iterator[firestore.Client]:
-    """A real Firestore client whose Firestore answers every call ABORTED, which the client
-    gives up on at once (tests/firestore_wire.py)."""
-    with client_of_down_firestore(grpc.StatusCode.ABORTED) as client:
-        yield client
-
-
 @pytest.mark.spec("signals.stream")
 def test_a_store_outage_answers_503_unavailable_with_retry_after_on_every_read(
-    settings: Settings, backends: Backends, down: firestore.Client
+    settings: Settings, backends: Backends, down_firestore: firestore.Client
 ) -> None:
     """signals-agent.md: back off on 5xx; a backend that is down is 503, never a 500."""
     client = create_app(
-        app_config(settings), dataclasses.replace(backends, signals=FirestoreSignalStore(down))
+        app_config(settings),
+        dataclasses.replace(backends, signals=FirestoreSignalStore(down_firestore)),
     ).test_client()
     since = datetime.now(UTC).isoformat()
 
@@ -203,30 +192,6 @@ def test_a_batch_without_a_json_content_type_is_read_as_json_and_no_415_is_promi
     assert response.status_code == 202
     assert response.get_json()["accepted"] == ["crm:plain"]
     assert "415" not in document["paths"][f"{BASE}/events"]["post"]["responses"]
-
-
-@pytest.mark.spec("signals.webhooks")
-def test_a_webhook_store_outage_answers_503_unavailable_on_every_operation(
-    settings: Settings, backends: Backends, down: firestore.Client
-) -> None:
-    """signals-agent.md: back off on 5xx; a backend that is down is 503, never a 500."""
-    client = create_app(
-        app_config(settings), dataclasses.replace(backends, webhooks=FirestoreWebhookStore(down))
-    ).test_client()
-    hook = f"{BASE}/webhooks/wh_0123456789ab"
-
-    answers = [
-        client.post(f"{BASE}/webhooks", json={"url": "https://hooks.example.com/a"}, headers=READ),
-        client.get(f"{BASE}/webhooks", headers=READ),
-        client.delete(hook, headers=READ),
-        client.post(f"{hook}/rotate", headers=READ),
-        client.get(f"{hook}/deliveries", headers=READ),
-        client.post(f"{BASE}/webhooks/deliveries/msg_0123/replay", headers=READ),
-    ]
-
-    assert [a.status_code for a in answers] == [503] * 6
-    assert {a.get_json()["error"] for a in answers} == {"unavailable"}
-    assert {a.headers["Retry-After"] for a in answers} == {"5"}
 
 
 @pytest.mark.spec("signals.webhooks")

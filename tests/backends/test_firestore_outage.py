@@ -6,31 +6,22 @@ which firestore_errors translates the same way (test_firestore_errors.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 
-import grpc  # type: ignore[import-untyped]  # grpcio ships no stubs
-import pytest
 from google.cloud import firestore
 
 from backends.gcp.keys import FirestoreKeyStore
 from backends.gcp.webhooks import FirestoreWebhookStore
 from backends.ports import ApiKeyRecord, Delivery, UnavailableError, WebhookEndpoint, WebhookSecret
-from tests.firestore_wire import client_of_down_firestore
 
 NOW = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
 
 
-@pytest.fixture
-def down() -> Iterator[firestore.Client]:
-    with client_of_down_firestore(grpc.StatusCode.ABORTED) as client:
-        yield client
-
-
 def test_every_key_store_operation_is_unavailable_while_firestore_is_down(
-    down: firestore.Client,
+    down_firestore: firestore.Client,
 ) -> None:
-    keys = FirestoreKeyStore(down)
+    keys = FirestoreKeyStore(down_firestore)
     record = ApiKeyRecord(
         key_id="0123456789ab",
         partner="acme",
@@ -49,9 +40,9 @@ def test_every_key_store_operation_is_unavailable_while_firestore_is_down(
 
 
 def test_every_webhook_store_operation_is_unavailable_while_firestore_is_down(
-    down: firestore.Client,
+    down_firestore: firestore.Client,
 ) -> None:
-    hooks = FirestoreWebhookStore(down)
+    hooks = FirestoreWebhookStore(down_firestore)
     secret = WebhookSecret(value="whsec_current", created_at=NOW)
     endpoint = WebhookEndpoint(
         endpoint_id="wh_0123456789ab",
