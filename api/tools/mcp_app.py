@@ -5,7 +5,8 @@ mode only), the sign-in pages, the protected-resource metadata at both well-know
 and the MCP route, flattened so `/mcp` is an exact route (notes/mcp-sdk.md §1.3c). Small
 ASGI wrappers close the SDK's gaps: RFC 8414 metadata with `iss` support, `none` and CIMD;
 `resource` checked at /token; 401 `invalid_client` for an unknown client at /authorize; a
-rate limit on /register; `scope=` on the 403 insufficient_scope challenge; CORS on /mcp.
+rate limit on /register; `scope=` on the 403 insufficient_scope challenge; CORS on /mcp; the
+`Authorization` header allowed by the CORS preflights of /token, /register and /revoke.
 """
 
 from __future__ import annotations
@@ -198,15 +199,48 @@ def _authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRou
                 route.path, _BodyLimit(_UnknownClient(route.app, provider)), methods=methods
             )
         elif route.path == "/token":
-            route = Route(route.path, _FormRequest(route.app), methods=methods)
+            route = Route(route.path, _ClientCors(_FormRequest(route.app)), methods=methods)
         elif route.path == "/revoke":
-            route = Route(route.path, _FormRequest(route.app, revoke=True), methods=methods)
+            route = Route(
+                route.path, _ClientCors(_FormRequest(route.app, revoke=True)), methods=methods
+            )
         elif route.path == "/register":
             route = Route(
-                route.path, _BodyLimit(_RegistrationLimit(route.app, provider)), methods=methods
+                route.path,
+                _ClientCors(_BodyLimit(_RegistrationLimit(route.app, provider))),
+                methods=methods,
             )
         wrapped.append(route)
     return wrapped
+
+
+class _ClientCors:
+    """CORS preflights of /token, /register and /revoke answered by a policy that allows the
+    `Authorization` header (client_secret_basic, RFC 6749 §2.3.1, sent by browser-based MCP
+    clients); the SDK's own policy there allows only `MCP-Protocol-Version` beyond the
+    safelisted headers. Every other request goes to `app` unchanged, whose SDK route adds
+    the open `Access-Control-Allow-Origin` to its answer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.preflight = CORSMiddleware(
+            app,
+            allow_origins=["*"],
+            allow_methods=["POST", "OPTIONS"],
+            allow_headers=["Authorization", "MCP-Protocol-Version"],
+            max_age=86400,
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        if (
+            scope["method"] == "OPTIONS"
+            and "origin" in headers
+            and "access-control-request-method" in headers
+        ):
+            await self.preflight(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
 
 
 def _prm_endpoint(resource: str, issuer: str, name: str) -> ASGIApp:
