@@ -40,7 +40,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from api.oauth.clients import basic_client_id, presented_client_secrets, secrets_in_request
 from api.oauth.config import RETRY_AFTER_SECONDS, OAuthConfig, sha256_hex
 from api.oauth.jwt_verifier import JwtTokenVerifier
-from api.oauth.provider import BuiltinOAuthProvider, token_request_resource
+from api.oauth.provider import (
+    BuiltinOAuthProvider,
+    authorize_method_named,
+    token_request_resource,
+)
 from api.oauth.signin import Brand, create_signin_routes
 from api.tools.mcp_paths import PRM_ROOT
 from api.tools.mcp_tools import create_mcp_server
@@ -196,7 +200,7 @@ def _authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRou
             )
         elif route.path == "/authorize":
             route = Route(
-                route.path, _BodyLimit(_UnknownClient(route.app, provider)), methods=methods
+                route.path, _BodyLimit(_AuthorizeRequest(route.app, provider)), methods=methods
             )
         elif route.path == "/token":
             route = Route(route.path, _ClientCors(_FormRequest(route.app)), methods=methods)
@@ -397,10 +401,12 @@ class _JsonRefusals:
         await self.app(scope, receive, send_json)
 
 
-class _UnknownClient:
-    """An unknown client_id at /authorize, by GET or by POST, gets 401 invalid_client, so the
-    client registers again (the SDK answers a POST 400 invalid_request). Mounted inside
-    _BodyLimit, so a POST's body is at most FORM_LIMIT bytes here."""
+class _AuthorizeRequest:
+    """/authorize, by GET or by POST: an unknown client_id gets 401 invalid_client, so the
+    client registers again (the SDK answers a POST 400 invalid_request); a code_challenge
+    sent without code_challenge_method (which RFC 7636 §4.3 reads as `plain`, and the SDK as
+    S256) is marked for the provider, which refuses it back to the validated redirect URI.
+    Mounted inside _BodyLimit, so a POST's body is at most FORM_LIMIT bytes here."""
 
     def __init__(self, app: ASGIApp, provider: BuiltinOAuthProvider) -> None:
         self.app = app
@@ -422,7 +428,12 @@ class _UnknownClient:
                 scope, receive, send, 401, "invalid_client", "unknown client_id; register again"
             )
             return
-        await self.app(scope, receive, send)
+        named = "code_challenge_method" in query or "code_challenge" not in query
+        marked = authorize_method_named.set(named)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            authorize_method_named.reset(marked)
 
 
 async def read_body(receive: Receive, limit: int) -> bytes | None:

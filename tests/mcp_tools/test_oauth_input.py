@@ -231,3 +231,51 @@ async def test_a_posted_authorization_request_of_a_known_client_goes_to_sign_in(
 
     assert response.status_code == 302
     assert "/oauth/signin?tx=" in response.headers["location"]
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+async def test_a_code_challenge_without_its_method_is_refused_at_authorize(
+    served: Served, method: str
+) -> None:
+    """RFC 7636 §4.3: a missing code_challenge_method means `plain`, which OAuth 2.1 and the
+    MCP authorization spec forbid; it is refused back to the client, not read as S256."""
+    params = {
+        "response_type": "code",
+        "client_id": register(served),
+        "redirect_uri": REDIRECT_URI,
+        "code_challenge": new_pkce().challenge,
+        "state": "s-1",
+        "resource": f"{served.base}/mcp",
+    }
+
+    if method == "GET":
+        response = httpx2.get(f"{served.base}/authorize", params=params)
+    else:
+        response = httpx2.post(f"{served.base}/authorize", data=params)
+
+    assert response.status_code == 302
+    target = urlsplit(response.headers["location"])
+    query = {k: v[0] for k, v in parse_qs(target.query).items()}
+    assert f"{target.scheme}://{target.netloc}{target.path}" == REDIRECT_URI
+    assert query["error"] == "invalid_request"
+    assert "code_challenge_method" in query["error_description"]
+    assert "S256" in query["error_description"]
+    assert query["state"] == "s-1"
+
+
+async def test_a_code_challenge_without_its_method_for_a_redirect_uri_not_registered_is_400(
+    served: Served,
+) -> None:
+    """The refusal never redirects to an address the client did not register."""
+    params = {
+        "response_type": "code",
+        "client_id": register(served),
+        "redirect_uri": "https://attacker.example/cb",
+        "code_challenge": new_pkce().challenge,
+        "state": "s-1",
+    }
+
+    response = httpx2.get(f"{served.base}/authorize", params=params)
+
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_request"
