@@ -29,7 +29,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
-from starlette.datastructures import Headers
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
@@ -405,8 +405,10 @@ class _AuthorizeRequest:
     """/authorize, by GET or by POST: an unknown client_id gets 401 invalid_client, so the
     client registers again (the SDK answers a POST 400 invalid_request); a code_challenge
     sent without code_challenge_method (which RFC 7636 §4.3 reads as `plain`, and the SDK as
-    S256) is marked for the provider, which refuses it back to the validated redirect URI.
-    Mounted inside _BodyLimit, so a POST's body is at most FORM_LIMIT bytes here."""
+    S256) is marked for the provider, which refuses it back to the validated redirect URI;
+    an error the SDK sends back to the client carries `iss` (RFC 9207 §2, which the metadata
+    advertises; the SDK leaves it out). Mounted inside _BodyLimit, so a POST's body is at most
+    FORM_LIMIT bytes here."""
 
     def __init__(self, app: ASGIApp, provider: BuiltinOAuthProvider) -> None:
         self.app = app
@@ -431,9 +433,23 @@ class _AuthorizeRequest:
         named = "code_challenge_method" in query or "code_challenge" not in query
         marked = authorize_method_named.set(named)
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, self._issuer_on_errors(send))
         finally:
             authorize_method_named.reset(marked)
+
+    def _issuer_on_errors(self, send: Send) -> Send:
+        issuer = self.provider.config.issuer
+
+        async def with_issuer(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 302:
+                headers = MutableHeaders(scope=message)
+                location = headers.get("location", "")
+                query = parse_qs(urlsplit(location).query)
+                if "error" in query and "iss" not in query:
+                    headers["location"] = f"{location}&{urlencode({'iss': issuer})}"
+            await send(message)
+
+        return with_issuer
 
 
 async def read_body(receive: Receive, limit: int) -> bytes | None:

@@ -261,6 +261,7 @@ async def test_a_code_challenge_without_its_method_is_refused_at_authorize(
     assert "code_challenge_method" in query["error_description"]
     assert "S256" in query["error_description"]
     assert query["state"] == "s-1"
+    assert query["iss"] == served.base
 
 
 async def test_a_code_challenge_without_its_method_for_a_redirect_uri_not_registered_is_400(
@@ -279,3 +280,17 @@ async def test_a_code_challenge_without_its_method_for_a_redirect_uri_not_regist
 
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_request"
+
+
+async def test_an_error_sent_back_from_authorize_names_the_issuer(served: Served) -> None:
+    """RFC 9207 §2: the metadata advertises authorization_response_iss_parameter_supported, so
+    error responses carry `iss` too; a client that checks it must not drop the error."""
+    client_id = register(served)
+
+    response = httpx2.get(authorize_url(served, client_id, new_pkce(), code_challenge="abc"))
+
+    assert response.status_code == 302
+    query = {k: v[0] for k, v in parse_qs(urlsplit(response.headers["location"]).query).items()}
+    assert query["error"] == "invalid_request"
+    assert query["iss"] == served.base
+    assert query["state"] == "state-1"
