@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import click
+from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
@@ -21,6 +25,7 @@ from frontdoor.cli_pages import pages
 from frontdoor.cli_queues import queues
 from frontdoor.cli_signals import seed_demo, signals
 from frontdoor.logs import configure_logging
+from frontdoor.serve import settings_problems
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from renderers.terraform_indexes import render_firestore_terraform
@@ -30,7 +35,32 @@ from services.keys import PARTNER_NAME, issue_key, revoke_key
 logger = logging.getLogger(__name__)
 
 
-@click.group()
+class ConfigurationError(click.ClickException):
+    """Settings the environment gives that the service refuses: exit 2, as `serve` does."""
+
+    exit_code = 2
+
+
+class _Commands(click.Group):
+    """Every command: what its surroundings keep it from doing (a refused setting, a folder it
+    cannot make or write) answers with a message and a non-zero exit, never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ValidationError as err:
+            if err.title != Settings.__name__:
+                raise
+            message = f"the configuration is refused:\n{settings_problems(err)}"
+            raise ConfigurationError(message) from None
+        except OSError as err:
+            if err.errno == errno.EPIPE:  # click's own handling of a closed pipe
+                raise
+            where = f": {err.filename}" if err.filename else ""
+            raise click.ClickException(f"{err.strerror or err}{where}") from None
+
+
+@click.group(cls=_Commands)
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """Operate frontdoor: keys, docs and the server."""
@@ -140,8 +170,23 @@ def _minute(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
 
 
+def _http_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """The document's server URL: an http(s) URL with a host, no trailing slash."""
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname or " " in value:
+        raise click.BadParameter("an http(s) URL such as https://api.example.com")
+    return value.rstrip("/")
+
+
 @cli.command()
-@click.option("--base-url", default=None, help="Server URL (default: PUBLIC_BASE_URL)")
+@click.option(
+    "--base-url",
+    default=None,
+    callback=_http_url,
+    help="Server URL, e.g. https://api.example.com (default: PUBLIC_BASE_URL)",
+)
 def openapi(base_url: str | None) -> None:
     """Print the OpenAPI 3.1 document the service serves at /openapi.json."""
     settings = Settings()
