@@ -154,7 +154,11 @@ def create_mcp_asgi_app(
 
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(_StoreOutage), *mcp_app.user_middleware],
+        middleware=[
+            Middleware(_StoreOutage),
+            Middleware(_JsonRefusals, statuses=range(405, 406), shape=_oauth_method_refusal),
+            *mcp_app.user_middleware,
+        ],
         lifespan=lifespan,
     )
     paths = frozenset(r.path for r in routes if isinstance(r, Route))
@@ -352,14 +356,40 @@ class _ScopeChallenge:
         await self.app(scope, receive, send_with_scope)
 
 
-class _JsonRefusals:
-    """The SDK's plain-text refusals on /mcp (its Host, Origin, Content-Type and body-size
-    checks) as the JSON-RPC error body it sends for its other refusals; status unchanged."""
+def _json_rpc_refusal(text: str, _scope: Scope, _headers: Headers) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": text}}
 
-    def __init__(self, app: ASGIApp) -> None:
+
+def _oauth_method_refusal(_text: str, scope: Scope, headers: Headers) -> dict[str, Any]:
+    allowed = headers.get("allow", "")
+    return {
+        "error": "invalid_request",
+        "error_description": f"{scope['method']} is not allowed on {scope['path']}; "
+        f"allowed: {allowed}",
+    }
+
+
+class _JsonRefusals:
+    """Plain-text refusals as JSON, status and other headers unchanged: by default the SDK's
+    on /mcp (its Host, Origin, Content-Type and body-size checks) as the JSON-RPC error body
+    it sends for its other refusals; with `statuses` and `shape`, others (the 405 Starlette
+    answers for a method a route does not take, in RFC 6749's shape)."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        statuses: range = range(400, 600),
+        shape: Callable[[str, Scope, Headers], dict[str, Any]] = _json_rpc_refusal,
+    ) -> None:
         self.app = app
+        self.statuses = statuses
+        self.shape = shape
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
         held: Message | None = None
         text: list[bytes] = []
 
@@ -367,23 +397,19 @@ class _JsonRefusals:
             nonlocal held
             if message["type"] == "http.response.start":
                 content_type = Headers(raw=message["headers"]).get("content-type", "")
-                if message["status"] >= 400 and not content_type.startswith("application/json"):
+                if message["status"] in self.statuses and not content_type.startswith(
+                    "application/json"
+                ):
                     held = message
                     return
             elif held is not None and message["type"] == "http.response.body":
                 text.append(message.get("body", b""))
                 if message.get("more_body", False):
                     return
-                body = json.dumps(
-                    {
-                        "jsonrpc": "2.0",
-                        "id": None,
-                        "error": {
-                            "code": INVALID_REQUEST,
-                            "message": b"".join(text).decode("utf-8", "replace"),
-                        },
-                    }
-                ).encode()
+                document = self.shape(
+                    b"".join(text).decode("utf-8", "replace"), scope, Headers(raw=held["headers"])
+                )
+                body = json.dumps(document).encode()
                 kept = [
                     (k, v)
                     for k, v in held["headers"]

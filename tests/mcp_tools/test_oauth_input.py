@@ -294,3 +294,31 @@ async def test_an_error_sent_back_from_authorize_names_the_issuer(served: Served
     assert query["error"] == "invalid_request"
     assert query["iss"] == served.base
     assert query["state"] == "state-1"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("GET", "/token", "POST"),
+        ("GET", "/register", "POST"),
+        ("GET", "/revoke", "POST"),
+        ("PUT", "/authorize", "GET"),
+        ("POST", "/.well-known/oauth-authorization-server", "GET"),
+        ("POST", "/.well-known/oauth-protected-resource/mcp", "GET"),
+    ],
+)
+async def test_a_method_an_oauth_endpoint_does_not_take_is_405_in_the_oauth_error_shape(
+    served: Served, method: str, path: str, allowed: str
+) -> None:
+    """mcp.md Errors: OAuth endpoints answer in the RFC 6749 shape; a wrong method as well,
+    with the methods it takes in `Allow` (RFC 9110 §15.5.6)."""
+    response = httpx2.request(method, f"{served.base}{path}")
+
+    assert response.status_code == 405
+    assert allowed in response.headers["allow"]
+    assert response.headers["content-type"] == "application/json"
+    assert response.json() == {
+        "error": "invalid_request",
+        "error_description": f"{method} is not allowed on {path}; allowed: "
+        + response.headers["allow"],
+    }
