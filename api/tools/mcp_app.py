@@ -226,8 +226,9 @@ class _ClientCors:
     """CORS preflights of /token, /register and /revoke answered by a policy that allows the
     `Authorization` header (client_secret_basic, RFC 6749 §2.3.1, sent by browser-based MCP
     clients); the SDK's own policy there allows only `MCP-Protocol-Version` beyond the
-    safelisted headers. Every other request goes to `app` unchanged, whose SDK route adds
-    the open `Access-Control-Allow-Origin` to its answer."""
+    safelisted headers. Every other request goes to `app`, whose SDK route adds the open
+    `Access-Control-Allow-Origin`; the refusals our wrappers send before it (a missing or
+    unserved grant type, a body over the limit, too many registrations) get it here."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -247,8 +248,26 @@ class _ClientCors:
             and "access-control-request-method" in headers
         ):
             await self.preflight(scope, receive, send)
+        elif "origin" in headers:
+            await self.app(scope, receive, open_cors(send))
         else:
             await self.app(scope, receive, send)
+
+
+def open_cors(send: Send) -> Send:
+    """A send that opens an answer that has no `Access-Control-Allow-Origin` to any origin,
+    its `Retry-After` (a 429's or 503's) readable too."""
+
+    async def with_origin(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = MutableHeaders(scope=message)
+            if "access-control-allow-origin" not in headers:
+                headers["Access-Control-Allow-Origin"] = "*"
+            if "access-control-expose-headers" not in headers:
+                headers["Access-Control-Expose-Headers"] = "Retry-After"
+        await send(message)
+
+    return with_origin
 
 
 def _prm_endpoint(resource: str, issuer: str, name: str) -> ASGIApp:
@@ -297,6 +316,9 @@ class _StoreOutage:
                 "error_description": "the authorization store is unavailable; retry shortly",
             }
             headers = {"Retry-After": RETRY_AFTER_SECONDS, "Cache-Control": "no-store"}
+            if "origin" in Headers(scope=scope):  # every route here is open to any origin
+                headers["Access-Control-Allow-Origin"] = "*"
+                headers["Access-Control-Expose-Headers"] = "Retry-After"
             await JSONResponse(body, status_code=503, headers=headers)(scope, receive, send)
 
 

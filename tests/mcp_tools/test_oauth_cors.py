@@ -73,3 +73,26 @@ async def test_a_cross_origin_token_request_with_http_basic_is_answered_with_ope
     assert response.headers["access-control-allow-origin"] == "*"
     assert response.headers.get_list("access-control-allow-origin") == ["*"]
     assert "access_token" in response.json()
+
+
+@pytest.mark.parametrize(
+    ("path", "form", "status"),
+    [
+        ("/token", {"client_id": "x"}, 400),
+        ("/token", {"grant_type": "password"}, 400),
+        ("/token", {"grant_type": "authorization_code", "pad": "a" * 70_000}, 413),
+        ("/revoke", {"token": "x", "pad": "a" * 70_000}, 413),
+        ("/register", {"pad": "a" * 70_000}, 413),
+    ],
+)
+async def test_every_refusal_of_an_oauth_endpoint_is_readable_from_another_origin(
+    served: Served, path: str, form: dict[str, str], status: int
+) -> None:
+    """A browser hides an answer without Access-Control-Allow-Origin from the page: the client
+    would see a network error, not the OAuth error that says what to fix."""
+    response = httpx2.post(f"{served.base}{path}", data=form, headers={"Origin": ORIGIN})
+
+    assert response.status_code == status
+    assert response.headers.get_list("access-control-allow-origin") == ["*"]
+    assert "retry-after" in response.headers["access-control-expose-headers"].lower()
+    assert response.json()["error"]
