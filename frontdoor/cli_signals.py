@@ -140,6 +140,9 @@ def seed_demo(ctx: click.Context, count: int, yes: bool) -> None:
         # No webhook deliveries: sample data stays out of partners' endpoints.
         result = handle_ingest_message(message, signals=backends.signals)
         new += len(result.new_ids) if result is not None else 0
+        # On Firestore each event is a transaction: thousands take minutes.
+        done = min(start + MAX_BATCH, len(events))
+        click.echo(f"  > {done}/{len(events)} events", err=True)
     click.echo(f"stored {new} new of {count} demo events (source {DEMO_SOURCE!r})")
     _print_accounts(backends)
 
