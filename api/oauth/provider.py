@@ -99,14 +99,14 @@ class BuiltinOAuthProvider:
         if not authorize_method_named.get():
             raise AuthorizeError(
                 "invalid_request",
-                "code_challenge_method is required and must be S256 (RFC 7636 §4.3: without "
+                "code_challenge_method is required and must be S256 (RFC 7636 section 4.3: without "
                 "it the method is plain, which this server does not accept)",
             )
         if not S256_CHALLENGE.fullmatch(params.code_challenge):
             raise AuthorizeError(
                 "invalid_request",
                 "code_challenge must be the 43-character base64url SHA-256 of the "
-                "code_verifier (RFC 7636 §4.2)",
+                "code_verifier (RFC 7636 section 4.2)",
             )
         resource = params.resource or self.config.resource
         if resource.rstrip("/") != self.config.resource:

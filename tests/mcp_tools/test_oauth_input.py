@@ -4,6 +4,7 @@ only fail at the end."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
@@ -322,3 +323,27 @@ async def test_a_method_an_oauth_endpoint_does_not_take_is_405_in_the_oauth_erro
         "error_description": f"{method} is not allowed on {path}; allowed: "
         + response.headers["allow"],
     }
+
+
+ERROR_DESCRIPTION = re.compile(r"[\x20\x21\x23-\x5b\x5d-\x7e]*")
+
+
+@pytest.mark.parametrize("wrong", ["challenge", "method", "fragment"])
+async def test_an_error_description_holds_only_the_characters_rfc_6749_allows(
+    served: Served, wrong: str
+) -> None:
+    """RFC 6749 §4.1.2.1 and §5.2, RFC 7591 §3.2.2: error_description is printable ASCII
+    without `"` and `\\`; a client may refuse or mangle anything else."""
+    if wrong == "fragment":
+        response = registration(served, redirect_uris=["https://agent.example/cb#x"])
+        description = response.json()["error_description"]
+    else:
+        overrides = {"code_challenge": "abc"} if wrong == "challenge" else {}
+        url = authorize_url(served, register(served), new_pkce(), **overrides)
+        if wrong == "method":
+            url = url.replace("&code_challenge_method=S256", "")
+        response = httpx2.get(url)
+        location = urlsplit(response.headers["location"])
+        description = parse_qs(location.query)["error_description"][0]
+
+    assert ERROR_DESCRIPTION.fullmatch(description), description
