@@ -20,6 +20,7 @@ from backends.bundle import Backends
 from backends.content_files import load_catalog
 from backends.ports import SCOPES, NotFoundError, Scope
 from domain.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
+from frontdoor.cli_options import partner_name
 from frontdoor.cli_page_admin import history, list_pages, publish, restore, unpublish
 from frontdoor.cli_pages import pages
 from frontdoor.cli_queues import queues
@@ -30,7 +31,7 @@ from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from renderers.terraform_indexes import render_firestore_terraform
 from schemas.openapi.document import build_openapi
-from services.keys import PARTNER_NAME, issue_key, revoke_key
+from services.keys import issue_key, revoke_key
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +64,7 @@ class _Commands(click.Group):
 @click.group(cls=_Commands)
 @click.pass_context
 def cli(ctx: click.Context) -> None:
-    """Operate frontdoor: keys, docs and the server."""
+    """Operate frontdoor: keys, pages, signals, queues, docs and the server."""
     ctx.ensure_object(dict)
 
 
@@ -90,21 +91,11 @@ def keys() -> None:
     """Issue, revoke and list partner keys (hashed at rest)."""
 
 
-def _partner_name(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
-    """A partner owns its pages by name: an empty or blank one (an unset shell variable) would
-    make every such key one partner, so a name is 1 to 64 letters, digits, `.`, `_` or `-`."""
-    if not PARTNER_NAME.match(value):
-        raise click.BadParameter(
-            "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
-        )
-    return value
-
-
 @keys.command("issue")
 @click.option(
     "--partner",
     required=True,
-    callback=_partner_name,
+    callback=partner_name,
     help="Who the key is for, e.g. acme (letters, digits, '.', '_', '-')",
 )
 @click.option(

@@ -18,6 +18,7 @@ from rich.markup import escape
 from api.rest.page_records import page_record
 from backends.bundle import Backends
 from backends.ports import UnavailableError
+from frontdoor.cli_options import partner_name
 from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
@@ -42,11 +43,18 @@ def pages() -> None:
     show_default=True,
     help="Follow the job to its end; --no-wait prints the job id and leaves it to the workers",
 )
-@click.option("--timeout", default=300.0, show_default=True, help="Seconds to follow the job")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=300.0,
+    show_default=True,
+    help="Seconds to follow the job",
+)
 @click.option(
     "--partner",
     default="cli",
     show_default=True,
+    callback=partner_name,
     help="The partner a new page belongs to (the operator may write over any partner's page)",
 )
 @click.pass_context
@@ -93,7 +101,13 @@ def generate(
 @pages.command("job")
 @click.argument("job_id")
 @click.option("--wait/--no-wait", default=True, show_default=True, help="Follow it to its end")
-@click.option("--timeout", default=300.0, show_default=True, help="Seconds to follow the job")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=300.0,
+    show_default=True,
+    help="Seconds to follow the job",
+)
 @click.pass_context
 def job_status(ctx: click.Context, job_id: str, wait: bool, timeout: float) -> None:
     """Show a generation job's steps and outcome (one started with --no-wait, or by a partner)."""

@@ -92,3 +92,38 @@ def test_openapi_refuses_a_base_url_that_is_not_an_http_url(base_url: str) -> No
     result = frontdoor("openapi", "--base-url", base_url)
 
     assert_refused(result, 2, "--base-url")
+
+
+@pytest.mark.parametrize("partner", ["", " ", "a b", "../x"])
+def test_pages_generate_refuses_a_partner_name_no_key_could_carry(
+    tmp_path: Path, partner: str
+) -> None:
+    """A page belongs to a partner by name, and a key's partner is 1 to 64 letters, digits,
+    `.`, `_` or `-` (keys issue): a page written for any other name (an unset shell variable)
+    could never be read or changed by a partner."""
+    brief = tmp_path / "brief.json"
+    brief.write_text('{"slug": "cli-audit", "topic": "A funnel audit", "icp": "RevOps leads"}')
+
+    result = frontdoor(
+        "pages", "generate", str(brief), "--partner", partner, DATA_DIR=str(tmp_path / "d")
+    )
+
+    assert_refused(result, 2, "--partner")
+    assert "job" not in result.output
+
+
+def test_pages_list_refuses_a_partner_name_no_key_could_carry(tmp_path: Path) -> None:
+    result = frontdoor("pages", "list", "--partner", "", DATA_DIR=str(tmp_path))
+
+    assert_refused(result, 2, "--partner")
+
+
+@pytest.mark.parametrize("command", [["pages", "generate", "BRIEF"], ["pages", "job", "JOB"]])
+def test_a_negative_timeout_is_refused(tmp_path: Path, command: list[str]) -> None:
+    brief = tmp_path / "brief.json"
+    brief.write_text("{}")
+    args = [str(brief) if arg == "BRIEF" else arg for arg in command]
+
+    result = frontdoor(*args, "--timeout", "-5", DATA_DIR=str(tmp_path / "d"))
+
+    assert_refused(result, 2, "--timeout")
