@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit
 
 from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
 from mcp.server.auth.provider import ProviderTokenVerifier, TokenVerifier
@@ -56,6 +57,8 @@ SCOPES = ("openid", "email", "profile")
 GRANT_TYPES = ("authorization_code", "refresh_token")
 FORM_LIMIT = 64 * 1024  # bytes of a POST to /authorize, /token, /revoke or /register
 INVALID_REQUEST = -32600  # JSON-RPC 2.0
+# What RFC 6749 §4.1.2.1 does not allow in an error_description.
+_DESCRIPTION_UNSAFE = re.compile(r"[^\x20\x21\x23-\x5b\x5d-\x7e]")
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 MCP_ALLOW_HEADERS = [
     "Authorization",
@@ -252,6 +255,14 @@ class _ClientCors:
             await self.app(scope, receive, open_cors(send))
         else:
             await self.app(scope, receive, send)
+
+
+def error_description(text: str) -> str:
+    """`text` as RFC 6749 §4.1.2.1 allows an error_description: printable ASCII without `"`
+    or `\\`; lines joined with `; `."""
+    lines = (line.strip() for line in text.splitlines())
+    joined = "; ".join(line for line in lines if line).replace('"', "'").replace("\\", "/")
+    return _DESCRIPTION_UNSAFE.sub("", joined)
 
 
 def open_cors(send: Send) -> Send:
@@ -455,8 +466,8 @@ class _AuthorizeRequest:
     sent without code_challenge_method (which RFC 7636 §4.3 reads as `plain`, and the SDK as
     S256) is marked for the provider, which refuses it back to the validated redirect URI;
     an error the SDK sends back to the client carries `iss` (RFC 9207 §2, which the metadata
-    advertises; the SDK leaves it out). Mounted inside _BodyLimit, so a POST's body is at most
-    FORM_LIMIT bytes here."""
+    advertises; the SDK leaves it out) and an error_description in the characters RFC 6749
+    allows. Mounted inside _BodyLimit, so a POST's body is at most FORM_LIMIT bytes here."""
 
     def __init__(self, app: ASGIApp, provider: BuiltinOAuthProvider) -> None:
         self.app = app
@@ -491,10 +502,19 @@ class _AuthorizeRequest:
         async def with_issuer(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] == 302:
                 headers = MutableHeaders(scope=message)
-                location = headers.get("location", "")
-                query = parse_qs(urlsplit(location).query)
-                if "error" in query and "iss" not in query:
-                    headers["location"] = f"{location}&{urlencode({'iss': issuer})}"
+                target = urlsplit(headers.get("location", ""))
+                query = parse_qsl(target.query, keep_blank_values=True)
+                names = {name for name, _ in query}
+                if "error" in names:
+                    # RFC 6749 §4.1.2.1: printable ASCII, no `"` or `\` (the SDK joins its
+                    # parser's messages with newlines)
+                    query = [
+                        (name, error_description(value) if name == "error_description" else value)
+                        for name, value in query
+                    ]
+                    if "iss" not in names:
+                        query.append(("iss", issuer))
+                    headers["location"] = target._replace(query=urlencode(query)).geturl()
             await send(message)
 
         return with_issuer
