@@ -31,7 +31,7 @@ from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from renderers.terraform_indexes import render_firestore_terraform
 from schemas.openapi.document import build_openapi
-from services.keys import issue_key, revoke_key
+from services.keys import issue_key, key_id_named, revoke_key
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +130,12 @@ def _scope(name: str) -> Scope:
 @click.argument("key_id")
 @click.pass_context
 def keys_revoke(ctx: click.Context, key_id: str) -> None:
-    """Revoke a key by its id."""
+    """Revoke a key by its id (as `keys list` shows it) or by the key itself."""
+    named = key_id_named(key_id)
+    if named is None:  # never echoed: it may be a mistyped key, secret and all
+        click.echo("no key with id like that: `frontdoor keys list` shows the ids", err=True)
+        sys.exit(1)
+    key_id = named
     backends = _backends(ctx)
     try:
         record = revoke_key(keys=backends.keys, key_id=key_id, now=backends.clock())

@@ -123,6 +123,43 @@ def test_revoking_an_unknown_key_id_exits_1_with_a_message(data_dir: Path) -> No
     assert "no key with id no-such-key" in result.stderr
 
 
+def test_revoke_takes_the_key_itself_and_never_prints_its_secret(data_dir: Path) -> None:
+    """An operator often holds the key, not its id: revoking by the key revokes that key, and
+    the secret is not echoed to the terminal (nor to its scrollback or a CI log)."""
+    key_id, raw = issue(data_dir)
+
+    revoked = frontdoor(data_dir, "keys", "revoke", raw)
+
+    assert revoked.exit_code == 0, revoked.output
+    assert f"revoked {key_id}" in revoked.stdout
+    assert raw.rsplit("_", 1)[1] not in revoked.output
+    listed = frontdoor(data_dir, "keys", "list")
+    row = next(line for line in listed.stdout.splitlines() if key_id in line)
+    assert len(re.findall(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", row)) == 2
+
+
+def test_revoking_an_unknown_key_by_the_key_itself_never_prints_its_secret(data_dir: Path) -> None:
+    secret = "S3cretPartOfTheKey0123456789abcdefghijklmno"
+
+    result = frontdoor(data_dir, "keys", "revoke", f"fdk_content_0123456789ab_{secret}")
+
+    assert result.exit_code == 1
+    assert "no key with id 0123456789ab" in result.stderr
+    assert secret not in result.output
+
+
+@pytest.mark.parametrize("argument", ["../x", "a/b", "", "fdk_content_x_"])
+def test_revoke_refuses_what_no_key_id_could_be_without_asking_the_store(
+    data_dir: Path, argument: str
+) -> None:
+    """Firestore refuses `..` or `a/b` as a document id with an error that is no "not found"."""
+    result = frontdoor(data_dir, "keys", "revoke", argument)
+
+    assert result.exit_code == 1
+    assert isinstance(result.exception, SystemExit)
+    assert "no key with id" in result.stderr
+
+
 def test_a_cli_issued_key_opens_the_content_api_until_it_is_revoked(data_dir: Path) -> None:
     """SPEC Authentication: a missing or wrong key gives 401 `unauthorized`; revoked is wrong."""
     key_id, raw = issue(data_dir, "content")
