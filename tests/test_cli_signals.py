@@ -162,3 +162,13 @@ def test_tail_refuses_a_bad_option_naming_it_as_the_api_would(data_dir: Path) ->
     assert result.exit_code == 2
     assert "--type: invalid_format" in result.stderr
     assert result.stdout == ""
+
+
+def test_tail_help_says_it_follows_by_default_and_how_days_meets_since(data_dir: Path) -> None:
+    """The help is what an operator reads: following is the default, and `--days` with an
+    older `--since` narrows it (as the API's `days` does), not only "without --since"."""
+    result = frontdoor(data_dir, "signals", "tail", "--help")
+
+    assert result.exit_code == 0
+    assert "[default: follow]" in result.stdout
+    assert "narrows an older --since" in " ".join(result.stdout.split())
