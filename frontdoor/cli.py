@@ -18,7 +18,7 @@ from rich.table import Table
 
 from backends.bundle import Backends
 from backends.content_files import load_catalog
-from backends.ports import SCOPES, NotFoundError, Scope
+from backends.ports import SCOPES, NotFoundError, Scope, UnavailableError
 from domain.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
 from frontdoor.cli_options import partner_name
 from frontdoor.cli_page_admin import history, list_pages, publish, restore, unpublish
@@ -59,6 +59,16 @@ class _Commands(click.Group):
                 raise
             where = f": {err.filename}" if err.filename else ""
             raise click.ClickException(f"{err.strerror or err}{where}") from None
+        except UnavailableError as err:
+            raise click.ClickException(f"a backend is unavailable; retry: {err}") from None
+        except Exception as err:
+            # Loaded only now: an embedded command never imports Google's libraries.
+            from google.api_core.exceptions import GoogleAPIError
+            from google.auth.exceptions import GoogleAuthError
+
+            if isinstance(err, GoogleAuthError | GoogleAPIError):
+                raise click.ClickException(f"Google Cloud refused: {err}") from None
+            raise
 
 
 @click.group(cls=_Commands)

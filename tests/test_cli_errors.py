@@ -33,7 +33,7 @@ def _logging_restored() -> Iterator[None]:
     root.setLevel(level)
 
 
-def frontdoor(*args: str, **env: str) -> Result:
+def frontdoor(*args: str, **env: str | None) -> Result:
     return CliRunner().invoke(cli, list(args), env={**NO_KEYS, **env}, obj={})
 
 
@@ -127,3 +127,23 @@ def test_a_negative_timeout_is_refused(tmp_path: Path, command: list[str]) -> No
     result = frontdoor(*args, "--timeout", "-5", DATA_DIR=str(tmp_path / "d"))
 
     assert_refused(result, 2, "--timeout")
+
+
+def test_a_gcp_backend_without_credentials_says_so_and_exits_1(tmp_path: Path) -> None:
+    """An operator's laptop without Application Default Credentials: Google's own message,
+    which says how to set them up, not a traceback."""
+    result = frontdoor(
+        "keys",
+        "list",
+        DATA_DIR=str(tmp_path),
+        BACKEND="gcp",
+        GOOGLE_CLOUD_PROJECT="demo-project",
+        PUSH_OIDC_AUDIENCE="frontdoor-push",
+        INTERNAL_TOKEN="an-internal-token-0123456789",
+        GOOGLE_APPLICATION_CREDENTIALS=str(tmp_path / "no-such-credentials.json"),
+        FIRESTORE_EMULATOR_HOST=None,
+        PUBSUB_EMULATOR_HOST=None,
+        STORAGE_EMULATOR_HOST=None,
+    )
+
+    assert_refused(result, 1, "Google Cloud refused", "credentials")
