@@ -197,7 +197,9 @@ def openapi(base_url: str | None) -> None:
     """Print the OpenAPI 3.1 document the service serves at /openapi.json."""
     settings = Settings()
     document = build_openapi(
-        base_url=base_url or settings.base_url, catalog=load_catalog(settings.content_dir)
+        base_url=base_url or settings.base_url,
+        auth_url=settings.oauth_issuer,  # as the served document (api/app.py) names it
+        catalog=load_catalog(settings.content_dir),
     )
     click.echo(json.dumps(document, indent=2))
 
