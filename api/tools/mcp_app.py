@@ -47,6 +47,7 @@ from api.oauth.provider import (
     token_request_resource,
 )
 from api.oauth.signin import Brand, create_signin_routes
+from api.tools.client_cors import ClientCors
 from api.tools.mcp_paths import PRM_ROOT
 from api.tools.mcp_tools import create_mcp_server
 from backends.ports import Mailer, OAuthStore, UnavailableError
@@ -210,51 +211,19 @@ def _authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRou
                 route.path, _BodyLimit(_AuthorizeRequest(route.app, provider)), methods=methods
             )
         elif route.path == "/token":
-            route = Route(route.path, _ClientCors(_FormRequest(route.app)), methods=methods)
+            route = Route(route.path, ClientCors(_FormRequest(route.app)), methods=methods)
         elif route.path == "/revoke":
             route = Route(
-                route.path, _ClientCors(_FormRequest(route.app, revoke=True)), methods=methods
+                route.path, ClientCors(_FormRequest(route.app, revoke=True)), methods=methods
             )
         elif route.path == "/register":
             route = Route(
                 route.path,
-                _ClientCors(_BodyLimit(_RegistrationLimit(route.app, provider))),
+                ClientCors(_BodyLimit(_RegistrationLimit(route.app, provider))),
                 methods=methods,
             )
         wrapped.append(route)
     return wrapped
-
-
-class _ClientCors:
-    """CORS preflights of /token, /register and /revoke answered by a policy that allows the
-    `Authorization` header (client_secret_basic, RFC 6749 §2.3.1, sent by browser-based MCP
-    clients); the SDK's own policy there allows only `MCP-Protocol-Version` beyond the
-    safelisted headers. Every other request goes to `app`, whose SDK route adds the open
-    `Access-Control-Allow-Origin`; the refusals our wrappers send before it (a missing or
-    unserved grant type, a body over the limit, too many registrations) get it here."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-        self.preflight = CORSMiddleware(
-            app,
-            allow_origins=["*"],
-            allow_methods=["POST", "OPTIONS"],
-            allow_headers=["Authorization", "MCP-Protocol-Version"],
-            max_age=86400,
-        )
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = Headers(scope=scope)
-        if (
-            scope["method"] == "OPTIONS"
-            and "origin" in headers
-            and "access-control-request-method" in headers
-        ):
-            await self.preflight(scope, receive, send)
-        elif "origin" in headers:
-            await self.app(scope, receive, open_cors(send))
-        else:
-            await self.app(scope, receive, send)
 
 
 def error_description(text: str) -> str:
@@ -263,22 +232,6 @@ def error_description(text: str) -> str:
     lines = (line.strip() for line in text.splitlines())
     joined = "; ".join(line for line in lines if line).replace('"', "'").replace("\\", "/")
     return _DESCRIPTION_UNSAFE.sub("", joined)
-
-
-def open_cors(send: Send) -> Send:
-    """A send that opens an answer that has no `Access-Control-Allow-Origin` to any origin,
-    its `Retry-After` (a 429's or 503's) readable too."""
-
-    async def with_origin(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            headers = MutableHeaders(scope=message)
-            if "access-control-allow-origin" not in headers:
-                headers["Access-Control-Allow-Origin"] = "*"
-            if "access-control-expose-headers" not in headers:
-                headers["Access-Control-Expose-Headers"] = "Retry-After"
-        await send(message)
-
-    return with_origin
 
 
 def _prm_endpoint(resource: str, issuer: str, name: str) -> ASGIApp:
