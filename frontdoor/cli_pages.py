@@ -27,6 +27,15 @@ from schemas.errors import issues_from_errors
 from services.jobs import start_generation
 from services.pages import Editor
 
+# How long `generate` and `job` follow a job (both commands take it).
+follow_timeout = click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=300.0,
+    show_default=True,
+    help="Seconds to follow the job",
+)
+
 
 @click.group()
 def pages() -> None:
@@ -43,13 +52,7 @@ def pages() -> None:
     show_default=True,
     help="Follow the job to its end; --no-wait prints the job id and leaves it to the workers",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0),
-    default=300.0,
-    show_default=True,
-    help="Seconds to follow the job",
-)
+@follow_timeout
 @click.option(
     "--partner",
     default="cli",
@@ -101,13 +104,7 @@ def generate(
 @pages.command("job")
 @click.argument("job_id")
 @click.option("--wait/--no-wait", default=True, show_default=True, help="Follow it to its end")
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0),
-    default=300.0,
-    show_default=True,
-    help="Seconds to follow the job",
-)
+@follow_timeout
 @click.pass_context
 def job_status(ctx: click.Context, job_id: str, wait: bool, timeout: float) -> None:
     """Show a generation job's steps and outcome (one started with --no-wait, or by a partner)."""
