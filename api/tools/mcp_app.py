@@ -5,8 +5,10 @@ mode only), the sign-in pages, the protected-resource metadata at both well-know
 and the MCP route, flattened so `/mcp` is an exact route (notes/mcp-sdk.md §1.3c). Small
 ASGI wrappers close the SDK's gaps: RFC 8414 metadata with `iss` support, `none` and CIMD;
 `resource` checked at /token; 401 `invalid_client` for an unknown client at /authorize; a
-rate limit on /register; `scope=` on the 403 insufficient_scope challenge; CORS on /mcp; the
-`Authorization` header allowed by the CORS preflights of /token, /register and /revoke.
+rate limit on /register; `scope=` on the 403 insufficient_scope challenge; CORS on /mcp; open
+CORS with the `Authorization` header on /token, /register and /revoke; a code_challenge
+without its method refused; `iss` and RFC 6749's characters in every error; 405s in RFC
+6749's shape.
 """
 
 from __future__ import annotations
@@ -211,17 +213,17 @@ def _authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRou
                 route.path, _BodyLimit(_AuthorizeRequest(route.app, provider)), methods=methods
             )
         elif route.path == "/token":
-            route = Route(route.path, ClientCors(_FormRequest(route.app)), methods=methods)
-        elif route.path == "/revoke":
             route = Route(
-                route.path, ClientCors(_FormRequest(route.app, revoke=True)), methods=methods
+                route.path, ClientCors(_FormRequest(_JsonRefusalText(route.app))), methods=methods
+            )
+        elif route.path == "/revoke":
+            revoke = _JsonRefusalText(route.app, revoke=True)
+            route = Route(
+                route.path, ClientCors(_FormRequest(revoke, revoke=True)), methods=methods
             )
         elif route.path == "/register":
-            route = Route(
-                route.path,
-                ClientCors(_BodyLimit(_RegistrationLimit(route.app, provider))),
-                methods=methods,
-            )
+            registering = _RegistrationLimit(_JsonRefusalText(route.app), provider)
+            route = Route(route.path, ClientCors(_BodyLimit(registering)), methods=methods)
         wrapped.append(route)
     return wrapped
 
@@ -550,7 +552,8 @@ class _FormRequest:
     the form, which the SDK reads it from.
     /revoke: the SDK requires a `client_secret` field even from public clients (RFC 7009
     sends none), so an absent one is added empty; its 401 says `unauthorized_client`, which
-    RFC 7009 §2.2.1 (by RFC 6749 §5.2) and /token call `invalid_client`.
+    RFC 7009 §2.2.1 (by RFC 6749 §5.2) and /token call `invalid_client` (_JsonRefusalText
+    renames it).
     """
 
     def __init__(self, app: ASGIApp, *, revoke: bool = False, limit: int = FORM_LIMIT) -> None:
@@ -594,39 +597,59 @@ class _FormRequest:
         token = token_request_resource.set(resources[0] if resources else None)
         sent = presented_client_secrets.set(secrets_in_request(form, authorization))
         try:
-            respond = _client_auth_refusal(send) if self.revoke else send
-            await self.app(scope, replayed(body, receive), respond)
+            await self.app(scope, replayed(body, receive), send)
         finally:
             token_request_resource.reset(token)
             presented_client_secrets.reset(sent)
 
 
-def _client_auth_refusal(send: Send) -> Send:
-    """A send that renames the error of a 401 JSON answer `unauthorized_client` to
-    `invalid_client` (client authentication failed, RFC 6749 §5.2)."""
-    held: Message | None = None
+class _JsonRefusalText:
+    """A 4xx JSON answer of /token, /revoke or /register with its error_description in the
+    characters RFC 6749 §5.2 allows (the SDK joins its parser's messages with newlines); with
+    `revoke`, a 401 `unauthorized_client` renamed `invalid_client` (client authentication
+    failed, RFC 6749 §5.2, as /token says)."""
 
-    async def renamed(message: Message) -> None:
-        nonlocal held
-        if message["type"] == "http.response.start" and message["status"] == 401:
-            held = message
-            return
-        if held is not None and message["type"] == "http.response.body":
-            body = message.get("body", b"")
-            try:
-                doc = json.loads(body)
-            except ValueError:
-                doc = None
-            if isinstance(doc, dict) and doc.get("error") == "unauthorized_client":
-                body = json.dumps({**doc, "error": "invalid_client"}).encode()
+    def __init__(self, app: ASGIApp, *, revoke: bool = False) -> None:
+        self.app = app
+        self.revoke = revoke
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        held: Message | None = None
+        chunks: list[bytes] = []
+
+        async def rewritten(message: Message) -> None:
+            nonlocal held
+            if message["type"] == "http.response.start" and 400 <= message["status"] < 500:
+                held = message
+                return
+            if held is None or message["type"] != "http.response.body":
+                await send(message)
+                return
+            chunks.append(message.get("body", b""))
+            if message.get("more_body", False):
+                return
+            body = self._body(b"".join(chunks), status=held["status"])
             headers = [(k, v) for k, v in held["headers"] if k.lower() != b"content-length"]
             headers.append((b"content-length", str(len(body)).encode()))
             await send({**held, "headers": headers})
             held = None
-            message = {"type": "http.response.body", "body": body}
-        await send(message)
+            await send({"type": "http.response.body", "body": body})
 
-    return renamed
+        await self.app(scope, receive, rewritten)
+
+    def _body(self, body: bytes, *, status: int) -> bytes:
+        try:
+            doc = json.loads(body)
+        except ValueError:
+            return body
+        if not isinstance(doc, dict):
+            return body
+        changed = dict(doc)
+        if isinstance(doc.get("error_description"), str):
+            changed["error_description"] = error_description(doc["error_description"])
+        if self.revoke and status == 401 and doc.get("error") == "unauthorized_client":
+            changed["error"] = "invalid_client"
+        return body if changed == doc else json.dumps(changed).encode()
 
 
 class _RegistrationLimit:

@@ -349,3 +349,27 @@ async def test_an_error_description_holds_only_the_characters_rfc_6749_allows(
         description = parse_qs(location.query)["error_description"][0]
 
     assert ERROR_DESCRIPTION.fullmatch(description), description
+
+
+@pytest.mark.parametrize("endpoint", ["token", "register"])
+async def test_a_json_refusal_names_every_field_in_the_characters_rfc_6749_allows(
+    served: Served, endpoint: str
+) -> None:
+    """RFC 6749 §5.2 and RFC 7591 §3.2.2 hold a JSON error_description to the same characters:
+    the SDK joined its parser's messages with newlines; each field is still named."""
+    if endpoint == "token":
+        response = httpx2.post(
+            f"{served.base}/token",
+            data={"grant_type": "authorization_code", "client_id": register(served)},
+        )
+        fields = ("code", "code_verifier")
+    else:
+        response = httpx2.post(
+            f"{served.base}/register", json={"redirect_uris": "x", "grant_types": 5}
+        )
+        fields = ("redirect_uris", "grant_types")
+
+    assert response.status_code == 400
+    description = response.json()["error_description"]
+    assert ERROR_DESCRIPTION.fullmatch(description), description
+    assert all(field in description for field in fields)
