@@ -210,7 +210,9 @@ def _authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRou
             )
         elif route.path == "/authorize":
             route = Route(
-                route.path, _BodyLimit(_AuthorizeRequest(route.app, provider)), methods=methods
+                route.path,
+                _BodyLimit(_AuthorizeRequest(_JsonRefusalText(route.app), provider)),
+                methods=methods,
             )
         elif route.path == "/token":
             route = Route(
@@ -604,10 +606,10 @@ class _FormRequest:
 
 
 class _JsonRefusalText:
-    """A 4xx JSON answer of /token, /revoke or /register with its error_description in the
-    characters RFC 6749 §5.2 allows (the SDK joins its parser's messages with newlines); with
-    `revoke`, a 401 `unauthorized_client` renamed `invalid_client` (client authentication
-    failed, RFC 6749 §5.2, as /token says)."""
+    """A 4xx JSON answer of an OAuth endpoint with its error_description in the characters
+    RFC 6749 §5.2 allows (the SDK joins its parser's messages with newlines); with `revoke`,
+    a 401 `unauthorized_client` renamed `invalid_client` (client authentication failed,
+    RFC 6749 §5.2, as /token says)."""
 
     def __init__(self, app: ASGIApp, *, revoke: bool = False) -> None:
         self.app = app

@@ -351,7 +351,7 @@ async def test_an_error_description_holds_only_the_characters_rfc_6749_allows(
     assert ERROR_DESCRIPTION.fullmatch(description), description
 
 
-@pytest.mark.parametrize("endpoint", ["token", "register"])
+@pytest.mark.parametrize("endpoint", ["token", "register", "authorize"])
 async def test_a_json_refusal_names_every_field_in_the_characters_rfc_6749_allows(
     served: Served, endpoint: str
 ) -> None:
@@ -362,12 +362,15 @@ async def test_a_json_refusal_names_every_field_in_the_characters_rfc_6749_allow
             f"{served.base}/token",
             data={"grant_type": "authorization_code", "client_id": register(served)},
         )
-        fields = ("code", "code_verifier")
-    else:
+        fields: tuple[str, ...] = ("code", "code_verifier")
+    elif endpoint == "register":
         response = httpx2.post(
             f"{served.base}/register", json={"redirect_uris": "x", "grant_types": 5}
         )
         fields = ("redirect_uris", "grant_types")
+    else:  # no redirect URI to send the error to: it is shown to the person
+        response = httpx2.get(f"{served.base}/authorize", params={"state": "s-1"})
+        fields = ("client_id", "response_type", "code_challenge")
 
     assert response.status_code == 400
     description = response.json()["error_description"]
