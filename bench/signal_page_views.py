@@ -60,11 +60,15 @@ sorted by score at 100,000 accounts against 1,000.
    longer switch interval, larger ingest claims (256, 50 ms) nor one connection for the
    commits changed the figure; 12 app threads instead of one per connection gave +25-30%
    (not taken: a thread is held by each open /mcp stream and, in gcp mode, by every request
-   waiting on Firestore). A prototype of the beacon path on granian's event loop (the same
-   checks, the same queue file, worker and store, a 202 only after the commit; one writer
-   thread commits what waits; no app thread a request) did 2,340-3,340/s against 1,610/s for
-   this path in the same minutes: the goal needs that shape (not taken here: it would answer
-   /collect beside Flask rather than through it).
+   waiting on Firestore). Holding each 202 on the event loop until a writer thread had
+   committed its message (the app thread no longer waiting) halved the switches and cut
+   15-25% of the CPU, not the rate (not taken: the app would log, and on the Signal API keep
+   an idempotent answer, before the commit). A prototype of the beacon path on granian's event
+   loop (the same checks, queue file, worker and store, a 202 only after the commit; one
+   writer thread commits what waits; no Flask, no app thread a request) spent 230-340 µs a
+   page view (2,550-3,790/s) against 630-770 µs (1,270-1,670/s) for this path in the same
+   minutes: the goal needs about that shape (not taken here: /collect would be answered
+   beside Flask, not through it).
 2. Accounts by score: `list_accounts(sort="score", limit=50)` median at 100,000 accounts as a
    ratio to the same at 1,000 (goal <= 1.3x), the two sizes taking turns call by call.
 """
