@@ -16,6 +16,7 @@ from backends.content_files import load_catalog
 from backends.embedded.cdn import LoggingCdn
 from backends.gcp.blobs import GcsBlobStore
 from backends.gcp.cdn import CloudCdn
+from backends.gcp.deadline import CallDeadline
 from backends.gcp.firestore import firestore_client
 from backends.gcp.idempotency import FirestoreIdempotencyStore
 from backends.gcp.job_queue import PubSubJobQueue
@@ -45,11 +46,12 @@ def build_backends(
     client = firestore_client(
         project=settings.google_cloud_project, database=settings.firestore_database
     )
+    deadline = CallDeadline(settings.google_cloud_deadline)
     closers: list[Callable[[], None]] = []
-    signals = FirestoreSignalStore(client)
+    signals = FirestoreSignalStore(client, deadline=deadline)
 
     options = delivery_options(settings)
-    webhooks = FirestoreWebhookStore(client)
+    webhooks = FirestoreWebhookStore(client, deadline=deadline)
     emulator = settings.cloud_tasks_emulator_host
     tasks = CloudTasksTaskQueue(
         lambda: cloud_tasks_client(emulator_host=emulator),
@@ -66,9 +68,9 @@ def build_backends(
         webhooks=webhooks, tasks=tasks, options=options, accounts=signals.get_account
     )
 
-    pages = FirestorePageStore(client, keep_versions=settings.page_history_limit)
+    pages = FirestorePageStore(client, keep_versions=settings.page_history_limit, deadline=deadline)
     pages.adopt_unowned_pages(settings.existing_pages_owner)
-    jobs = FirestoreJobStore(client)
+    jobs = FirestoreJobStore(client, deadline=deadline)
     job_queue = PubSubJobQueue(PubSubPublisher(project=project, topic=settings.generation_topic))
     recovery = JobRecoveryTimer(
         settings, jobs=jobs, job_queue=job_queue, delivery=delivery, clock=utc_now
@@ -79,11 +81,11 @@ def build_backends(
         cdn = CloudCdn(project=project, url_map=settings.cdn_url_map, host=host)
     backends = Backends(
         catalog=catalog,
-        keys=FirestoreKeyStore(client),
+        keys=FirestoreKeyStore(client, deadline=deadline),
         cdn=cdn,
         mailer=PubSubMailer(PubSubPublisher(project=project, topic=settings.mail_topic)),
         pages=pages,
-        idempotency=FirestoreIdempotencyStore(client),
+        idempotency=FirestoreIdempotencyStore(client, deadline=deadline),
         signals=signals,
         signal_queue=PubSubPublisher(project=project, topic=settings.signals_topic),
         webhooks=webhooks,
@@ -99,7 +101,7 @@ def build_backends(
                 settings.blobs_public_base_url, settings.public_base_url
             ),
         ),
-        oauth=FirestoreOAuthStore(client),
+        oauth=FirestoreOAuthStore(client, deadline=deadline),
         closers=(*closers, recovery.close),
     )
     if start_workers:

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
+from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.ports import ConflictError, UnavailableError
 
 T = TypeVar("T")
@@ -67,42 +68,64 @@ def _transient_under(err: BaseException) -> bool:
     return False
 
 
-def create_document(ref: Any, doc: dict[str, Any], key: str) -> None:
+def create_document(
+    ref: Any, doc: dict[str, Any], key: str, *, deadline: CallDeadline = DEFAULT_DEADLINE
+) -> None:
     """Create the document at `ref`. Raises: ConflictError(key) if it exists, UnavailableError."""
     try:
         with unavailable_when_transient():
-            ref.create(doc)
+            ref.create(doc, **deadline.write)
     except gexc.Conflict as err:
         raise ConflictError(key) from err
+
+
+class _ContendedError(Exception):
+    """Every try of a round met contention (the client's ValueError is its cause)."""
 
 
 def run_transaction(
     client: firestore.Client,
     body: Callable[[firestore.Transaction], T],
     *,
+    deadline: CallDeadline = DEFAULT_DEADLINE,
     max_attempts: int = TRANSACTION_ATTEMPTS,
     rounds: int = 1,
 ) -> T:
     """`body` (a `@firestore.transactional` function) in a transaction of `max_attempts` tries;
     when every try of a round met contention, up to `rounds` rounds, backing off between them.
+    Each round is given `deadline` (and the reads in `body` should pass `deadline.read`).
 
     `body` runs again on every try, so it must start afresh each time.
 
-    Raises: UnavailableError on a transient failure or when every attempt met contention.
+    Raises: UnavailableError on a transient failure, past a round's deadline, or when every
+    attempt met contention.
     """
     for round_ in range(1, rounds + 1):
         try:
-            with unavailable_when_transient():
-                return body(client.transaction(max_attempts=max_attempts))
-        except ValueError as err:
-            # The client's own words when it gives up on a contended commit.
-            if "Failed to commit transaction" not in str(err):
-                # A transaction whose begin failed cannot be rolled back, and the client says so
-                # with a ValueError over the failure; any other ValueError is a fault of ours.
-                if _transient_under(err):
-                    raise UnavailableError("firestore") from err
-                raise
+            return deadline.bounded(
+                lambda: _attempt(client, body, max_attempts=max_attempts),
+                what="firestore transaction",
+            )
+        except _ContendedError as err:
             if round_ == rounds:
-                raise UnavailableError("firestore contention") from err
+                raise UnavailableError("firestore contention") from err.__cause__
         time.sleep(_jitter.uniform(*_BACK_OFF) * round_)
     raise ValueError(f"rounds must be at least 1, not {rounds}")
+
+
+def _attempt(
+    client: firestore.Client, body: Callable[[firestore.Transaction], T], *, max_attempts: int
+) -> T:
+    """One round of `max_attempts` tries. Raises: _ContendedError when they all met contention."""
+    try:
+        with unavailable_when_transient():
+            return body(client.transaction(max_attempts=max_attempts))
+    except ValueError as err:
+        # The client's own words when it gives up on a contended commit.
+        if "Failed to commit transaction" in str(err):
+            raise _ContendedError from err
+        # A transaction whose begin failed cannot be rolled back, and the client says so with a
+        # ValueError over the failure; any other ValueError is a fault of ours.
+        if _transient_under(err):
+            raise UnavailableError("firestore") from err
+        raise
