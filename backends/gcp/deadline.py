@@ -8,10 +8,10 @@ and `timeout=` the deadline for each attempt, so its error comes back in about t
 becomes `UnavailableError` (a 503 with Retry-After; a retry of the queue's message).
 
 A Firestore transaction is the exception: its begin, commit and rollback take no `retry=` or
-`timeout=` through the client's public API (they keep the client's own 60 s policy). So a whole
-transaction runs in a thread of its own and is waited for `seconds` at most (`bounded`); past
-that it is `UnavailableError`, and the thread is left to end on the client's policy, at most
-`MAX_ABANDONED` of them at a time.
+`timeout=` through the client's public API (they keep the client's own 60 s policy). So each
+round of a transaction runs in a thread of its own and is waited for `seconds` at most
+(`bounded`); past that it is `UnavailableError`, and the thread is left to end on the client's
+policy (rolled back if it gets as far as our body), at most `MAX_ABANDONED` of them at a time.
 """
 
 from __future__ import annotations
@@ -73,8 +73,10 @@ class CallDeadline:
             timeout=self.seconds,
         )
 
-    def bounded(self, work: Callable[[], T], *, what: str) -> T:
-        """`work()` in a thread of its own, waited for `seconds` at most; its result or error.
+    def bounded(self, work: Callable[[threading.Event], T], *, what: str) -> T:
+        """`work(given_up)` in a thread of its own, waited for `seconds` at most; its result or
+        error. `given_up` is set once the caller stopped waiting: work that would write checks it
+        first, so a call answered 503 does not land later.
 
         Raises: UnavailableError(what) past the deadline, or at once while MAX_ABANDONED
         earlier calls past theirs are still waiting on the client.
@@ -83,12 +85,12 @@ class CallDeadline:
             if self._abandoned >= MAX_ABANDONED:
                 raise UnavailableError(f"{what}: {MAX_ABANDONED} calls still waiting")
         outcome: list[tuple[bool, Any]] = []
-        done = threading.Event()
+        done, given_up = threading.Event(), threading.Event()
         context = contextvars.copy_context()  # the request's log fields
 
         def run() -> None:
             try:
-                outcome.append((True, context.run(work)))
+                outcome.append((True, context.run(work, given_up)))
             except BaseException as err:  # noqa: BLE001  # handed to the caller, re-raised there
                 outcome.append((False, err))
             with self._lock:
@@ -103,6 +105,7 @@ class CallDeadline:
                 abandoned = not done.is_set()
                 self._abandoned += abandoned
             if abandoned:
+                given_up.set()
                 raise UnavailableError(f"{what}: no answer within {self.seconds} s")
         finished, value = outcome[0]
         if not finished:

@@ -6,12 +6,14 @@ failures running out of time) is `UnavailableError`, which the surfaces answer 5
 retry; a transaction the client gave up on after its attempts (contention) is
 `UnavailableError("firestore contention")`; creating a document that exists is `ConflictError`.
 A store whose documents many writers touch at once (the signal store's account shards) may ask
-for rounds of attempts with a jittered back-off between them.
+for rounds of attempts with a jittered back-off between them. Each round of a transaction is
+waited for the adapter's deadline at most (backends/gcp/deadline.py).
 """
 
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -91,9 +93,11 @@ def run_transaction(
     max_attempts: int = TRANSACTION_ATTEMPTS,
     rounds: int = 1,
 ) -> T:
-    """`body` (a `@firestore.transactional` function) in a transaction of `max_attempts` tries;
-    when every try of a round met contention, up to `rounds` rounds, backing off between them.
-    Each round is given `deadline` (and the reads in `body` should pass `deadline.read`).
+    """`body` (the reads and writes of one transaction, made `@firestore.transactional` here)
+    in a transaction of `max_attempts` tries; when every try of a round met contention, up to
+    `rounds` rounds, backing off between them. Each round is given `deadline` (the reads in
+    `body` pass `deadline.read`); past it, the round is rolled back, not committed, if it ever
+    reaches the end of `body`.
 
     `body` runs again on every try, so it must start afresh each time.
 
@@ -103,7 +107,9 @@ def run_transaction(
     for round_ in range(1, rounds + 1):
         try:
             return deadline.bounded(
-                lambda: _attempt(client, body, max_attempts=max_attempts),
+                lambda given_up: _attempt(
+                    client, body, max_attempts=max_attempts, given_up=given_up
+                ),
                 what="firestore transaction",
             )
         except _ContendedError as err:
@@ -114,12 +120,29 @@ def run_transaction(
 
 
 def _attempt(
-    client: firestore.Client, body: Callable[[firestore.Transaction], T], *, max_attempts: int
+    client: firestore.Client,
+    body: Callable[[firestore.Transaction], T],
+    *,
+    max_attempts: int,
+    given_up: threading.Event,
 ) -> T:
     """One round of `max_attempts` tries. Raises: _ContendedError when they all met contention."""
+
+    def unless_given_up(transaction: firestore.Transaction) -> T:
+        # Once the caller has answered (its deadline passed while begin or a read waited),
+        # roll back rather than commit: a request answered 503 must not land later.
+        if given_up.is_set():
+            raise UnavailableError("firestore transaction past its deadline")
+        result = body(transaction)
+        if given_up.is_set():
+            raise UnavailableError("firestore transaction past its deadline")
+        return result
+
     try:
         with unavailable_when_transient():
-            return body(client.transaction(max_attempts=max_attempts))
+            transactional = firestore.transactional(unless_given_up)
+            done: T = transactional(client.transaction(max_attempts=max_attempts))
+            return done
     except ValueError as err:
         # The client's own words when it gives up on a contended commit.
         if "Failed to commit transaction" in str(err):

@@ -40,7 +40,6 @@ class FirestoreIdempotencyStore:
     def begin(self, *, scope: str, key: str, fingerprint: str, now: datetime) -> IdempotencyBegin:
         ref = self._entries.document(entry_id(scope, key))
 
-        @firestore.transactional
         def claim(transaction: firestore.Transaction) -> IdempotencyBegin:
             snap = ref.get(transaction=transaction, **self._deadline.read)
             found = (
@@ -65,7 +64,6 @@ class FirestoreIdempotencyStore:
     ) -> None:
         ref = self._entries.document(entry_id(scope, key))
 
-        @firestore.transactional
         def store(transaction: firestore.Transaction) -> None:
             snap = ref.get(transaction=transaction, **self._deadline.read)
             if snap.exists and snap.get("fingerprint") == fingerprint:
@@ -82,7 +80,6 @@ class FirestoreIdempotencyStore:
     def release(self, *, scope: str, key: str, fingerprint: str) -> None:
         ref = self._entries.document(entry_id(scope, key))
 
-        @firestore.transactional
         def drop(transaction: firestore.Transaction) -> None:
             snap = ref.get(transaction=transaction, **self._deadline.read)
             if (

@@ -49,7 +49,6 @@ class FirestoreJobStore:
     def update_job(self, job_id: str, change: JobChange) -> JobRecord:
         ref = self._jobs.document(job_id)
 
-        @firestore.transactional
         def apply(transaction: firestore.Transaction) -> JobRecord:
             snap = ref.get(transaction=transaction, **self._deadline.read)
             if not snap.exists:

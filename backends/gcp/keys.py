@@ -47,7 +47,6 @@ class FirestoreKeyStore:
     def revoke_key(self, key_id: str, *, now: datetime) -> ApiKeyRecord:
         ref = self._keys.document(key_id)
 
-        @firestore.transactional
         def revoke(transaction: firestore.Transaction) -> dict[str, Any]:
             doc = ref.get(transaction=transaction, **self._deadline.read).to_dict()
             if doc is None:

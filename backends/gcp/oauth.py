@@ -101,7 +101,6 @@ class FirestoreOAuthStore:
     def use_code(self, code_hash: str, *, now: datetime) -> AuthorizationCodeRecord:
         ref = self._codes.document(code_hash)
 
-        @firestore.transactional
         def use(transaction: firestore.Transaction) -> dict[str, Any]:
             snap = ref.get(transaction=transaction, **self._deadline.read)
             if not snap.exists:

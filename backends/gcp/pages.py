@@ -77,7 +77,6 @@ class FirestorePageStore:
     def save_page(self, page: StoredPage, *, expected_version: int) -> StoredPage:
         ref = self._pages.document(page.slug)
 
-        @firestore.transactional
         def write(transaction: firestore.Transaction) -> None:
             snap = ref.get(transaction=transaction, **self._deadline.read)
             current = int(snap.get("version")) if snap.exists else 0

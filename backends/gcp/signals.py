@@ -105,7 +105,6 @@ class FirestoreSignalStore:
         stamped: list[float] = []
         touched: set[str] = set()
 
-        @firestore.transactional
         def write(tx: firestore.Transaction) -> tuple[dict[str, Event], set[str]]:
             stamped.clear()  # a retried attempt stamps afresh
             touched.clear()
@@ -213,7 +212,6 @@ class FirestoreSignalStore:
         self._sharded.update(wanted)
 
     def _convert_old_account(self, ref: Any) -> None:
-        @firestore.transactional
         def convert(tx: firestore.Transaction) -> str | None:
             data = _data(ref.get(transaction=tx, **self._deadline.read))
             if "state" not in data:

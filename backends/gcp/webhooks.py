@@ -93,7 +93,6 @@ class FirestoreWebhookStore:
     def disable_endpoint(self, endpoint_id: str, *, reason: str, now: datetime) -> WebhookEndpoint:
         ref = self._endpoints.document(endpoint_id)
 
-        @firestore.transactional
         def disable(transaction: firestore.Transaction) -> dict[str, Any]:
             snap = ref.get(transaction=transaction, **self._deadline.read)
             if not snap.exists:
@@ -127,7 +126,6 @@ class FirestoreWebhookStore:
     def update_delivery(self, delivery: Delivery, *, if_attempts: int, if_replays: int) -> None:
         ref = self._deliveries.document(delivery.delivery_id)
 
-        @firestore.transactional
         def update(transaction: firestore.Transaction) -> None:
             snap = ref.get(transaction=transaction, **self._deadline.read)
             if not snap.exists:

@@ -20,7 +20,6 @@ def test_a_fault_of_ours_inside_a_transaction_goes_up_as_itself_not_as_unavailab
     client = firestore_client(project="demo-frontdoor")
     ref = client.collection(f"{unique_prefix}faults").document("one")
 
-    @firestore.transactional
     def body(tx: firestore.Transaction) -> None:
         ref.get(transaction=tx)
         raise ValueError("a record of ours that does not validate")
@@ -40,7 +39,6 @@ def test_a_transaction_that_commits_answers_its_body_once_in_a_round(
     ref = client.collection(f"{unique_prefix}counts").document("one")
     runs: list[int] = []
 
-    @firestore.transactional
     def body(tx: firestore.Transaction) -> int:
         runs.append(1)
         seen = (ref.get(transaction=tx).to_dict() or {}).get("n", 0)
