@@ -62,6 +62,7 @@ def build_backends(
         ),
         oidc_service_account=settings.cloud_tasks_service_account,
         create_queue=bool(emulator),  # Terraform creates it in the cloud
+        deadline=deadline,
     )
     closers.append(tasks.close)
     delivery = DeliveryPorts.over(
@@ -71,23 +72,29 @@ def build_backends(
     pages = FirestorePageStore(client, keep_versions=settings.page_history_limit, deadline=deadline)
     pages.adopt_unowned_pages(settings.existing_pages_owner)
     jobs = FirestoreJobStore(client, deadline=deadline)
-    job_queue = PubSubJobQueue(PubSubPublisher(project=project, topic=settings.generation_topic))
+    job_queue = PubSubJobQueue(
+        PubSubPublisher(project=project, topic=settings.generation_topic, deadline=deadline)
+    )
     recovery = JobRecoveryTimer(
         settings, jobs=jobs, job_queue=job_queue, delivery=delivery, clock=utc_now
     )
     cdn: Cdn = LoggingCdn()
     if settings.cdn_url_map:
         host = urlsplit(settings.base_url).hostname
-        cdn = CloudCdn(project=project, url_map=settings.cdn_url_map, host=host)
+        cdn = CloudCdn(project=project, url_map=settings.cdn_url_map, host=host, deadline=deadline)
     backends = Backends(
         catalog=catalog,
         keys=FirestoreKeyStore(client, deadline=deadline),
         cdn=cdn,
-        mailer=PubSubMailer(PubSubPublisher(project=project, topic=settings.mail_topic)),
+        mailer=PubSubMailer(
+            PubSubPublisher(project=project, topic=settings.mail_topic, deadline=deadline)
+        ),
         pages=pages,
         idempotency=FirestoreIdempotencyStore(client, deadline=deadline),
         signals=signals,
-        signal_queue=PubSubPublisher(project=project, topic=settings.signals_topic),
+        signal_queue=PubSubPublisher(
+            project=project, topic=settings.signals_topic, deadline=deadline
+        ),
         webhooks=webhooks,
         tasks=tasks,
         deliveries=delivery.deliveries,
@@ -100,6 +107,7 @@ def build_backends(
             public_base_url=site_relative_url(
                 settings.blobs_public_base_url, settings.public_base_url
             ),
+            deadline=deadline,
         ),
         oauth=FirestoreOAuthStore(client, deadline=deadline),
         closers=(*closers, recovery.close),
