@@ -13,6 +13,13 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from backends.gcp.deadline import CallDeadline
+
+# The deadline tests behind a black hole give the adapters, and how long they wait for an
+# answer: far over that deadline, far under the clients' own policies (20 s to 600 s).
+TEST_DEADLINE = CallDeadline(1.0)
+ANSWERED_WITHIN = 15.0
+
 
 class BlackHole:
     """Listens on `address` (127.0.0.1:port) and passes connections on to `host` until

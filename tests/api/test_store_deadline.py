@@ -9,7 +9,7 @@ channel on this loaded machine can take more than 1 s)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -20,7 +20,6 @@ from werkzeug.test import TestResponse
 
 from api.app import create_app
 from backends.bundle import Backends
-from backends.gcp.deadline import CallDeadline
 from backends.gcp.idempotency import FirestoreIdempotencyStore
 from backends.gcp.keys import FirestoreKeyStore
 from backends.gcp.pages import FirestorePageStore
@@ -32,28 +31,11 @@ from schemas.signals.events import NewEvent, normalize_event
 from services.keys import issue_key
 from tests.api.content_client import AUTH, PAGES, page_body
 from tests.api.test_signals import BASE, READ, raw_event
-from tests.black_hole import BlackHole, black_hole
+from tests.black_hole import ANSWERED_WITHIN, TEST_DEADLINE, BlackHole
 from tests.e2e.sample_page import store_page
-from tests.emulators import ManagedProcess
-from tests.firestore_wire import client_of_black_hole
 from tests.polling import answer_within, retried_until
 
 pytestmark = pytest.mark.emulator
-DEADLINE = CallDeadline(1.0)
-# Far under the client's own policy (60 s for a write, 300 s for a read), far over the deadline.
-ANSWERED_WITHIN = 15.0
-
-
-@pytest.fixture
-def hole(firestore_emulator: ManagedProcess) -> Iterator[BlackHole]:
-    with black_hole(firestore_emulator.host) as found:
-        yield found
-
-
-@pytest.fixture
-def store_client(hole: BlackHole) -> Iterator[firestore.Client]:
-    with client_of_black_hole(hole) as client:
-        yield client
 
 
 def answer_of(request: Callable[[], TestResponse]) -> TestResponse:
@@ -80,24 +62,28 @@ def _client(settings: Settings, backends: Backends, **ports: Any) -> FlaskClient
 def test_a_page_read_and_a_page_write_answer_503_within_the_deadline_and_a_retry_loses_nothing(
     settings: Settings,
     backends: Backends,
-    hole: BlackHole,
-    store_client: firestore.Client,
+    firestore_hole: BlackHole,
+    firestore_behind_hole: firestore.Client,
     unique_prefix: str,
 ) -> None:
     """content-api.md Errors: a store that does not answer is a 503 in seconds; the
     Idempotency-Key retry after it is back writes the page once."""
-    before = store_page(FirestorePageStore(store_client, prefix=unique_prefix), "before-outage")
-    pages = FirestorePageStore(store_client, prefix=unique_prefix, deadline=DEADLINE)
-    claims = FirestoreIdempotencyStore(store_client, prefix=unique_prefix, deadline=DEADLINE)
+    before = store_page(
+        FirestorePageStore(firestore_behind_hole, prefix=unique_prefix), "before-outage"
+    )
+    pages = FirestorePageStore(firestore_behind_hole, prefix=unique_prefix, deadline=TEST_DEADLINE)
+    claims = FirestoreIdempotencyStore(
+        firestore_behind_hole, prefix=unique_prefix, deadline=TEST_DEADLINE
+    )
     client = _client(settings, backends, pages=pages, idempotency=claims)
     write = {**AUTH, "Idempotency-Key": "written-during-outage"}
 
     def post() -> TestResponse:
         return client.post(PAGES, json=page_body("during-outage"), headers=write)
 
-    hole.go_silent()
+    firestore_hole.go_silent()
     during = [answer_of(lambda: client.get("/p/before-outage")), answer_of(post)]
-    hole.come_back()
+    firestore_hole.come_back()
     retried = retried_until_served(post)
 
     assert_unavailable(during)
@@ -114,25 +100,25 @@ def test_a_page_read_and_a_page_write_answer_503_within_the_deadline_and_a_retry
 def test_a_signal_read_a_key_check_and_a_webhook_registration_answer_503_within_the_deadline(
     settings: Settings,
     backends: Backends,
-    hole: BlackHole,
-    store_client: firestore.Client,
+    firestore_hole: BlackHole,
+    firestore_behind_hole: firestore.Client,
     unique_prefix: str,
 ) -> None:
     """signals-api.md Errors: back off on 503; once the store is back the same requests are
     served, the events stored before are all there and the endpoint is registered once."""
     event = normalize_event(raw_event("before-outage"), now=datetime.now(UTC))
     assert isinstance(event, NewEvent)
-    FirestoreSignalStore(store_client, prefix=unique_prefix).store_events([event])
+    FirestoreSignalStore(firestore_behind_hole, prefix=unique_prefix).store_events([event])
     issued, _ = issue_key(
-        keys=FirestoreKeyStore(store_client, prefix=unique_prefix),
+        keys=FirestoreKeyStore(firestore_behind_hole, prefix=unique_prefix),
         partner="acme-crm",
         scope="signals",
         now=datetime.now(UTC),
     )
-    stores: dict[str, Any] = {"prefix": unique_prefix, "deadline": DEADLINE}
-    signals = FirestoreSignalStore(store_client, settle=timedelta(0), **stores)
-    keys = FirestoreKeyStore(store_client, **stores)
-    webhooks = FirestoreWebhookStore(store_client, **stores)
+    stores: dict[str, Any] = {"prefix": unique_prefix, "deadline": TEST_DEADLINE}
+    signals = FirestoreSignalStore(firestore_behind_hole, settle=timedelta(0), **stores)
+    keys = FirestoreKeyStore(firestore_behind_hole, **stores)
+    webhooks = FirestoreWebhookStore(firestore_behind_hole, **stores)
     client = _client(settings, backends, signals=signals, keys=keys, webhooks=webhooks)
     hook = {"url": "https://hooks.partner.test/in"}
     requests: list[Callable[[], TestResponse]] = [
@@ -141,9 +127,9 @@ def test_a_signal_read_a_key_check_and_a_webhook_registration_answer_503_within_
         lambda: client.post(f"{BASE}/webhooks", json=hook, headers=READ),
     ]
 
-    hole.go_silent()
+    firestore_hole.go_silent()
     during = [answer_of(request) for request in requests]
-    hole.come_back()
+    firestore_hole.come_back()
     retried = [retried_until_served(request) for request in requests]
 
     assert_unavailable(during)

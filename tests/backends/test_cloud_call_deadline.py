@@ -21,23 +21,19 @@ from google.cloud import (  # type: ignore[attr-defined,unused-ignore]  # re-exp
 from api.app import create_app
 from backends.bundle import Backends
 from backends.gcp.blobs import GcsBlobStore
-from backends.gcp.deadline import CallDeadline
 from backends.gcp.pubsub import PubSubPublisher
 from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, ensure_queue, queue_path
 from backends.ports import Blob, HttpTask, UnavailableError
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
 from tests.api.test_signals import BASE, INGEST, raw_event
-from tests.black_hole import BlackHole, black_hole
+from tests.black_hole import ANSWERED_WITHIN, TEST_DEADLINE, BlackHole, black_hole
 from tests.conftest import PROJECT
 from tests.emulators import ManagedProcess
 from tests.polling import answer_within, retried_until
 from tests.webhook_receiver import running_receiver
 
 pytestmark = pytest.mark.emulator
-DEADLINE = CallDeadline(1.0)
-# Far under the clients' own policies (20 s to 600 s), far over the deadline.
-ANSWERED_WITHIN = 15.0
 
 
 def refused_within_the_deadline(call: Callable[[], Any]) -> UnavailableError:
@@ -84,7 +80,7 @@ def test_an_event_batch_answers_503_within_the_deadline_while_pubsub_never_answe
     with monkeypatch.context() as built:  # the client reads its emulator variable once
         built.setenv("PUBSUB_EMULATOR_HOST", pubsub_hole.address)
         publisher = pubsub_v1.PublisherClient()
-    queue = PubSubPublisher(project=PROJECT, topic=topic, client=publisher, deadline=DEADLINE)
+    queue = PubSubPublisher(project=PROJECT, topic=topic, client=publisher, deadline=TEST_DEADLINE)
     client = create_app(
         app_config(settings), dataclasses.replace(backends, signal_queue=queue)
     ).test_client()
@@ -122,7 +118,7 @@ def test_a_task_is_refused_within_the_deadline_while_cloud_tasks_never_answers(
         tasks = CloudTasksTaskQueue(
             lambda: cloud_tasks_client(emulator_host=hole.address),
             queue_path=path,
-            deadline=DEADLINE,
+            deadline=TEST_DEADLINE,
         )
         task = HttpTask(
             name=f"t-{uuid.uuid4().hex}",
@@ -157,7 +153,7 @@ def test_a_hero_image_upload_and_read_are_refused_within_the_deadline_while_stor
         with monkeypatch.context() as built:  # the client reads its emulator variable once
             built.setenv("STORAGE_EMULATOR_HOST", f"http://{hole.address}")
             client = storage.Client(project=PROJECT)
-        blobs = GcsBlobStore(client, bucket_name=bucket, deadline=DEADLINE)
+        blobs = GcsBlobStore(client, bucket_name=bucket, deadline=TEST_DEADLINE)
         until_it_works(lambda: blobs.put_blob("before.webp", blob))
 
         hole.go_silent()

@@ -5,7 +5,7 @@ served and the client registered before is still known (in-process through the A
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,44 +18,28 @@ from api.oauth.config import OAuthConfig
 from api.tools.mcp_app import McpConfig, create_mcp_asgi_app
 from backends.content_files import load_catalog
 from backends.embedded.mail import OutboxMailer
-from backends.gcp.deadline import CallDeadline
 from backends.gcp.oauth import FirestoreOAuthStore
 from frontdoor.settings import Settings
-from tests.black_hole import BlackHole, black_hole
-from tests.emulators import ManagedProcess
-from tests.firestore_wire import client_of_black_hole
+from tests.black_hole import ANSWERED_WITHIN, TEST_DEADLINE, BlackHole
 from tests.mcp_tools.conftest import REDIRECT_URI
 from tests.mcp_tools.test_store_outage import authorize_params
 
 pytestmark = [pytest.mark.anyio, pytest.mark.spec("mcp.oauth"), pytest.mark.emulator]
 BASE = "http://localhost"
-DEADLINE = CallDeadline(1.0)
-# Far under the client's own policy (60 s for a write, 300 s for a read), far over the deadline.
-ANSWERED_WITHIN = 15.0
-
-
-@pytest.fixture
-def hole(firestore_emulator: ManagedProcess) -> Iterator[BlackHole]:
-    with black_hole(firestore_emulator.host) as found:
-        yield found
-
-
-@pytest.fixture
-def store_client(hole: BlackHole) -> Iterator[firestore.Client]:
-    with client_of_black_hole(hole) as client:
-        yield client
 
 
 @pytest.fixture
 async def http(
-    store_client: firestore.Client, unique_prefix: str, tmp_path: Path
+    firestore_behind_hole: firestore.Client, unique_prefix: str, tmp_path: Path
 ) -> AsyncIterator[httpx2.AsyncClient]:
     # The first call through a new channel can take more than 1 s on this loaded machine.
-    FirestoreOAuthStore(store_client, prefix=unique_prefix).get_client("warm-up")
+    FirestoreOAuthStore(firestore_behind_hole, prefix=unique_prefix).get_client("warm-up")
     asgi = create_mcp_asgi_app(
         McpConfig(base_url=BASE, oauth=OAuthConfig(issuer=BASE, resource=f"{BASE}/mcp")),
         catalog=load_catalog(Settings().content_dir),
-        oauth_store=FirestoreOAuthStore(store_client, prefix=unique_prefix, deadline=DEADLINE),
+        oauth_store=FirestoreOAuthStore(
+            firestore_behind_hole, prefix=unique_prefix, deadline=TEST_DEADLINE
+        ),
         mailer=OutboxMailer(tmp_path / "outbox"),
         clock=lambda: datetime.now(UTC),
     )
@@ -79,7 +63,7 @@ async def retried_until_served(send: Callable[[], Awaitable[httpx2.Response]]) -
 
 
 async def test_registration_and_authorization_answer_503_within_the_deadline_and_serve_once_back(
-    http: httpx2.AsyncClient, hole: BlackHole
+    http: httpx2.AsyncClient, firestore_hole: BlackHole
 ) -> None:
     """RFC 6749's shape with Retry-After, in seconds; the client registered before the outage
     is authorized after it."""
@@ -96,9 +80,9 @@ async def test_registration_and_authorization_answer_503_within_the_deadline_and
     async def authorize() -> httpx2.Response:
         return await http.get("/authorize", params=authorize_params(client_id))
 
-    hole.go_silent()
+    firestore_hole.go_silent()
     during = [await answer_of(register), await answer_of(authorize)]
-    hole.come_back()
+    firestore_hole.come_back()
     after = [await retried_until_served(register), await retried_until_served(authorize)]
 
     assert [a.status_code for a in during] == [503, 503]
