@@ -1,11 +1,13 @@
 """CallDeadline: how long one Google Cloud call may take, retries included (GOOGLE_CLOUD_DEADLINE).
 
 The Google clients retry a failing call on their own policy for up to 60 s (a Firestore write
-or transaction) or 300 s (a read or query) before its error reaches us; against a host that
-accepts connections and never answers, a read hung 277 s. Every gcp adapter passes the pair
-held here instead: `retry=` a `google.api_core.retry.Retry` whose total time is the deadline,
-and `timeout=` the deadline for each attempt, so its error comes back in about the deadline and
-becomes `UnavailableError` (a 503 with Retry-After; a retry of the queue's message).
+or transaction), 300 s (a Firestore read or query) or 600 s (a Pub/Sub publish, a CDN purge)
+before its error reaches us; against a host that accepts connections and never answers, one
+Firestore read hung 254 to 277 s. Every gcp adapter passes the pair held here instead: `retry=`
+a `google.api_core.retry.Retry` whose total time is the deadline, and `timeout=` the deadline
+for each attempt (Cloud Storage: its own retry predicate, this deadline; the CDN purge: the
+timeout alone), so the error comes back in about the deadline and becomes `UnavailableError`
+(a 503 with Retry-After; a retry of the queue's message).
 
 A Firestore transaction is the exception: its begin, commit and rollback take no `retry=` or
 `timeout=` through the client's public API (they keep the client's own 60 s policy). So each
@@ -49,7 +51,7 @@ _WRITE_RETRIED = (gexc.ResourceExhausted, gexc.ServiceUnavailable)
 
 class CallDeadline:
     """The `retry=`/`timeout=` keyword arguments of reads and of writes for a deadline of
-    `seconds`, and the bound on a whole transaction."""
+    `seconds`, and the bound on each round of a transaction (`bounded`)."""
 
     def __init__(self, seconds: float = DEFAULT_SECONDS) -> None:
         if seconds <= 0:
