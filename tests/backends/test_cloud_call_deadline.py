@@ -26,6 +26,8 @@ from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, ensure_q
 from backends.ports import Blob, HttpTask, UnavailableError
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
+from tests.api.test_collect import FORM, SITE
+from tests.api.test_collect import URL as COLLECT
 from tests.api.test_signals import BASE, INGEST, raw_event
 from tests.black_hole import ANSWERED_WITHIN, TEST_DEADLINE, BlackHole, black_hole
 from tests.conftest import PROJECT
@@ -63,14 +65,14 @@ def pubsub_hole(pubsub_emulator: ManagedProcess) -> Iterator[BlackHole]:
 
 
 @pytest.mark.spec("signals.ingest")
-def test_an_event_batch_answers_503_within_the_deadline_while_pubsub_never_answers(
+def test_an_event_batch_and_a_lead_form_answer_503_within_the_deadline_while_pubsub_hangs(
     settings: Settings,
     backends: Backends,
     pubsub_hole: BlackHole,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """signals-api.md Errors: POST events publishes to Pub/Sub; a publish nobody answers is a
-    503 in seconds, and the retry once it is back is published, once."""
+    """signals-api.md Errors: POST events and /collect publish to Pub/Sub; a publish nobody
+    answers is a 503 in seconds, and the retry once it is back is published."""
     topic = f"t{uuid.uuid4().hex[:10]}"
     admin = pubsub_v1.PublisherClient()
     subscriber = pubsub_v1.SubscriberClient()
@@ -88,21 +90,25 @@ def test_an_event_batch_answers_503_within_the_deadline_while_pubsub_never_answe
     def send(api: FlaskClient = client) -> Any:
         return api.post(f"{BASE}/events", json={"events": [raw_event("1")]}, headers=INGEST)
 
+    def collect(api: FlaskClient = client) -> Any:
+        return api.post(COLLECT, data=FORM, headers=SITE)
+
     try:
         pubsub_hole.go_silent()
-        during = answer_within(send, timeout=ANSWERED_WITHIN)
+        during = [answer_within(call, timeout=ANSWERED_WITHIN) for call in (send, collect)]
         pubsub_hole.come_back()
-        after = retried_until(
-            send, lambda a: a.status_code != 503, timeout=30, each=ANSWERED_WITHIN
-        )
+        after = [
+            retried_until(call, lambda a: a.status_code != 503, timeout=30, each=ANSWERED_WITHIN)
+            for call in (send, collect)
+        ]
         pulled = subscriber.pull(subscription=sub_path, max_messages=10, timeout=10)
     finally:
         publisher.stop()
 
-    assert (during.status_code, during.headers["Retry-After"]) == (503, "5")
-    assert during.get_json()["error"] == "unavailable"
-    assert after.status_code == 202
-    assert len(pulled.received_messages) >= 1  # at least once: Pub/Sub's own promise
+    assert [(a.status_code, a.headers["Retry-After"]) for a in during] == [(503, "5")] * 2
+    assert during[0].get_json()["error"] == "unavailable"
+    assert [a.status_code for a in after] == [202, 303]
+    assert len(pulled.received_messages) >= 2  # at least once: Pub/Sub's own promise
 
 
 @pytest.mark.spec("signals.webhooks")
