@@ -62,7 +62,9 @@ def test_a_bad_setting_never_shows_the_value_of_a_secret(tmp_path: Path) -> None
 
 
 def test_a_gcp_backend_without_a_project_says_which_variable_it_needs(tmp_path: Path) -> None:
-    result = frontdoor("keys", "list", DATA_DIR=str(tmp_path), BACKEND="gcp")
+    result = frontdoor(
+        "keys", "list", DATA_DIR=str(tmp_path), BACKEND="gcp", GOOGLE_CLOUD_PROJECT=None
+    )
 
     assert_refused(result, 2, "GOOGLE_CLOUD_PROJECT")
 
