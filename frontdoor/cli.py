@@ -140,13 +140,23 @@ def _scope(name: str) -> Scope:
 @click.argument("key_id")
 @click.pass_context
 def keys_revoke(ctx: click.Context, key_id: str) -> None:
-    """Revoke a key by its id (as `keys list` shows it) or by the key itself."""
+    """Revoke a key by its id (as `keys list` shows it) or by the key itself.
+
+    Revoking a key already revoked changes nothing: it says when it was revoked and exits 0.
+    """
     named = key_id_named(key_id)
     if named is None:  # never echoed: it may be a mistyped key, secret and all
         click.echo("no key with id like that: `frontdoor keys list` shows the ids", err=True)
         sys.exit(1)
     key_id = named
     backends = _backends(ctx)
+    earlier = backends.keys.get_key(key_id)
+    if earlier is not None and earlier.revoked_at is not None:
+        when = _minute(earlier.revoked_at)
+        click.echo(
+            f"{key_id} was already revoked at {when} UTC ({earlier.partner}, {earlier.scope})"
+        )
+        return
     try:
         record = revoke_key(keys=backends.keys, key_id=key_id, now=backends.clock())
     except NotFoundError:

@@ -125,6 +125,31 @@ def test_revoke_marks_the_key_revoked_in_the_list(data_dir: Path) -> None:
     assert len(re.findall(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", row)) == 2
 
 
+def test_revoking_a_key_already_revoked_says_so_with_when_and_exits_0(data_dir: Path) -> None:
+    """Writes are idempotent: a second revoke changes nothing, says the key was already revoked
+    (with the time of the first), and exits 0 so a script may run it again."""
+    key_id, _raw = issue(data_dir)
+    first = frontdoor(data_dir, "keys", "revoke", key_id)
+    listed = frontdoor(data_dir, "keys", "list")
+    row = next(line for line in listed.stdout.splitlines() if key_id in line)
+    revoked_at = re.findall(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", row)[1]
+
+    again = frontdoor(data_dir, "keys", "revoke", key_id)
+
+    assert first.exit_code == 0
+    assert again.exit_code == 0, again.output
+    assert again.stdout.startswith(f"{key_id} was already revoked at {revoked_at}")
+    assert frontdoor(data_dir, "keys", "list").stdout == listed.stdout
+
+
+def test_revoke_help_says_revoking_again_is_harmless(data_dir: Path) -> None:
+    """`frontdoor keys revoke --help` tells an operator a second revoke changes nothing."""
+    result = frontdoor(data_dir, "keys", "revoke", "--help")
+
+    assert result.exit_code == 0
+    assert "already revoked" in result.stdout
+
+
 def test_revoking_an_unknown_key_id_exits_1_with_a_message(data_dir: Path) -> None:
     """An unknown key id is an operator error: exit code 1 and a message on stderr."""
     result = frontdoor(data_dir, "keys", "revoke", "no-such-key")
