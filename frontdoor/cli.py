@@ -91,9 +91,9 @@ def _backends(ctx: click.Context) -> Backends:
 @cli.command()
 def serve() -> None:
     """Serve the whole service (same as `make run`)."""
-    from frontdoor.serve import main as serve_main  # granian loads only for this command
+    from frontdoor.serve import serve as serve_all  # granian loads only for this command
 
-    serve_main()
+    serve_all()
 
 
 @cli.group()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import gc
 import logging
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -173,8 +173,32 @@ def settings_problems(err: ValidationError) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    """`make run`: validate settings and content, then serve with granian."""
+USAGE = """Serve frontdoor (public API, Content API, Signal API, MCP server) with granian, as
+`make run` and `frontdoor serve` do.
+
+It takes no arguments: every setting comes from the environment (PORT, BACKEND, DATA_DIR,
+...; see "Configuration" in README.md). In embedded mode a start issues a partner key for
+each scope with none set and revokes the ones earlier starts printed. `frontdoor --help`
+lists the operator commands (keys, pages, signals, openapi).
+"""
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """`make run`: refuse any argument (`--help` prints the usage), validate settings and
+    content, then serve with granian."""
+    import click
+
+    # Before anything is read or written: `--help` or a mistyped flag must not start a server
+    # (nor rotate the bootstrap keys).
+    @click.command(help=USAGE, context_settings={"help_option_names": ["-h", "--help"]})
+    def command() -> None:
+        serve()
+
+    command.main(args=argv, prog_name="python -m frontdoor.serve")
+
+
+def serve() -> None:
+    """Validate settings and content, then serve with granian until stopped."""
     gc.disable()
     from granian import Granian
     from granian.constants import Interfaces
