@@ -246,9 +246,10 @@ def listen_problem(host: str, port: int) -> str | None:
 
 def check_start() -> Settings:
     """What granian's parent does before serving: read the settings, check that the port is
-    free, check the content (kept for the worker), issue missing bootstrap keys in embedded
-    mode; exit 2 on bad settings, a taken port or bad content. It loads only what that
-    needs: never the app, nor with every key set a port."""
+    free and (gcp mode) that Google Cloud credentials are found unless every client is on an
+    emulator, check the content (kept for the worker), issue missing bootstrap keys in embedded
+    mode; exit 2 on bad settings, no credentials, a taken port or bad content. It loads only
+    what that needs: never the app, nor with every key set a port."""
     import click
     from pydantic import ValidationError
 
@@ -257,6 +258,7 @@ def check_start() -> Settings:
     # `python -m frontdoor.serve` runs this file as __main__; granian's worker imports it by
     # name, so what main() leaves for the worker goes into that module.
     from frontdoor import serve as by_name
+    from frontdoor.gcp_credentials import credentials_problem
     from frontdoor.logs import configure_logging
     from frontdoor.settings import Settings
 
@@ -266,7 +268,7 @@ def check_start() -> Settings:
         click.echo(f"configuration error:\n{settings_problems(err)}", err=True)
         sys.exit(2)
     configure_logging(level=settings.log_level, project=settings.google_cloud_project)
-    problem = listen_problem(settings.host, settings.port)
+    problem = credentials_problem(settings) or listen_problem(settings.host, settings.port)
     if problem is not None:
         click.echo(problem, err=True)
         sys.exit(2)

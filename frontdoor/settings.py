@@ -105,6 +105,10 @@ class Settings(BaseSettings):
     push_service_account: str | None = None
     push_oidc_jwks_url: str = "https://www.googleapis.com/oauth2/v3/certs"
     pubsub_emulator_host: str | None = None
+    # Read by the Firestore and storage clients themselves; here so that a gcp start knows
+    # whether it runs on the emulators, which need no credentials (frontdoor/gcp_credentials.py).
+    firestore_emulator_host: str | None = None
+    storage_emulator_host: str | None = None
     # Production adapters of issue 8: the operators' mailer topic and the CDN's URL map.
     mail_topic: str = "mail"
     cdn_url_map: str | None = None
