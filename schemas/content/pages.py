@@ -181,7 +181,10 @@ class PageRecord(BaseModel):
     is_published: bool
     blocks: list[PageBlock]
     status: PageStatusName = Field(description="draft, published or unpublished")
-    url: str = Field(description="{base_url}/p/{slug}; answers only while published")
+    url: str = Field(
+        description="The page's public URL: the base URL, then /p/ and the slug; it answers"
+        " only while published"
+    )
     version: int = Field(
         ge=1, description="Grows by one per write; the strong ETag is derived from it"
     )

@@ -27,7 +27,7 @@ from schemas.openapi.operation import (
     Reply,
     assemble_document,
 )
-from schemas.openapi.operations_content import CONTENT_OPERATIONS
+from schemas.openapi.operations_content import CONTENT_OPERATIONS, PAGE_EXAMPLE
 from schemas.openapi.operations_signals import SIGNAL_OPERATIONS, WEBHOOK_OPERATIONS
 from schemas.openapi.placeholders import (
     AuthServerMetadataDoc,
@@ -388,6 +388,9 @@ def build_openapi(
     document["info"] = info
     document["servers"] = [{"url": base_url, "description": "This deployment"}]
     document["components"]["securitySchemes"] = security_schemes(auth_url or base_url)
+    # Where the example page would answer on this deployment (a real URL, not a placeholder).
+    page_url = document["components"]["schemas"]["PageRecord"]["properties"]["url"]
+    page_url["examples"] = [f"{base_url}/p/{PAGE_EXAMPLE['slug']}"]
     if catalog is not None:
         add_real_examples(document, catalog)
         contact = catalog.company.urls.contact

@@ -126,6 +126,28 @@ def test_each_file_answers_304_to_its_own_etag(client: FlaskClient, path: str) -
     assert response.headers["ETag"] == etag
 
 
+@pytest.mark.parametrize("path", FILES)
+def test_no_file_shows_a_reader_an_unexpanded_base_url_placeholder(
+    client: FlaskClient, path: str
+) -> None:
+    """What a reader sees (the OpenAPI field descriptions, the portal, the docs) names real
+    URLs of this deployment or says it in words, never a literal `{base_url}`."""
+    body = client.get(path).get_data(as_text=True)
+
+    assert "{base_url}" not in body
+    assert "{{base_url}}" not in body
+
+
+def test_a_page_records_url_field_reads_as_plain_words_with_an_example(
+    openapi: dict,  # type: ignore[type-arg]
+) -> None:
+    """The stored page's `url`: where the page answers, in words, with an example URL."""
+    url = openapi["components"]["schemas"]["PageRecord"]["properties"]["url"]
+
+    assert url["description"].startswith("The page's public URL")
+    assert url["examples"] == [f"{BASE}/p/pipeline-audit"]
+
+
 @pytest.mark.spec("files.table")
 def test_files_answer_head_and_cors_preflight(client: FlaskClient) -> None:
     """SPEC Machine-readable files: CORS is open (preflight included)."""
