@@ -14,10 +14,16 @@ import json
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, request
 
 from api.errors import TITLES, ApiError, answer_unavailable
-from api.rest.http_cache import CachedBody, RenderedOnce, cached_response
+from api.rest.http_cache import (
+    CORS_SIMPLE_HEADERS,
+    PUBLIC_CACHE_CONTROL,
+    CachedBody,
+    RenderedOnce,
+    cached_response,
+)
 from renderers.text_files import DOC_FILES
 from schemas.catalog import Catalog
 
@@ -78,6 +84,10 @@ def create_files_blueprint(
     @bp.get(f"/<any({at_root}):name>")
     def get_file(name: str) -> Response:
         return cached_response(rendered.bodies()["/" + name])
+
+    @bp.get("/")
+    def root() -> Response:
+        return portal_redirect()
 
     for path in FILE_PATHS:
         if path.count("/") > 1:
@@ -201,6 +211,20 @@ def render_error_pages(base_url: str) -> dict[str, CachedBody]:
         )
         for code, title in TITLES.items()
     }
+
+
+def portal_redirect() -> Response:
+    """The base URL: 302 to the developer portal, the HTML one for a browser and its JSON
+    manifest for every other client (`*/*` and no Accept included: the API speaks JSON)."""
+    wanted = request.accept_mimetypes.best_match(("application/json", "text/html"))
+    location = "/developers" if wanted == "text/html" else "/developers.json"
+    headers = {
+        "Location": location,
+        "Vary": "Accept",
+        "Cache-Control": PUBLIC_CACHE_CONTROL,
+        **CORS_SIMPLE_HEADERS,
+    }
+    return Response(status=302, headers=headers)
 
 
 def _endpoint(path: str) -> str:
