@@ -131,6 +131,52 @@ def test_a_start_leaves_pages_public_bodies_mail_list_and_event_models_to_their_
     }
 
 
+WORKERS_PROBE = """
+import json, threading
+import api.app
+from frontdoor.serve import create_served_app
+
+build_app = api.app.create_app
+seen = {}
+
+def watched_create_app(config, backends):
+    # Called by the served build once every store is open; passes straight through.
+    seen["threads_while_the_app_is_built"] = sorted(
+        thread.name for thread in threading.enumerate() if thread.name != "MainThread"
+    )
+    return build_app(config, backends)
+
+api.app.create_app = watched_create_app
+create_served_app()
+seen["threads_once_built"] = sorted(
+    thread.name for thread in threading.enumerate() if thread.name != "MainThread"
+)
+print(json.dumps(seen))
+import sys, os
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def test_a_start_opens_every_store_and_builds_the_app_before_its_queue_workers_start(
+    tmp_path: Path,
+) -> None:
+    """The queue workers and job recovery start once the served app is built: their first
+    claims on the queue file overlap the first requests instead of delaying them."""
+    seen = run_probe(WORKERS_PROBE, tmp_path)
+    assert seen == {
+        "threads_while_the_app_is_built": [],
+        "threads_once_built": [
+            "generation-0",
+            "generation-1",
+            "ingest-0",
+            "job-recovery",
+            "tasks-0",
+            "tasks-1",
+        ],
+    }
+
+
 PARENT_PROBE = """
 import json, sys
 from frontdoor import serve
