@@ -16,7 +16,14 @@ from tests.conftest import CONTENT_KEY, INGEST_KEY
 from tests.probes import run_probe
 
 # Built by the first job, the first page check or the first /mcp request, never by a start.
-DEFERRED = ("mcp", "a2wsgi", "workers.pipeline", "workers.authoring.template", "gate.rules")
+DEFERRED = (
+    "mcp",
+    "a2wsgi",
+    "workers.pipeline",
+    "workers.authoring.template",
+    "gate.rules",
+    "gate.context",
+)
 
 FIRST_JOB_PROBE = f"""
 import json, sys
@@ -61,7 +68,12 @@ def test_a_start_leaves_the_generation_pipeline_to_the_first_job_which_still_suc
         "generate": 201,
         "job": "succeeded",
         "page": 200,
-        "loaded_after_job": ["workers.pipeline", "workers.authoring.template", "gate.rules"],
+        "loaded_after_job": [
+            "workers.pipeline",
+            "workers.authoring.template",
+            "gate.rules",
+            "gate.context",
+        ],
     }
 
 
