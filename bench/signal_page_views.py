@@ -43,6 +43,32 @@ sorted by score at 100,000 accounts against 1,000.
    request (its commit) costs under contention. A goal this bench can meet needs another
    baseline (the direct store behind the same HTTP path) or beacons that carry several page
    views each.
+   Profiled again (25 Nov, 19:00-19:30, load 2-9; perf, /proc CPU and context-switch counts,
+   cProfile in process, and the served process run with parts switched off by hand): 0.22-0.25
+   (1,460-1,980/s). The process spends 520-700 µs of CPU a page view; 0.7x of 6,600/s leaves
+   ~215 µs. Of that: an empty GET (granian, the RSGI front, Flask and the app's hooks) 125-170
+   µs; /collect's own work without its enqueue (body, JSON, origin, two limits, validation,
+   the message, the 202) +190-220 µs, of which 80 µs in process with one thread; the enqueue
+   and its commit +180-200 µs (served with no ingest worker: 340-390 µs without a commit,
+   510-700 with it); the ingest worker's delivery 50-100 µs (50 in process: decode 12, store
+   with roll-ups 35, claim and ack 10; it already stores each claim of up to 32 messages in one
+   transaction). perf: 32% of the CPU in the kernel, mostly switching threads (10-12 context
+   switches a page view against 2 for an empty GET), SQLite 3%, granian 3%. The commit: 3-4
+   beacons a group, 1.0-1.5 ms a commit against 50 µs for the same INSERT on one thread: 32
+   request threads contend for the interpreter lock, and the committing thread waits for it
+   after each SQLite step, then wakes its group, each of which waits for it again. Neither a
+   longer switch interval, larger ingest claims (256, 50 ms) nor one connection for the
+   commits changed the figure; 12 app threads instead of one per connection gave +25-30%
+   (not taken: a thread is held by each open /mcp stream and, in gcp mode, by every request
+   waiting on Firestore). Holding each 202 on the event loop until a writer thread had
+   committed its message (the app thread no longer waiting) halved the switches and cut
+   15-25% of the CPU, not the rate (not taken: the app would log, and on the Signal API keep
+   an idempotent answer, before the commit). A prototype of the beacon path on granian's event
+   loop (the same checks, queue file, worker and store, a 202 only after the commit; one
+   writer thread commits what waits; no Flask, no app thread a request) spent 230-340 µs a
+   page view (2,550-3,790/s) against 630-770 µs (1,270-1,670/s) for this path in the same
+   minutes: the goal needs about that shape (not taken here: /collect would be answered
+   beside Flask, not through it).
 2. Accounts by score: `list_accounts(sort="score", limit=50)` median at 100,000 accounts as a
    ratio to the same at 1,000 (goal <= 1.3x), the two sizes taking turns call by call.
 """

@@ -16,6 +16,7 @@ from backends.content_files import load_catalog
 from backends.embedded.cdn import LoggingCdn
 from backends.gcp.blobs import GcsBlobStore
 from backends.gcp.cdn import CloudCdn
+from backends.gcp.deadline import CallDeadline
 from backends.gcp.firestore import firestore_client
 from backends.gcp.idempotency import FirestoreIdempotencyStore
 from backends.gcp.job_queue import PubSubJobQueue
@@ -46,11 +47,12 @@ def build_backends(
     client = firestore_client(
         project=settings.google_cloud_project, database=settings.firestore_database
     )
+    deadline = CallDeadline(settings.google_cloud_deadline)
     closers: list[Callable[[], None]] = []
-    signals = FirestoreSignalStore(client)
+    signals = FirestoreSignalStore(client, deadline=deadline)
 
     options = delivery_options(settings)
-    webhooks = FirestoreWebhookStore(client)
+    webhooks = FirestoreWebhookStore(client, deadline=deadline)
     emulator = settings.cloud_tasks_emulator_host
     tasks = CloudTasksTaskQueue(
         lambda: cloud_tasks_client(emulator_host=emulator),
@@ -61,32 +63,39 @@ def build_backends(
         ),
         oidc_service_account=settings.cloud_tasks_service_account,
         create_queue=bool(emulator),  # Terraform creates it in the cloud
+        deadline=deadline,
     )
     closers.append(tasks.close)
     delivery = DeliveryPorts.over(
         webhooks=webhooks, tasks=tasks, options=options, accounts=signals.get_account
     )
 
-    pages = FirestorePageStore(client, keep_versions=settings.page_history_limit)
+    pages = FirestorePageStore(client, keep_versions=settings.page_history_limit, deadline=deadline)
     pages.adopt_unowned_pages(settings.existing_pages_owner)
-    jobs = FirestoreJobStore(client)
-    job_queue = PubSubJobQueue(PubSubPublisher(project=project, topic=settings.generation_topic))
+    jobs = FirestoreJobStore(client, deadline=deadline)
+    job_queue = PubSubJobQueue(
+        PubSubPublisher(project=project, topic=settings.generation_topic, deadline=deadline)
+    )
     recovery = JobRecoveryTimer(
         settings, jobs=jobs, job_queue=job_queue, delivery=delivery, clock=utc_now
     )
     cdn: Cdn = LoggingCdn()
     if settings.cdn_url_map:
         host = urlsplit(settings.base_url).hostname
-        cdn = CloudCdn(project=project, url_map=settings.cdn_url_map, host=host)
+        cdn = CloudCdn(project=project, url_map=settings.cdn_url_map, host=host, deadline=deadline)
     backends = Backends(
         catalog=catalog,
-        keys=FirestoreKeyStore(client),
+        keys=FirestoreKeyStore(client, deadline=deadline),
         cdn=cdn,
-        mailer=PubSubMailer(PubSubPublisher(project=project, topic=settings.mail_topic)),
+        mailer=PubSubMailer(
+            PubSubPublisher(project=project, topic=settings.mail_topic, deadline=deadline)
+        ),
         pages=pages,
-        idempotency=FirestoreIdempotencyStore(client),
+        idempotency=FirestoreIdempotencyStore(client, deadline=deadline),
         signals=signals,
-        signal_queue=PubSubPublisher(project=project, topic=settings.signals_topic),
+        signal_queue=PubSubPublisher(
+            project=project, topic=settings.signals_topic, deadline=deadline
+        ),
         webhooks=webhooks,
         tasks=tasks,
         deliveries=delivery.deliveries,
@@ -99,8 +108,9 @@ def build_backends(
             public_base_url=site_relative_url(
                 settings.blobs_public_base_url, settings.public_base_url
             ),
+            deadline=deadline,
         ),
-        oauth=FirestoreOAuthStore(client),
+        oauth=FirestoreOAuthStore(client, deadline=deadline),
         closers=(*closers, recovery.close),
         # At start and on a timer: no job stays queued or running forever.
         starters=(recovery.start,),

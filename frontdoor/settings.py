@@ -57,6 +57,9 @@ class Settings(BaseSettings):
     # The company's other sites whose pages may post beacons and forms to /collect.
     collect_allowed_origins: list[str] = Field(default_factory=list)
     firestore_database: str = "(default)"
+    # gcp mode: seconds one call to Firestore, Pub/Sub, Cloud Tasks or Cloud Storage may take,
+    # the client's own retries included, before it is a 503 (backends/gcp/deadline.py).
+    google_cloud_deadline: float = Field(default=10.0, ge=0.1, le=300)
     signals_topic: str = "signal-events"  # Pub/Sub topic the ingest worker is pushed from
     # Webhook deliveries (issue 6B). Cloud Tasks queue; the emulator host is our own convention
     # (the client has no variable for it). INTERNAL_BASE_URL is where the queue reaches this

@@ -17,6 +17,7 @@ from api.app import create_app
 from backends.bundle import Backends
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
+from tests.black_hole import BlackHole, black_hole
 from tests.emulators import (
     ManagedProcess,
     start_firestore,
@@ -151,4 +152,21 @@ def down_firestore() -> Iterator[google_firestore.Client]:
     from tests.firestore_wire import client_of_down_firestore
 
     with client_of_down_firestore(grpc.StatusCode.ABORTED) as client:
+        yield client
+
+
+@pytest.fixture
+def firestore_hole(firestore_emulator: ManagedProcess) -> Iterator[BlackHole]:
+    """The Firestore emulator behind a black hole (tests/black_hole.py): calls pass on until
+    the test makes it go silent, and again once it comes back."""
+    with black_hole(firestore_emulator.host) as hole:
+        yield hole
+
+
+@pytest.fixture
+def firestore_behind_hole(firestore_hole: BlackHole) -> Iterator[google_firestore.Client]:
+    """A real Firestore client whose Firestore is the emulator behind `firestore_hole`."""
+    from tests.firestore_wire import client_of_black_hole
+
+    with client_of_black_hole(firestore_hole) as client:
         yield client

@@ -16,6 +16,7 @@ import grpc  # type: ignore[import-untyped]  # grpcio ships no stubs
 from google.cloud import firestore
 
 from backends.gcp.firestore import firestore_client
+from tests.black_hole import BlackHole
 
 _HOST = "FIRESTORE_EMULATOR_HOST"
 # Firestore's server-streaming calls (a document read, a query); every other one the adapters
@@ -145,3 +146,11 @@ def _client_of(port: int) -> Iterator[firestore.Client]:
         yield client
     finally:
         client.close()  # type: ignore[no-untyped-call]  # untyped in google-cloud-firestore
+
+
+@contextmanager
+def client_of_black_hole(hole: BlackHole) -> Iterator[firestore.Client]:
+    """A real Firestore client whose Firestore is the emulator behind `hole`, which answers
+    nothing while it is silent (tests/black_hole.py)."""
+    with _client_of(int(hole.address.rpartition(":")[2])) as client:
+        yield client

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def wait_for(
@@ -19,3 +23,37 @@ def wait_for(
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} not met within {timeout}s")
         time.sleep(interval)
+
+
+def answer_within(call: Callable[[], T], *, timeout: float) -> T:
+    """`call()` in a thread of its own, waited for `timeout` seconds at most: it must return
+    (or raise) by then, which a call that hangs does not."""
+    answers: list[T] = []
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            answers.append(call())
+        except BaseException as err:  # noqa: BLE001  # raised again in the caller's thread
+            failures.append(err)
+
+    threading.Thread(target=run, daemon=True).start()
+    wait_for(lambda: answers or failures, timeout=timeout, what="an answer")
+    if failures:
+        raise failures[0]
+    return answers[0]
+
+
+def retried_until(
+    call: Callable[[], T], accepted: Callable[[T], bool], *, timeout: float, each: float
+) -> T:
+    """`call()` again (each waited for `each` seconds at most) until `accepted` says yes, for at
+    most `timeout` seconds, as a client retrying after an outage does; its last answer."""
+    answers: list[T] = []
+
+    def accepted_now() -> bool:
+        answers.append(answer_within(call, timeout=each))
+        return accepted(answers[-1])
+
+    wait_for(accepted_now, timeout=timeout, interval=0.2, what="an accepted answer")
+    return answers[-1]

@@ -9,10 +9,13 @@ died is claimed again when its lease lapses, by this process or any other on the
 
 `start_batches` hands a worker up to `batch` due messages at once (one claim, one handler call,
 one ack transaction), as a Pub/Sub pull subscriber takes several messages per pull: a message
-`decode` refuses is acked alone at once; if the handler raises, each of the others is delivered
-again (or dead-lettered) on its own attempt count, as if it had failed alone. After a claim that
-did not fill the batch, the worker waits `linger_seconds` before claiming again, so messages
-that come one at a time are handled together (each waits at most that long more).
+`decode` refuses is acked alone at once; if the handler raises on the batch, each message is
+then handed to it alone, in the same delivery: those it takes are acked, and each it raises on
+is delivered again (or dead-lettered) on its own attempt count, as if it had come alone. So one
+message that always fails goes to the dead letters by itself, never taking the messages that
+shared its batch with it. After a claim that did not fill the batch, the worker waits
+`linger_seconds` before claiming again, so messages that come one at a time are handled
+together (each waits at most that long more).
 """
 
 from __future__ import annotations
@@ -97,8 +100,9 @@ class DurableQueue:
     ) -> None:
         """Start the worker threads (once), each handing up to `batch` claimed messages to one
         `handler` call, decoded: a message `decode` gives None for (malformed: `decode` logs why)
-        is acked alone; the handler returns to ack the rest in one transaction, or raises to
-        have each of them again."""
+        is acked alone; the handler returns to ack the rest in one transaction. If it raises,
+        each message is handed to it alone: acked if it returns, else delivered again (or
+        dead-lettered) on its own attempt count."""
 
         def deliver(leased: list[Leased]) -> None:
             decoded: list[tuple[Leased, T | None]] = []
@@ -110,8 +114,12 @@ class DurableQueue:
                     self._failed(message, f"{type(err).__name__}: {err}")
             self.table.ack_all([message for message, value in decoded if value is None])
             kept = [(message, value) for message, value in decoded if value is not None]
-            if kept:
-                self._attempt([m for m, _ in kept], lambda: handler([v for _, v in kept]))
+            if len(kept) > 1:
+                values = [value for _, value in kept]
+                if self._attempt([m for m, _ in kept], lambda: handler(values), alone=False):
+                    return
+            for message, value in kept:  # one alone, or each of a batch the handler refused
+                self._attempt([message], lambda: handler([value]))  # noqa: B023  # called at once
 
         self._start(deliver)
 
@@ -215,8 +223,14 @@ class DurableQueue:
             if not self._stopping.is_set():
                 self._wake.wait(wait)
 
-    def _attempt(self, messages: list[Leased], work: Callable[[], None]) -> None:
-        """Run one delivery of `messages`: ack them all if `work` returns, else retry each."""
+    def _attempt(
+        self, messages: list[Leased], work: Callable[[], None], *, alone: bool = True
+    ) -> bool:
+        """Run one delivery of `messages`: ack them all if `work` returns, else retry each.
+
+        With `alone` false (a batch that will be handed over again one by one if `work`
+        raises), a failure is logged and left to the caller: False, nothing settled.
+        """
         try:
             work()
         except DeliverLaterError as err:  # expected (a job held by another worker)
@@ -229,8 +243,16 @@ class DurableQueue:
                     max_attempts=self._max_attempts,
                     count=False,
                 )
-            return
+            return True
         except Exception as err:  # the worker's top level: log, then redeliver
+            if not alone:
+                logger.warning(
+                    "%s: handler failed on a batch of %d; handing each over alone",
+                    self.name,
+                    len(messages),
+                    exc_info=True,
+                )
+                return False
             logger.exception(
                 "%s: handler failed on attempt %d",
                 self.name,
@@ -239,8 +261,9 @@ class DurableQueue:
             )
             for message in messages:
                 self._failed(message, f"{type(err).__name__}: {err}")
-            return
+            return True
         self.table.ack_all(messages)
+        return True
 
     def _failed(self, message: Leased, error: str) -> None:
         kept = self.table.retry(

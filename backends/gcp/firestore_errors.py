@@ -6,12 +6,14 @@ failures running out of time) is `UnavailableError`, which the surfaces answer 5
 retry; a transaction the client gave up on after its attempts (contention) is
 `UnavailableError("firestore contention")`; creating a document that exists is `ConflictError`.
 A store whose documents many writers touch at once (the signal store's account shards) may ask
-for rounds of attempts with a jittered back-off between them.
+for rounds of attempts with a jittered back-off between them. Each round of a transaction is
+waited for the adapter's deadline at most (backends/gcp/deadline.py).
 """
 
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,6 +22,7 @@ from typing import Any, TypeVar
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
+from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.ports import ConflictError, UnavailableError
 
 T = TypeVar("T")
@@ -67,42 +70,85 @@ def _transient_under(err: BaseException) -> bool:
     return False
 
 
-def create_document(ref: Any, doc: dict[str, Any], key: str) -> None:
+def create_document(
+    ref: Any, doc: dict[str, Any], key: str, *, deadline: CallDeadline = DEFAULT_DEADLINE
+) -> None:
     """Create the document at `ref`. Raises: ConflictError(key) if it exists, UnavailableError."""
     try:
         with unavailable_when_transient():
-            ref.create(doc)
+            ref.create(doc, **deadline.write)
     except gexc.Conflict as err:
         raise ConflictError(key) from err
+
+
+class _ContendedError(Exception):
+    """Every try of a round met contention (the client's ValueError is its cause)."""
 
 
 def run_transaction(
     client: firestore.Client,
     body: Callable[[firestore.Transaction], T],
     *,
+    deadline: CallDeadline = DEFAULT_DEADLINE,
     max_attempts: int = TRANSACTION_ATTEMPTS,
     rounds: int = 1,
 ) -> T:
-    """`body` (a `@firestore.transactional` function) in a transaction of `max_attempts` tries;
-    when every try of a round met contention, up to `rounds` rounds, backing off between them.
+    """`body` (the reads and writes of one transaction, made `@firestore.transactional` here)
+    in a transaction of `max_attempts` tries; when every try of a round met contention, up to
+    `rounds` rounds, backing off between them. Each round is given `deadline` (the reads in
+    `body` pass `deadline.read`); past it, the round is rolled back, not committed, if it ever
+    reaches the end of `body`.
 
     `body` runs again on every try, so it must start afresh each time.
 
-    Raises: UnavailableError on a transient failure or when every attempt met contention.
+    Raises: UnavailableError on a transient failure, past a round's deadline, or when every
+    attempt met contention.
     """
     for round_ in range(1, rounds + 1):
         try:
-            with unavailable_when_transient():
-                return body(client.transaction(max_attempts=max_attempts))
-        except ValueError as err:
-            # The client's own words when it gives up on a contended commit.
-            if "Failed to commit transaction" not in str(err):
-                # A transaction whose begin failed cannot be rolled back, and the client says so
-                # with a ValueError over the failure; any other ValueError is a fault of ours.
-                if _transient_under(err):
-                    raise UnavailableError("firestore") from err
-                raise
+            return deadline.bounded(
+                lambda given_up: _attempt(
+                    client, body, max_attempts=max_attempts, given_up=given_up
+                ),
+                what="firestore transaction",
+            )
+        except _ContendedError as err:
             if round_ == rounds:
-                raise UnavailableError("firestore contention") from err
+                raise UnavailableError("firestore contention") from err.__cause__
         time.sleep(_jitter.uniform(*_BACK_OFF) * round_)
     raise ValueError(f"rounds must be at least 1, not {rounds}")
+
+
+def _attempt(
+    client: firestore.Client,
+    body: Callable[[firestore.Transaction], T],
+    *,
+    max_attempts: int,
+    given_up: threading.Event,
+) -> T:
+    """One round of `max_attempts` tries. Raises: _ContendedError when they all met contention."""
+
+    def unless_given_up(transaction: firestore.Transaction) -> T:
+        # Once the caller has answered (its deadline passed while begin or a read waited),
+        # roll back rather than commit: a request answered 503 must not land later.
+        if given_up.is_set():
+            raise UnavailableError("firestore transaction past its deadline")
+        result = body(transaction)
+        if given_up.is_set():
+            raise UnavailableError("firestore transaction past its deadline")
+        return result
+
+    try:
+        with unavailable_when_transient():
+            transactional = firestore.transactional(unless_given_up)
+            done: T = transactional(client.transaction(max_attempts=max_attempts))
+            return done
+    except ValueError as err:
+        # The client's own words when it gives up on a contended commit.
+        if "Failed to commit transaction" in str(err):
+            raise _ContendedError from err
+        # A transaction whose begin failed cannot be rolled back, and the client says so with a
+        # ValueError over the failure; any other ValueError is a fault of ours.
+        if _transient_under(err):
+            raise UnavailableError("firestore") from err
+        raise

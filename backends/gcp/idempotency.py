@@ -12,6 +12,7 @@ from typing import Any
 
 from google.cloud import firestore
 
+from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.gcp.firestore_errors import run_transaction
 from backends.ports import (
     IDEMPOTENCY_LEASE,
@@ -25,16 +26,22 @@ from backends.ports import (
 class FirestoreIdempotencyStore:
     """IdempotencyStore on Firestore; `begin` reads and claims in one transaction."""
 
-    def __init__(self, client: firestore.Client, *, prefix: str = "") -> None:
+    def __init__(
+        self,
+        client: firestore.Client,
+        *,
+        prefix: str = "",
+        deadline: CallDeadline = DEFAULT_DEADLINE,
+    ) -> None:
         self._client = client
+        self._deadline = deadline
         self._entries = client.collection(f"{prefix}idempotency_keys")
 
     def begin(self, *, scope: str, key: str, fingerprint: str, now: datetime) -> IdempotencyBegin:
         ref = self._entries.document(entry_id(scope, key))
 
-        @firestore.transactional
         def claim(transaction: firestore.Transaction) -> IdempotencyBegin:
-            snap = ref.get(transaction=transaction)
+            snap = ref.get(transaction=transaction, **self._deadline.read)
             found = (
                 _found(snap.to_dict(), fingerprint=fingerprint, now=now) if snap.exists else None
             )
@@ -49,7 +56,7 @@ class FirestoreIdempotencyStore:
             transaction.set(ref, doc)
             return IdempotencyBegin(state="new")
 
-        began: IdempotencyBegin = run_transaction(self._client, claim)
+        began: IdempotencyBegin = run_transaction(self._client, claim, deadline=self._deadline)
         return began
 
     def complete(
@@ -57,9 +64,8 @@ class FirestoreIdempotencyStore:
     ) -> None:
         ref = self._entries.document(entry_id(scope, key))
 
-        @firestore.transactional
         def store(transaction: firestore.Transaction) -> None:
-            snap = ref.get(transaction=transaction)
+            snap = ref.get(transaction=transaction, **self._deadline.read)
             if snap.exists and snap.get("fingerprint") == fingerprint:
                 update = {
                     "state": "done",
@@ -69,14 +75,13 @@ class FirestoreIdempotencyStore:
                 }
                 transaction.update(ref, update)
 
-        run_transaction(self._client, store)
+        run_transaction(self._client, store, deadline=self._deadline)
 
     def release(self, *, scope: str, key: str, fingerprint: str) -> None:
         ref = self._entries.document(entry_id(scope, key))
 
-        @firestore.transactional
         def drop(transaction: firestore.Transaction) -> None:
-            snap = ref.get(transaction=transaction)
+            snap = ref.get(transaction=transaction, **self._deadline.read)
             if (
                 snap.exists
                 and snap.get("fingerprint") == fingerprint
@@ -84,7 +89,7 @@ class FirestoreIdempotencyStore:
             ):
                 transaction.delete(ref)
 
-        run_transaction(self._client, drop)
+        run_transaction(self._client, drop, deadline=self._deadline)
 
 
 def _found(

@@ -7,6 +7,7 @@ from typing import Any
 
 from google.cloud import firestore
 
+from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.gcp.firestore_errors import (
     create_document,
     run_transaction,
@@ -26,31 +27,39 @@ _FAST_POLL, _FAST_FOR, _MAX_POLL = 0.05, 2.0, 0.25
 class FirestoreJobStore:
     """JobStore on Firestore; updates are Firestore transactions."""
 
-    def __init__(self, client: firestore.Client, *, prefix: str = "") -> None:
+    def __init__(
+        self,
+        client: firestore.Client,
+        *,
+        prefix: str = "",
+        deadline: CallDeadline = DEFAULT_DEADLINE,
+    ) -> None:
         self._client = client
+        self._deadline = deadline
         self._jobs = client.collection(f"{prefix}generation_jobs")
 
     def create_job(self, job: JobRecord) -> None:
-        create_document(self._jobs.document(job.id), _to_doc(job), job.id)
+        create_document(self._jobs.document(job.id), _to_doc(job), job.id, deadline=self._deadline)
 
     def get_job(self, job_id: str) -> JobRecord | None:
         with unavailable_when_transient():
-            snap = self._jobs.document(job_id).get()
+            snap = self._jobs.document(job_id).get(**self._deadline.read)
         return _from_doc(snap.to_dict()) if snap.exists else None
 
     def update_job(self, job_id: str, change: JobChange) -> JobRecord:
         ref = self._jobs.document(job_id)
 
-        @firestore.transactional
         def apply(transaction: firestore.Transaction) -> JobRecord:
-            snap = ref.get(transaction=transaction)
+            snap = ref.get(transaction=transaction, **self._deadline.read)
             if not snap.exists:
                 raise NotFoundError(job_id)
             updated = change(_from_doc(snap.to_dict()))
             transaction.set(ref, _to_doc(updated))
             return updated
 
-        result: JobRecord = run_transaction(self._client, apply, max_attempts=_MAX_ATTEMPTS)
+        result: JobRecord = run_transaction(
+            self._client, apply, deadline=self._deadline, max_attempts=_MAX_ATTEMPTS
+        )
         return result
 
     def list_unfinished_jobs(self, *, limit: int = 200) -> list[JobRecord]:
@@ -59,7 +68,7 @@ class FirestoreJobStore:
             filter=firestore.FieldFilter("status", "in", ["queued", "running"])
         ).limit(limit)
         with unavailable_when_transient():
-            found = [_from_doc(snap.to_dict()) for snap in query.stream()]
+            found = [_from_doc(snap.to_dict()) for snap in query.stream(**self._deadline.read)]
         return sorted(found, key=lambda job: job.updated_at)
 
     def wait_finished(self, job_id: str, seconds: float) -> JobRecord | None:

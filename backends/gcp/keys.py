@@ -7,6 +7,7 @@ from typing import Any
 
 from google.cloud import firestore
 
+from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.gcp.firestore_errors import (
     create_document,
     run_transaction,
@@ -19,24 +20,35 @@ class FirestoreKeyStore:
     """KeyStore on Firestore. A transient Firestore failure is `UnavailableError` (a 503 on a
     keyed request)."""
 
-    def __init__(self, client: firestore.Client, *, prefix: str = "") -> None:
+    def __init__(
+        self,
+        client: firestore.Client,
+        *,
+        prefix: str = "",
+        deadline: CallDeadline = DEFAULT_DEADLINE,
+    ) -> None:
         self._client = client
+        self._deadline = deadline
         self._keys = client.collection(f"{prefix}api_keys")
 
     def add_key(self, record: ApiKeyRecord) -> None:
-        create_document(self._keys.document(record.key_id), _to_doc(record), record.key_id)
+        create_document(
+            self._keys.document(record.key_id),
+            _to_doc(record),
+            record.key_id,
+            deadline=self._deadline,
+        )
 
     @unavailable_when_transient()
     def get_key(self, key_id: str) -> ApiKeyRecord | None:
-        doc = self._keys.document(key_id).get().to_dict()
+        doc = self._keys.document(key_id).get(**self._deadline.read).to_dict()
         return None if doc is None else _from_doc(doc)
 
     def revoke_key(self, key_id: str, *, now: datetime) -> ApiKeyRecord:
         ref = self._keys.document(key_id)
 
-        @firestore.transactional
         def revoke(transaction: firestore.Transaction) -> dict[str, Any]:
-            doc = ref.get(transaction=transaction).to_dict()
+            doc = ref.get(transaction=transaction, **self._deadline.read).to_dict()
             if doc is None:
                 raise NotFoundError(key_id)
             if doc.get("revoked_at") is None:
@@ -44,13 +56,15 @@ class FirestoreKeyStore:
                 transaction.update(ref, {"revoked_at": now})
             return doc
 
-        revoked: dict[str, Any] = run_transaction(self._client, revoke)
+        revoked: dict[str, Any] = run_transaction(self._client, revoke, deadline=self._deadline)
         return _from_doc(revoked)
 
     @unavailable_when_transient()
     def list_keys(self) -> list[ApiKeyRecord]:
         docs = [
-            _from_doc(doc) for snap in self._keys.stream() if (doc := snap.to_dict()) is not None
+            _from_doc(doc)
+            for snap in self._keys.stream(**self._deadline.read)
+            if (doc := snap.to_dict()) is not None
         ]
         return sorted(docs, key=lambda r: (r.created_at, r.key_id))
 

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from google.cloud import firestore
 
+from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.gcp.firestore_errors import (
     create_document,
     run_transaction,
@@ -42,8 +43,15 @@ HIT_RETENTION = timedelta(days=1)
 class FirestoreOAuthStore:
     """OAuthStore on Firestore."""
 
-    def __init__(self, client: firestore.Client, *, prefix: str = "") -> None:
+    def __init__(
+        self,
+        client: firestore.Client,
+        *,
+        prefix: str = "",
+        deadline: CallDeadline = DEFAULT_DEADLINE,
+    ) -> None:
         self._client = client
+        self._deadline = deadline
         self._clients = client.collection(f"{prefix}oauth_clients")
         self._pending = client.collection(f"{prefix}oauth_pending")
         self._codes = client.collection(f"{prefix}oauth_codes")
@@ -52,43 +60,49 @@ class FirestoreOAuthStore:
 
     def save_client(self, record: OAuthClientRecord) -> None:
         with unavailable_when_transient():
-            self._clients.document(_key(record.client_id)).set(asdict(record))
+            self._clients.document(_key(record.client_id)).set(
+                asdict(record), **self._deadline.write
+            )
 
     def get_client(self, client_id: str) -> OAuthClientRecord | None:
         with unavailable_when_transient():
-            snap = self._clients.document(_key(client_id)).get()
+            snap = self._clients.document(_key(client_id)).get(**self._deadline.read)
         return _load(OAuthClientRecord, snap.to_dict()) if snap.exists else None
 
     def save_pending(self, pending: PendingAuthorization) -> None:
         with unavailable_when_transient():
-            self._pending.document(pending.tx_id).set(asdict(pending))
+            self._pending.document(pending.tx_id).set(asdict(pending), **self._deadline.write)
 
     def get_pending(self, tx_id: str) -> PendingAuthorization | None:
         # The sign-in forms send the id back: one Firestore refuses (`__x__`) is simply unknown.
         if not usable_document_id(tx_id):
             return None
         with unavailable_when_transient():
-            snap = self._pending.document(tx_id).get()
+            snap = self._pending.document(tx_id).get(**self._deadline.read)
         return _load(PendingAuthorization, snap.to_dict()) if snap.exists else None
 
     def delete_pending(self, tx_id: str) -> None:
         with unavailable_when_transient():
-            self._pending.document(tx_id).delete()
+            self._pending.document(tx_id).delete(**self._deadline.write)
 
     def add_code(self, record: AuthorizationCodeRecord) -> None:
-        create_document(self._codes.document(record.code_hash), asdict(record), record.code_hash)
+        create_document(
+            self._codes.document(record.code_hash),
+            asdict(record),
+            record.code_hash,
+            deadline=self._deadline,
+        )
 
     def get_code(self, code_hash: str) -> AuthorizationCodeRecord | None:
         with unavailable_when_transient():
-            snap = self._codes.document(code_hash).get()
+            snap = self._codes.document(code_hash).get(**self._deadline.read)
         return _load(AuthorizationCodeRecord, snap.to_dict()) if snap.exists else None
 
     def use_code(self, code_hash: str, *, now: datetime) -> AuthorizationCodeRecord:
         ref = self._codes.document(code_hash)
 
-        @firestore.transactional
         def use(transaction: firestore.Transaction) -> dict[str, Any]:
-            snap = ref.get(transaction=transaction)
+            snap = ref.get(transaction=transaction, **self._deadline.read)
             if not snap.exists:
                 raise NotFoundError(code_hash)
             doc: dict[str, Any] = snap.to_dict() or {}
@@ -97,31 +111,37 @@ class FirestoreOAuthStore:
             transaction.update(ref, {"used_at": now})
             return {**doc, "used_at": now}
 
-        return _load(AuthorizationCodeRecord, run_transaction(self._client, use))
+        used = run_transaction(self._client, use, deadline=self._deadline)
+        return _load(AuthorizationCodeRecord, used)
 
     def add_token(self, record: OAuthTokenRecord) -> None:
-        create_document(self._tokens.document(record.token_hash), asdict(record), record.token_hash)
+        create_document(
+            self._tokens.document(record.token_hash),
+            asdict(record),
+            record.token_hash,
+            deadline=self._deadline,
+        )
 
     def get_token(self, token_hash: str) -> OAuthTokenRecord | None:
         with unavailable_when_transient():
-            snap = self._tokens.document(token_hash).get()
+            snap = self._tokens.document(token_hash).get(**self._deadline.read)
         return _load(OAuthTokenRecord, snap.to_dict()) if snap.exists else None
 
     def revoke_token(self, token_hash: str, *, now: datetime) -> None:
         ref = self._tokens.document(token_hash)
         with unavailable_when_transient():
-            snap = ref.get()
+            snap = ref.get(**self._deadline.read)
             if snap.exists and snap.get("revoked_at") is None:
-                ref.update({"revoked_at": now})
+                ref.update({"revoked_at": now}, **self._deadline.write)
 
     def revoke_grant(self, grant_id: str, *, now: datetime) -> None:
         query = self._tokens.where(filter=firestore.FieldFilter("grant_id", "==", grant_id))
         batch = self._client.batch()
         with unavailable_when_transient():
-            for snap in query.stream():
+            for snap in query.stream(**self._deadline.read):
                 if snap.get("revoked_at") is None:
                     batch.update(snap.reference, {"revoked_at": now})
-            batch.commit()
+            batch.commit(**self._deadline.write)
 
     def count_hit(self, bucket: str, *, window_start: datetime) -> int:
         ref = self._hits.document(_key(f"{bucket}|{window_start.isoformat()}"))
@@ -134,8 +154,9 @@ class FirestoreOAuthStore:
                     "hits": firestore.Increment(1),
                 },
                 merge=True,
+                **self._deadline.write,
             )
-            hits: int = ref.get().get("hits")
+            hits: int = ref.get(**self._deadline.read).get("hits")
         return hits
 
 

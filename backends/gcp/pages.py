@@ -13,6 +13,7 @@ from typing import Any
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
+from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.gcp.firestore_errors import run_transaction, unavailable_when_transient
 from backends.page_cursor import decode_cursor, decode_version_cursor, encode_cursor
 from backends.ports import ConflictError, PageList, PageStatus, StoredPage, VersionList
@@ -25,9 +26,15 @@ class FirestorePageStore:
     """PageStore on Firestore; the version check and the write share one transaction."""
 
     def __init__(
-        self, client: firestore.Client, *, prefix: str = "", keep_versions: int = 0
+        self,
+        client: firestore.Client,
+        *,
+        prefix: str = "",
+        keep_versions: int = 0,
+        deadline: CallDeadline = DEFAULT_DEADLINE,
     ) -> None:
         self._client = client
+        self._deadline = deadline
         self._pages = client.collection(f"{prefix}pages")
         self._upgrades = client.collection(f"{prefix}data_upgrades")
         self._keep = keep_versions
@@ -37,7 +44,7 @@ class FirestorePageStore:
 
     def get_page(self, slug: str) -> StoredPage | None:
         with unavailable_when_transient():
-            snap = self._pages.document(slug).get()
+            snap = self._pages.document(slug).get(**self._deadline.read)
         return _from_doc(snap.to_dict()) if snap.exists else None
 
     def list_pages(
@@ -59,7 +66,8 @@ class FirestorePageStore:
             after, slug = decode_cursor(cursor)
             query = query.start_after({"updated_at": after, "slug": slug})
         with unavailable_when_transient():
-            docs = [_from_doc(snap.to_dict()) for snap in query.limit(limit + 1).stream()]
+            found = query.limit(limit + 1).stream(**self._deadline.read)
+            docs = [_from_doc(snap.to_dict()) for snap in found]
         pages = tuple(docs[:limit])
         more = len(docs) > limit
         last = pages[-1] if pages else None
@@ -69,9 +77,8 @@ class FirestorePageStore:
     def save_page(self, page: StoredPage, *, expected_version: int) -> StoredPage:
         ref = self._pages.document(page.slug)
 
-        @firestore.transactional
         def write(transaction: firestore.Transaction) -> None:
-            snap = ref.get(transaction=transaction)
+            snap = ref.get(transaction=transaction, **self._deadline.read)
             current = int(snap.get("version")) if snap.exists else 0
             if current != expected_version:
                 raise ConflictError(f"{page.slug}: version {current}, expected {expected_version}")
@@ -81,7 +88,7 @@ class FirestorePageStore:
             if self._keep and page.version > self._keep:
                 transaction.delete(self._version_ref(page.slug, page.version - self._keep))
 
-        run_transaction(self._client, write)
+        run_transaction(self._client, write, deadline=self._deadline)
         return page
 
     def list_versions(
@@ -93,7 +100,8 @@ class FirestorePageStore:
             query = query.where(filter=FieldFilter("version", "<", below))
         query = query.order_by("version", direction=firestore.Query.DESCENDING)
         with unavailable_when_transient():
-            docs = [_from_doc(snap.to_dict()) for snap in query.limit(limit + 1).stream()]
+            found = query.limit(limit + 1).stream(**self._deadline.read)
+            docs = [_from_doc(snap.to_dict()) for snap in found]
         versions = tuple(docs[:limit])
         more = len(docs) > limit
         return VersionList(
@@ -102,7 +110,7 @@ class FirestorePageStore:
 
     def get_version(self, slug: str, version: int) -> StoredPage | None:
         with unavailable_when_transient():
-            snap = self._version_ref(slug, version).get()
+            snap = self._version_ref(slug, version).get(**self._deadline.read)
         return _from_doc(snap.to_dict()) if snap.exists else None
 
     def adopt_unowned_pages(self, owner: str) -> int:
@@ -116,15 +124,18 @@ class FirestorePageStore:
         """
         marker = self._upgrades.document(_OWNERS_UPGRADE)
         with unavailable_when_transient():
-            if marker.get().exists:
+            if marker.get(**self._deadline.read).exists:
                 return 0
             adopted = self._adopt_each_unowned_page(owner)
-            marker.set({"finished_at": firestore.SERVER_TIMESTAMP, "adopted": adopted})
+            marker.set(
+                {"finished_at": firestore.SERVER_TIMESTAMP, "adopted": adopted},
+                **self._deadline.write,
+            )
         return adopted
 
     def _adopt_each_unowned_page(self, owner: str) -> int:
         adopted = 0
-        for snap in self._pages.stream():
+        for snap in self._pages.stream(**self._deadline.read):
             data = snap.to_dict() or {}
             if data.get("owner"):
                 continue
@@ -132,7 +143,7 @@ class FirestorePageStore:
             batch = self._client.batch()
             batch.set(snap.reference, doc)
             batch.set(self._version_ref(doc["slug"], int(doc["version"])), doc)
-            batch.commit()
+            batch.commit(**self._deadline.write)
             adopted += 1
         return adopted
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from google.cloud import firestore
 
+from backends.gcp.deadline import CallDeadline
 from backends.gcp.signal_stream import doc_id, event_from_doc
 from backends.ports import StreamPage, StreamQuery
 from schemas.signals.events import Event, Position
@@ -25,31 +26,38 @@ PageReader = Callable[[StreamQuery, list[str] | None], StreamPage]
 
 
 def load_links(
-    client: firestore.Client, tx: firestore.Transaction, visitors: Any, wanted: set[str]
+    client: firestore.Client,
+    tx: firestore.Transaction,
+    visitors: Any,
+    wanted: set[str],
+    *,
+    deadline: CallDeadline,
 ) -> dict[str, Link]:
     """The links of these visitor ids, read in the transaction."""
     refs = [visitors.document(doc_id(v)) for v in sorted(wanted)]
     found: dict[str, Link] = {}
-    for snap in client.get_all(refs, transaction=tx) if refs else []:
+    for snap in client.get_all(refs, transaction=tx, **deadline.read) if refs else []:
         if snap.exists:
             data = snap.to_dict() or {}
             found[data["visitor_id"]] = (data["email"], data.get("domain"))
     return found
 
 
-def anonymous_events_of(events: Any, visitor: str, *, tx: Any = None) -> list[Any]:
+def anonymous_events_of(
+    events: Any, visitor: str, *, deadline: CallDeadline, tx: Any = None
+) -> list[Any]:
     """The snapshots of a visitor's anonymous events (any order)."""
     query = events.where(filter=firestore.FieldFilter("properties.visitor_id", "==", visitor))
-    snaps = query.stream(transaction=tx) if tx is not None else query.stream()
+    snaps = query.stream(transaction=tx, **deadline.read)
     return [s for s in snaps if is_anonymous(event_from_doc(s.to_dict() or {}))]
 
 
-def linked_visitors(visitors: Any, field: str, value: str) -> list[str]:
+def linked_visitors(visitors: Any, field: str, value: str, *, deadline: CallDeadline) -> list[str]:
     """Visitor ids linked to a person (`email`) or an account (`domain`)."""
     query = visitors.where(filter=firestore.FieldFilter(field, "==", value)).limit(
         MAX_TIMELINE_VISITORS
     )
-    return [(s.to_dict() or {})["visitor_id"] for s in query.stream()]
+    return [(s.to_dict() or {})["visitor_id"] for s in query.stream(**deadline.read)]
 
 
 def merged_read(query: StreamQuery, visitors: Sequence[str], read: PageReader) -> StreamPage:

@@ -30,6 +30,7 @@ from backends.gcp.account_shards import (
     shard_key,
     shard_of,
 )
+from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.gcp.firestore_errors import run_transaction, unavailable_when_transient
 from backends.gcp.signal_identity import (
     anonymous_events_of,
@@ -69,8 +70,10 @@ class FirestoreSignalStore:
         settle: timedelta = SETTLE,
         chunk: int = 100,
         max_attempts: int = 10,  # per round: shorter than TRANSACTION_ATTEMPTS, as rounds follow
+        deadline: CallDeadline = DEFAULT_DEADLINE,
     ) -> None:
         self._client = client
+        self._deadline = deadline
         self._prefix = prefix
         self._clock = clock
         self._settle = settle
@@ -102,12 +105,13 @@ class FirestoreSignalStore:
         stamped: list[float] = []
         touched: set[str] = set()
 
-        @firestore.transactional
         def write(tx: firestore.Transaction) -> tuple[dict[str, Event], set[str]]:
             stamped.clear()  # a retried attempt stamps afresh
             touched.clear()
             refs = [self._events.document(doc_id(e.id)) for e in chunk]
-            snaps = {s.id: s for s in self._client.get_all(refs, transaction=tx)}
+            snaps = {
+                s.id: s for s in self._client.get_all(refs, transaction=tx, **self._deadline.read)
+            }
             out: dict[str, Event] = {}
             fresh: list[NewEvent] = []
             for event in chunk:
@@ -122,14 +126,18 @@ class FirestoreSignalStore:
             batch = [stamp_event(e, base + timedelta(microseconds=i)) for i, e in enumerate(fresh)]
             # Every read before any write (a Firestore transaction's rule).
             visitors = {v for e in batch if (v := visitor_of(e))}
-            links = load_links(self._client, tx, self._visitors, visitors) if visitors else {}
+            links = (
+                load_links(self._client, tx, self._visitors, visitors, deadline=self._deadline)
+                if visitors
+                else {}
+            )
             made = new_links(batch, links)
             earlier = [
                 attributed(
                     event_from_doc(snap.to_dict() or {}), email=made[v][0], domain=made[v][1]
                 )
                 for v in sorted(made)
-                for snap in anonymous_events_of(self._events, v, tx=tx)
+                for snap in anonymous_events_of(self._events, v, tx=tx, deadline=self._deadline)
             ]
             to_fold = earlier + [as_linked(e, links) for e in batch]
             people = self._load(tx, self._people, {e.person.email for e in to_fold}, load_person)
@@ -175,7 +183,11 @@ class FirestoreSignalStore:
 
         # Two writers of one shard contend: rounds of attempts, backing off between them.
         result: tuple[dict[str, Event], set[str]] = run_transaction(
-            self._client, write, max_attempts=self._max_attempts, rounds=CONTENTION_ROUNDS
+            self._client,
+            write,
+            deadline=self._deadline,
+            max_attempts=self._max_attempts,
+            rounds=CONTENTION_ROUNDS,
         )
         if (
             self._settle
@@ -192,7 +204,7 @@ class FirestoreSignalStore:
         once, before any event is folded into a shard of theirs."""
         wanted = sorted(domains - self._sharded)
         refs = [self._accounts.document(doc_id(d)) for d in wanted]
-        for snap in self._client.get_all(refs) if refs else []:
+        for snap in self._client.get_all(refs, **self._deadline.read) if refs else []:
             if snap.exists and "state" in _data(snap):
                 self._convert_old_account(snap.reference)
         if len(self._sharded) > 100_000:
@@ -200,9 +212,8 @@ class FirestoreSignalStore:
         self._sharded.update(wanted)
 
     def _convert_old_account(self, ref: Any) -> None:
-        @firestore.transactional
         def convert(tx: firestore.Transaction) -> str | None:
-            data = _data(ref.get(transaction=tx))
+            data = _data(ref.get(transaction=tx, **self._deadline.read))
             if "state" not in data:
                 return None  # converted meanwhile
             account = load_account(data["state"])
@@ -211,7 +222,9 @@ class FirestoreSignalStore:
                     None, STAGE_WEIGHTS[RANK[account.stage]], to_us(account.last_seen)
                 )
             key = shard_key(account.domain, 0)
-            old = self._client.get_all([self._shards.document(doc_id(key))], transaction=tx)
+            old = self._client.get_all(
+                [self._shards.document(doc_id(key))], transaction=tx, **self._deadline.read
+            )
             current = next((load_account(_data(s)["state"]) for s in old if s.exists), None)
             shard = merge_shards([account, current] if current else [account])
             assert shard is not None  # noqa: S101  # one part at least
@@ -223,7 +236,11 @@ class FirestoreSignalStore:
             return account.domain
 
         domain = run_transaction(
-            self._client, convert, max_attempts=self._max_attempts, rounds=CONTENTION_ROUNDS
+            self._client,
+            convert,
+            deadline=self._deadline,
+            max_attempts=self._max_attempts,
+            rounds=CONTENTION_ROUNDS,
         )
         if domain is not None:
             self._refresh_listing(domain, replace=True)
@@ -231,7 +248,9 @@ class FirestoreSignalStore:
     def _load_shards(self, tx: firestore.Transaction, keys: set[str]) -> dict[str, AccountRollup]:
         refs = [self._shards.document(doc_id(k)) for k in sorted(keys)]
         found: dict[str, AccountRollup] = {}
-        for snap in self._client.get_all(refs, transaction=tx) if refs else []:
+        for snap in (
+            self._client.get_all(refs, transaction=tx, **self._deadline.read) if refs else []
+        ):
             if snap.exists:
                 data = _data(snap)
                 found[data["key"]] = load_account(data["state"])
@@ -243,7 +262,7 @@ class FirestoreSignalStore:
             self._shards.document(doc_id(shard_key(d, k))) for d in domains for k in range(SHARDS)
         ]
         parts: dict[str, list[AccountRollup]] = {}
-        for snap in self._client.get_all(refs) if refs else []:
+        for snap in self._client.get_all(refs, **self._deadline.read) if refs else []:
             if snap.exists:
                 data = _data(snap)
                 parts.setdefault(data["domain"], []).append(load_account(data["state"]))
@@ -256,13 +275,14 @@ class FirestoreSignalStore:
         account = self._merged([domain]).get(domain)
         ref = self._accounts.document(doc_id(domain))
         if account is None:
-            ref.delete()
+            ref.delete(**self._deadline.write)
             return
         rank, heat, last = listing_fields(account)
         us = to_us(last)
         if replace:
             ref.set(
-                {"domain": domain, "stage_rank": rank, "heat_log": heat, "last_recorded_us": us}
+                {"domain": domain, "stage_rank": rank, "heat_log": heat, "last_recorded_us": us},
+                **self._deadline.write,
             )
             return
         fields: dict[str, Any] = {
@@ -272,7 +292,7 @@ class FirestoreSignalStore:
         }
         if heat is not None:
             fields["heat_log"] = firestore.Maximum(heat)
-        ref.set(fields, merge=True)
+        ref.set(fields, merge=True, **self._deadline.write)
 
     def _load(
         self,
@@ -284,7 +304,9 @@ class FirestoreSignalStore:
         wanted = sorted(k for k in keys if k)
         refs = [collection.document(doc_id(k)) for k in wanted]
         found: dict[str, Any] = {}
-        for snap in self._client.get_all(refs, transaction=tx) if refs else []:
+        for snap in (
+            self._client.get_all(refs, transaction=tx, **self._deadline.read) if refs else []
+        ):
             if snap.exists:
                 rollup = load(_data(snap)["state"])
                 found[getattr(rollup, "email", None) or rollup.domain] = rollup
@@ -303,21 +325,25 @@ class FirestoreSignalStore:
             docs = list(self._run(query, "signal_events", equality=("person.email",)))
             domains = {_data(d)["account"]["domain"] for d in docs} - {None}
             links = self._visitors.where(filter=firestore.FieldFilter("email", "==", email))
-            for link in links.stream():
+            for link in links.stream(**self._deadline.read):
                 data = _data(link)
-                docs += anonymous_events_of(self._events, data["visitor_id"])
+                docs += anonymous_events_of(
+                    self._events, data["visitor_id"], deadline=self._deadline
+                )
                 domains |= {data.get("domain")} - {None}
             for domain in sorted(domains):
                 self._rebuild_account(domain, without=email)
-            self._people.document(doc_id(email)).delete()
+            self._people.document(doc_id(email)).delete(**self._deadline.write)
             for start in range(0, len(docs), 200):
                 batch = self._client.batch()
                 for snap in docs[start : start + 200]:
                     batch.delete(snap.reference)
-                batch.commit()
+                batch.commit(**self._deadline.write)
             erased += [_data(d)["id"] for d in docs]
-            for link in links.stream():
-                link.reference.delete()  # after its events: a retry still finds them
+            for link in links.stream(**self._deadline.read):
+                link.reference.delete(
+                    **self._deadline.write
+                )  # after its events: a retry still finds them
             if not docs:
                 break
         return erased
@@ -337,13 +363,13 @@ class FirestoreSignalStore:
         )
         kept = [e for e in map(event_from_doc, map(_data, snaps)) if e.person.email != without]
         # The anonymous events of visitors linked to the account's other people count too.
-        for visitor in linked_visitors(self._visitors, "domain", domain):
-            link = _data(self._visitors.document(doc_id(visitor)).get())
+        for visitor in linked_visitors(self._visitors, "domain", domain, deadline=self._deadline):
+            link = _data(self._visitors.document(doc_id(visitor)).get(**self._deadline.read))
             if link.get("email") in (None, without):
                 continue
             kept += [
                 attributed(event_from_doc(_data(s)), email=link["email"], domain=domain)
-                for s in anonymous_events_of(self._events, visitor)
+                for s in anonymous_events_of(self._events, visitor, deadline=self._deadline)
             ]
         kept.sort(key=lambda e: (e.recorded_at, e.id))
         groups: dict[int, list[Event]] = {}
@@ -359,7 +385,7 @@ class FirestoreSignalStore:
                 cap_pages(shard)
                 key = shard_key(domain, k)
                 batch.set(ref, {"domain": domain, "key": key, "state": dump_rollup(shard)})
-        batch.commit()
+        batch.commit(**self._deadline.write)
         self._refresh_listing(domain, replace=True)
 
     # --- reads -------------------------------------------------------------------------------
@@ -375,9 +401,11 @@ class FirestoreSignalStore:
 
         # A person's or account's events include the anonymous ones linked by a visitor id.
         if query.email is not None:
-            linked = linked_visitors(self._visitors, "email", query.email)
+            linked = linked_visitors(self._visitors, "email", query.email, deadline=self._deadline)
         elif query.domain is not None:
-            linked = linked_visitors(self._visitors, "domain", query.domain)
+            linked = linked_visitors(
+                self._visitors, "domain", query.domain, deadline=self._deadline
+            )
         else:
             linked = []
         return merged_read(query, linked, read) if linked else read(query, None)
@@ -388,7 +416,7 @@ class FirestoreSignalStore:
 
     @unavailable_when_transient()
     def get_person(self, email: str) -> PersonRollup | None:
-        snap = self._people.document(doc_id(email)).get()
+        snap = self._people.document(doc_id(email)).get(**self._deadline.read)
         return load_person(_data(snap)["state"]) if snap.exists else None
 
     @unavailable_when_transient()
@@ -457,7 +485,7 @@ class FirestoreSignalStore:
         """Every query of this adapter: its shape recorded for the index check, then streamed."""
         self.query_shapes.add(QueryShape(collection, tuple(sorted(equality)), ranges, orders))
         with unavailable_when_transient():
-            yield from query.stream()
+            yield from query.stream(**self._deadline.read)
 
 
 def _person_doc(person: PersonRollup) -> dict[str, Any]:

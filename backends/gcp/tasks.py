@@ -16,6 +16,7 @@ from google.cloud import tasks_v2
 from google.cloud.tasks_v2.services.cloud_tasks.transports import CloudTasksGrpcTransport
 from google.protobuf import timestamp_pb2
 
+from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.ports import HttpTask, UnavailableError
 
 
@@ -33,10 +34,14 @@ def queue_path(*, project: str, location: str, queue: str) -> str:
     return path
 
 
-def ensure_queue(client: tasks_v2.CloudTasksClient, path: str) -> str:
+def ensure_queue(
+    client: tasks_v2.CloudTasksClient, path: str, *, deadline: CallDeadline = DEFAULT_DEADLINE
+) -> str:
     """Create the queue if missing (emulated runs; Terraform owns it in the cloud); its path."""
     with contextlib.suppress(gexc.AlreadyExists):
-        client.create_queue(parent=path.split("/queues/")[0], queue=tasks_v2.Queue(name=path))
+        client.create_queue(
+            parent=path.split("/queues/")[0], queue=tasks_v2.Queue(name=path), **deadline.write
+        )
     return path
 
 
@@ -53,8 +58,10 @@ class CloudTasksTaskQueue:
         queue_path: str,
         oidc_service_account: str | None = None,
         create_queue: bool = False,
+        deadline: CallDeadline = DEFAULT_DEADLINE,
     ) -> None:
         self._connect = connect
+        self._deadline = deadline
         self._client: tasks_v2.CloudTasksClient | None = None
         self._lock = threading.Lock()
         self._queue_path = queue_path
@@ -66,7 +73,7 @@ class CloudTasksTaskQueue:
             if self._client is None:
                 client = self._connect()
                 if self._create_queue:
-                    ensure_queue(client, self._queue_path)
+                    ensure_queue(client, self._queue_path, deadline=self._deadline)
                 self._client = client
             return self._client
 
@@ -89,10 +96,13 @@ class CloudTasksTaskQueue:
             stamp.FromDatetime(task.schedule_time)
             cloud_task.schedule_time = stamp
         try:
-            self._ready_client().create_task(parent=self._queue_path, task=cloud_task)
+            # A named task: one sent again after an unanswered attempt is AlreadyExists.
+            self._ready_client().create_task(
+                parent=self._queue_path, task=cloud_task, **self._deadline.write
+            )
         except gexc.AlreadyExists:
             return False
-        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded) as err:
+        except (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.RetryError) as err:
             raise UnavailableError("cloud tasks") from err
         return True
 

@@ -15,6 +15,7 @@ from google.api_core import exceptions as gexc
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
+from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.gcp.firestore_errors import (
     create_document,
     run_transaction,
@@ -38,8 +39,15 @@ class FirestoreWebhookStore:
     """WebhookStore on Firestore. A transient Firestore failure is `UnavailableError` (a 503 on
     the webhook operations; the delivery task is retried)."""
 
-    def __init__(self, client: firestore.Client, *, prefix: str = "") -> None:
+    def __init__(
+        self,
+        client: firestore.Client,
+        *,
+        prefix: str = "",
+        deadline: CallDeadline = DEFAULT_DEADLINE,
+    ) -> None:
         self._client = client
+        self._deadline = deadline
         self._endpoints = client.collection(f"{prefix}webhook_endpoints")
         self._deliveries = client.collection(f"{prefix}webhook_deliveries")
 
@@ -48,11 +56,12 @@ class FirestoreWebhookStore:
             self._endpoints.document(endpoint.endpoint_id),
             _endpoint_doc(endpoint),
             endpoint.endpoint_id,
+            deadline=self._deadline,
         )
 
     @unavailable_when_transient()
     def get_endpoint(self, endpoint_id: str) -> WebhookEndpoint | None:
-        snap = self._endpoints.document(endpoint_id).get()
+        snap = self._endpoints.document(endpoint_id).get(**self._deadline.read)
         return _endpoint(_doc(snap)) if snap.exists else None
 
     @unavailable_when_transient()
@@ -60,7 +69,7 @@ class FirestoreWebhookStore:
         query: Any = self._endpoints
         if partner is not None:
             query = query.where(filter=FieldFilter("partner", "==", partner))
-        found = [_endpoint(_doc(snap)) for snap in query.stream()]
+        found = [_endpoint(_doc(snap)) for snap in query.stream(**self._deadline.read)]
         return sorted(found, key=lambda e: (e.created_at, e.endpoint_id))
 
     @unavailable_when_transient()
@@ -68,7 +77,7 @@ class FirestoreWebhookStore:
         ref = self._endpoints.document(endpoint_id)
         try:
             # An update precondition makes the delete fail on a missing document.
-            ref.delete(option=self._client.write_option(exists=True))
+            ref.delete(option=self._client.write_option(exists=True), **self._deadline.write)
         except gexc.NotFound as err:
             raise NotFoundError(endpoint_id) from err
 
@@ -76,7 +85,7 @@ class FirestoreWebhookStore:
     def set_secrets(self, endpoint_id: str, secrets: tuple[WebhookSecret, ...]) -> WebhookEndpoint:
         ref = self._endpoints.document(endpoint_id)
         try:
-            ref.update({"secrets": _secrets_doc(secrets)})
+            ref.update({"secrets": _secrets_doc(secrets)}, **self._deadline.write)
         except gexc.NotFound as err:
             raise NotFoundError(endpoint_id) from err
         return self._must_get(endpoint_id)
@@ -84,9 +93,8 @@ class FirestoreWebhookStore:
     def disable_endpoint(self, endpoint_id: str, *, reason: str, now: datetime) -> WebhookEndpoint:
         ref = self._endpoints.document(endpoint_id)
 
-        @firestore.transactional
         def disable(transaction: firestore.Transaction) -> dict[str, Any]:
-            snap = ref.get(transaction=transaction)
+            snap = ref.get(transaction=transaction, **self._deadline.read)
             if not snap.exists:
                 raise NotFoundError(endpoint_id)
             doc = _doc(snap)
@@ -95,7 +103,7 @@ class FirestoreWebhookStore:
                 transaction.update(ref, {"disabled_at": now, "disabled_reason": reason})
             return doc
 
-        disabled: dict[str, Any] = run_transaction(self._client, disable)
+        disabled: dict[str, Any] = run_transaction(self._client, disable, deadline=self._deadline)
         return _endpoint(disabled)
 
     def add_delivery(self, delivery: Delivery) -> bool:
@@ -104,6 +112,7 @@ class FirestoreWebhookStore:
                 self._deliveries.document(delivery.delivery_id),
                 _delivery_doc(delivery),
                 delivery.delivery_id,
+                deadline=self._deadline,
             )
         except ConflictError:
             return False
@@ -111,15 +120,14 @@ class FirestoreWebhookStore:
 
     @unavailable_when_transient()
     def get_delivery(self, delivery_id: str) -> Delivery | None:
-        snap = self._deliveries.document(delivery_id).get()
+        snap = self._deliveries.document(delivery_id).get(**self._deadline.read)
         return _delivery(_doc(snap)) if snap.exists else None
 
     def update_delivery(self, delivery: Delivery, *, if_attempts: int, if_replays: int) -> None:
         ref = self._deliveries.document(delivery.delivery_id)
 
-        @firestore.transactional
         def update(transaction: firestore.Transaction) -> None:
-            snap = ref.get(transaction=transaction)
+            snap = ref.get(transaction=transaction, **self._deadline.read)
             if not snap.exists:
                 raise NotFoundError(delivery.delivery_id)
             doc = _doc(snap)
@@ -127,7 +135,7 @@ class FirestoreWebhookStore:
                 raise ConflictError(delivery.delivery_id)
             transaction.set(ref, _delivery_doc(delivery))
 
-        run_transaction(self._client, update)
+        run_transaction(self._client, update, deadline=self._deadline)
 
     @unavailable_when_transient()
     def list_deliveries(
@@ -139,7 +147,7 @@ class FirestoreWebhookStore:
         query = query.order_by("created_at", direction=firestore.Query.DESCENDING).order_by(
             "delivery_id", direction=firestore.Query.DESCENDING
         )
-        return [_delivery(_doc(snap)) for snap in query.limit(limit).stream()]
+        return [_delivery(_doc(snap)) for snap in query.limit(limit).stream(**self._deadline.read)]
 
     def erase_deliveries_for_events(self, event_ids: Sequence[str]) -> int:
         wanted = list(dict.fromkeys(event_ids))
@@ -148,12 +156,12 @@ class FirestoreWebhookStore:
             for start in range(0, len(wanted), _IN_LIMIT):
                 chunk = wanted[start : start + _IN_LIMIT]
                 query = self._deliveries.where(filter=FieldFilter("event_id", "in", chunk))
-                refs = [snap.reference for snap in query.select([]).stream()]
+                refs = [snap.reference for snap in query.select([]).stream(**self._deadline.read)]
                 for first in range(0, len(refs), _BATCH_LIMIT):
                     batch = self._client.batch()
                     for ref in refs[first : first + _BATCH_LIMIT]:
                         batch.delete(ref)
-                    batch.commit()
+                    batch.commit(**self._deadline.write)
                 removed += len(refs)
         return removed
 

@@ -1,7 +1,9 @@
 """The embedded queue delivers like a push subscription: a handler that raises gets the message
 again with back-off, then it is dead-lettered in the table (and logged); one that asks for a
 later delivery (DeliverLaterError) is not a failure and spends no attempt. A batch worker
-(the ingest queue's) gets the due messages together, and each keeps its own attempts."""
+(the ingest queue's) gets the due messages together, and each keeps its own attempts: a batch
+the handler refuses is handed over again one message at a time, so a message that always fails
+is dead-lettered alone."""
 
 from __future__ import annotations
 
@@ -239,6 +241,56 @@ def test_each_message_of_a_batch_that_fails_every_attempt_is_dead_lettered_on_it
     assert sorted((d.body, d.attempts) for d in dead) == [(b"m1", 2), (b"m2", 2)]
     assert sorted(buried) == [b"m1", b"m2"]  # the one that did not decode was acked at once
     assert table.waiting("q") == 0
+
+
+def test_a_message_that_always_fails_is_dead_lettered_alone_and_the_rest_of_its_batch_is_handled(
+    tmp_path: Path,
+) -> None:
+    calls: list[list[str]] = []
+    buried: list[bytes] = []
+
+    def handler(values: list[str]) -> None:
+        calls.append(values)
+        if "poison" in values:
+            raise ValueError("this message can never be handled")
+
+    table = QueueTable(queue_database(tmp_path))
+    DurableQueue(table, "q").publish_batch([b"m1", b"poison", b"m2"])
+    queue = _batch_queue(tmp_path, handler, max_attempts=3, on_dead_letter=buried.append)
+    assert queue.drain(10)
+    queue.close()
+
+    assert calls[:4] == [["m1", "poison", "m2"], ["m1"], ["poison"], ["m2"]]
+    handled = [call for call in calls if "poison" not in call]
+    assert handled == [["m1"], ["m2"]]  # each handled once, on the batch's first delivery
+    dead = table.dead_letters("q")
+    assert [(d.body, d.attempts) for d in dead] == [(b"poison", 3)]
+    assert buried == [b"poison"]
+    assert table.waiting("q") == 0
+
+
+def test_a_batch_that_fails_as_a_whole_spends_one_attempt_of_each_message(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    calls: list[list[str]] = []
+
+    def handler(values: list[str]) -> None:
+        calls.append(values)
+        if len(values) > 1:
+            raise RuntimeError("too much at once")
+
+    table = QueueTable(queue_database(tmp_path))
+    DurableQueue(table, "q").publish_batch([b"m1", b"m2"])
+    with caplog.at_level(logging.WARNING):
+        queue = _batch_queue(tmp_path, handler, max_attempts=1)
+        assert queue.drain(10)
+        queue.close()
+
+    # Handed over alone in the same delivery: handled on the first (and only) attempt.
+    assert calls == [["m1", "m2"], ["m1"], ["m2"]]
+    assert table.dead_letters("q") == []
+    assert [r.levelname for r in caplog.records if "batch of 2" in r.getMessage()] == ["WARNING"]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 def test_a_message_whose_decoding_raises_is_delivered_again_alone_and_the_worker_goes_on(

@@ -54,6 +54,7 @@ NOT_IN_THE_CLOUD = {
     "webhook_allow_loopback": "embedded and tests only; refused in gcp mode",
     "webhook_retry_delays": "DESIGN's schedule is the default",
     "author_timeout_seconds": "the default fits Cloud Run's request timeout",
+    "google_cloud_deadline": "the default (10 s) is the policy, inside every ack deadline",
     "image_model_name": "the adapter's default model",
     "image_base_url": "tests only (wire servers)",
     "image_api_key": "Imagen on Vertex AI runs as the generation service account (aiplatform.user)",

@@ -13,6 +13,8 @@ import functions_framework
 import pytest
 from flask.testing import FlaskClient
 
+from backends.embedded.queue_table import QueueTable, queue_database
+from backends.embedded.queues import DurableQueue
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import (
@@ -128,6 +130,46 @@ def test_several_queued_messages_are_stored_together_in_chunks_each_event_once(
     person = store.get_person("ada@acme.com")
     assert person is not None
     assert person.events == 2
+
+
+@pytest.mark.spec("signals.ingest")
+def test_an_event_the_store_refuses_is_dead_lettered_alone_and_the_rest_of_its_batch_is_stored(
+    tmp_path: Path,
+) -> None:
+    """The embedded ingest queue hands its worker the due messages together (one store call);
+    when the store refuses one event, the others are stored on that same delivery, the roll-ups
+    count them once, and only the refused one's message ends in the dead letters."""
+    db = SqliteDatabase(tmp_path / "signals.sqlite3")
+    store = SqliteSignalStore(db)
+    with db.transaction() as conn:  # the store's own file refuses this one event's row
+        conn.execute(
+            "CREATE TRIGGER refuse_one BEFORE INSERT ON signal_events"
+            " WHEN NEW.id = 'crm:refused' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        )
+    table = QueueTable(queue_database(tmp_path))
+    bodies = [encode_ingest_message([new_event(f"v{i}")]) for i in range(4)]
+    bodies.insert(2, encode_ingest_message([new_event("refused")]))
+    DurableQueue(table, "ingest").publish_batch(bodies)  # due together before the worker starts
+    deliveries = RecordingDeliveries()
+    queue = DurableQueue(
+        table, "ingest", threads=1, batch=32, max_attempts=3, backoff=lambda attempt: 0.001
+    )
+    queue.start_batches(
+        decode_ingest_message,
+        lambda messages: store_ingest_messages(messages, signals=store, deliveries=deliveries),
+    )
+    assert queue.drain(10)
+    queue.close()
+
+    page = store.read_stream(StreamQuery(limit=10))
+    assert sorted(e.id for e in page.events) == ["crm:v0", "crm:v1", "crm:v2", "crm:v3"]
+    assert sorted(deliveries.event_ids) == ["crm:v0", "crm:v1", "crm:v2", "crm:v3"]
+    account = store.get_account("acme.com")
+    assert account is not None
+    assert account.events == 4
+    dead = table.dead_letters("ingest")
+    assert [(d.body, d.attempts) for d in dead] == [(bodies[2], 3)]
+    assert table.waiting("ingest") == 0
 
 
 @pytest.mark.spec("signals.ingest")
