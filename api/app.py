@@ -46,6 +46,10 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.config.update(PUBLIC_BASE_URL=config.base_url, MAX_CONTENT_LENGTH=config.max_body_bytes)
     app.json.sort_keys = False  # type: ignore[attr-defined]  # DefaultJSONProvider has it
     app.url_map.strict_slashes = False
+    # `a//b` is an unknown route (404), not a 308 to `a/b`: werkzeug builds that redirect from
+    # the request's Host and scheme (http behind the TLS proxy), and a client that follows it
+    # sends its body and key again.
+    app.url_map.merge_slashes = False
     limits = RateLimits(
         config.rate_limits, window_seconds=config.rate_limit_window_seconds, clock=time.monotonic
     )
