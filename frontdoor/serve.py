@@ -74,8 +74,12 @@ def _build_served_app(settings: Settings | None) -> WsgiApp:
 
     settings = settings or (CHECKED_SETTINGS[0] if CHECKED_SETTINGS else Settings())
     configure_logging(level=settings.log_level, project=settings.google_cloud_project)
-    backends = build_backends(settings, catalog=CHECKED_CONTENT.get(str(settings.content_dir)))
+    checked = CHECKED_CONTENT.get(str(settings.content_dir))
+    backends = build_backends(settings, catalog=checked, start_workers=False)
     flask_app = create_app(app_config(settings), backends)
+    # Once every store is open and the app built: the workers' first claims on the queue file
+    # (and job recovery's first pass) then overlap the first requests instead of delaying them.
+    backends.start_workers()
     resolved = settings
 
     def build_asgi_side() -> WsgiApp:
