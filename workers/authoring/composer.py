@@ -25,6 +25,7 @@ from workers.authoring.phrasing import (
     first_fit,
     fit_phrase,
     lower_first,
+    sentence_case,
     sentences,
     upper_first,
 )
@@ -259,7 +260,7 @@ class Composer:
         return hero
 
     def hero_title(self) -> str:
-        topic = self.brief.topic.strip().rstrip(".")
+        topic = sentence_case(self.brief.topic.strip().rstrip("."))
         if self.screen.ok(topic):
             fitted = fit_phrase(topic, 90)
             if fitted:
@@ -277,7 +278,7 @@ class Composer:
         )
 
     def page_title(self, hero_title: str) -> str:
-        topic = self.brief.topic.strip().rstrip(".")
+        topic = sentence_case(self.brief.topic.strip().rstrip("."))
         fitted = fit_phrase(topic, 60) if self.screen.ok(topic) else None
         return (
             first_fit([fitted, hero_title, f"{self.company.name} for {self.brief.icp.strip()}"], 60)
@@ -285,7 +286,7 @@ class Composer:
         )
 
     def description(self) -> str | None:
-        topic = self.brief.topic.strip()
+        topic = sentence_case(self.brief.topic.strip())
         lead = self.offer[0] if self.offer else None
         icp = self.brief.icp.strip()
         topic_ok = self.screen.ok(topic)
@@ -398,7 +399,7 @@ class Composer:
         voice, model = self.voice, self.company.engagement_model
         icp = self.brief.icp.strip()
         answers: dict[str, str | None] = {
-            "fit": voice.fit_answer.format(icp=icp, icp_lower=lower_first(icp)),
+            "fit": voice.fit_answer.format(icp=sentence_case(icp), icp_lower=lower_first(icp)),
             "scope": " ".join(self.pool.spend(s) for s in self.offer if not self.pool.is_used(s))[
                 :600
             ]
