@@ -232,10 +232,13 @@ def test_portal_lists_every_operation_with_method_path_and_curl(
 
 
 @pytest.mark.spec("files.developers")
-def test_the_portal_links_the_brand_icon_the_site_serves(client: FlaskClient) -> None:
-    """The portal's tab shows the brand icon, as the landing pages' do; without the link a
-    browser asks for /favicon.ico, which is a 404 (a console error on every visit)."""
-    html = client.get("/developers").get_data(as_text=True)
+@pytest.mark.parametrize("path", ["/developers", "/errors/rate_limited"])
+def test_the_portal_and_error_code_pages_link_the_brand_icon_the_site_serves(
+    client: FlaskClient, path: str
+) -> None:
+    """Their tabs show the brand icon, as the landing pages' do; without the link a browser
+    asks for /favicon.ico, which is a 404 (a console error on every visit)."""
+    html = client.get(path).get_data(as_text=True)
 
     found = re.search(r'<link rel="icon" href="(/static/favicon\.[0-9a-f]{12}\.svg)"', html)
     assert found is not None
