@@ -283,3 +283,35 @@ def test_every_heading_and_sentence_a_visitor_reads_starts_with_a_capital(
         if sentence[:1].islower()
     ]
     assert starts == []
+
+
+AGENT_NAMES = [agent.name for agent in CATALOG.company.agents]
+
+
+@pytest.mark.spec("content.generate")
+@pytest.mark.parametrize("raw", BRIEFS, ids=IDS)
+def test_an_agent_named_on_the_page_is_introduced_on_it(raw: dict[str, Any]) -> None:
+    """A buyer who reads "Ledger and your strategist review tracking" must find who Ledger is
+    on the same page (a features card titled with the name, or a sentence saying what it does);
+    else the step says "one of our agents"."""
+    _brief, page = compose(raw)
+
+    introduced = {
+        item["title"]
+        for block in page["blocks"]
+        if block["type"] == "features"
+        for item in block["items"]
+    } | {
+        name
+        for block in page["blocks"]
+        if block["type"] == "richtext"
+        for name in AGENT_NAMES
+        if re.search(rf"(^|\. ){name} [a-z]", block["markdown"])
+    }
+    named = {
+        name
+        for _field, text in visible(page)
+        for name in AGENT_NAMES
+        if re.search(rf"\b{name}\b", text)
+    }
+    assert named <= introduced

@@ -129,6 +129,7 @@ class Composer:
             blocks.extend(self.unplaced_proof())
         if not any(b["type"] in ("cta", "leadform") for b in blocks[1:]):
             blocks.append(self.closing())
+        self._unnamed_strangers(blocks)
         payload: dict[str, Any] = {
             "slug": brief.slug,
             "title": self.page_title(hero["title"]),
@@ -141,6 +142,33 @@ class Composer:
         if description:
             payload["description"] = description
         return payload
+
+    def _unnamed_strangers(self, blocks: list[Block]) -> None:
+        """An agent the page names but never introduces (the company's steps say "Ledger and
+        your strategist review...") becomes "one of our agents": a buyer meets no name the
+        page has not explained. Introduced: a features card's title, or a prose sentence that
+        opens with the name and says what the agent does."""
+        introduced = {i["title"] for b in blocks if b["type"] == "features" for i in b["items"]}
+        for block in blocks:
+            if block["type"] == "richtext":
+                introduced |= {
+                    a.name
+                    for a in self.company.agents
+                    if re.search(rf"(^|[.!?] ){re.escape(a.name)} [a-z]", block["markdown"])
+                }
+        strangers = [a.name for a in self.company.agents if a.name not in introduced]
+        if not strangers:
+            return
+        named = re.compile(r"\b(" + "|".join(re.escape(n) for n in strangers) + r")\b")
+        for block in blocks:
+            items = block.get("items") if block["type"] in ("steps", "faq") else None
+            for item in items or []:
+                for key in ("body", "a"):
+                    if isinstance(item.get(key), str) and named.search(item[key]):
+                        item[key] = " ".join(
+                            sentence_case(named.sub("one of our agents", text))
+                            for text in sentences(item[key])
+                        )
 
     def plan(self) -> list[tuple[str, str]]:
         """(kind, heading) per section: the brief's, in order, else a plan chosen for it."""
