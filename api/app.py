@@ -41,10 +41,15 @@ _KEYED_PREFIXES = ("/api/public/content/", "/api/public/v1/signals")
 
 def create_app(config: AppConfig, backends: Backends) -> Flask:
     """A fresh app on the given backends; nothing global is touched."""
-    app = Flask(__name__)
+    # No folder of Flask's own: the site's assets are the pages blueprint's /static/<name>.
+    app = Flask(__name__, static_folder=None)
     app.config.update(PUBLIC_BASE_URL=config.base_url, MAX_CONTENT_LENGTH=config.max_body_bytes)
     app.json.sort_keys = False  # type: ignore[attr-defined]  # DefaultJSONProvider has it
     app.url_map.strict_slashes = False
+    # `a//b` is an unknown route (404), not a 308 to `a/b`: werkzeug builds that redirect from
+    # the request's Host and scheme (http behind the TLS proxy), and a client that follows it
+    # sends its body and key again.
+    app.url_map.merge_slashes = False
     limits = RateLimits(
         config.rate_limits, window_seconds=config.rate_limit_window_seconds, clock=time.monotonic
     )

@@ -86,11 +86,18 @@ class Backends:
     oauth: OAuthStore  # the built-in authorization server's clients, codes and tokens
     clock: Callable[[], datetime] = utc_now
     closers: tuple[Callable[[], None], ...] = field(default=(), repr=False)
+    # The queue workers and job recovery, in order, run once by `start_workers`.
+    starters: tuple[Callable[[], None], ...] = field(default=(), repr=False)
     # Built from `cdn` (again by dataclasses.replace): the page service's invalidation port.
     page_changes: PageChanges = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "page_changes", PageChanges(self.cdn))
+
+    def start_workers(self) -> None:
+        """Start the queue workers and job recovery (once; the operator CLI never does)."""
+        for starter in self.starters:
+            starter()
 
     def close(self) -> None:
         """Stop worker threads and close clients, newest first."""

@@ -2,38 +2,79 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import click
+from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
 from backends.bundle import Backends
 from backends.content_files import load_catalog
-from backends.ports import SCOPES, NotFoundError, Scope
+from backends.ports import SCOPES, NotFoundError, Scope, UnavailableError
 from domain.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
+from frontdoor.cli_options import partner_name
 from frontdoor.cli_page_admin import history, list_pages, publish, restore, unpublish
 from frontdoor.cli_pages import pages
 from frontdoor.cli_queues import queues
 from frontdoor.cli_signals import seed_demo, signals
 from frontdoor.logs import configure_logging
+from frontdoor.serve import settings_problems
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from renderers.terraform_indexes import render_firestore_terraform
 from schemas.openapi.document import build_openapi
-from services.keys import PARTNER_NAME, issue_key, revoke_key
+from services.keys import issue_key, key_id_named, revoke_key
 
 logger = logging.getLogger(__name__)
 
 
-@click.group()
+class ConfigurationError(click.ClickException):
+    """Settings the environment gives that the service refuses: exit 2, as `serve` does."""
+
+    exit_code = 2
+
+
+class _Commands(click.Group):
+    """Every command: what its surroundings keep it from doing (a refused setting, a folder it
+    cannot make or write) answers with a message and a non-zero exit, never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ValidationError as err:
+            if err.title != Settings.__name__:
+                raise
+            message = f"the configuration is refused:\n{settings_problems(err)}"
+            raise ConfigurationError(message) from None
+        except OSError as err:
+            if err.errno == errno.EPIPE:  # click's own handling of a closed pipe
+                raise
+            where = f": {err.filename}" if err.filename else ""
+            raise click.ClickException(f"{err.strerror or err}{where}") from None
+        except UnavailableError as err:
+            raise click.ClickException(f"a backend is unavailable; retry: {err}") from None
+        except Exception as err:
+            # Loaded only now: an embedded command never imports Google's libraries.
+            from google.api_core.exceptions import GoogleAPIError
+            from google.auth.exceptions import GoogleAuthError
+
+            if isinstance(err, GoogleAuthError | GoogleAPIError):
+                raise click.ClickException(f"Google Cloud refused: {err}") from None
+            raise
+
+
+@click.group(cls=_Commands)
 @click.pass_context
 def cli(ctx: click.Context) -> None:
-    """Operate frontdoor: keys, docs and the server."""
+    """Operate frontdoor: keys, pages, signals, queues, docs and the server."""
     ctx.ensure_object(dict)
 
 
@@ -60,21 +101,11 @@ def keys() -> None:
     """Issue, revoke and list partner keys (hashed at rest)."""
 
 
-def _partner_name(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
-    """A partner owns its pages by name: an empty or blank one (an unset shell variable) would
-    make every such key one partner, so a name is 1 to 64 letters, digits, `.`, `_` or `-`."""
-    if not PARTNER_NAME.match(value):
-        raise click.BadParameter(
-            "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
-        )
-    return value
-
-
 @keys.command("issue")
 @click.option(
     "--partner",
     required=True,
-    callback=_partner_name,
+    callback=partner_name,
     help="Who the key is for, e.g. acme (letters, digits, '.', '_', '-')",
 )
 @click.option(
@@ -109,7 +140,12 @@ def _scope(name: str) -> Scope:
 @click.argument("key_id")
 @click.pass_context
 def keys_revoke(ctx: click.Context, key_id: str) -> None:
-    """Revoke a key by its id."""
+    """Revoke a key by its id (as `keys list` shows it) or by the key itself."""
+    named = key_id_named(key_id)
+    if named is None:  # never echoed: it may be a mistyped key, secret and all
+        click.echo("no key with id like that: `frontdoor keys list` shows the ids", err=True)
+        sys.exit(1)
+    key_id = named
     backends = _backends(ctx)
     try:
         record = revoke_key(keys=backends.keys, key_id=key_id, now=backends.clock())
@@ -140,13 +176,30 @@ def _minute(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
 
 
+def _http_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """The document's server URL: an http(s) URL with a host, no trailing slash."""
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname or " " in value:
+        raise click.BadParameter("an http(s) URL such as https://api.example.com")
+    return value.rstrip("/")
+
+
 @cli.command()
-@click.option("--base-url", default=None, help="Server URL (default: PUBLIC_BASE_URL)")
+@click.option(
+    "--base-url",
+    default=None,
+    callback=_http_url,
+    help="Server URL, e.g. https://api.example.com (default: PUBLIC_BASE_URL)",
+)
 def openapi(base_url: str | None) -> None:
     """Print the OpenAPI 3.1 document the service serves at /openapi.json."""
     settings = Settings()
     document = build_openapi(
-        base_url=base_url or settings.base_url, catalog=load_catalog(settings.content_dir)
+        base_url=base_url or settings.base_url,
+        auth_url=settings.oauth_issuer,  # as the served document (api/app.py) names it
+        catalog=load_catalog(settings.content_dir),
     )
     click.echo(json.dumps(document, indent=2))
 

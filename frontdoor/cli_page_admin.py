@@ -18,6 +18,7 @@ from rich.table import Table
 
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, NotFoundError, PageStatus, StoredPage
+from frontdoor.cli_options import partner_name
 from frontdoor.cli_pages import backends_for
 from frontdoor.settings import Settings
 from gate.check import ruleset
@@ -29,7 +30,7 @@ __all__ = ["history", "list_pages", "publish", "restore", "unpublish"]
 
 
 @click.command("list")
-@click.option("--partner", default=None, help="Only this partner's pages")
+@click.option("--partner", default=None, callback=partner_name, help="Only this partner's pages")
 @click.option("--status", type=click.Choice(PAGE_STATUSES), default=None)
 @click.option("--limit", default=100, show_default=True, type=click.IntRange(1, 1000))
 @click.pass_context

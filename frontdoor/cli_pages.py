@@ -18,6 +18,7 @@ from rich.markup import escape
 from api.rest.page_records import page_record
 from backends.bundle import Backends
 from backends.ports import UnavailableError
+from frontdoor.cli_options import partner_name
 from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
@@ -25,6 +26,15 @@ from schemas.content.jobs import GenerationBrief, JobRecord
 from schemas.errors import issues_from_errors
 from services.jobs import start_generation
 from services.pages import Editor
+
+# How long `generate` and `job` follow a job (both commands take it).
+follow_timeout = click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=300.0,
+    show_default=True,
+    help="Seconds to follow the job",
+)
 
 
 @click.group()
@@ -42,11 +52,12 @@ def pages() -> None:
     show_default=True,
     help="Follow the job to its end; --no-wait prints the job id and leaves it to the workers",
 )
-@click.option("--timeout", default=300.0, show_default=True, help="Seconds to follow the job")
+@follow_timeout
 @click.option(
     "--partner",
     default="cli",
     show_default=True,
+    callback=partner_name,
     help="The partner a new page belongs to (the operator may write over any partner's page)",
 )
 @click.pass_context
@@ -93,7 +104,7 @@ def generate(
 @pages.command("job")
 @click.argument("job_id")
 @click.option("--wait/--no-wait", default=True, show_default=True, help="Follow it to its end")
-@click.option("--timeout", default=300.0, show_default=True, help="Seconds to follow the job")
+@follow_timeout
 @click.pass_context
 def job_status(ctx: click.Context, job_id: str, wait: bool, timeout: float) -> None:
     """Show a generation job's steps and outcome (one started with --no-wait, or by a partner)."""

@@ -42,12 +42,21 @@ def signals() -> None:
 
 @signals.command("tail")
 @click.option("--since", default=None, help="An ISO-8601 time or a next_since cursor")
-@click.option("--days", default=None, help="Without --since: how many days back (API default 7)")
+@click.option(
+    "--days",
+    default=None,
+    help="How many days back (default 7 without --since; with it, narrows an older --since)",
+)
 @click.option("--type", "types", default=None, help="Event types, comma-separated")
 @click.option("--domain", default=None, help="Only this account's events")
 @click.option("--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
 @click.option("--interval", type=click.FloatRange(min=0.1), default=2.0, show_default=True)
-@click.option("--follow/--no-follow", default=True, help="--no-follow stops once caught up")
+@click.option(
+    "--follow/--no-follow",
+    default=True,
+    show_default=True,
+    help="--no-follow stops once caught up",
+)
 @click.pass_context
 def tail(
     ctx: click.Context,
@@ -140,6 +149,9 @@ def seed_demo(ctx: click.Context, count: int, yes: bool) -> None:
         # No webhook deliveries: sample data stays out of partners' endpoints.
         result = handle_ingest_message(message, signals=backends.signals)
         new += len(result.new_ids) if result is not None else 0
+        # On Firestore each event is a transaction: thousands take minutes.
+        done = min(start + MAX_BATCH, len(events))
+        click.echo(f"  > {done}/{len(events)} events", err=True)
     click.echo(f"stored {new} new of {count} demo events (source {DEMO_SOURCE!r})")
     _print_accounts(backends)
 

@@ -46,7 +46,8 @@ def build_backends(
     settings: Settings, *, catalog: Catalog | None = None, start_workers: bool = True
 ) -> Backends:
     """Every port of an embedded process, OAuth included; its queue workers started unless
-    `start_workers=False` (the operator CLI: queued work waits on disk for the servers)."""
+    `start_workers=False` (the operator CLI: queued work waits on disk for the servers; the
+    served worker calls `Backends.start_workers` once its app is built)."""
     catalog = catalog or load_catalog(settings.content_dir)
     data_dir = Path(settings.data_dir)
     db = SqliteDatabase(data_dir / "frontdoor.sqlite3")
@@ -61,8 +62,7 @@ def build_backends(
         retry_delays=options.retry_delays,
         lease_seconds=max(settings.queue_lease_seconds, 45.0),
     )
-    if start_workers:
-        tasks.start()
+    starters: list[Callable[[], None]] = [tasks.start]
     closers.append(tasks.close)  # stopped after the ingest queue that feeds it
     delivery = DeliveryPorts.over(
         webhooks=webhooks, tasks=tasks, options=options, accounts=signals.get_account
@@ -80,12 +80,11 @@ def build_backends(
         linger_seconds=INGEST_LINGER_SECONDS,
         lease_seconds=settings.queue_lease_seconds,
     )
-    if start_workers:
 
-        def store(messages: list[IngestMessage]) -> None:  # then webhook deliveries (issue 6B)
-            store_ingest_messages(messages, signals=signals, deliveries=delivery.deliveries)
+    def store(messages: list[IngestMessage]) -> None:  # then webhook deliveries (issue 6B)
+        store_ingest_messages(messages, signals=signals, deliveries=delivery.deliveries)
 
-        ingest.start_batches(decode_ingest_message, store)
+    starters.append(lambda: ingest.start_batches(decode_ingest_message, store))
     closers.append(ingest.close)
 
     jobs = SqliteJobStore(db)
@@ -118,8 +117,9 @@ def build_backends(
         blobs=LocalBlobStore(data_dir / "assets", base_url=ASSETS_PREFIX),
         oauth=SqliteOAuthStore(db),
         closers=(*closers, job_queue.close, recovery.close),
+        # Job recovery runs at start and on a timer: no job stays queued or running forever.
+        starters=(*starters, lambda: start_embedded_workers(settings, backends), recovery.start),
     )
     if start_workers:
-        start_embedded_workers(settings, backends)
-        recovery.start()  # at start and on a timer: no job stays queued or running forever
+        backends.start_workers()
     return backends

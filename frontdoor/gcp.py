@@ -40,7 +40,8 @@ def build_backends(
     settings: Settings, *, catalog: Catalog | None = None, start_workers: bool = True
 ) -> Backends:
     """Every port of a Google Cloud process, OAuth included; job recovery started unless
-    `start_workers=False` (the operator CLI)."""
+    `start_workers=False` (the operator CLI; the served worker calls `Backends.start_workers`
+    once its app is built)."""
     catalog = catalog or load_catalog(settings.content_dir)
     project = settings.google_cloud_project or ""
     client = firestore_client(
@@ -111,7 +112,9 @@ def build_backends(
         ),
         oauth=FirestoreOAuthStore(client, deadline=deadline),
         closers=(*closers, recovery.close),
+        # At start and on a timer: no job stays queued or running forever.
+        starters=(recovery.start,),
     )
     if start_workers:
-        recovery.start()  # at start and on a timer: no job stays queued or running forever
+        backends.start_workers()
     return backends

@@ -74,8 +74,12 @@ def _build_served_app(settings: Settings | None) -> WsgiApp:
 
     settings = settings or (CHECKED_SETTINGS[0] if CHECKED_SETTINGS else Settings())
     configure_logging(level=settings.log_level, project=settings.google_cloud_project)
-    backends = build_backends(settings, catalog=CHECKED_CONTENT.get(str(settings.content_dir)))
+    checked = CHECKED_CONTENT.get(str(settings.content_dir))
+    backends = build_backends(settings, catalog=checked, start_workers=False)
     flask_app = create_app(app_config(settings), backends)
+    # Once every store is open and the app built: the workers' first claims on the queue file
+    # (and job recovery's first pass) then overlap the first requests instead of delaying them.
+    backends.start_workers()
     resolved = settings
 
     def build_asgi_side() -> WsgiApp:
@@ -196,10 +200,35 @@ def main() -> None:
     ).serve()
 
 
+def listen_problem(host: str, port: int) -> str | None:
+    """Why this process could not be the only one to listen on host:port, or None.
+
+    granian listens with SO_REUSEPORT, so a second server on a port another one listens on
+    would start and share its connections; a socket without that option cannot bind there
+    (SO_REUSEADDR lets it past the TIME_WAIT a server stopped just now leaves)."""
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                return (
+                    f"{host}:{port} is in use (is another frontdoor serving?): stop it, or set"
+                    " PORT to a free port"
+                )
+            return f"cannot listen on {host}:{port}: {err.strerror or err}"
+    return None
+
+
 def check_start() -> Settings:
-    """What granian's parent does before serving: read the settings, check the content (kept
-    for the worker), issue missing bootstrap keys in embedded mode; exit 2 on bad settings or
-    content. It loads only what that needs: never the app, nor with every key set a port."""
+    """What granian's parent does before serving: read the settings, check that the port is
+    free, check the content (kept for the worker), issue missing bootstrap keys in embedded
+    mode; exit 2 on bad settings, a taken port or bad content. It loads only what that
+    needs: never the app, nor with every key set a port."""
     import click
     from pydantic import ValidationError
 
@@ -217,6 +246,10 @@ def check_start() -> Settings:
         click.echo(f"configuration error:\n{settings_problems(err)}", err=True)
         sys.exit(2)
     configure_logging(level=settings.log_level, project=settings.google_cloud_project)
+    problem = listen_problem(settings.host, settings.port)
+    if problem is not None:
+        click.echo(problem, err=True)
+        sys.exit(2)
     try:
         by_name.CHECKED_CONTENT[str(settings.content_dir)] = load_catalog(settings.content_dir)
     except ContentError as err:

@@ -1,9 +1,7 @@
 """Settings: the only reader of the environment; defaults are embedded mode."""
 
-from __future__ import annotations
-
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Self
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
@@ -168,13 +166,13 @@ class Settings(BaseSettings):
         return value
 
     @model_validator(mode="after")
-    def _refuse_http_cimd_outside_embedded(self) -> Settings:
+    def _refuse_http_cimd_outside_embedded(self) -> Self:
         if self.oauth_allow_http_cimd and self.backend != "embedded":
             raise ValueError("OAUTH_ALLOW_HTTP_CIMD is for embedded runs only")
         return self
 
     @model_validator(mode="after")
-    def _refuse_loopback_webhooks_in_the_cloud(self) -> Settings:
+    def _refuse_loopback_webhooks_in_the_cloud(self) -> Self:
         if (
             self.webhook_allow_loopback
             and self.backend == "gcp"
@@ -184,7 +182,7 @@ class Settings(BaseSettings):
         return self
 
     @model_validator(mode="after")
-    def _require_push_auth_in_the_cloud(self) -> Settings:
+    def _require_push_auth_in_the_cloud(self) -> Self:
         cloud = self.backend == "gcp" and self.google_cloud_project  # no project: refused below
         if cloud and not self.pubsub_emulator_host and not self.push_oidc_audience:
             raise ValueError(
@@ -193,7 +191,7 @@ class Settings(BaseSettings):
         return self
 
     @model_validator(mode="after")
-    def _require_project_for_gcp(self) -> Settings:
+    def _require_project_for_gcp(self) -> Self:
         if self.backend == "gcp" and not self.google_cloud_project:
             raise ValueError("BACKEND=gcp needs GOOGLE_CLOUD_PROJECT")
         return self

@@ -30,8 +30,9 @@ def build_backends(
 
     `catalog`: the content already loaded from `settings.content_dir` (the served process's
     parent loads it to check it, and its worker inherits it); else it is loaded here.
-    `start_workers=False` (the operator CLI) starts no queue worker and no job recovery:
-    queued work waits for the processes that serve.
+    `start_workers=False` starts no queue worker and no job recovery: the operator CLI never
+    does (queued work waits for the processes that serve); the served worker starts them with
+    `Backends.start_workers` once its app is built.
     """
     if settings.backend == "gcp":
         from frontdoor import gcp

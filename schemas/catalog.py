@@ -1,7 +1,5 @@
 """The content files' shapes (content/) and the loaded Catalog the service reads from."""
 
-from __future__ import annotations
-
 import re
 from typing import Literal
 

@@ -1,7 +1,5 @@
 """The error model every surface shares: Issue, the problem body, pydantic errors as issues."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Sequence
 from typing import Any
 

@@ -1,7 +1,5 @@
 """Public read API: the company, blog, research and careers records and their response bodies."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field

@@ -104,6 +104,15 @@ def parse_key_id(raw: str) -> tuple[Scope, str] | None:
     return None
 
 
+def key_id_named(argument: str) -> str | None:
+    """The key id an operator names: a key id as `keys list` shows it, or a whole key (which
+    carries its id); None when no key could have it."""
+    parsed = parse_key_id(argument)
+    if parsed is not None:
+        return parsed[1]
+    return argument if _KEY_ID.match(argument) else None
+
+
 def generate_raw_key(scope: Scope) -> str:
     """A fresh bootstrap-style key for embedded mode."""
     return f"{PREFIX}_{scope}_local_{secrets.token_urlsafe(32)}"

@@ -27,7 +27,6 @@ from backends.ports import (
     VersionSource,
 )
 from gate.check import check_page, parse_page
-from gate.context import page_quotes
 from schemas.catalog import Brand
 from schemas.content.changes import (
     merge_patch,
@@ -326,6 +325,10 @@ def gated(*, payload: object, brand: Brand, kept_from: StoredPage | None = None)
     that `sub` and those quotes as written, they stand, so an edit, a publish or a restore of a
     generated page is not refused for copy it did not touch.
     """
+    # Here, not at the top: with the gate's rules (gate/check.py), the quote patterns compile
+    # for the first page checked, not at start (bench/bench_startup.py).
+    from gate.context import page_quotes
+
     generated = kept_from if kept_from is not None and kept_from.source == "generate" else None
     kept_quotes = page_quotes(dict(generated.page_input)) if generated is not None else []
     issues = check_page(payload, brand=brand, kept_quotes=kept_quotes)

@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import hypothesis
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -31,6 +32,11 @@ CONTENT_KEY = "test-content-key-0123456789"
 SIGNALS_KEY = "test-signals-key-0123456789"
 INGEST_KEY = "test-ingest-key-01234567890"
 PROJECT = "demo-frontdoor"
+
+# Property tests check behaviour, never speed (that is bench/'s): on two shared cores one example
+# can take seconds, and Hypothesis's default 200 ms deadline made them flaky.
+hypothesis.settings.register_profile("frontdoor", deadline=None)
+hypothesis.settings.load_profile("frontdoor")
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from api.app import create_app
 from frontdoor.cli import cli
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
+from services.keys import parse_key_id
 
 PAGES = "/api/public/content/pages"
 
@@ -40,6 +41,15 @@ def issue(data_dir: Path, scope: str = "content") -> tuple[str, str]:
     assert result.exit_code == 0, result.output
     header, raw = result.stdout.strip().splitlines()
     return header.split()[2], raw
+
+
+def secret_of(raw: str) -> str:
+    """The secret part of an issued `fdk_<scope>_<key_id>_<secret>` key (the secret itself
+    may hold `_`, so not what follows the last one)."""
+    parsed = parse_key_id(raw)
+    assert parsed is not None, raw
+    scope, key_id = parsed
+    return raw.removeprefix(f"fdk_{scope}_{key_id}_")
 
 
 def test_issue_prints_the_key_once_with_its_id_and_a_warning_to_store_it(data_dir: Path) -> None:
@@ -99,7 +109,7 @@ def test_list_shows_every_key_by_id_partner_and_scope_but_never_a_secret(data_di
     assert signals_id in result.stdout
     for raw in (content_raw, signals_raw):
         assert raw not in result.stdout
-        assert raw.rsplit("_", 1)[1] not in result.stdout
+        assert secret_of(raw) not in result.stdout
 
 
 def test_revoke_marks_the_key_revoked_in_the_list(data_dir: Path) -> None:
@@ -121,6 +131,43 @@ def test_revoking_an_unknown_key_id_exits_1_with_a_message(data_dir: Path) -> No
 
     assert result.exit_code == 1
     assert "no key with id no-such-key" in result.stderr
+
+
+def test_revoke_takes_the_key_itself_and_never_prints_its_secret(data_dir: Path) -> None:
+    """An operator often holds the key, not its id: revoking by the key revokes that key, and
+    the secret is not echoed to the terminal (nor to its scrollback or a CI log)."""
+    key_id, raw = issue(data_dir)
+
+    revoked = frontdoor(data_dir, "keys", "revoke", raw)
+
+    assert revoked.exit_code == 0, revoked.output
+    assert f"revoked {key_id}" in revoked.stdout
+    assert secret_of(raw) not in revoked.output
+    listed = frontdoor(data_dir, "keys", "list")
+    row = next(line for line in listed.stdout.splitlines() if key_id in line)
+    assert len(re.findall(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", row)) == 2
+
+
+def test_revoking_an_unknown_key_by_the_key_itself_never_prints_its_secret(data_dir: Path) -> None:
+    secret = "S3cretPartOfTheKey0123456789abcdefghijklmno"
+
+    result = frontdoor(data_dir, "keys", "revoke", f"fdk_content_0123456789ab_{secret}")
+
+    assert result.exit_code == 1
+    assert "no key with id 0123456789ab" in result.stderr
+    assert secret not in result.output
+
+
+@pytest.mark.parametrize("argument", ["../x", "a/b", "", "fdk_content_x_"])
+def test_revoke_refuses_what_no_key_id_could_be_without_asking_the_store(
+    data_dir: Path, argument: str
+) -> None:
+    """Firestore refuses `..` or `a/b` as a document id with an error that is no "not found"."""
+    result = frontdoor(data_dir, "keys", "revoke", argument)
+
+    assert result.exit_code == 1
+    assert isinstance(result.exception, SystemExit)
+    assert "no key with id" in result.stderr
 
 
 def test_a_cli_issued_key_opens_the_content_api_until_it_is_revoked(data_dir: Path) -> None:

@@ -82,6 +82,21 @@ def test_seed_demo_run_twice_stores_nothing_new(data_dir: Path) -> None:
     assert len(stored_events(data_dir)) == 40
 
 
+def test_seed_demo_shows_its_progress_batch_by_batch_on_stderr(data_dir: Path) -> None:
+    """DESIGN Operator CLI: long work shows progress (on Firestore each event is a
+    transaction: thousands take minutes); the outcome stays on stdout."""
+    result = frontdoor(data_dir, "seed-demo", "--events", "1200")
+
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        "  > 500/1200 events",
+        "  > 1000/1200 events",
+        "  > 1200/1200 events",
+    ]
+    assert "stored 1200 new of 1200 demo events" in result.stdout
+    assert "events" not in result.stdout.split("stored", 1)[0]
+
+
 @pytest.mark.spec("signals.stream")
 def test_tail_prints_every_event_once_oldest_first_across_stream_pages(data_dir: Path) -> None:
     """SPEC Events: a poller walking next_since sees each event once; tail prints oldest first."""
@@ -147,3 +162,13 @@ def test_tail_refuses_a_bad_option_naming_it_as_the_api_would(data_dir: Path) ->
     assert result.exit_code == 2
     assert "--type: invalid_format" in result.stderr
     assert result.stdout == ""
+
+
+def test_tail_help_says_it_follows_by_default_and_how_days_meets_since(data_dir: Path) -> None:
+    """The help is what an operator reads: following is the default, and `--days` with an
+    older `--since` narrows it (as the API's `days` does), not only "without --since"."""
+    result = frontdoor(data_dir, "signals", "tail", "--help")
+
+    assert result.exit_code == 0
+    assert "[default: follow]" in result.stdout
+    assert "narrows an older --since" in " ".join(result.stdout.split())

@@ -11,6 +11,7 @@ import contextvars
 import io
 import json
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -173,6 +174,35 @@ def test_a_bad_content_file_stops_start_up_naming_the_file_and_field(tmp_path: P
     assert str(company_path) in result.stderr
     assert "agents.1.name" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_port_another_server_listens_on_stops_start_up_before_any_key_changes(
+    tmp_path: Path,
+) -> None:
+    """granian listens with SO_REUSEPORT: a second `make run` on a taken port started and
+    shared the connections with the first (each request to one or the other, with different
+    keys and data), and its new keys revoked the first one's. It stops at once instead."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)  # as granian listens
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+
+        result = subprocess.run(
+            [sys.executable, "-m", "frontdoor.serve"],
+            env={"PATH": "/usr/bin:/bin", "PORT": str(port), "DATA_DIR": str(tmp_path)},
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+
+    assert result.returncode == 2
+    assert f"127.0.0.1:{port} is in use" in result.stderr
+    assert "_API_KEY=" not in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "frontdoor.sqlite3").exists()
 
 
 def test_a_placeholder_key_stops_start_up_naming_the_variable_but_not_the_value(

@@ -105,7 +105,8 @@ class ClientBook:
                 )
             if parts.fragment or str(uri).endswith("#"):
                 raise RegistrationError(
-                    "invalid_redirect_uri", "a redirect URI has no fragment (RFC 6749 §3.1.2)"
+                    "invalid_redirect_uri",
+                    "a redirect URI has no fragment (RFC 6749 section 3.1.2)",
                 )
         unsupported = sorted(set(client_info.grant_types) - set(GRANT_TYPES))
         if unsupported:

@@ -53,6 +53,9 @@ S256_CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
 # The `resource` of the current /token request: the SDK's TokenHandler does not hand it to
 # the provider, so the route wrapper in api.tools.mcp_app sets it here.
 token_request_resource: ContextVar[str | None] = ContextVar("token_request_resource", default=None)
+# Whether the current /authorize request named its code_challenge_method: the SDK's handler
+# reads a missing one as S256, so the route wrapper in api.tools.mcp_app says so here.
+authorize_method_named: ContextVar[bool] = ContextVar("authorize_method_named", default=True)
 
 # An access token found valid is trusted this long without a store read, so /mcp's check on
 # an agent's burst of stateless requests is a dict lookup (bench_mcp's tools/call: 811/s with
@@ -93,11 +96,17 @@ class BuiltinOAuthProvider:
     async def authorize(
         self, client: OAuthClientInformationFull, params: AuthorizationParams
     ) -> str:
+        if not authorize_method_named.get():
+            raise AuthorizeError(
+                "invalid_request",
+                "code_challenge_method is required and must be S256 (RFC 7636 section 4.3: without "
+                "it the method is plain, which this server does not accept)",
+            )
         if not S256_CHALLENGE.fullmatch(params.code_challenge):
             raise AuthorizeError(
                 "invalid_request",
                 "code_challenge must be the 43-character base64url SHA-256 of the "
-                "code_verifier (RFC 7636 §4.2)",
+                "code_verifier (RFC 7636 section 4.2)",
             )
         resource = params.resource or self.config.resource
         if resource.rstrip("/") != self.config.resource:

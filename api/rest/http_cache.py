@@ -23,9 +23,11 @@ if TYPE_CHECKING:
 
 PUBLIC_CACHE_CONTROL = "public, max-age=300, s-maxage=3600"
 # What a simple cross-origin GET needs; the preflight-only members go on OPTIONS answers.
+# Beyond the CORS-safelisted ones, a page on another origin reads only the response headers
+# listed here: the validator, what a 429 or 503 says about waiting, and the id to quote.
 CORS_SIMPLE_HEADERS = {
     "Access-Control-Allow-Origin": "*",
-    "Access-Control-Expose-Headers": "ETag",
+    "Access-Control-Expose-Headers": "ETag, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id",
 }
 CORS_HEADERS = {
     **CORS_SIMPLE_HEADERS,

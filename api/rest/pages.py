@@ -197,6 +197,7 @@ def create_pages_blueprint(
     @bp.get("/p")
     @bp.get("/p/")
     @bp.get("/p/<path:rest>")
+    @bp.get("/p//<path:rest>")  # the app does not merge slashes (api/app.py)
     def no_page(rest: str = "") -> Response:
         return served.not_found()
 

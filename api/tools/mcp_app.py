@@ -5,19 +5,23 @@ mode only), the sign-in pages, the protected-resource metadata at both well-know
 and the MCP route, flattened so `/mcp` is an exact route (notes/mcp-sdk.md §1.3c). Small
 ASGI wrappers close the SDK's gaps: RFC 8414 metadata with `iss` support, `none` and CIMD;
 `resource` checked at /token; 401 `invalid_client` for an unknown client at /authorize; a
-rate limit on /register; `scope=` on the 403 insufficient_scope challenge; CORS on /mcp.
+rate limit on /register; `scope=` on the 403 insufficient_scope challenge; CORS on /mcp; open
+CORS with the `Authorization` header on /token, /register and /revoke; a code_challenge
+without its method refused; `iss` and RFC 6749's characters in every error; 405s in RFC
+6749's shape.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit
 
 from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
 from mcp.server.auth.provider import ProviderTokenVerifier, TokenVerifier
@@ -28,7 +32,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
-from starlette.datastructures import Headers
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
@@ -39,8 +43,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from api.oauth.clients import basic_client_id, presented_client_secrets, secrets_in_request
 from api.oauth.config import RETRY_AFTER_SECONDS, OAuthConfig, sha256_hex
 from api.oauth.jwt_verifier import JwtTokenVerifier
-from api.oauth.provider import BuiltinOAuthProvider, token_request_resource
+from api.oauth.provider import (
+    BuiltinOAuthProvider,
+    authorize_method_named,
+    token_request_resource,
+)
 from api.oauth.signin import Brand, create_signin_routes
+from api.tools.client_cors import ClientCors
 from api.tools.mcp_paths import PRM_ROOT
 from api.tools.mcp_tools import create_mcp_server
 from backends.ports import Mailer, OAuthStore, UnavailableError
@@ -51,6 +60,8 @@ SCOPES = ("openid", "email", "profile")
 GRANT_TYPES = ("authorization_code", "refresh_token")
 FORM_LIMIT = 64 * 1024  # bytes of a POST to /authorize, /token, /revoke or /register
 INVALID_REQUEST = -32600  # JSON-RPC 2.0
+# What RFC 6749 §4.1.2.1 does not allow in an error_description.
+_DESCRIPTION_UNSAFE = re.compile(r"[^\x20\x21\x23-\x5b\x5d-\x7e]")
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 MCP_ALLOW_HEADERS = [
     "Authorization",
@@ -149,7 +160,11 @@ def create_mcp_asgi_app(
 
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(_StoreOutage), *mcp_app.user_middleware],
+        middleware=[
+            Middleware(_StoreOutage),
+            Middleware(_JsonRefusals, statuses=range(405, 406), shape=_oauth_method_refusal),
+            *mcp_app.user_middleware,
+        ],
         lifespan=lifespan,
     )
     paths = frozenset(r.path for r in routes if isinstance(r, Route))
@@ -195,18 +210,32 @@ def _authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRou
             )
         elif route.path == "/authorize":
             route = Route(
-                route.path, _BodyLimit(_UnknownClient(route.app, provider)), methods=methods
+                route.path,
+                _BodyLimit(_AuthorizeRequest(_JsonRefusalText(route.app), provider)),
+                methods=methods,
             )
         elif route.path == "/token":
-            route = Route(route.path, _FormRequest(route.app), methods=methods)
-        elif route.path == "/revoke":
-            route = Route(route.path, _FormRequest(route.app, revoke=True), methods=methods)
-        elif route.path == "/register":
             route = Route(
-                route.path, _BodyLimit(_RegistrationLimit(route.app, provider)), methods=methods
+                route.path, ClientCors(_FormRequest(_JsonRefusalText(route.app))), methods=methods
             )
+        elif route.path == "/revoke":
+            revoke = _JsonRefusalText(route.app, revoke=True)
+            route = Route(
+                route.path, ClientCors(_FormRequest(revoke, revoke=True)), methods=methods
+            )
+        elif route.path == "/register":
+            registering = _RegistrationLimit(_JsonRefusalText(route.app), provider)
+            route = Route(route.path, ClientCors(_BodyLimit(registering)), methods=methods)
         wrapped.append(route)
     return wrapped
+
+
+def error_description(text: str) -> str:
+    """`text` as RFC 6749 §4.1.2.1 allows an error_description: printable ASCII without `"`
+    or `\\`; lines joined with `; `."""
+    lines = (line.strip() for line in text.splitlines())
+    joined = "; ".join(line for line in lines if line).replace('"', "'").replace("\\", "/")
+    return _DESCRIPTION_UNSAFE.sub("", joined)
 
 
 def _prm_endpoint(resource: str, issuer: str, name: str) -> ASGIApp:
@@ -255,6 +284,9 @@ class _StoreOutage:
                 "error_description": "the authorization store is unavailable; retry shortly",
             }
             headers = {"Retry-After": RETRY_AFTER_SECONDS, "Cache-Control": "no-store"}
+            if "origin" in Headers(scope=scope):  # every route here is open to any origin
+                headers["Access-Control-Allow-Origin"] = "*"
+                headers["Access-Control-Expose-Headers"] = "Retry-After"
             await JSONResponse(body, status_code=503, headers=headers)(scope, receive, send)
 
 
@@ -314,14 +346,40 @@ class _ScopeChallenge:
         await self.app(scope, receive, send_with_scope)
 
 
-class _JsonRefusals:
-    """The SDK's plain-text refusals on /mcp (its Host, Origin, Content-Type and body-size
-    checks) as the JSON-RPC error body it sends for its other refusals; status unchanged."""
+def _json_rpc_refusal(text: str, _scope: Scope, _headers: Headers) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": text}}
 
-    def __init__(self, app: ASGIApp) -> None:
+
+def _oauth_method_refusal(_text: str, scope: Scope, headers: Headers) -> dict[str, Any]:
+    allowed = headers.get("allow", "")
+    return {
+        "error": "invalid_request",
+        "error_description": f"{scope['method']} is not allowed on {scope['path']}; "
+        f"allowed: {allowed}",
+    }
+
+
+class _JsonRefusals:
+    """Plain-text refusals as JSON, status and other headers unchanged: by default the SDK's
+    on /mcp (its Host, Origin, Content-Type and body-size checks) as the JSON-RPC error body
+    it sends for its other refusals; with `statuses` and `shape`, others (the 405 Starlette
+    answers for a method a route does not take, in RFC 6749's shape)."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        statuses: range = range(400, 600),
+        shape: Callable[[str, Scope, Headers], dict[str, Any]] = _json_rpc_refusal,
+    ) -> None:
         self.app = app
+        self.statuses = statuses
+        self.shape = shape
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
         held: Message | None = None
         text: list[bytes] = []
 
@@ -329,23 +387,19 @@ class _JsonRefusals:
             nonlocal held
             if message["type"] == "http.response.start":
                 content_type = Headers(raw=message["headers"]).get("content-type", "")
-                if message["status"] >= 400 and not content_type.startswith("application/json"):
+                if message["status"] in self.statuses and not content_type.startswith(
+                    "application/json"
+                ):
                     held = message
                     return
             elif held is not None and message["type"] == "http.response.body":
                 text.append(message.get("body", b""))
                 if message.get("more_body", False):
                     return
-                body = json.dumps(
-                    {
-                        "jsonrpc": "2.0",
-                        "id": None,
-                        "error": {
-                            "code": INVALID_REQUEST,
-                            "message": b"".join(text).decode("utf-8", "replace"),
-                        },
-                    }
-                ).encode()
+                document = self.shape(
+                    b"".join(text).decode("utf-8", "replace"), scope, Headers(raw=held["headers"])
+                )
+                body = json.dumps(document).encode()
                 kept = [
                     (k, v)
                     for k, v in held["headers"]
@@ -363,10 +417,14 @@ class _JsonRefusals:
         await self.app(scope, receive, send_json)
 
 
-class _UnknownClient:
-    """An unknown client_id at /authorize, by GET or by POST, gets 401 invalid_client, so the
-    client registers again (the SDK answers a POST 400 invalid_request). Mounted inside
-    _BodyLimit, so a POST's body is at most FORM_LIMIT bytes here."""
+class _AuthorizeRequest:
+    """/authorize, by GET or by POST: an unknown client_id gets 401 invalid_client, so the
+    client registers again (the SDK answers a POST 400 invalid_request); a code_challenge
+    sent without code_challenge_method (which RFC 7636 §4.3 reads as `plain`, and the SDK as
+    S256) is marked for the provider, which refuses it back to the validated redirect URI;
+    an error the SDK sends back to the client carries `iss` (RFC 9207 §2, which the metadata
+    advertises; the SDK leaves it out) and an error_description in the characters RFC 6749
+    allows. Mounted inside _BodyLimit, so a POST's body is at most FORM_LIMIT bytes here."""
 
     def __init__(self, app: ASGIApp, provider: BuiltinOAuthProvider) -> None:
         self.app = app
@@ -388,7 +446,35 @@ class _UnknownClient:
                 scope, receive, send, 401, "invalid_client", "unknown client_id; register again"
             )
             return
-        await self.app(scope, receive, send)
+        named = "code_challenge_method" in query or "code_challenge" not in query
+        marked = authorize_method_named.set(named)
+        try:
+            await self.app(scope, receive, self._issuer_on_errors(send))
+        finally:
+            authorize_method_named.reset(marked)
+
+    def _issuer_on_errors(self, send: Send) -> Send:
+        issuer = self.provider.config.issuer
+
+        async def with_issuer(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 302:
+                headers = MutableHeaders(scope=message)
+                target = urlsplit(headers.get("location", ""))
+                query = parse_qsl(target.query, keep_blank_values=True)
+                names = {name for name, _ in query}
+                if "error" in names:
+                    # RFC 6749 §4.1.2.1: printable ASCII, no `"` or `\` (the SDK joins its
+                    # parser's messages with newlines)
+                    query = [
+                        (name, error_description(value) if name == "error_description" else value)
+                        for name, value in query
+                    ]
+                    if "iss" not in names:
+                        query.append(("iss", issuer))
+                    headers["location"] = target._replace(query=urlencode(query)).geturl()
+            await send(message)
+
+        return with_issuer
 
 
 async def read_body(receive: Receive, limit: int) -> bytes | None:
@@ -468,7 +554,8 @@ class _FormRequest:
     the form, which the SDK reads it from.
     /revoke: the SDK requires a `client_secret` field even from public clients (RFC 7009
     sends none), so an absent one is added empty; its 401 says `unauthorized_client`, which
-    RFC 7009 §2.2.1 (by RFC 6749 §5.2) and /token call `invalid_client`.
+    RFC 7009 §2.2.1 (by RFC 6749 §5.2) and /token call `invalid_client` (_JsonRefusalText
+    renames it).
     """
 
     def __init__(self, app: ASGIApp, *, revoke: bool = False, limit: int = FORM_LIMIT) -> None:
@@ -512,39 +599,59 @@ class _FormRequest:
         token = token_request_resource.set(resources[0] if resources else None)
         sent = presented_client_secrets.set(secrets_in_request(form, authorization))
         try:
-            respond = _client_auth_refusal(send) if self.revoke else send
-            await self.app(scope, replayed(body, receive), respond)
+            await self.app(scope, replayed(body, receive), send)
         finally:
             token_request_resource.reset(token)
             presented_client_secrets.reset(sent)
 
 
-def _client_auth_refusal(send: Send) -> Send:
-    """A send that renames the error of a 401 JSON answer `unauthorized_client` to
-    `invalid_client` (client authentication failed, RFC 6749 §5.2)."""
-    held: Message | None = None
+class _JsonRefusalText:
+    """A 4xx JSON answer of an OAuth endpoint with its error_description in the characters
+    RFC 6749 §5.2 allows (the SDK joins its parser's messages with newlines); with `revoke`,
+    a 401 `unauthorized_client` renamed `invalid_client` (client authentication failed,
+    RFC 6749 §5.2, as /token says)."""
 
-    async def renamed(message: Message) -> None:
-        nonlocal held
-        if message["type"] == "http.response.start" and message["status"] == 401:
-            held = message
-            return
-        if held is not None and message["type"] == "http.response.body":
-            body = message.get("body", b"")
-            try:
-                doc = json.loads(body)
-            except ValueError:
-                doc = None
-            if isinstance(doc, dict) and doc.get("error") == "unauthorized_client":
-                body = json.dumps({**doc, "error": "invalid_client"}).encode()
+    def __init__(self, app: ASGIApp, *, revoke: bool = False) -> None:
+        self.app = app
+        self.revoke = revoke
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        held: Message | None = None
+        chunks: list[bytes] = []
+
+        async def rewritten(message: Message) -> None:
+            nonlocal held
+            if message["type"] == "http.response.start" and 400 <= message["status"] < 500:
+                held = message
+                return
+            if held is None or message["type"] != "http.response.body":
+                await send(message)
+                return
+            chunks.append(message.get("body", b""))
+            if message.get("more_body", False):
+                return
+            body = self._body(b"".join(chunks), status=held["status"])
             headers = [(k, v) for k, v in held["headers"] if k.lower() != b"content-length"]
             headers.append((b"content-length", str(len(body)).encode()))
             await send({**held, "headers": headers})
             held = None
-            message = {"type": "http.response.body", "body": body}
-        await send(message)
+            await send({"type": "http.response.body", "body": body})
 
-    return renamed
+        await self.app(scope, receive, rewritten)
+
+    def _body(self, body: bytes, *, status: int) -> bytes:
+        try:
+            doc = json.loads(body)
+        except ValueError:
+            return body
+        if not isinstance(doc, dict):
+            return body
+        changed = dict(doc)
+        if isinstance(doc.get("error_description"), str):
+            changed["error_description"] = error_description(doc["error_description"])
+        if self.revoke and status == 401 and doc.get("error") == "unauthorized_client":
+            changed["error"] = "invalid_client"
+        return body if changed == doc else json.dumps(changed).encode()
 
 
 class _RegistrationLimit:

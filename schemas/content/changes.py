@@ -9,8 +9,6 @@ Statuses: POST gives `published`, or `draft` with `is_published: false`; PATCH w
 gives `unpublished`; `is_published: true` (POST or PATCH) publishes again.
 """
 
-from __future__ import annotations
-
 from dataclasses import replace
 from datetime import datetime
 from typing import Any

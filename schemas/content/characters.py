@@ -6,8 +6,6 @@ the gate ("Trojan Source", CVE-2021-42574). Each string holding one is an `inval
 issue naming its field; the marks a language needs (U+200E, U+200F) stay allowed.
 """
 
-from __future__ import annotations
-
 import re
 
 from schemas.errors import Issue

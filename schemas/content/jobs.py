@@ -5,11 +5,9 @@ at once (a page slug is at most 80) and that `callback_url` is https. The job re
 every finished step so a redelivered message never runs one twice. No I/O and no clock here.
 """
 
-from __future__ import annotations
-
 import re
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -194,7 +192,7 @@ class JobRecord(BaseModel):
         return self.status in ("succeeded", "failed")
 
     @classmethod
-    def read_stored(cls, data: str | dict[str, Any]) -> JobRecord:
+    def read_stored(cls, data: str | dict[str, Any]) -> Self:
         """A job as a store kept it (its brief was checked once, when it was created)."""
         if isinstance(data, str):
             return cls.model_validate_json(data, context=STORED)
@@ -229,7 +227,7 @@ class JobView(BaseModel):
     )
 
     @classmethod
-    def of(cls, job: JobRecord, *, url: str, base_url: str = "") -> JobView:
+    def of(cls, job: JobRecord, *, url: str, base_url: str = "") -> Self:
         """The public view of a stored job; a site-path hero image made absolute on `base_url`."""
         hero = job.hero_image_url
         if base_url and hero and hero.startswith("/") and not hero.startswith("//"):

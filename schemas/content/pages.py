@@ -5,8 +5,6 @@ rules that need judgement (hero position, ICP, URL safety, brand wording) live i
 URL fields are plain strings here so that the gate can name an unsafe one as `unsafe_url`.
 """
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Annotated, Literal
 

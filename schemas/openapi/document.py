@@ -8,8 +8,6 @@ one in its row.
 `build_openapi` assembles the document (`schemas.openapi.operation.assemble_document`).
 """
 
-from __future__ import annotations
-
 import json
 from functools import cache
 from typing import Any

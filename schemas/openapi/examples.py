@@ -1,7 +1,5 @@
 """Real examples for the OpenAPI document from the catalog: slugs that exist and true answers."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from pydantic import BaseModel

@@ -5,8 +5,6 @@ a list of them into an OpenAPI 3.1 document whose schemas all come from `model_j
 (never hand-written JSON schemas). The table itself lives in `schemas.openapi.document`.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal

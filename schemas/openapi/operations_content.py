@@ -1,7 +1,5 @@
 """The Content API's rows of the OpenAPI table: SPEC "Content API", DESIGN "Pages", "Generation"."""
 
-from __future__ import annotations
-
 from schemas.content.jobs import GeneratedPage, GenerationBrief, JobAccepted, JobBody
 from schemas.content.pages import (
     PageBody,

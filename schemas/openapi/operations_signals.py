@@ -3,8 +3,6 @@
 SPEC "Signal API" and DESIGN "Signals", "Ingest", "Deliveries".
 """
 
-from __future__ import annotations
-
 from schemas.openapi.operation import DELIVERY_ID, DOMAIN, EMAIL, HOOK_ID, KEYED, Operation, Reply
 from schemas.openapi.placeholders import (
     AccountsQueryDoc,

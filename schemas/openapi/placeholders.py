@@ -6,8 +6,6 @@ describe them. When a surface gets a real model, name it in its row of the table
 delete the stand-in here.
 """
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Any, Literal
 

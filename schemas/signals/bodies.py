@@ -1,7 +1,5 @@
 """Response bodies of the Signal API and of collect (the OpenAPI document is built from these)."""
 
-from __future__ import annotations
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from schemas.errors import Issue

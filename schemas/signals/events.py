@@ -5,8 +5,6 @@ account; an account's domain comes from the person's email when not given). Roll
 stage rules live in schemas/signals/rollups.py; storage in backends/.
 """
 
-from __future__ import annotations
-
 import base64
 import binascii
 import functools

@@ -13,8 +13,6 @@ grown. The rules are `fold_event`'s (schemas/signals/rollups.py), restated for t
 tests/backends/signal_store/test_signal_rollups.py checks that both folds give the same roll-ups.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta

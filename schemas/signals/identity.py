@@ -7,8 +7,6 @@ the stored events are never rewritten (`attributed` makes the copy that is folde
 keep the links (backends/embedded/signal_identity.py, backends/gcp/signal_identity.py).
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 
 from schemas.signals.events import Event, attributed, visitor_of

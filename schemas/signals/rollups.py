@@ -5,8 +5,6 @@ inside the transaction that stores the event, so roll-ups are never recomputed o
 Stages, lowest to highest: aware < engaged < evaluating < hand_raiser (DESIGN "Signals").
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime

@@ -13,8 +13,6 @@ accounts list sorts by score with an index on a stored number.
 days): `heating` at 1.5 times the earlier daily rate or more, `cooling` at half or less.
 """
 
-from __future__ import annotations
-
 import math
 from datetime import UTC, datetime, timedelta
 from typing import Literal

@@ -3,10 +3,8 @@
 Views never carry a signing secret; only the create and rotate bodies do, once.
 """
 
-from __future__ import annotations
-
 from datetime import datetime
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -51,7 +49,7 @@ class WebhookInput(_Strict):
     )
 
     @model_validator(mode="after")
-    def _stages_for_slack(self) -> WebhookInput:
+    def _stages_for_slack(self) -> Self:
         if self.stages and self.kind != "slack":
             raise ValueError("stages need kind slack")
         return self

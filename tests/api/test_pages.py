@@ -118,7 +118,18 @@ def test_drafts_and_unpublished_pages_answer_an_on_brand_404(
 
 @pytest.mark.spec("pages.serve")
 @pytest.mark.parametrize(
-    "path", ["/p/never-written", "/p/a/b/c", "/p/", "/p", "/p/..", "/p/Not_A_Slug", "/p/%2e%2e"]
+    "path",
+    [
+        "/p/never-written",
+        "/p/a/b/c",
+        "/p/",
+        "/p",
+        "/p/..",
+        "/p/Not_A_Slug",
+        "/p/%2e%2e",
+        "/p//never-written",
+        "/p//",
+    ],
 )
 def test_unknown_page_paths_answer_html_404(client: FlaskClient, path: str) -> None:
     """DESIGN: unknown routes answer JSON 404, except under /p/, which answers HTML."""

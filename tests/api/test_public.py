@@ -163,6 +163,27 @@ def test_unknown_route_answers_json_404_problem(client: FlaskClient) -> None:
     assert body["instance"] == response.headers["X-Request-Id"]
 
 
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/api/public/v1//company"),
+        ("GET", "/api/public/v1/research//"),
+        ("POST", "/api/public/content//pages"),
+    ],
+)
+def test_a_path_with_doubled_slashes_is_a_404_not_a_redirect_to_the_host_sent(
+    client: FlaskClient, method: str, path: str
+) -> None:
+    """Unknown routes answer 404 (DESIGN). A redirect built from the request would name the
+    Host the client sent and the scheme the proxy spoke (http behind TLS), and a client that
+    follows a 308 sends its body and `x-api-key` again, there."""
+    response = client.open(path, method=method, headers={"Host": "elsewhere.example"})
+
+    assert response.status_code == 404
+    assert "Location" not in response.headers
+    assert response.mimetype == "application/problem+json"
+
+
 def test_wrong_method_answers_json_405_with_allow(client: FlaskClient) -> None:
     response = client.post("/api/public/v1/company")
 

@@ -97,6 +97,27 @@ def test_public_reads_count_per_client_address(tight: tuple[FlaskClient, Backend
     assert other.status_code == 200
 
 
+def test_a_browser_page_past_the_public_limit_can_read_how_long_to_wait(
+    tight: tuple[FlaskClient, Backends],
+) -> None:
+    """Public reads are open to every origin (SPEC): a page calling them from another origin
+    sees only the response headers CORS exposes, so the 429's Retry-After and RateLimit
+    fields (agents.md Rate limits: "on 429 wait Retry-After seconds") are exposed."""
+    client, _ = tight
+    browser = {"Origin": "https://app.example"}
+
+    answers = [client.get("/api/public/v1/company", headers=browser) for _ in range(3)]
+
+    refused = answers[2]
+    assert refused.status_code == 429
+    assert refused.headers["Access-Control-Allow-Origin"] == "*"
+    exposed = refused.headers["Access-Control-Expose-Headers"].lower().replace(" ", "")
+    assert {"retry-after", "ratelimit", "ratelimit-policy", "x-request-id"} <= set(
+        exposed.split(",")
+    )
+    assert "etag" in answers[0].headers["Access-Control-Expose-Headers"].lower()
+
+
 def test_the_openapi_lists_the_429_of_every_public_read(client: FlaskClient) -> None:
     """The document promises the 429 a public read answers past its per-address quota."""
     paths = client.get("/openapi.json").get_json()["paths"]

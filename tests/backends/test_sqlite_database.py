@@ -98,3 +98,26 @@ def test_write_all_runs_several_statements_as_one_transaction(tmp_path: Path) ->
     )
 
     assert _count(tmp_path / "a.db") == 1
+
+
+def test_a_new_file_and_an_existing_one_are_both_opened_in_wal_with_normal_syncs(
+    tmp_path: Path,
+) -> None:
+    """A file the connection creates is turned to WAL without syncs (it holds nothing yet);
+    every connection, to it or to a file that was there, then writes with NORMAL syncs."""
+    path = tmp_path / "fresh.db"
+    first = SqliteDatabase(path)
+    new_conn = first.connection()
+    new_conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY)")
+    new_conn.execute("INSERT INTO t VALUES (1)")
+    again = SqliteDatabase(path).connection()  # another process's view: the file exists
+
+    modes = [
+        (
+            conn.execute("PRAGMA journal_mode").fetchone()[0],
+            conn.execute("PRAGMA synchronous").fetchone()[0],
+        )
+        for conn in (new_conn, again)
+    ]
+    assert modes == [("wal", 1), ("wal", 1)]  # 1: NORMAL
+    assert [tuple(row) for row in again.execute("SELECT id FROM t")] == [(1,)]

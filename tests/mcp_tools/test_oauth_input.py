@@ -4,6 +4,7 @@ only fail at the end."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
@@ -231,3 +232,147 @@ async def test_a_posted_authorization_request_of_a_known_client_goes_to_sign_in(
 
     assert response.status_code == 302
     assert "/oauth/signin?tx=" in response.headers["location"]
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+async def test_a_code_challenge_without_its_method_is_refused_at_authorize(
+    served: Served, method: str
+) -> None:
+    """RFC 7636 §4.3: a missing code_challenge_method means `plain`, which OAuth 2.1 and the
+    MCP authorization spec forbid; it is refused back to the client, not read as S256."""
+    params = {
+        "response_type": "code",
+        "client_id": register(served),
+        "redirect_uri": REDIRECT_URI,
+        "code_challenge": new_pkce().challenge,
+        "state": "s-1",
+        "resource": f"{served.base}/mcp",
+    }
+
+    if method == "GET":
+        response = httpx2.get(f"{served.base}/authorize", params=params)
+    else:
+        response = httpx2.post(f"{served.base}/authorize", data=params)
+
+    assert response.status_code == 302
+    target = urlsplit(response.headers["location"])
+    query = {k: v[0] for k, v in parse_qs(target.query).items()}
+    assert f"{target.scheme}://{target.netloc}{target.path}" == REDIRECT_URI
+    assert query["error"] == "invalid_request"
+    assert "code_challenge_method" in query["error_description"]
+    assert "S256" in query["error_description"]
+    assert query["state"] == "s-1"
+    assert query["iss"] == served.base
+
+
+async def test_a_code_challenge_without_its_method_for_a_redirect_uri_not_registered_is_400(
+    served: Served,
+) -> None:
+    """The refusal never redirects to an address the client did not register."""
+    params = {
+        "response_type": "code",
+        "client_id": register(served),
+        "redirect_uri": "https://attacker.example/cb",
+        "code_challenge": new_pkce().challenge,
+        "state": "s-1",
+    }
+
+    response = httpx2.get(f"{served.base}/authorize", params=params)
+
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_request"
+
+
+async def test_an_error_sent_back_from_authorize_names_the_issuer(served: Served) -> None:
+    """RFC 9207 §2: the metadata advertises authorization_response_iss_parameter_supported, so
+    error responses carry `iss` too; a client that checks it must not drop the error."""
+    client_id = register(served)
+
+    response = httpx2.get(authorize_url(served, client_id, new_pkce(), code_challenge="abc"))
+
+    assert response.status_code == 302
+    query = {k: v[0] for k, v in parse_qs(urlsplit(response.headers["location"]).query).items()}
+    assert query["error"] == "invalid_request"
+    assert query["iss"] == served.base
+    assert query["state"] == "state-1"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("GET", "/token", "POST"),
+        ("GET", "/register", "POST"),
+        ("GET", "/revoke", "POST"),
+        ("PUT", "/authorize", "GET"),
+        ("POST", "/.well-known/oauth-authorization-server", "GET"),
+        ("POST", "/.well-known/oauth-protected-resource/mcp", "GET"),
+    ],
+)
+async def test_a_method_an_oauth_endpoint_does_not_take_is_405_in_the_oauth_error_shape(
+    served: Served, method: str, path: str, allowed: str
+) -> None:
+    """mcp.md Errors: OAuth endpoints answer in the RFC 6749 shape; a wrong method as well,
+    with the methods it takes in `Allow` (RFC 9110 §15.5.6)."""
+    response = httpx2.request(method, f"{served.base}{path}")
+
+    assert response.status_code == 405
+    assert allowed in response.headers["allow"]
+    assert response.headers["content-type"] == "application/json"
+    assert response.json() == {
+        "error": "invalid_request",
+        "error_description": f"{method} is not allowed on {path}; allowed: "
+        + response.headers["allow"],
+    }
+
+
+ERROR_DESCRIPTION = re.compile(r"[\x20\x21\x23-\x5b\x5d-\x7e]*")
+
+
+@pytest.mark.parametrize("wrong", ["challenge", "method", "fragment", "two fields"])
+async def test_an_error_description_holds_only_the_characters_rfc_6749_allows(
+    served: Served, wrong: str
+) -> None:
+    """RFC 6749 §4.1.2.1 and §5.2, RFC 7591 §3.2.2: error_description is printable ASCII
+    without `"` and `\\`; a client may refuse or mangle anything else."""
+    if wrong == "fragment":
+        response = registration(served, redirect_uris=["https://agent.example/cb#x"])
+        description = response.json()["error_description"]
+    else:
+        overrides = {"code_challenge": "abc"} if wrong == "challenge" else {}
+        url = authorize_url(served, register(served), new_pkce(), **overrides)
+        if wrong == "method":
+            url = url.replace("&code_challenge_method=S256", "")
+        if wrong == "two fields":  # the SDK joins its parser's messages with newlines
+            url = url.replace("response_type=code&", "").replace("&code_challenge=", "&x=")
+        response = httpx2.get(url)
+        location = urlsplit(response.headers["location"])
+        description = parse_qs(location.query)["error_description"][0]
+
+    assert ERROR_DESCRIPTION.fullmatch(description), description
+
+
+@pytest.mark.parametrize("endpoint", ["token", "register", "authorize"])
+async def test_a_json_refusal_names_every_field_in_the_characters_rfc_6749_allows(
+    served: Served, endpoint: str
+) -> None:
+    """RFC 6749 §5.2 and RFC 7591 §3.2.2 hold a JSON error_description to the same characters:
+    the SDK joined its parser's messages with newlines; each field is still named."""
+    if endpoint == "token":
+        response = httpx2.post(
+            f"{served.base}/token",
+            data={"grant_type": "authorization_code", "client_id": register(served)},
+        )
+        fields: tuple[str, ...] = ("code", "code_verifier")
+    elif endpoint == "register":
+        response = httpx2.post(
+            f"{served.base}/register", json={"redirect_uris": "x", "grant_types": 5}
+        )
+        fields = ("redirect_uris", "grant_types")
+    else:  # no redirect URI to send the error to: it is shown to the person
+        response = httpx2.get(f"{served.base}/authorize", params={"state": "s-1"})
+        fields = ("client_id", "response_type", "code_challenge")
+
+    assert response.status_code == 400
+    description = response.json()["error_description"]
+    assert ERROR_DESCRIPTION.fullmatch(description), description
+    assert all(field in description for field in fields)

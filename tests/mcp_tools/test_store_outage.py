@@ -106,6 +106,35 @@ async def test_every_oauth_endpoint_answers_503_temporarily_unavailable_while_th
         assert answer.json()["error"] == "temporarily_unavailable"
 
 
+async def test_the_outage_answer_is_readable_by_a_browser_based_client(
+    http: httpx2.AsyncClient, store: FirestoreOAuthStore, outage: Outage
+) -> None:
+    """Without Access-Control-Allow-Origin a browser hides the 503 and its Retry-After from
+    the page, which then sees a network error instead of "retry shortly"."""
+    registered = await http.post(
+        "/register",
+        json={"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none"},
+    )
+    client_id = registered.json()["client_id"]
+    outage.methods = frozenset({"*"})
+    browser = {"Origin": "https://agent.example"}
+
+    answers = [
+        await http.post("/register", json={"redirect_uris": [REDIRECT_URI]}, headers=browser),
+        await http.post(
+            "/token",
+            data={"grant_type": "refresh_token", "client_id": client_id, "refresh_token": "x"},
+            headers=browser,
+        ),
+        await http.post("/revoke", data={"client_id": client_id, "token": "x"}, headers=browser),
+    ]
+
+    for answer in answers:
+        assert answer.status_code == 503
+        assert answer.headers["access-control-allow-origin"] == "*"
+        assert "retry-after" in answer.headers["access-control-expose-headers"].lower()
+
+
 async def test_an_outage_after_the_client_is_known_sends_temporarily_unavailable_to_its_redirect(
     http: httpx2.AsyncClient, store: FirestoreOAuthStore, outage: Outage
 ) -> None:
