@@ -71,12 +71,16 @@ def brand_tokens(brand: Brand) -> str:
 def build_site_assets(brand: Brand) -> SiteAssets:
     """The stylesheet for this brand, the favicon and the beacon, with hashed names."""
     css = (brand_tokens(brand) + _package_text("site.css")).encode()
-    icon = _package_text("favicon.svg").encode()
     return SiteAssets(
         stylesheet=_hashed("site", "css", css, "text/css"),
-        favicon=_hashed("favicon", "svg", icon, "image/svg+xml"),
+        favicon=favicon_asset(),
         beacon=beacon_asset(),
     )
+
+
+def favicon_asset() -> Asset:
+    """The brand icon (the developer portal links it too, from the same hashed name)."""
+    return _hashed("favicon", "svg", _package_text("favicon.svg").encode(), "image/svg+xml")
 
 
 def beacon_asset() -> Asset:

@@ -17,7 +17,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from renderers.api_reference import OperationView, Reference
-from renderers.assets import brand_tokens
+from renderers.assets import brand_tokens, favicon_asset
 from renderers.text_files import markdown_table
 from schemas.catalog import Brand
 from schemas.public import Company
@@ -96,6 +96,7 @@ def render_portal_html(
             errors=errors,
             contact=company.urls.contact,
             first_curl=reference.operations[0].curl,
+            icon=favicon_asset().href,
         )
         .replace("\n\n\n", "\n\n")
     )

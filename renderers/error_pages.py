@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from html import escape
 
+from renderers.assets import favicon_asset
+
 __all__ = ["ADVICE", "render_error_page"]
 
 ADVICE: dict[str, str] = {
@@ -51,6 +53,7 @@ def render_error_page(code: str, *, status: str, title: str, base_url: str) -> s
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{escape(code)}: {escape(title)}</title>\n"
+        f'<link rel="icon" href="{favicon_asset().href}" type="image/svg+xml">\n'
         "<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;"
         "padding:0 1rem;line-height:1.6;color:#17212b;background:#faf8f4}"
         "code{background:#f1ede6;padding:0 .25em}a{color:#b3471d}</style>\n"

@@ -38,16 +38,20 @@ __all__ = [
 
 COLLECT_PATH = "/api/public/v1/collect"
 # The collect endpoint (api/rest/collect.py) drops a post whose honeypot field is filled, and
-# redirects to `?submitted=1`, or `?error=invalid_<field>#leadform` naming the field refused.
+# redirects to `?submitted=1`, or `?error=invalid_<field>#leadform` naming the field refused, or
+# `?error=rate_limited#leadform` for a post over its rate limit.
 HONEYPOT_FIELD = "website"
 FORM_ANCHOR = "leadform"
-FormState = Literal["open", "submitted", "invalid_email", "invalid_name", "invalid_company"]
+FormState = Literal[
+    "open", "submitted", "invalid_email", "invalid_name", "invalid_company", "rate_limited"
+]
 FORM_STATES: tuple[FormState, ...] = (
     "open",
     "submitted",
     "invalid_email",
     "invalid_name",
     "invalid_company",
+    "rate_limited",
 )
 
 

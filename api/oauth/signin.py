@@ -182,8 +182,9 @@ class _Pages:
             pending = replace(pending, otp_attempts=pending.otp_attempts + 1)
             await self.provider.io(self.store.save_pending, pending)
             left = self.config.code_attempts - pending.otp_attempts
+            tries = "1 attempt" if left == 1 else f"{left} attempts"
             return self._code_form(
-                pending, csrf, error=f"That code is not right. {left} attempt(s) left.", status=400
+                pending, csrf, error=f"That code is not right. {tries} left.", status=400
             )
         await self.provider.io(
             self.store.save_pending, replace(pending, subject=pending.email, otp_hash=None)

@@ -131,7 +131,10 @@ def create_collect_blueprint(
         address = _client_ip(config, headers)
         mimetype = request.mimetype
         if mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
-            check_rate(address, rate.forms, now)
+            try:
+                check_rate(address, rate.forms, now)
+            except ApiError as err:
+                return _form_rate_limited(err)
             return _form(backends, config, now)
         if mimetype in ("application/json", "text/plain"):
             try:
@@ -242,6 +245,18 @@ def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
 
 # The visible fields of the lead form, in their order on the page, by the event field each fills.
 _VISIBLE_FIELDS = {"person.email": "email", "person.name": "name", "account.name": "company"}
+
+
+def _form_rate_limited(err: ApiError) -> Response:
+    """A form post over the limit goes back to its page, whose form says to wait a minute (a
+    visitor's browser would show a problem document as raw JSON); Retry-After stays on the
+    answer. A post that names no page gets the 429 itself."""
+    slug = request.form.get("page", "").strip()
+    if not _SLUG.match(slug) or len(slug) > 80:
+        raise err
+    answer = _see_other(f"/p/{slug}?error=rate_limited#leadform")
+    answer.headers["Retry-After"] = err.headers["Retry-After"]
+    return answer
 
 
 def _form_name(event_field: str) -> str:

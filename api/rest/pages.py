@@ -232,6 +232,8 @@ def _form_state() -> FormState:
             return "invalid_name"
         case "invalid_company":
             return "invalid_company"
+        case "rate_limited":
+            return "rate_limited"
     return "open"
 
 

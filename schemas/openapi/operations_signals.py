@@ -137,7 +137,8 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
             Reply(
                 303,
                 "Form post: back to `/p/{slug}?submitted=1`, or `?error=invalid_email`,"
-                " `invalid_name` or `invalid_company` naming the field to fix",
+                " `invalid_name` or `invalid_company` naming the field to fix, or"
+                " `?error=rate_limited` (with Retry-After) over the rate limit",
             ),
         ),
         description=(

@@ -162,6 +162,23 @@ def test_a_client_over_the_rate_limit_gets_429_with_retry_after_and_its_ip_is_no
     assert "client_hash" in caplog.records[-1].__dict__
 
 
+@pytest.mark.spec("signals.collect")
+def test_a_lead_form_over_the_rate_limit_goes_back_to_its_page_saying_to_wait(
+    client: FlaskClient,
+) -> None:
+    """A visitor's browser shows the page again with the form's wait message, not a problem
+    document in JSON; the answer still carries Retry-After and stores nothing."""
+    statuses = [client.post(URL, data=FORM, headers=SITE).status_code for _ in range(20)]
+    limited = client.post(URL, data=FORM, headers=SITE)
+    no_page = client.post(URL, data={**FORM, "page": "Not a slug"}, headers=SITE)
+
+    assert statuses == [303] * 20
+    assert limited.status_code == 303
+    assert limited.headers["Location"] == "/p/growth-audit?error=rate_limited#leadform"
+    assert 1 <= int(limited.headers["Retry-After"]) <= 60
+    assert (no_page.status_code, no_page.get_json()["error"]) == (429, "rate_limited")
+
+
 @pytest.mark.parametrize(
     ("forwarded", "hops", "expected"),
     [

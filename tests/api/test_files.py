@@ -254,6 +254,21 @@ def test_portal_lists_every_operation_with_method_path_and_curl(
 
 
 @pytest.mark.spec("files.developers")
+@pytest.mark.parametrize("path", ["/developers", "/errors/rate_limited"])
+def test_the_portal_and_error_code_pages_link_the_brand_icon_the_site_serves(
+    client: FlaskClient, path: str
+) -> None:
+    """Their tabs show the brand icon, as the landing pages' do; without the link a browser
+    asks for /favicon.ico, which is a 404 (a console error on every visit)."""
+    html = client.get(path).get_data(as_text=True)
+
+    found = re.search(r'<link rel="icon" href="(/static/favicon\.[0-9a-f]{12}\.svg)"', html)
+    assert found is not None
+    icon = client.get(found.group(1))
+    assert (icon.status_code, icon.mimetype) == (200, "image/svg+xml")
+
+
+@pytest.mark.spec("files.developers")
 def test_manifest_links_every_file_and_api_with_auth_modes(client: FlaskClient) -> None:
     """SPEC files /developers.json: the portal's JSON manifest."""
     manifest = client.get("/developers.json").get_json()

@@ -87,3 +87,26 @@ def test_a_refused_name_or_company_shows_its_message_on_that_field_on_a_390_px_p
     assert page.get_by_role("textbox", name="Work email").get_attribute("aria-invalid") is None
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     context.close()
+
+
+@pytest.mark.spec("pages.leadform")
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_rate_limited_form_shows_the_page_with_a_wait_message_above_the_button(
+    browser: Browser, live_server: LiveServer, slug: str, width: int
+) -> None:
+    """collect's `?error=rate_limited` redirect: the form is there to send again, with a
+    message that says to wait a minute, announced to screen readers; no field is marked."""
+    store_page(live_server.backends.pages, slug)
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": width, "height": 844}
+    )
+    page = context.new_page()
+    page.goto(f"{live_server.url}/p/{slug}?error=rate_limited#leadform")
+
+    message = page.get_by_role("alert")
+    assert message.is_visible()
+    assert "wait a minute" in message.inner_text().lower()
+    assert page.get_by_role("button", name="Book the audit").count() == 1
+    assert page.locator("[aria-invalid]").count() == 0
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    context.close()

@@ -134,6 +134,24 @@ async def test_the_code_form_allows_a_limited_number_of_wrong_codes(
     assert after.status_code == 429
 
 
+async def test_a_wrong_code_says_how_many_tries_are_left_in_plain_words(
+    http: httpx2.AsyncClient,
+) -> None:
+    """A wrong code says "2 attempts left", then "1 attempt left", never "attempt(s)"."""
+    _url, hidden = await start_signin(http)
+    await http.post("/oauth/signin", data={**hidden, "email": EMAIL})
+
+    pages = [
+        (await http.post("/oauth/code", data={**hidden, "code": "000000"})).text
+        for _ in range(LIMITS.code_attempts - 1)
+    ]
+
+    assert LIMITS.code_attempts == 3
+    assert "That code is not right. 2 attempts left." in pages[0]
+    assert "That code is not right. 1 attempt left." in pages[1]
+    assert "(s)" not in "".join(pages)
+
+
 async def test_sign_in_codes_to_one_address_are_rate_limited(
     http: httpx2.AsyncClient,
 ) -> None:

@@ -21,7 +21,7 @@ from gate.text import text_fields
 from schemas.content.jobs import GenerationBrief
 from tests.workers.briefs import BRIEFS
 from workers.authoring.notes import brief_notes
-from workers.authoring.phrasing import sentences
+from workers.authoring.phrasing import lower_first, sentences
 from workers.authoring.proof import read_quote
 from workers.authoring.template import TemplateWriter
 
@@ -233,3 +233,85 @@ def test_a_topic_naming_b2b_is_printed_not_dropped_as_an_unbacked_figure() -> No
     notes = brief_notes(brief, page, brand=CATALOG.brand)
     assert "topic" not in {n.field for n in notes}
     assert any("pricing page audit" in t.lower() for _f, t in copy(page))
+
+
+def _typed_in_lower_case(raw: dict[str, Any]) -> dict[str, Any]:
+    """The brief as an agent or a hurried person types it: every text starting in lower case."""
+    lowered = {k: lower_first(v) for k, v in raw.items() if k in ("topic", "icp", "offer")}
+    return {**raw, **lowered, "slug": raw["slug"] + "-lower"}
+
+
+# Every place a sentence starts, in lower case or not (the writer's own splitter only cuts
+# before a capital, so it cannot be the judge here).
+_SENTENCE_STARTS = re.compile(r"(?<=[.!?])\s+")
+LOWER_CASE_BRIEFS = [
+    *[_typed_in_lower_case(raw) for raw in BRIEFS if raw.get("offer") or raw.get("sections")][:8],
+    {
+        "slug": "deliverability-lower",
+        "topic": "cold email deliverability",
+        "icp": "marketing managers",
+        "goal": "request a demo",
+        "offer": "pages",
+        "tone": "friendly",
+    },
+    {
+        "slug": "landing-lower",
+        "topic": "landing pages that convert",
+        "icp": "founders of seed-stage B2B startups",
+        "offer": "we check your domains and copy. you get a fix list in 48 hours.",
+    },
+]
+
+
+@pytest.mark.spec("content.generate")
+@pytest.mark.parametrize(
+    "raw", BRIEFS + LOWER_CASE_BRIEFS, ids=IDS + [b["slug"] for b in LOWER_CASE_BRIEFS]
+)
+def test_every_heading_and_sentence_a_visitor_reads_starts_with_a_capital(
+    raw: dict[str, Any],
+) -> None:
+    """A brief typed in lower case still gives "Cold email deliverability" as the title and
+    "Marketing managers. If that is not you..." in the answers, never a sentence in lower case."""
+    _brief, page = compose(raw)
+
+    texts = [*visible(page), ("title", page["title"]), ("description", page.get("description"))]
+    starts = [
+        (field, sentence)
+        for field, text in texts
+        if text
+        for sentence in _SENTENCE_STARTS.split(text)
+        if sentence[:1].islower()
+    ]
+    assert starts == []
+
+
+AGENT_NAMES = [agent.name for agent in CATALOG.company.agents]
+
+
+@pytest.mark.spec("content.generate")
+@pytest.mark.parametrize("raw", BRIEFS, ids=IDS)
+def test_an_agent_named_on_the_page_is_introduced_on_it(raw: dict[str, Any]) -> None:
+    """A buyer who reads "Ledger and your strategist review tracking" must find who Ledger is
+    on the same page (a features card titled with the name, or a sentence saying what it does);
+    else the step says "one of our agents"."""
+    _brief, page = compose(raw)
+
+    introduced = {
+        item["title"]
+        for block in page["blocks"]
+        if block["type"] == "features"
+        for item in block["items"]
+    } | {
+        name
+        for block in page["blocks"]
+        if block["type"] == "richtext"
+        for name in AGENT_NAMES
+        if re.search(rf"(^|\. ){name} [a-z]", block["markdown"])
+    }
+    named = {
+        name
+        for _field, text in visible(page)
+        for name in AGENT_NAMES
+        if re.search(rf"\b{name}\b", text)
+    }
+    assert named <= introduced

@@ -25,6 +25,7 @@ from workers.authoring.phrasing import (
     first_fit,
     fit_phrase,
     lower_first,
+    sentence_case,
     sentences,
     upper_first,
 )
@@ -128,6 +129,7 @@ class Composer:
             blocks.extend(self.unplaced_proof())
         if not any(b["type"] in ("cta", "leadform") for b in blocks[1:]):
             blocks.append(self.closing())
+        self._unnamed_strangers(blocks)
         payload: dict[str, Any] = {
             "slug": brief.slug,
             "title": self.page_title(hero["title"]),
@@ -140,6 +142,33 @@ class Composer:
         if description:
             payload["description"] = description
         return payload
+
+    def _unnamed_strangers(self, blocks: list[Block]) -> None:
+        """An agent the page names but never introduces (the company's steps say "Ledger and
+        your strategist review...") becomes "one of our agents": a buyer meets no name the
+        page has not explained. Introduced: a features card's title, or a prose sentence that
+        opens with the name and says what the agent does."""
+        introduced = {i["title"] for b in blocks if b["type"] == "features" for i in b["items"]}
+        for block in blocks:
+            if block["type"] == "richtext":
+                introduced |= {
+                    a.name
+                    for a in self.company.agents
+                    if re.search(rf"(^|[.!?] ){re.escape(a.name)} [a-z]", block["markdown"])
+                }
+        strangers = [a.name for a in self.company.agents if a.name not in introduced]
+        if not strangers:
+            return
+        named = re.compile(r"\b(" + "|".join(re.escape(n) for n in strangers) + r")\b")
+        for block in blocks:
+            items = block.get("items") if block["type"] in ("steps", "faq") else None
+            for item in items or []:
+                for key in ("body", "a"):
+                    if isinstance(item.get(key), str) and named.search(item[key]):
+                        item[key] = " ".join(
+                            sentence_case(named.sub("one of our agents", text))
+                            for text in sentences(item[key])
+                        )
 
     def plan(self) -> list[tuple[str, str]]:
         """(kind, heading) per section: the brief's, in order, else a plan chosen for it."""
@@ -259,7 +288,7 @@ class Composer:
         return hero
 
     def hero_title(self) -> str:
-        topic = self.brief.topic.strip().rstrip(".")
+        topic = sentence_case(self.brief.topic.strip().rstrip("."))
         if self.screen.ok(topic):
             fitted = fit_phrase(topic, 90)
             if fitted:
@@ -277,7 +306,7 @@ class Composer:
         )
 
     def page_title(self, hero_title: str) -> str:
-        topic = self.brief.topic.strip().rstrip(".")
+        topic = sentence_case(self.brief.topic.strip().rstrip("."))
         fitted = fit_phrase(topic, 60) if self.screen.ok(topic) else None
         return (
             first_fit([fitted, hero_title, f"{self.company.name} for {self.brief.icp.strip()}"], 60)
@@ -285,7 +314,7 @@ class Composer:
         )
 
     def description(self) -> str | None:
-        topic = self.brief.topic.strip()
+        topic = sentence_case(self.brief.topic.strip())
         lead = self.offer[0] if self.offer else None
         icp = self.brief.icp.strip()
         topic_ok = self.screen.ok(topic)
@@ -398,7 +427,7 @@ class Composer:
         voice, model = self.voice, self.company.engagement_model
         icp = self.brief.icp.strip()
         answers: dict[str, str | None] = {
-            "fit": voice.fit_answer.format(icp=icp, icp_lower=lower_first(icp)),
+            "fit": voice.fit_answer.format(icp=sentence_case(icp), icp_lower=lower_first(icp)),
             "scope": " ".join(self.pool.spend(s) for s in self.offer if not self.pool.is_used(s))[
                 :600
             ]

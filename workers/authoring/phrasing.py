@@ -95,7 +95,7 @@ def sentences(text: str | None) -> list[str]:
     text = _ELLIPSIS_END.sub(".", text.strip())
     text = _ELLIPSIS.sub(" \u2014 ", text)
     parts = _SENTENCE_END.split(text)
-    return [_closed(part.strip()) for part in parts if part.strip()]
+    return [_closed(sentence_case(part.strip())) for part in parts if part.strip()]
 
 
 def _closed(sentence: str) -> str:
@@ -113,6 +113,13 @@ def lower_first(text: str) -> str:
 def upper_first(text: str) -> str:
     """`text` with an upper-case first letter."""
     return text[:1].upper() + text[1:]
+
+
+def sentence_case(text: str) -> str:
+    """`text` as the start of a sentence or a heading: a first word typed all in lower case
+    gets its capital ("cold email" -> "Cold email"); "iPhone" or "eBay" are left as written."""
+    first = text.split(" ", 1)[0]
+    return upper_first(text) if first[:1].islower() and first == first.lower() else text
 
 
 # Words that mean the same thing to a reader, folded to one (a "pricing test" is an experiment).
