@@ -39,11 +39,18 @@ __all__ = [
 COLLECT_PATH = "/api/public/v1/collect"
 # The collect endpoint (api/rest/collect.py) drops a post whose honeypot field is filled, and
 # redirects to `?submitted=1`, or `?error=invalid_<field>#leadform` naming the field refused, or
-# `?error=rate_limited#leadform` for a post over its rate limit.
+# `?error=rate_limited#leadform` for a post over its rate limit, or `?error=unavailable#leadform`
+# when the ingest queue could not take it (nothing was sent).
 HONEYPOT_FIELD = "website"
 FORM_ANCHOR = "leadform"
 FormState = Literal[
-    "open", "submitted", "invalid_email", "invalid_name", "invalid_company", "rate_limited"
+    "open",
+    "submitted",
+    "invalid_email",
+    "invalid_name",
+    "invalid_company",
+    "rate_limited",
+    "unavailable",
 ]
 FORM_STATES: tuple[FormState, ...] = (
     "open",
@@ -52,6 +59,7 @@ FORM_STATES: tuple[FormState, ...] = (
     "invalid_name",
     "invalid_company",
     "rate_limited",
+    "unavailable",
 )
 
 

@@ -46,16 +46,23 @@ class _Refusing:
 
 
 @contextmanager
-def client_of_down_firestore(code: grpc.StatusCode) -> Iterator[firestore.Client]:
-    """A real Firestore client whose Firestore answers every call with `code`."""
+def refusing_server(code: grpc.StatusCode) -> Iterator[int]:
+    """A gRPC server on a local port (yielded) that answers every call of any service with
+    `code`: a Google Cloud service that is down, for any client pointed at it."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[_Refusing(code)])
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     try:
-        with _client_of(port) as client:
-            yield client
+        yield port
     finally:
         server.stop(grace=None)
+
+
+@contextmanager
+def client_of_down_firestore(code: grpc.StatusCode) -> Iterator[firestore.Client]:
+    """A real Firestore client whose Firestore answers every call with `code`."""
+    with refusing_server(code) as port, _client_of(port) as client:
+        yield client
 
 
 class Outage:

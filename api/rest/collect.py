@@ -9,11 +9,14 @@ per address; the beacon's page views carry a visitor id and get 60 a minute per 
 behind one address reads many pages; a flood from one address is still refused). A form post
 (the landing pages' lead form, no JavaScript needed) answers 303 to `/p/{slug}?submitted=1`,
 or to `/p/{slug}?error=invalid_<field>#leadform` naming the first visible field refused
-(`email`, `name`, `company`); a hidden field out of shape (no visitor typed it) is a 422;
-a JSON beacon answers 202. Event ids are `site:<hash of the submission and its day>` (or the
-beacon's own `id`), so a repeated delivery is stored once. Site events keep the UTM fields,
-referrer and visitor id as properties: a form takes them from its hidden fields (the beacon
-script adds them) or else from the query of the page URL its Referer carries.
+(`email`, `name`, `company`), or to `?error=rate_limited#leadform` over the rate limit and
+`?error=unavailable#leadform` while the ingest queue is down (both with Retry-After; a post
+naming no page gets the 429, or the 422 of a form naming no page); a hidden field out of
+shape (no visitor typed it) is a 422; a JSON beacon answers 202 (or the queue's 503). Event
+ids are `site:<hash of the submission and its day>` (or the beacon's own `id`), so a repeated
+delivery is stored once. Site events keep the UTM fields, referrer and visitor id as
+properties: a form takes them from its hidden fields (the beacon script adds them) or else
+from the query of the page URL its Referer carries.
 """
 
 from __future__ import annotations
@@ -238,7 +241,12 @@ def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
         return _see_other(f"{path}?error=invalid_{first}#leadform")
     if isinstance(event, list):  # only hidden fields failed: no visitor typed them
         raise _refused_form([i.model_copy(update={"field": _form_name(i.field)}) for i in event])
-    queue_events(backends, [event])
+    try:
+        queue_events(backends, [event])
+    except ApiError as err:
+        if err.status != 503:
+            raise
+        return _back_to_form(slug, "unavailable", err)  # nothing was queued
     logger.info("collect %s on %s", kind, slug, extra={"event_id": event.id})
     return _see_other(f"{path}?submitted=1")
 
@@ -254,7 +262,13 @@ def _form_rate_limited(err: ApiError) -> Response:
     slug = request.form.get("page", "").strip()
     if not _SLUG.match(slug) or len(slug) > 80:
         raise err
-    answer = _see_other(f"/p/{slug}?error=rate_limited#leadform")
+    return _back_to_form(slug, "rate_limited", err)
+
+
+def _back_to_form(slug: str, error: str, err: ApiError) -> Response:
+    """303 to the page's form in its `error` state (`rate_limited`, or `unavailable` while the
+    ingest queue is down), with the refusal's Retry-After."""
+    answer = _see_other(f"/p/{slug}?error={error}#leadform")
     answer.headers["Retry-After"] = err.headers["Retry-After"]
     return answer
 

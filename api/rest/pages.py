@@ -234,6 +234,8 @@ def _form_state() -> FormState:
             return "invalid_company"
         case "rate_limited":
             return "rate_limited"
+        case "unavailable":
+            return "unavailable"
     return "open"
 
 

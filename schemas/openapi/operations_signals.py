@@ -138,7 +138,9 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
                 303,
                 "Form post: back to `/p/{slug}?submitted=1`, or `?error=invalid_email`,"
                 " `invalid_name` or `invalid_company` naming the field to fix, or"
-                " `?error=rate_limited` (with Retry-After) over the rate limit",
+                " `?error=rate_limited` (with Retry-After) over the rate limit, or"
+                " `?error=unavailable` (with Retry-After) while the ingest queue is down:"
+                " nothing was recorded, the visitor is asked to send it again in a minute",
             ),
         ),
         description=(
@@ -149,7 +151,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         ),
         request=CollectBeaconDoc,
         other_requests=((FORM, CollectFormDoc),),
-        errors=(400, 403, 408, 413, 415, 422, 429),
+        errors=(400, 403, 408, 413, 415, 422, 429, 503),
     ),
 )
 

@@ -7,6 +7,7 @@ import json
 import logging
 from typing import Any
 
+import grpc  # type: ignore[import-untyped]  # grpcio ships no stubs
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -19,6 +20,8 @@ from backends.ports import StreamQuery
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
 from schemas.signals.events import Event, Position, parse_since
+from tests.e2e.sample_page import store_page
+from tests.pubsub_wire import publisher_of_down_pubsub
 
 URL = "/api/public/v1/collect"
 SITE = {"Origin": "http://testserver"}
@@ -177,6 +180,35 @@ def test_a_lead_form_over_the_rate_limit_goes_back_to_its_page_saying_to_wait(
     assert limited.headers["Location"] == "/p/growth-audit?error=rate_limited#leadform"
     assert 1 <= int(limited.headers["Retry-After"]) <= 60
     assert (no_page.status_code, no_page.get_json()["error"]) == (429, "rate_limited")
+
+
+@pytest.mark.spec("signals.collect")
+def test_a_lead_form_posted_while_pubsub_is_down_goes_back_to_its_page_saying_nothing_was_sent(
+    settings: Settings, backends: Backends
+) -> None:
+    """A visitor's browser shows the page again with the form's message that nothing was sent
+    and to try again in a minute, not the 503 problem document in JSON; Retry-After is kept and
+    no field the visitor typed goes into the URL. A beacon still gets the 503 itself, and a
+    post naming no page its 422 (it never reaches the queue)."""
+    store_page(backends.pages, "growth-audit")
+    with publisher_of_down_pubsub(grpc.StatusCode.UNAVAILABLE) as down:
+        client = create_app(
+            app_config(settings), dataclasses.replace(backends, signal_queue=down)
+        ).test_client()
+        sent = client.post(URL, data=FORM, headers=SITE)
+        beacon = client.post(URL, json={"type": "article_read"}, headers=SITE)
+        no_page = client.post(URL, data={**FORM, "page": "Not a slug"}, headers=SITE)
+    shown = client.get(sent.headers["Location"])
+
+    assert sent.status_code == 303
+    assert sent.headers["Location"] == "/p/growth-audit?error=unavailable#leadform"
+    assert sent.headers["Retry-After"] == "5"
+    assert shown.status_code == 200
+    assert "nothing was sent. Please try again in a minute." in shown.get_data(as_text=True)
+    assert (beacon.status_code, beacon.get_json()["error"]) == (503, "unavailable")
+    assert beacon.headers["Retry-After"] == "5"
+    assert (no_page.status_code, no_page.get_json()["error"]) == (422, "invalid_payload")
+    assert stored(backends) == []
 
 
 @pytest.mark.parametrize(

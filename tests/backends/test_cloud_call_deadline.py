@@ -58,6 +58,13 @@ def until_it_works(call: Callable[[], Any]) -> Any:
     return retried_until(attempt, lambda outcome: outcome[0], timeout=30, each=ANSWERED_WITHIN)[1]
 
 
+def refused(answer: Any) -> bool:
+    """A 503, or a lead form sent back to its page because the queue did not take it."""
+    return bool(
+        answer.status_code == 503 or "error=unavailable" in answer.headers.get("Location", "")
+    )
+
+
 @pytest.fixture
 def pubsub_hole(pubsub_emulator: ManagedProcess) -> Iterator[BlackHole]:
     with black_hole(pubsub_emulator.host) as found:
@@ -65,14 +72,15 @@ def pubsub_hole(pubsub_emulator: ManagedProcess) -> Iterator[BlackHole]:
 
 
 @pytest.mark.spec("signals.ingest")
-def test_an_event_batch_and_a_lead_form_answer_503_within_the_deadline_while_pubsub_hangs(
+def test_an_event_batch_and_a_lead_form_are_refused_within_the_deadline_while_pubsub_hangs(
     settings: Settings,
     backends: Backends,
     pubsub_hole: BlackHole,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """signals-api.md Errors: POST events and /collect publish to Pub/Sub; a publish nobody
-    answers is a 503 in seconds, and the retry once it is back is published."""
+    answers is, in seconds, a 503 (a lead form: its page's `?error=unavailable`, with the same
+    Retry-After), and the retry once it is back is published."""
     topic = f"t{uuid.uuid4().hex[:10]}"
     admin = pubsub_v1.PublisherClient()
     subscriber = pubsub_v1.SubscriberClient()
@@ -98,16 +106,18 @@ def test_an_event_batch_and_a_lead_form_answer_503_within_the_deadline_while_pub
         during = [answer_within(call, timeout=ANSWERED_WITHIN) for call in (send, collect)]
         pubsub_hole.come_back()
         after = [
-            retried_until(call, lambda a: a.status_code != 503, timeout=30, each=ANSWERED_WITHIN)
+            retried_until(call, lambda a: not refused(a), timeout=30, each=ANSWERED_WITHIN)
             for call in (send, collect)
         ]
         pulled = subscriber.pull(subscription=sub_path, max_messages=10, timeout=10)
     finally:
         publisher.stop()
 
-    assert [(a.status_code, a.headers["Retry-After"]) for a in during] == [(503, "5")] * 2
+    assert [(a.status_code, a.headers["Retry-After"]) for a in during] == [(503, "5"), (303, "5")]
     assert during[0].get_json()["error"] == "unavailable"
+    assert during[1].headers["Location"] == "/p/growth-audit?error=unavailable#leadform"
     assert [a.status_code for a in after] == [202, 303]
+    assert after[1].headers["Location"] == "/p/growth-audit?submitted=1"
     assert len(pulled.received_messages) >= 2  # at least once: Pub/Sub's own promise
 
 

@@ -110,3 +110,29 @@ def test_a_rate_limited_form_shows_the_page_with_a_wait_message_above_the_button
     assert page.locator("[aria-invalid]").count() == 0
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
     context.close()
+
+
+@pytest.mark.spec("pages.leadform")
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_form_the_queue_could_not_take_shows_the_page_saying_nothing_was_sent_above_the_button(
+    browser: Browser, live_server: LiveServer, slug: str, width: int
+) -> None:
+    """collect's `?error=unavailable` redirect (the ingest queue was down): the form is there
+    to send again, with a message, announced to screen readers, that nothing was sent and to
+    try again in a minute; no field is marked."""
+    store_page(live_server.backends.pages, slug)
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": width, "height": 844}
+    )
+    page = context.new_page()
+    page.goto(f"{live_server.url}/p/{slug}?error=unavailable#leadform")
+
+    message = page.get_by_role("alert")
+    button = page.get_by_role("button", name="Book the audit").last
+    assert message.is_visible()
+    assert "nothing was sent" in message.inner_text().lower()
+    assert "try again in a minute" in message.inner_text().lower()
+    assert message.bounding_box()["y"] < button.bounding_box()["y"]  # type: ignore[index]
+    assert page.locator("form [aria-invalid]").count() == 0
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    context.close()

@@ -59,6 +59,7 @@ def visitor_paths(live_server: LiveServer) -> dict[str, str]:
         "invalid_name": "?error=invalid_name",
         "invalid_company": "?error=invalid_company",
         "rate_limited": "?error=rate_limited",
+        "unavailable": "?error=unavailable",
     }
     assert set(queries) == set(FORM_STATES)
     return {
