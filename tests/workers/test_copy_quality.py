@@ -235,15 +235,21 @@ def test_a_topic_naming_b2b_is_printed_not_dropped_as_an_unbacked_figure() -> No
     assert any("pricing page audit" in t.lower() for _f, t in copy(page))
 
 
+# Every place a sentence starts, in lower case or not (the test's own judge, not the writer's
+# splitter).
+_SENTENCE_STARTS = re.compile(r"(?<=[.!?])\s+")
+
+
 def _typed_in_lower_case(raw: dict[str, Any]) -> dict[str, Any]:
-    """The brief as an agent or a hurried person types it: every text starting in lower case."""
-    lowered = {k: lower_first(v) for k, v in raw.items() if k in ("topic", "icp", "offer")}
+    """The brief as an agent or a hurried person types it: every text, and every sentence of
+    the offer, starting in lower case ("... and copy. you get ...")."""
+    lowered = {k: lower_first(v) for k, v in raw.items() if k in ("topic", "icp")}
+    if raw.get("offer"):
+        said = _SENTENCE_STARTS.split(raw["offer"])
+        lowered["offer"] = " ".join(lower_first(sentence) for sentence in said)
     return {**raw, **lowered, "slug": raw["slug"] + "-lower"}
 
 
-# Every place a sentence starts, in lower case or not (the writer's own splitter only cuts
-# before a capital, so it cannot be the judge here).
-_SENTENCE_STARTS = re.compile(r"(?<=[.!?])\s+")
 LOWER_CASE_BRIEFS = [
     *[_typed_in_lower_case(raw) for raw in BRIEFS if raw.get("offer") or raw.get("sections")][:8],
     {
@@ -259,6 +265,12 @@ LOWER_CASE_BRIEFS = [
         "topic": "landing pages that convert",
         "icp": "founders of seed-stage B2B startups",
         "offer": "we check your domains and copy. you get a fix list in 48 hours.",
+    },
+    {
+        "slug": "fix-list-lower",
+        "topic": "landing pages that convert",
+        "icp": "founders of seed-stage B2B startups",
+        "offer": "we check your domains and copy. you get a written fix list. you keep it.",
     },
 ]
 
@@ -315,3 +327,67 @@ def test_an_agent_named_on_the_page_is_introduced_on_it(raw: dict[str, Any]) -> 
         if re.search(rf"\b{name}\b", text)
     }
     assert named <= introduced
+
+
+@pytest.mark.spec("content.generate")
+def test_each_sentence_of_an_offer_typed_in_lower_case_is_printed_whole_with_its_capital() -> None:
+    """An offer typed as "... and copy. you get a written fix list." is two sentences a buyer
+    reads, each with its capital, not one sentence with "you" in lower case after a stop."""
+    brief = LOWER_CASE_BRIEFS[-1]
+
+    _brief, page = compose(brief)
+
+    said = {
+        sentence.rstrip(".")
+        for _f, text in visible(page)
+        for sentence in _SENTENCE_STARTS.split(text)
+    }
+    assert "We check your domains and copy" in said
+    assert "You get a written fix list" in said
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("we check your copy. you get a list!", ["We check your copy.", "You get a list!"]),
+        ("ready? we start monday.", ["Ready?", "We start monday."]),
+        (
+            "Ads, e.g. search and social, vs. organic. we report weekly.",
+            ["Ads, e.g. search and social, vs. organic.", "We report weekly."],
+        ),
+        (
+            "Pages for the U.S. market, etc. and more.",
+            ["Pages for the U.S. market, etc. and more."],
+        ),
+    ],
+)
+def test_the_writer_splits_sentences_at_every_full_stop_but_not_after_an_abbreviation(
+    text: str, expected: list[str]
+) -> None:
+    """A sentence may start in lower case as typed; "e.g.", "vs.", "etc." or "U.S." end none."""
+    assert sentences(text) == expected
+
+
+@pytest.mark.spec("content.generate")
+@pytest.mark.parametrize(
+    "raw", BRIEFS + LOWER_CASE_BRIEFS, ids=IDS + [b["slug"] for b in LOWER_CASE_BRIEFS]
+)
+def test_no_sentence_a_visitor_reads_is_a_single_word(raw: dict[str, Any]) -> None:
+    """An offer of one word ("pages") is no sentence a buyer can read: never "For marketing
+    managers. Pages." in the hero or the description; a note says it was left out and why."""
+    brief, page = compose(raw)
+
+    prose = [(f, t) for f, t in visible(page) if not f.endswith(("title", ".q"))]
+    texts = [*prose, ("description", page.get("description"))]
+    one_word = [
+        (field, sentence)
+        for field, text in texts
+        if text
+        for sentence in _SENTENCE_STARTS.split(text)
+        if re.fullmatch(r"[\w'-]+[.!?]", sentence)
+    ]
+    assert one_word == []
+    if raw.get("offer") == "pages":
+        (note,) = [n for n in brief_notes(brief, page, brand=CATALOG.brand) if n.field == "offer"]
+        assert note.code == "dropped"
+        assert "one word" in note.message

@@ -25,6 +25,7 @@ from workers.authoring.phrasing import (
     first_fit,
     fit_phrase,
     lower_first,
+    one_word,
     sentence_case,
     sentences,
     upper_first,
@@ -66,7 +67,8 @@ class Composer:
         self.stats: list[Stat] = []
         self.plain: list[str] = []
         self._read_proof()
-        self.offer = [s for s in sentences(brief.offer) if self.screen.ok(s)]
+        # A one-word offer ("pages") is no sentence to print; notes.py says it was left out.
+        self.offer = [s for s in sentences(brief.offer) if self.screen.ok(s) and not one_word(s)]
         self._fill_pool()
 
     # --- material ---------------------------------------------------------------------

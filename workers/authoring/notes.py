@@ -18,7 +18,7 @@ from gate.text import text_fields
 from schemas.catalog import Brand
 from schemas.content.jobs import BriefNote, GenerationBrief
 from workers.authoring.material import Screen
-from workers.authoring.phrasing import sentences
+from workers.authoring.phrasing import one_word, sentences
 from workers.authoring.proof import read_quote
 
 _LINK_FIELDS = ("cta_href", "ctaHref")
@@ -86,6 +86,10 @@ def _topic(brief: GenerationBrief, page: _Page, screen: Screen) -> Iterator[Brie
 
 def _offer(brief: GenerationBrief, page: _Page, screen: Screen) -> Iterator[BriefNote]:
     for sentence in sentences(brief.offer):
+        if one_word(sentence):
+            why = "one word is not a sentence a buyer can read; say what the client gets"
+            yield _note("offer", "dropped", f"{_start(sentence)} left out: {why}")
+            continue
         if page.says(sentence):
             continue
         code, why = _why(screen, sentence, "no block had room for it")

@@ -29,7 +29,12 @@ DANGLING = frozenset(
 )
 _ELLIPSIS_END = re.compile(r"\s*(?:\.{3}|\u2026)\s*$|\s*(?:\.{3}|\u2026)(?=\s+[A-Z])")
 _ELLIPSIS = re.compile(r"\s*(?:\.{3}|\u2026)\s*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"\u201c(])")
+_STOP = re.compile(r"(?<=[.!?])\s+")
+_STARTS_SENTENCE = re.compile(r"[A-Z0-9\"\u201c(]")
+# Words that end in a full stop inside a sentence ("e.g. search", "etc. and more").
+_ABBREVIATIONS = frozenset(
+    str.split("e.g. i.e. etc. vs. cf. approx. incl. esp. ca. no. dr. mr. mrs. ms. st.")
+)
 
 
 def first_fit(options: Iterable[str | None], limit: int) -> str | None:
@@ -94,8 +99,31 @@ def sentences(text: str | None) -> list[str]:
     # A trailing-off "..." reads as unfinished: mid-sentence it becomes a dash, at the end a stop.
     text = _ELLIPSIS_END.sub(".", text.strip())
     text = _ELLIPSIS.sub(" \u2014 ", text)
-    parts = _SENTENCE_END.split(text)
+    parts: list[str] = []
+    for piece in _STOP.split(text):
+        if parts and not _ends_sentence(parts[-1], piece):
+            parts[-1] += " " + piece
+        else:
+            parts.append(piece)
     return [_closed(sentence_case(part.strip())) for part in parts if part.strip()]
+
+
+def _ends_sentence(before: str, after: str) -> bool:
+    """Whether the stop ending `before` ends a sentence: before a capital, a digit or a quote
+    always; before a word typed in lower case ("... copy. you get ...") unless the stop ends an
+    abbreviation ("e.g.", "vs.", "U.S.") or an initial."""
+    if _STARTS_SENTENCE.match(after):
+        return True
+    if not after[:1].islower():
+        return False
+    last = before.rsplit(None, 1)[-1].lower()
+    word = last[:-1]
+    return last not in _ABBREVIATIONS and len(word) > 1 and "." not in word
+
+
+def one_word(sentence: str) -> bool:
+    """A "sentence" of a single word ("Pages."): no buyer reads it as one."""
+    return len(re.findall(r"[\w'-]+", sentence)) < 2
 
 
 def _closed(sentence: str) -> str:
