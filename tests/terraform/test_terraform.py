@@ -65,6 +65,8 @@ NOT_IN_THE_CLOUD = {
     "job_recovery_seconds": "the default (a pass a minute) is the policy",
     "job_max_requeues": "the default (3) is the policy",
     "pubsub_emulator_host": "emulated mode only",
+    "firestore_emulator_host": "emulated mode only",
+    "storage_emulator_host": "emulated mode only",
     "push_oidc_jwks_url": "Google's JWKS is the default",
     "rate_limit_window_seconds": "the defaults are the policy; Cloud Armor limits per IP in front",
     "rate_limit_content": "the defaults are the policy; Cloud Armor limits per IP in front",
