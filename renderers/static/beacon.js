@@ -99,11 +99,19 @@
       button.addEventListener("click", function () {
         store("frontdoor_consent", choice[1]);
         box.remove();
+        reserve();
         if (choice[1] === "yes") start();
       });
       box.appendChild(button);
     });
     document.body.appendChild(box);
+    // Focus and in-page links scroll what they reach above the bar, not under it.
+    var root = document.documentElement;
+    function reserve() {
+      root.style.scrollPaddingBottom = box.isConnected ? box.offsetHeight + "px" : "";
+    }
+    reserve();
+    window.addEventListener("resize", reserve);
   }
 
   window.frontdoor = { identify: identify };

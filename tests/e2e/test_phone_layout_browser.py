@@ -1,0 +1,107 @@
+"""What a visitor on a phone meets on /p/{slug}, in chromium: the consent notice does not hide
+the lead form after a redirect to it, and the header's brand and CTA stay readable.
+Screenshots go to /tmp/pagelook2/ (not the repo)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page
+
+from tests.e2e.conftest import LiveServer
+from tests.e2e.sample_page import store_page
+from tests.e2e.test_beacon_browser import consent_server
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path("/tmp/pagelook2")  # noqa: S108  # pictures to look at, never committed
+
+# Whether the element under the centre of a target is the target or inside it.
+ON_TOP = """el => {
+  const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+  return hit !== null && el.contains(hit);
+}"""
+
+
+@pytest.fixture(scope="module")
+def consent_live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The app with BEACON_CONSENT=required, once for the module."""
+    with consent_server(tmp_path_factory.mktemp("consent")) as live:
+        yield live
+
+
+def shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def assert_shown_and_uncovered(page: Page, target: Locator, notice: Locator) -> None:
+    """The target, scrolled to as the browser scrolls to what gets focus, is in the viewport
+    and on top at its centre, and its box does not meet the notice's."""
+    target.scroll_into_view_if_needed()
+    box, bar = target.bounding_box(), notice.bounding_box()
+    assert box is not None
+    assert bar is not None
+    height = page.evaluate("innerHeight")
+    assert box["y"] >= 0
+    assert box["y"] + box["height"] <= height
+    assert box["y"] + box["height"] <= bar["y"]
+    assert target.evaluate(ON_TOP)
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize("state", ["invalid_email", "rate_limited", "unavailable"])
+def test_after_a_redirect_to_the_form_the_consent_notice_hides_neither_its_message_nor_its_button(
+    browser: Browser, consent_live: LiveServer, slug: str, width: int, state: str
+) -> None:
+    """The notice is a bar at the foot of the viewport; what the visitor must read and press
+    scrolls into view above it, and at the page's end the footer is not under it."""
+    store_page(consent_live.backends.pages, slug)
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    page = context.new_page()
+    page.goto(f"{consent_live.url}/p/{slug}?error={state}#leadform")
+    notice = page.get_by_role("region", name="Analytics consent")
+    notice.wait_for()
+    message = page.locator(".leadform .field-error, .leadform [role=alert]")
+    button = page.get_by_role("button", name="Book the audit").last
+    shot(page, f"consent-{state}-{width}")
+
+    assert_shown_and_uncovered(page, message, notice)
+    assert_shown_and_uncovered(page, button, notice)
+    shot(page, f"consent-{state}-{width}-button")
+    page.evaluate("scrollTo(0, document.documentElement.scrollHeight)")
+    assert page.locator(".footer-legal p").evaluate(ON_TOP)
+    assert page.get_by_role("button", name="Yes").count() == 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    context.close()
+
+
+def test_the_consent_notice_is_answered_with_the_keyboard_and_gives_its_room_back(
+    browser: Browser, consent_live: LiveServer, slug: str
+) -> None:
+    """The submit button, focused, is above the bar; the bar comes last in the tab order (after
+    the footer), and Enter on No removes it and its scroll padding."""
+    store_page(consent_live.backends.pages, slug)
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(f"{consent_live.url}/p/{slug}?error=rate_limited#leadform")
+    notice = page.get_by_role("region", name="Analytics consent")
+    notice.wait_for()
+    padding = page.evaluate("getComputedStyle(document.documentElement).scrollPaddingBottom")
+
+    page.get_by_role("button", name="Book the audit").last.focus()
+    assert_shown_and_uncovered(page, page.locator(":focus"), notice)
+    page.locator(".footer-links a").last.focus()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.textContent")
+    page.keyboard.press("Enter")
+
+    assert padding != "auto"
+    assert focused == "No"
+    assert notice.count() == 0
+    assert page.evaluate("getComputedStyle(document.documentElement).scrollPaddingBottom") == "auto"
+    context.close()
