@@ -105,10 +105,10 @@
       box.appendChild(button);
     });
     document.body.appendChild(box);
-    // Focus and in-page links scroll what they reach above the bar, not under it.
+    // Focus and in-page links scroll what they reach above the bar (with a little air), not under it.
     var root = document.documentElement;
     function reserve() {
-      root.style.scrollPaddingBottom = box.isConnected ? box.offsetHeight + "px" : "";
+      root.style.scrollPaddingBottom = box.isConnected ? Math.ceil(box.getBoundingClientRect().height) + 12 + "px" : "";
     }
     reserve();
     window.addEventListener("resize", reserve);

@@ -39,9 +39,11 @@ def shot(page: Page, name: str) -> None:
 
 
 def assert_shown_and_uncovered(page: Page, target: Locator, notice: Locator) -> None:
-    """The target, scrolled to as the browser scrolls to what gets focus, is in the viewport
-    and on top at its centre, and its box does not meet the notice's."""
-    target.scroll_into_view_if_needed()
+    """The target, scrolled to from above just far enough to show it (block: nearest, as
+    browsers other than chromium scroll to what gets focus), is in the viewport and on top at
+    its centre, and its box does not meet the notice's."""
+    page.evaluate("scrollTo(0, 0)")
+    target.evaluate("el => el.scrollIntoView({block: 'nearest'})")
     box, bar = target.bounding_box(), notice.bounding_box()
     assert box is not None
     assert bar is not None
