@@ -17,12 +17,19 @@ from tests.e2e.test_beacon_browser import consent_server
 pytestmark = pytest.mark.browser
 
 SHOTS = Path("/tmp/pagelook2")  # noqa: S108  # pictures to look at, never committed
+FORTY = "Book a free 45-minute pipeline audit now"  # the gate's longest cta_label
 
 # Whether the element under the centre of a target is the target or inside it.
 ON_TOP = """el => {
   const r = el.getBoundingClientRect();
   const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
   return hit !== null && el.contains(hit);
+}"""
+# How many line boxes an element's text takes.
+LINES = """el => {
+  const range = document.createRange();
+  range.selectNodeContents(el);
+  return new Set(Array.from(range.getClientRects(), r => Math.round(r.top))).size;
 }"""
 
 
@@ -106,4 +113,40 @@ def test_the_consent_notice_is_answered_with_the_keyboard_and_gives_its_room_bac
     assert focused == "No"
     assert notice.count() == 0
     assert page.evaluate("getComputedStyle(document.documentElement).scrollPaddingBottom") == "auto"
+    context.close()
+
+
+@pytest.mark.parametrize("label", ["Book an intro call", "Book the audit"])
+def test_on_a_390_px_phone_the_header_cta_and_brand_each_take_one_line(
+    browser: Browser, live_server: LiveServer, slug: str, label: str
+) -> None:
+    """The repo's CTA labels (the composer's default and the sample page's) and brand name."""
+    store_page(live_server.backends.pages, slug, cta_label=label)
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(f"{live_server.url}/p/{slug}")
+    cta = page.locator(".site-header .button")
+    shot(page, f"header-390-{label.replace(' ', '-')}")
+
+    assert cta.inner_text() == label
+    assert cta.evaluate(LINES) == 1
+    assert page.locator(".site-header .brand span").evaluate(LINES) == 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    context.close()
+
+
+def test_on_a_320_px_phone_a_header_cta_of_the_gates_40_characters_scrolls_nothing_sideways(
+    browser: Browser, live_server: LiveServer, slug: str
+) -> None:
+    """schemas/content/pages.py caps cta_label at 40 characters; the header fits it at 320 px
+    and keeps the brand on one line."""
+    store_page(live_server.backends.pages, slug, cta_label=FORTY)
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 320, "height": 640})
+    page = context.new_page()
+    page.goto(f"{live_server.url}/p/{slug}")
+    shot(page, "header-320-forty")
+
+    assert len(FORTY) == 40
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    assert page.locator(".site-header .brand span").evaluate(LINES) == 1
     context.close()
