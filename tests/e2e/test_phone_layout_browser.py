@@ -116,6 +116,31 @@ def test_the_consent_notice_is_answered_with_the_keyboard_and_gives_its_room_bac
     context.close()
 
 
+SHIFTS = """window.shifts = 0;
+new PerformanceObserver(list => list.getEntries().forEach(e => {
+  if (!e.hadRecentInput) window.shifts += e.value;
+})).observe({type: "layout-shift", buffered: true});"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize("where", ["", "?error=rate_limited#leadform"])
+def test_the_consent_bar_appearing_shifts_no_layout(
+    browser: Browser, consent_live: LiveServer, slug: str, width: int, where: str
+) -> None:
+    """Cumulative layout shift (the layout-shift entries Lighthouse sums) stays 0 while the
+    page loads and the bar appears."""
+    store_page(consent_live.backends.pages, slug)
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    context.add_init_script(SHIFTS)
+    page = context.new_page()
+    page.goto(f"{consent_live.url}/p/{slug}{where}")
+    page.get_by_role("region", name="Analytics consent").wait_for()
+    page.wait_for_load_state("networkidle")
+
+    assert page.evaluate("window.shifts") == 0
+    context.close()
+
+
 @pytest.mark.parametrize("label", ["Book an intro call", "Book the audit"])
 def test_on_a_390_px_phone_the_header_cta_and_brand_each_take_one_line(
     browser: Browser, live_server: LiveServer, slug: str, label: str
