@@ -175,3 +175,31 @@ def test_on_a_320_px_phone_a_header_cta_of_the_gates_40_characters_scrolls_nothi
     assert page.evaluate("document.documentElement.scrollWidth") <= 320
     assert page.locator(".site-header .brand span").evaluate(LINES) == 1
     context.close()
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+@pytest.mark.parametrize(
+    "state", ["invalid_email", "invalid_name", "invalid_company", "rate_limited", "unavailable"]
+)
+def test_on_a_390_px_phone_a_redirect_to_the_form_lands_on_what_to_fix(
+    browser: Browser, live_server: LiveServer, slug: str, state: str, javascript: bool
+) -> None:
+    """`?error=…#leadform` opens with the form's message in view, not the section's heading and
+    its steps a screen above it; a link to `#leadform` with no error still opens the section."""
+    store_page(live_server.backends.pages, slug)
+    context = browser.new_context(
+        java_script_enabled=javascript, viewport={"width": 390, "height": 844}
+    )
+    page = context.new_page()
+    page.goto(f"{live_server.url}/p/{slug}?error={state}#leadform")
+    message = page.locator(".leadform .field-error, .leadform [role=alert]")
+    shot(page, f"landing-{state}-{'js' if javascript else 'nojs'}")
+    box = message.bounding_box()
+
+    assert box is not None
+    assert 0 <= box["y"] and box["y"] + box["height"] <= 844
+    page.goto(f"{live_server.url}/p/{slug}#leadform")
+    heading = page.locator(".leadform h2").bounding_box()
+    assert heading is not None
+    assert 0 <= heading["y"] < 844
+    context.close()
