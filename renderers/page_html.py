@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Literal, get_args
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
@@ -52,15 +52,7 @@ FormState = Literal[
     "rate_limited",
     "unavailable",
 ]
-FORM_STATES: tuple[FormState, ...] = (
-    "open",
-    "submitted",
-    "invalid_email",
-    "invalid_name",
-    "invalid_company",
-    "rate_limited",
-    "unavailable",
-)
+FORM_STATES: tuple[FormState, ...] = get_args(FormState)
 
 
 @dataclass(frozen=True)
