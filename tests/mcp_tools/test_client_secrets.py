@@ -61,6 +61,27 @@ def basic(client_id: str, secret: str) -> dict[str, str]:
     return {"Authorization": "Basic " + base64.b64encode(pair.encode()).decode()}
 
 
+async def code_exchanged_with_basic(
+    served: Served, headers: dict[str, str] | None = None
+) -> httpx2.Response:
+    """A new client_secret_basic client's code exchanged at /token with HTTP Basic alone (no
+    client_id in the form), with `headers` besides."""
+    client = register_confidential(served, "client_secret_basic")
+    pkce = new_pkce()
+    code = await obtain_code(served, client["client_id"], pkce)
+    return httpx2.post(
+        f"{served.base}/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "code_verifier": pkce.verifier,
+            "redirect_uri": REDIRECT_URI,
+            "resource": f"{served.base}/mcp",
+        },
+        headers={**basic(client["client_id"], client["client_secret"]), **(headers or {})},
+    )
+
+
 def raw_client_row(served: Served, client_id: str) -> dict[str, object]:
     with sqlite3.connect(served.data_dir / "frontdoor.sqlite3") as conn:
         row = conn.execute(

@@ -7,8 +7,9 @@ from __future__ import annotations
 import httpx2
 import pytest
 
-from tests.mcp_tools.conftest import REDIRECT_URI, new_pkce, obtain_code
-from tests.mcp_tools.test_client_secrets import basic, register_confidential
+from tests.mcp_tools.test_client_secrets import (
+    code_exchanged_with_basic,
+)
 from tests.served import Served
 
 pytestmark = [pytest.mark.anyio, pytest.mark.spec("mcp.oauth")]
@@ -53,21 +54,7 @@ async def test_the_preflight_of_an_oauth_endpoint_still_refuses_a_header_it_does
 async def test_a_cross_origin_token_request_with_http_basic_is_answered_with_open_cors(
     served: Served,
 ) -> None:
-    client = register_confidential(served, "client_secret_basic")
-    pkce = new_pkce()
-    code = await obtain_code(served, client["client_id"], pkce)
-
-    response = httpx2.post(
-        f"{served.base}/token",
-        data={
-            "grant_type": "authorization_code",
-            "code": code,
-            "code_verifier": pkce.verifier,
-            "redirect_uri": REDIRECT_URI,
-            "resource": f"{served.base}/mcp",
-        },
-        headers={**basic(client["client_id"], client["client_secret"]), "Origin": ORIGIN},
-    )
+    response = await code_exchanged_with_basic(served, {"Origin": ORIGIN})
 
     assert response.status_code == 200, response.text
     assert response.headers["access-control-allow-origin"] == "*"

@@ -15,10 +15,13 @@ from tests.mcp_tools.conftest import (
     authorize_url,
     call_tool_raw,
     new_pkce,
-    obtain_code,
     register,
 )
-from tests.mcp_tools.test_client_secrets import basic, register_confidential
+from tests.mcp_tools.test_client_secrets import (
+    basic,
+    code_exchanged_with_basic,
+    register_confidential,
+)
 from tests.served import Served
 
 pytestmark = [pytest.mark.anyio, pytest.mark.spec("mcp.oauth")]
@@ -61,21 +64,7 @@ async def test_a_token_request_without_a_grant_type_is_invalid_request(served: S
 async def test_a_client_may_authenticate_with_http_basic_alone(served: Served) -> None:
     """RFC 6749 §2.3.1: with client_secret_basic the client_id travels in the header; the
     form need not repeat it."""
-    client = register_confidential(served, "client_secret_basic")
-    pkce = new_pkce()
-    code = await obtain_code(served, client["client_id"], pkce)
-
-    response = httpx2.post(
-        f"{served.base}/token",
-        data={
-            "grant_type": "authorization_code",
-            "code": code,
-            "code_verifier": pkce.verifier,
-            "redirect_uri": REDIRECT_URI,
-            "resource": f"{served.base}/mcp",
-        },
-        headers=basic(client["client_id"], client["client_secret"]),
-    )
+    response = await code_exchanged_with_basic(served)
 
     assert response.status_code == 200, response.text
     assert call_tool_raw(served, response.json()["access_token"]).status_code == 200
