@@ -1,7 +1,8 @@
 /* frontdoor beacon: one page_view per page load to this service's /collect.
  * No cookies, no third-party code. A random visitor id is kept in localStorage.
  * Sends nothing when the browser signals Global Privacy Control or Do Not Track.
- * data-consent="required" on the script tag waits for the visitor's yes (a small notice).
+ * data-consent="required" on the script tag waits for the visitor's yes (a small notice,
+ * styled by our stylesheet on our pages and by itself on other sites).
  * Lead forms posting to /collect get hidden visitor_id, referrer and utm_* fields.
  * window.frontdoor.identify(email) links this visitor to a person (an identify event). */
 (function () {
@@ -83,32 +84,59 @@
     send({ type: "identify", person: { email: String(email).slice(0, 254) }, properties: { visitor_id: visitorId() } });
   }
 
+  // Other sites carry none of our stylesheets, and may have rules of their own for a class
+  // like "consent": there the notice styles itself, inline (CSSOM, which a CSP allows).
+  var ownSite = base === location.origin;
+  var BAR = "position:fixed;left:0;right:0;bottom:0;z-index:2147483647;display:flex;flex-wrap:wrap;justify-content:center;align-items:center;gap:8px 16px;margin:0;padding:12px 20px;box-sizing:border-box;background:#fff;color:#17212b;border-top:1px solid #d5dbe1;box-shadow:0 -10px 30px -24px rgba(23,33,43,.5);font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;text-align:left";
+  var TEXT = "display:block;flex:1 1 280px;max-width:560px;margin:0;padding:0;font:inherit;color:inherit";
+  var BUTTON = "display:inline-block;min-height:40px;min-width:64px;margin:0;padding:8px 16px;border:1px solid #17212b;border-radius:6px;background:#17212b;color:#fff;font:inherit;font-weight:600;cursor:pointer";
+
+  function dress(el, rules) {
+    if (ownSite) return;
+    rules.split(";").forEach(function (rule) {
+      var at = rule.indexOf(":");
+      el.style.setProperty(rule.slice(0, at), rule.slice(at + 1), "important");
+    });
+  }
+
   function askConsent() {
     var box = document.createElement("div");
-    box.className = "consent";
+    if (ownSite) box.className = "consent";
+    dress(box, BAR);
     box.setAttribute("role", "region");
     box.setAttribute("aria-label", "Analytics consent");
     var text = document.createElement("p");
     text.textContent = "May we count your visit? We keep a random id in this browser, no cookies, nothing shared with third parties.";
+    dress(text, TEXT);
     box.appendChild(text);
+    // On other sites the bar is fixed: a spacer before it gives the page's end room to scroll above it.
+    var spacer = ownSite ? null : document.createElement("div");
     [["Yes", "yes"], ["No", "no"]].forEach(function (choice) {
       var button = document.createElement("button");
       button.type = "button";
-      button.className = "button button-small";
+      if (ownSite) button.className = "button button-small";
+      dress(button, BUTTON);
       button.textContent = choice[0];
       button.addEventListener("click", function () {
         store("frontdoor_consent", choice[1]);
         box.remove();
+        if (spacer) spacer.remove();
         reserve();
         if (choice[1] === "yes") start();
       });
       box.appendChild(button);
     });
+    if (spacer) {
+      spacer.setAttribute("aria-hidden", "true");
+      document.body.appendChild(spacer);
+    }
     document.body.appendChild(box);
     // Focus and in-page links scroll what they reach above the bar (with a little air), not under it.
     var root = document.documentElement;
     function reserve() {
-      root.style.scrollPaddingBottom = box.isConnected ? Math.ceil(box.getBoundingClientRect().height) + 12 + "px" : "";
+      var height = box.isConnected ? Math.ceil(box.getBoundingClientRect().height) : 0;
+      root.style.scrollPaddingBottom = height ? height + 12 + "px" : "";
+      if (spacer) spacer.style.setProperty("height", height + 12 + "px", "important");
     }
     reserve();
     window.addEventListener("resize", reserve);
