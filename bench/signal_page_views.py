@@ -98,6 +98,7 @@ from backends.embedded.queues import DurableQueue
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import AccountQuery
+from bench.signal_page_views_served import beacon, served_page_views
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from schemas.signals.events import NewEvent, normalize_event
@@ -107,15 +108,6 @@ PAGE_VIEWS, ROUND = 1000, 100
 SMALL_ACCOUNTS, LARGE_ACCOUNTS = 1_000, 100_000
 LIST_CALLS = 200
 GOALS = {"page_view_ingest_vs_direct_store": 0.7, "accounts_by_score_large_vs_small": 1.3}
-
-
-def beacon(i: int, visitor: str) -> dict[str, Any]:
-    return {
-        "id": f"b{uuid.uuid4().hex}",
-        "type": "page_view",
-        "page": {"url": f"http://bench.local/p/page-{i % 40}", "path": f"/p/page-{i % 40}"},
-        "properties": {"visitor_id": visitor, "utm_source": "li", "utm_campaign": "q4"},
-    }
 
 
 def page_view_rates(folder: Path) -> dict[str, float]:
@@ -217,8 +209,6 @@ def accounts_by_score(folder: Path) -> dict[int, float]:
 
 def page_view_figures(folder: Path) -> dict[str, Any]:
     """Both figures with their ratios and goals."""
-    from bench.signal_page_views_served import served_page_views  # it imports `beacon`
-
     served = served_page_views(folder)
     rates = page_view_rates(folder)
     listing = accounts_by_score(folder)

@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import tempfile
 import time
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,6 @@ from backends.embedded.queue_table import QueueTable, queue_database
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from bench.bench_public_read import Served, wrk
-from bench.signal_page_views import beacon
 from schemas.signals.events import NewEvent, normalize_event
 
 COLLECT = "/api/public/v1/collect"
@@ -43,6 +43,15 @@ WRK_ARGS = ("-t1", "-c32")
 RUN, WARM_UP, ROUNDS = "5s", "2s", 3
 VISITORS = 2000
 FAR_ABOVE_THE_LOAD = "1000000000"
+
+
+def beacon(i: int, visitor: str) -> dict[str, Any]:
+    return {
+        "id": f"b{uuid.uuid4().hex}",
+        "type": "page_view",
+        "page": {"url": f"http://bench.local/p/page-{i % 40}", "path": f"/p/page-{i % 40}"},
+        "properties": {"visitor_id": visitor, "utm_source": "li", "utm_campaign": "q4"},
+    }
 
 
 def served_page_views(folder: Path) -> dict[str, Any]:
