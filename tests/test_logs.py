@@ -152,6 +152,41 @@ def test_a_record_logged_after_a_request_carries_no_stale_request_id(
     assert "logging.googleapis.com/trace" not in last
 
 
+def test_at_debug_every_request_logs_one_line_with_its_status_latency_and_request_id(
+    restore_root_logger: logging.Logger, keyed_app: Flask
+) -> None:
+    """README Logs: LOG_LEVEL=DEBUG gives the access line; the query string is never in it."""
+    logs = capture_json(restore_root_logger, project=None)
+
+    keyed_app.test_client().get("/healthz?token=abc", headers={"X-Request-Id": "req-7"})
+
+    (line,) = [r for r in logs.records() if r["logger"] == "api.app"]
+    assert line["message"] == "GET /healthz 200"
+    assert line["request_id"] == "req-7"
+    assert isinstance(line["latency_ms"], float)
+    assert "abc" not in logs.text
+
+
+def test_at_info_a_request_that_succeeds_logs_nothing_and_one_that_fails_logs_an_error(
+    restore_root_logger: logging.Logger, keyed_app: Flask
+) -> None:
+    """README Logs: at INFO the log holds what happened, not every request; a 5xx always."""
+    logs = capture_json(restore_root_logger, project=None)
+    restore_root_logger.setLevel(logging.INFO)
+    client = keyed_app.test_client()
+
+    client.get("/healthz")
+    client.get("/nowhere")
+    client.get("/broken")
+
+    lines = [r for r in logs.records() if r["logger"] == "api.app"]
+    assert [(r["severity"], r["message"]) for r in lines][-1] == (
+        "ERROR",
+        "GET /broken answered 500",
+    )
+    assert not [r for r in lines if r["message"].startswith(("GET /healthz", "GET /nowhere"))]
+
+
 @pytest.mark.parametrize(
     "headers",
     [
