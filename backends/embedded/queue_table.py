@@ -306,16 +306,19 @@ class QueueTable:
             for row in rows
         ]
 
-    def replay(self, ids: Sequence[int]) -> int:
-        """Queue these dead letters again from their first attempt; how many were moved."""
+    def replay(self, ids: Sequence[int], *, queue: str | None = None) -> list[int]:
+        """Queue these dead letters (of `queue` only, when given) again from their first
+        attempt; the ids moved."""
         now = time.time()
-        moved = 0
+        moved: list[int] = []
         with self._db.transaction() as conn:
             for dead_id in ids:
-                moved += conn.execute(
+                if conn.execute(
                     "INSERT INTO queue_messages (queue, body, name, due, created_at)"
-                    " SELECT queue, body, name, ?, created_at FROM dead_letters WHERE id = ?",
-                    (now, dead_id),
-                ).rowcount
-                conn.execute("DELETE FROM dead_letters WHERE id = ?", (dead_id,))
+                    " SELECT queue, body, name, ?, created_at FROM dead_letters"
+                    " WHERE id = ? AND (? IS NULL OR queue = ?)",
+                    (now, dead_id, queue, queue),
+                ).rowcount:
+                    conn.execute("DELETE FROM dead_letters WHERE id = ?", (dead_id,))
+                    moved.append(dead_id)
         return moved

@@ -72,7 +72,7 @@ def test_a_replayed_dead_letter_is_delivered_again_from_its_first_attempt(
     assert queue.drain(10)
     (dead,) = queue.table.dead_letters("q")
 
-    assert queue.table.replay([dead.id]) == 1
+    assert queue.table.replay([dead.id]) == [dead.id]
     queue.notify()
     assert queue.drain(10)
     queue.close()
