@@ -129,7 +129,7 @@ class QueueTable:
     ) -> bool:
         """Store messages, committed when this returns; False if `name` was used before.
 
-        Raises: UnavailableError when unnamed messages could not be written (none was stored).
+        Raises: UnavailableError when the messages could not be written (none was stored).
         """
         if name is None:
             try:
@@ -138,18 +138,22 @@ class QueueTable:
                 raise UnavailableError("the queue file could not be written") from err
             return True
         now = time.time()
-        with self._db.transaction() as conn:
-            conn.execute(
-                "DELETE FROM queue_names WHERE queue = ? AND at < ?",
-                (queue, now - NAME_MEMORY_SECONDS),
-            )
-            try:
-                conn.execute("INSERT INTO queue_names VALUES (?, ?, ?)", (queue, name, now))
-            except sqlite3.IntegrityError:
-                return False
-            conn.executemany(
-                _INSERT, [(queue, body, name, now if due is None else due, now) for body in bodies]
-            )
+        try:
+            with self._db.transaction() as conn:
+                conn.execute(
+                    "DELETE FROM queue_names WHERE queue = ? AND at < ?",
+                    (queue, now - NAME_MEMORY_SECONDS),
+                )
+                try:
+                    conn.execute("INSERT INTO queue_names VALUES (?, ?, ?)", (queue, name, now))
+                except sqlite3.IntegrityError:
+                    return False
+                conn.executemany(
+                    _INSERT,
+                    [(queue, body, name, now if due is None else due, now) for body in bodies],
+                )
+        except sqlite3.Error as err:  # rolled back: neither the name nor the task is kept
+            raise UnavailableError("the queue file could not be written") from err
         return True
 
     def _insert(self, puts: list[tuple[str, Sequence[bytes], float | None]]) -> None:
