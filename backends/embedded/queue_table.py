@@ -174,12 +174,21 @@ class QueueTable:
         A due message that already had its last attempt (its consumer died holding it) goes to
         the dead letters instead.
         """
+        leased, _ = self.claim_due(
+            queue, owner=owner, lease_seconds=lease_seconds, max_attempts=max_attempts, limit=limit
+        )
+        return leased
+
+    def claim_due(
+        self, queue: str, *, owner: str, lease_seconds: float, max_attempts: int, limit: int = 1
+    ) -> tuple[list[Leased], list[bytes]]:
+        """`claim`, and the bodies of the messages it moved to the dead letters."""
         now = time.time()
         conn = self._db.connection()
         if not conn.execute(
             "SELECT 1 FROM queue_messages WHERE queue = ? AND due <= ? LIMIT 1", (queue, now)
         ).fetchone():
-            return []  # a read, no write lock: idle consumers poll cheaply
+            return [], []  # a read, no write lock: idle consumers poll cheaply
         with self._db.transaction() as conn:
             rows = conn.execute(
                 "SELECT id, body, name, attempts FROM queue_messages"
@@ -193,10 +202,11 @@ class QueueTable:
             for chunk in _chunks([row["id"] for row in live]):
                 sql = f"{_LEASE} WHERE id IN ({_marks(len(chunk))})"
                 conn.execute(sql, (now + lease_seconds, owner, *chunk))
-        return [
+        leased = [
             Leased(row["id"], queue, bytes(row["body"]), row["name"], row["attempts"] + 1, owner)
             for row in live
         ]
+        return leased, [bytes(row["body"]) for row in spent]
 
     def ack(self, message: Leased) -> None:
         """Done: the message is gone (a no-op if another consumer took it over)."""
