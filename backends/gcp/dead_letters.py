@@ -34,6 +34,8 @@ _PULL_MAX = 1000
 PULL_WAIT_SECONDS = 2.0
 # Pulls of one listing or replay at most (each answers up to _PULL_MAX messages).
 _MAX_PULLS = 100
+# How long a listing or replay holds what it pulled (Pub/Sub's maximum ack deadline).
+HOLD_SECONDS = 600
 
 
 class PubSubDeadLetters:
@@ -122,11 +124,14 @@ class PubSubDeadLetters:
                 answer = self._pull(subscription)
                 if not answer:
                     break
+                # Held long enough to replay them one by one (the subscription's own deadline
+                # is 10 s): an ack past it is ignored and the message would be replayed twice.
+                self._set_deadline(subscription, [m.ack_id for m in answer], HOLD_SECONDS)
                 seen.update((m.message.message_id, m) for m in answer)
             yield seen
         finally:
             if seen:
-                self._release(subscription, [m.ack_id for m in seen.values()])
+                self._set_deadline(subscription, [m.ack_id for m in seen.values()], 0)
 
     def _pull(self, subscription: str) -> list[Any]:
         """One pull; an empty hold answers nothing (the emulator) or lets the call time out."""
@@ -145,15 +150,15 @@ class PubSubDeadLetters:
             raise UnavailableError(f"pubsub pull from {subscription}") from err
         return list(answer.received_messages)
 
-    def _release(self, subscription: str, ack_ids: list[str]) -> None:
-        # Acknowledged ones are gone; the rest become deliverable again at once. A failure here
-        # only delays that until their ack deadline lapses.
+    def _set_deadline(self, subscription: str, ack_ids: list[str], seconds: int) -> None:
+        # 0 hands the messages back at once. A failure only leaves each on its current deadline:
+        # held by us a little longer, or handed back a little sooner.
         try:
             for start in range(0, len(ack_ids), _PULL_MAX):
                 self._client().modify_ack_deadline(
                     subscription=subscription,
                     ack_ids=ack_ids[start : start + _PULL_MAX],
-                    ack_deadline_seconds=0,
+                    ack_deadline_seconds=seconds,
                     **self._deadline.write,
                 )
         except (gexc.GoogleAPICallError, gexc.RetryError):
