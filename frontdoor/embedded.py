@@ -14,6 +14,7 @@ from backends.bundle import Backends, utc_now
 from backends.content_files import load_catalog
 from backends.embedded.blobs import LocalBlobStore
 from backends.embedded.cdn import LoggingCdn
+from backends.embedded.dead_letters import SqliteDeadLetters
 from backends.embedded.idempotency import SqliteIdempotencyStore
 from backends.embedded.job_queue import DurableJobQueue
 from backends.embedded.jobs import SqliteJobStore
@@ -40,6 +41,11 @@ INGEST_QUEUE = "ingest"
 # views gather after a claim that did not fill the batch.
 INGEST_BATCH = 32
 INGEST_LINGER_SECONDS = 0.02
+
+
+def build_dead_letters(settings: Settings) -> SqliteDeadLetters:
+    """The dead letters of the ingest, generation and tasks queues, in DATA_DIR's queue file."""
+    return SqliteDeadLetters(QueueTable(queue_database(Path(settings.data_dir))))
 
 
 def build_backends(

@@ -16,6 +16,7 @@ from backends.content_files import load_catalog
 from backends.embedded.cdn import LoggingCdn
 from backends.gcp.blobs import GcsBlobStore
 from backends.gcp.cdn import CloudCdn
+from backends.gcp.dead_letters import PubSubDeadLetters
 from backends.gcp.deadline import CallDeadline
 from backends.gcp.firestore import firestore_client
 from backends.gcp.idempotency import FirestoreIdempotencyStore
@@ -34,6 +35,15 @@ from frontdoor.delivery_wiring import DeliveryPorts, delivery_options
 from frontdoor.generation_wiring import JobRecoveryTimer, site_relative_url
 from frontdoor.settings import Settings
 from schemas.catalog import Catalog
+
+
+def build_dead_letters(settings: Settings) -> PubSubDeadLetters:
+    """The dead letters of the ingest and generation topics, on their hold subscriptions."""
+    return PubSubDeadLetters(
+        project=settings.google_cloud_project or "",
+        topics={"ingest": settings.signals_topic, "generation": settings.generation_topic},
+        deadline=CallDeadline(settings.google_cloud_deadline),
+    )
 
 
 def build_backends(

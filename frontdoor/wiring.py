@@ -15,7 +15,7 @@ from pathlib import Path
 
 from api.config import AppConfig
 from backends.bundle import Backends
-from backends.ports import BOOTSTRAP_SCOPES, Scope
+from backends.ports import BOOTSTRAP_SCOPES, DeadLetters, Scope
 from frontdoor.kept_secrets import kept_secret
 from frontdoor.settings import Settings
 from schemas.catalog import Catalog
@@ -41,6 +41,17 @@ def build_backends(
     from frontdoor import embedded
 
     return embedded.build_backends(settings, catalog=catalog, start_workers=start_workers)
+
+
+def build_dead_letters(settings: Settings) -> DeadLetters:
+    """Where this family's queues hold their dead letters (the operator CLI's `queues`)."""
+    if settings.backend == "gcp":
+        from frontdoor import gcp
+
+        return gcp.build_dead_letters(settings)
+    from frontdoor import embedded
+
+    return embedded.build_dead_letters(settings)
 
 
 def app_config(settings: Settings) -> AppConfig:

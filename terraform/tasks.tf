@@ -2,6 +2,9 @@
 # internal attempt route. The app schedules DESIGN's retry schedule itself (5 s, 5 min, 30 min,
 # 2 h, 5 h, 10 h, 14 h, 20 h, 24 h with jitter) as one task per attempt, each with its
 # schedule_time; the queue's own retries cover only a failure of the attempt route itself.
+# Cloud Tasks keeps no dead letters (a task it stops retrying is deleted, and its delivery
+# would stay `pending`), so it retries the route, unlimited in count, for 76 h: longer than the
+# schedule, as the embedded task queue does before it dead-letters a task.
 
 resource "google_cloud_tasks_queue" "deliveries" {
   name       = "deliveries"
@@ -14,11 +17,11 @@ resource "google_cloud_tasks_queue" "deliveries" {
   }
 
   retry_config {
-    max_attempts       = 5
+    max_attempts       = -1
     min_backoff        = "5s"
-    max_backoff        = "300s"
+    max_backoff        = "3600s"
     max_doublings      = 4
-    max_retry_duration = "3600s"
+    max_retry_duration = "273600s"
   }
 
   stackdriver_logging_config {

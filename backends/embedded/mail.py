@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
+
+from backends.ports import UnavailableError
 
 logger = logging.getLogger(__name__)
 
@@ -19,10 +22,17 @@ class OutboxMailer:
         self._outbox = outbox
 
     def send(self, *, to: str, subject: str, text: str) -> None:
-        self._outbox.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
         path = self._outbox / f"{stamp}-{uuid.uuid4().hex[:8]}.json"
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"to": to, "subject": subject, "text": text}), encoding="utf-8")
-        os.replace(tmp, path)  # readers never see half a message
+        try:
+            self._outbox.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(
+                json.dumps({"to": to, "subject": subject, "text": text}), encoding="utf-8"
+            )
+            os.replace(tmp, path)  # readers never see half a message
+        except OSError as err:  # a full disk, a folder it may not write: the port's error
+            with contextlib.suppress(OSError):  # nothing may be there to remove
+                tmp.unlink()
+            raise UnavailableError("the outbox folder could not be written") from err
         logger.info("mail written to outbox: %s", path.name, extra={"subject": subject})

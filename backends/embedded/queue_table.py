@@ -129,7 +129,7 @@ class QueueTable:
     ) -> bool:
         """Store messages, committed when this returns; False if `name` was used before.
 
-        Raises: UnavailableError when unnamed messages could not be written (none was stored).
+        Raises: UnavailableError when the messages could not be written (none was stored).
         """
         if name is None:
             try:
@@ -138,18 +138,22 @@ class QueueTable:
                 raise UnavailableError("the queue file could not be written") from err
             return True
         now = time.time()
-        with self._db.transaction() as conn:
-            conn.execute(
-                "DELETE FROM queue_names WHERE queue = ? AND at < ?",
-                (queue, now - NAME_MEMORY_SECONDS),
-            )
-            try:
-                conn.execute("INSERT INTO queue_names VALUES (?, ?, ?)", (queue, name, now))
-            except sqlite3.IntegrityError:
-                return False
-            conn.executemany(
-                _INSERT, [(queue, body, name, now if due is None else due, now) for body in bodies]
-            )
+        try:
+            with self._db.transaction() as conn:
+                conn.execute(
+                    "DELETE FROM queue_names WHERE queue = ? AND at < ?",
+                    (queue, now - NAME_MEMORY_SECONDS),
+                )
+                try:
+                    conn.execute("INSERT INTO queue_names VALUES (?, ?, ?)", (queue, name, now))
+                except sqlite3.IntegrityError:
+                    return False
+                conn.executemany(
+                    _INSERT,
+                    [(queue, body, name, now if due is None else due, now) for body in bodies],
+                )
+        except sqlite3.Error as err:  # rolled back: neither the name nor the task is kept
+            raise UnavailableError("the queue file could not be written") from err
         return True
 
     def _insert(self, puts: list[tuple[str, Sequence[bytes], float | None]]) -> None:
@@ -170,12 +174,21 @@ class QueueTable:
         A due message that already had its last attempt (its consumer died holding it) goes to
         the dead letters instead.
         """
+        leased, _ = self.claim_due(
+            queue, owner=owner, lease_seconds=lease_seconds, max_attempts=max_attempts, limit=limit
+        )
+        return leased
+
+    def claim_due(
+        self, queue: str, *, owner: str, lease_seconds: float, max_attempts: int, limit: int = 1
+    ) -> tuple[list[Leased], list[bytes]]:
+        """`claim`, and the bodies of the messages it moved to the dead letters."""
         now = time.time()
         conn = self._db.connection()
         if not conn.execute(
             "SELECT 1 FROM queue_messages WHERE queue = ? AND due <= ? LIMIT 1", (queue, now)
         ).fetchone():
-            return []  # a read, no write lock: idle consumers poll cheaply
+            return [], []  # a read, no write lock: idle consumers poll cheaply
         with self._db.transaction() as conn:
             rows = conn.execute(
                 "SELECT id, body, name, attempts FROM queue_messages"
@@ -189,10 +202,11 @@ class QueueTable:
             for chunk in _chunks([row["id"] for row in live]):
                 sql = f"{_LEASE} WHERE id IN ({_marks(len(chunk))})"
                 conn.execute(sql, (now + lease_seconds, owner, *chunk))
-        return [
+        leased = [
             Leased(row["id"], queue, bytes(row["body"]), row["name"], row["attempts"] + 1, owner)
             for row in live
         ]
+        return leased, [bytes(row["body"]) for row in spent]
 
     def ack(self, message: Leased) -> None:
         """Done: the message is gone (a no-op if another consumer took it over)."""
@@ -306,16 +320,19 @@ class QueueTable:
             for row in rows
         ]
 
-    def replay(self, ids: Sequence[int]) -> int:
-        """Queue these dead letters again from their first attempt; how many were moved."""
+    def replay(self, ids: Sequence[int], *, queue: str | None = None) -> list[int]:
+        """Queue these dead letters (of `queue` only, when given) again from their first
+        attempt; the ids moved."""
         now = time.time()
-        moved = 0
+        moved: list[int] = []
         with self._db.transaction() as conn:
             for dead_id in ids:
-                moved += conn.execute(
+                if conn.execute(
                     "INSERT INTO queue_messages (queue, body, name, due, created_at)"
-                    " SELECT queue, body, name, ?, created_at FROM dead_letters WHERE id = ?",
-                    (now, dead_id),
-                ).rowcount
-                conn.execute("DELETE FROM dead_letters WHERE id = ?", (dead_id,))
+                    " SELECT queue, body, name, ?, created_at FROM dead_letters"
+                    " WHERE id = ? AND (? IS NULL OR queue = ?)",
+                    (now, dead_id, queue, queue),
+                ).rowcount:
+                    conn.execute("DELETE FROM dead_letters WHERE id = ?", (dead_id,))
+                    moved.append(dead_id)
         return moved

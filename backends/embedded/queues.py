@@ -5,7 +5,9 @@ queue_table.py), so a 2xx given after it survives a kill -9. Worker threads clai
 with a lease: a handler that returns acks, one that raises gets the message again after a
 back-off, and after `max_attempts` the message moves to the dead letters (`frontdoor queues
 dead-letters` lists them, `frontdoor queues replay` queues them again). A message whose worker
-died is claimed again when its lease lapses, by this process or any other on the same file.
+died is claimed again when its lease lapses, by this process or any other on the same file; one
+whose worker died holding its last attempt is dead-lettered by the next claim, and
+`on_dead_letter` hears of it as of any other (Pub/Sub pushes both to the dead-letter worker).
 
 `start_batches` hands a worker up to `batch` due messages at once (one claim, one handler call,
 one ack transaction), as a Pub/Sub pull subscriber takes several messages per pull: a message
@@ -189,7 +191,7 @@ class DurableQueue:
         owner = consumer_id()
         while not self._stopping.is_set():
             try:
-                leased = self.table.claim(
+                leased, buried = self.table.claim_due(
                     self.name,
                     owner=owner,
                     lease_seconds=self._lease,
@@ -198,7 +200,9 @@ class DurableQueue:
                 )
             except Exception:  # the worker's top level: a locked or failing file, try later
                 logger.exception("%s: claiming failed", self.name)
-                leased = []
+                leased, buried = [], []
+            for body in buried:  # its worker died holding its last attempt
+                self._dead_lettered(body, attempts=self._max_attempts)
             if not leased:
                 self._idle()
                 continue
@@ -272,16 +276,19 @@ class DurableQueue:
             error=error,
             max_attempts=self._max_attempts,
         )
-        if kept:
-            return
+        if not kept:
+            self._dead_lettered(message.body, attempts=message.attempts)
+
+    def _dead_lettered(self, body: bytes, *, attempts: int) -> None:
+        """Tell the operator's log and the dead-letter handler (Pub/Sub's dead-letter push)."""
         logger.error(
             "%s: message dead-lettered after %d attempts (frontdoor queues dead-letters)",
             self.name,
-            message.attempts,
+            attempts,
             extra={"event": "dead_letter", "queue": self.name},
         )
         if self._on_dead_letter is not None:
             try:
-                self._on_dead_letter(message.body)
+                self._on_dead_letter(body)
             except Exception:  # the worker's top level: the dead letter is kept either way
                 logger.exception("%s: dead-letter handler failed", self.name)

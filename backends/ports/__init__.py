@@ -13,6 +13,10 @@ from backends.ports.blobs import (
 from backends.ports.cdn import (
     Cdn,
 )
+from backends.ports.dead_letters import (
+    DeadLetter,
+    DeadLetters,
+)
 from backends.ports.errors import (
     ConflictError,
     DeliverLaterError,
@@ -107,6 +111,8 @@ __all__ = [
     "BootstrapScope",
     "Cdn",
     "ConflictError",
+    "DeadLetter",
+    "DeadLetters",
     "DeliverLaterError",
     "Delivery",
     "DeliveryOptions",

@@ -12,4 +12,7 @@ class Mailer(Protocol):
     """Outbound mail (sign-in codes)."""
 
     def send(self, *, to: str, subject: str, text: str) -> None:
-        """Send one plain-text message."""
+        """Hand one plain-text message to the sender, kept once this returns.
+
+        Raises: UnavailableError when it could not be kept (the caller answers 503).
+        """

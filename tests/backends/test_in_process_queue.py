@@ -72,7 +72,7 @@ def test_a_replayed_dead_letter_is_delivered_again_from_its_first_attempt(
     assert queue.drain(10)
     (dead,) = queue.table.dead_letters("q")
 
-    assert queue.table.replay([dead.id]) == 1
+    assert queue.table.replay([dead.id]) == [dead.id]
     queue.notify()
     assert queue.drain(10)
     queue.close()
@@ -316,3 +316,26 @@ def test_a_message_whose_decoding_raises_is_delivered_again_alone_and_the_worker
 
     assert calls == [["m1"], ["m2"]]
     assert table.dead_letters("q") == []
+
+
+def test_a_message_whose_worker_died_holding_its_last_attempt_goes_to_the_dead_letter_handler(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    """As Pub/Sub pushes every dead-lettered message to the dead-letter worker, one whose last
+    lease lapsed included: the generation queue's handler marks its job failed."""
+    table = QueueTable(queue_database(tmp_path))
+    table.put("q", [b"held-by-the-dead"])
+    for _ in range(2):  # two consumers that died holding it; each lease has lapsed
+        assert table.claim("q", owner="dead", lease_seconds=0.0, max_attempts=2)
+    buried: list[bytes] = []
+    handled: list[bytes] = []
+
+    with caplog.at_level(logging.ERROR, logger="backends.embedded.queues"):
+        queue = _queue(tmp_path, handled.append, max_attempts=2, on_dead_letter=buried.append)
+        assert queue.drain(10)
+        queue.close()
+
+    assert handled == []
+    assert buried == [b"held-by-the-dead"]
+    assert [d.body for d in table.dead_letters("q")] == [b"held-by-the-dead"]
+    assert any(getattr(r, "event", None) == "dead_letter" for r in caplog.records)

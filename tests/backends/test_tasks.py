@@ -11,7 +11,7 @@ import pytest
 
 from backends.embedded.queue_table import QueueTable, queue_database
 from backends.embedded.tasks import DurableTaskQueue
-from backends.ports import HttpTask, TaskQueue
+from backends.ports import HttpTask, TaskQueue, UnavailableError
 from tests.webhook_receiver import Receiver, running_receiver, wait_until
 
 pytestmark = pytest.mark.spec("signals.webhooks")
@@ -136,3 +136,20 @@ def test_the_in_process_queue_dead_letters_a_task_after_its_last_retry(tmp_path:
     assert names.count("always-fails") == 3
     (dead,) = queue.queue.table.dead_letters("tasks")
     assert (dead.name, dead.attempts) == ("always-fails", 3)
+
+
+def test_a_task_the_queue_file_refuses_raises_unavailable_and_is_not_queued(
+    tmp_path: Path,
+) -> None:
+    """The port's promise (TaskQueue.enqueue raises UnavailableError, as Cloud Tasks' adapter
+    does: tests/backends/test_cloud_call_deadline.py): a webhook replay answers 503, not 500."""
+    db = queue_database(tmp_path)
+    queue = DurableTaskQueue(QueueTable(db), retry_delays=SHORT_DELAYS)
+    db.connection().execute("PRAGMA query_only = ON")  # this thread's writes are refused
+
+    with pytest.raises(UnavailableError):
+        queue.enqueue(_task("http://127.0.0.1:9/hook", name="refused"))
+
+    db.connection().execute("PRAGMA query_only = OFF")
+    assert queue.queue.waiting() == 0
+    assert queue.enqueue(_task("http://127.0.0.1:9/hook", name="refused"))  # its name is free

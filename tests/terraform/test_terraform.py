@@ -20,6 +20,7 @@ import pytest
 from domain.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
 from frontdoor.settings import Settings
 from renderers.terraform_indexes import render_firestore_terraform
+from services.delivery_policy import RETRY_DELAYS
 from tests.terraform.config import (
     TERRAFORM,
     blocks,
@@ -215,6 +216,17 @@ def test_push_subscriptions_of_work_topics_have_retry_and_dead_letter_policies()
     for name in ("generation_jobs", "signal_events"):
         assert subs[name]["retry_policy"]
         assert subs[name]["dead_letter_policy"]
+
+
+def test_the_deliveries_queue_retries_a_failing_attempt_route_as_long_as_embedded() -> None:
+    """An API down for hours loses no webhook delivery: Cloud Tasks keeps no dead letters, so
+    a task it stops retrying is gone (its delivery stays `pending`); the embedded task queue
+    retries the attempt route over the whole delivery schedule before it dead-letters it."""
+    retry = one(_resources()["google_cloud_tasks_queue.deliveries"]["retry_config"])
+    schedule = sum(delay.total_seconds() for delay in RETRY_DELAYS)
+
+    assert retry["max_attempts"] == -1  # unlimited: the duration alone ends the retries
+    assert int(retry["max_retry_duration"].removesuffix("s")) >= schedule
 
 
 def test_topic_and_queue_names_equal_the_apps() -> None:
