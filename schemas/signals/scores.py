@@ -86,11 +86,10 @@ def score_at(heat_log: float | None, now: datetime) -> int:
 
 
 def heat_log_for_score(score: int, now: datetime) -> float | None:
-    """The least heat_log that scores at least `score` at `now` (None: any)."""
+    """The least heat_log that scores at least `score` at `now` (None: any). 100 is reached:
+    round() gives 100 from 99.5, a heat of 4,975."""
     if score <= 0:
         return None
-    if score >= 100:
-        return math.inf
     heat = SCORE_HALF * (score - 0.5) / (100.5 - score)  # round() half-way, so at least score
     now_days = (now - _EPOCH) / timedelta(days=1)
     return math.log2(heat) + now_days / HALF_LIFE_DAYS

@@ -90,3 +90,23 @@ def test_a_cursor_of_another_sort_or_a_bad_sort_answers_400(
     assert wrong.status_code == 400
     assert {i["field"] for i in wrong.get_json()["issues"]} == {"cursor", "min_score"}
     assert bad_sort.get_json()["issues"][0]["field"] == "sort"
+
+
+@pytest.mark.spec("signals.accounts")
+def test_min_score_100_lists_the_accounts_that_score_100(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """Issue 15: min_score is 0 to 100 and keeps the accounts scoring at least that, 100
+    included (a score rounds to 100 from a heat of 4,975)."""
+    send(
+        client,
+        backends,
+        [touch(str(i), "book_call", f"p{i}@busy.example", 0) for i in range(200)]
+        + [touch("cold", "book_call", "p@quiet.example", 0)],
+    )
+
+    top = client.get(
+        f"{BASE}/accounts", query_string={"sort": "score", "min_score": 100}, headers=READ
+    ).get_json()
+
+    assert [(a["domain"], a["score"]) for a in top["accounts"]] == [("busy.example", 100)]
