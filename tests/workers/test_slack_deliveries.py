@@ -136,3 +136,6 @@ def test_stages_need_the_slack_kind(settings: Settings) -> None:
         )
 
     assert response.status_code == 422
+    assert [(i["field"], i["code"]) for i in response.get_json()["issues"]] == [
+        ("stages", "slack_only")
+    ]
