@@ -110,3 +110,39 @@ def test_min_score_100_lists_the_accounts_that_score_100(
     ).get_json()
 
     assert [(a["domain"], a["score"]) for a in top["accounts"]] == [("busy.example", 100)]
+
+
+def walk(client: FlaskClient, **query: Any) -> list[dict[str, Any]]:
+    """Every page of the accounts list, following next_cursor."""
+    accounts: list[dict[str, Any]] = []
+    cursor = None
+    while True:
+        page = client.get(
+            f"{BASE}/accounts",
+            query_string={**query, **({"cursor": cursor} if cursor else {})},
+            headers=READ,
+        ).get_json()
+        accounts += page["accounts"]
+        cursor = page["next_cursor"]
+        if not page["has_more"]:
+            return accounts
+
+
+@pytest.mark.spec("signals.accounts")
+def test_an_account_touched_during_a_walk_is_listed_by_the_next_walk_since_the_last_one(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """signals-api.md Accounts: a walk lists each account at most once; one that changed while
+    it ran (it moved ahead of the cursor) is what `since` = the newest `last_recorded_at` of
+    the walk before lists."""
+    send(client, backends, [touch(d, "email_open", f"p@{d}.example", 0) for d in "abc"])
+    first = client.get(f"{BASE}/accounts", query_string={"limit": 1}, headers=READ).get_json()
+    newest_seen = first["accounts"][0]["last_recorded_at"]
+
+    send(client, backends, [touch("a2", "book_call", "p@a.example", 0)])
+    rest = walk(client, limit=1, cursor=first["next_cursor"])
+    changed = walk(client, since=newest_seen)
+
+    walked = [a["domain"] for a in first["accounts"] + rest]
+    assert walked == ["c.example", "b.example"]
+    assert [a["domain"] for a in changed] == ["a.example", "c.example"]
