@@ -13,12 +13,12 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from flask import Blueprint, Response, jsonify, request
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from api.auth import KeyCheck
 from api.errors import ApiError, answer_unavailable, invalid_payload, unsupported_media_type
 from api.rest.json_body import parse_json
-from api.rest.signal_query import refuse_parameters
+from api.rest.signal_query import parse_deliveries_query, refuse_parameters
 from backends.ports import (
     ConflictError,
     Delivery,
@@ -29,10 +29,9 @@ from backends.ports import (
     WebhookEndpoint,
     WebhookStore,
 )
-from schemas.errors import Issue, issues_from_errors
+from schemas.errors import Issue
 from schemas.signals.webhooks import (
     AttemptInput,
-    DeliveriesQuery,
     DeliveryBody,
     DeliveryListBody,
     DeliveryView,
@@ -138,14 +137,8 @@ def create_webhooks_blueprint(
     @bp.get(f"{HOOKS}/<endpoint_id>/deliveries")
     def list_deliveries(endpoint_id: str) -> Response:
         own_endpoint(endpoint_id)
-        try:
-            query = DeliveriesQuery.model_validate(request.args.to_dict())
-        except ValidationError as err:
-            issues = issues_from_errors(err.errors())
-            raise ApiError(
-                400, "invalid_query", "A query parameter is malformed", issues=issues
-            ) from err
-        found = webhooks.list_deliveries(endpoint_id, status=query.status, limit=query.limit)
+        status, limit = parse_deliveries_query(request.args)
+        found = webhooks.list_deliveries(endpoint_id, status=status, limit=limit)
         return _json(DeliveryListBody(deliveries=[_delivery_view(d) for d in found]))
 
     @bp.post(f"{HOOKS}/deliveries/<delivery_id>/replay")

@@ -250,6 +250,22 @@ def test_a_new_endpoint_has_no_deliveries_and_a_bad_status_filter_is_400(api: Fl
     )
 
 
+def test_a_delivery_list_names_bad_parameters_with_the_codes_the_stream_uses(
+    api: FlaskClient,
+) -> None:
+    """signals-api.md The stream and polling: a parameter the endpoint does not know is
+    `unknown_parameter`; a number outside its range is `out_of_range`, on every read."""
+    hook_id = _register(api)["endpoint"]["id"]
+
+    bad = api.get(f"{HOOKS}/{hook_id}/deliveries?limit=0&statuss=failed", headers=KEY)
+
+    assert (bad.status_code, bad.get_json()["error"]) == (400, "invalid_query")
+    assert [(i["field"], i["code"]) for i in bad.get_json()["issues"]] == [
+        ("statuss", "unknown_parameter"),
+        ("limit", "out_of_range"),
+    ]
+
+
 def test_unknown_endpoints_and_deliveries_are_404(api: FlaskClient) -> None:
     """DESIGN Contract decisions: 404 not_found."""
     assert api.get(f"{HOOKS}/wh_missing/deliveries", headers=KEY).status_code == 404
