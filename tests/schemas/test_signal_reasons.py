@@ -77,3 +77,17 @@ def test_the_example_scores_of_the_reference_are_the_scores_given() -> None:
 
     assert account_summary(alone["acme.com"], now=NOW).score == 55
     assert account_summary(team["acme.com"], now=NOW).score == 66
+
+
+def test_a_backfill_sent_oldest_first_dates_the_stage_from_its_first_hand_raise() -> None:
+    """Sending events: roll-ups fold events in the order they are stored, so history sent
+    oldest first dates the stage from the first touch that reached it; newest first, from
+    the first one stored."""
+    october = stored("1", "lead_form", "ada@acme.com", NOW - timedelta(days=40))
+    november = stored("2", "lead_form", "ada@acme.com", NOW - timedelta(days=5))
+
+    oldest_first, _ = fold_events([october, november])
+    newest_first, _ = fold_events([november, october])
+
+    assert oldest_first["acme.com"].stage_reached_at == october.occurred_at
+    assert newest_first["acme.com"].stage_reached_at == november.occurred_at
