@@ -32,6 +32,7 @@ from backends.ports import (
 from schemas.content.jobs import JobRecord
 from schemas.signals.events import Event
 from schemas.signals.rollups import AccountRollup
+from schemas.signals.webhooks import DeliveryEnvelope
 from services.delivery_policy import (
     AttemptResult,
     classify,
@@ -135,11 +136,8 @@ def schedule_deliveries(
     endpoint alerts on stages.
     """
     event_id, event_type = str(event["id"]), str(event["type"])
-    standard = json.dumps(
-        {"type": f"signal.{event_type}", "timestamp": now.isoformat(), "data": dict(event)},
-        separators=(",", ":"),
-        default=str,
-    )
+    envelope = DeliveryEnvelope(type=f"signal.{event_type}", timestamp=now, data=dict(event))
+    standard = envelope.model_dump_json()
     if endpoints is None:  # a batch's caller reads them once for all its events
         endpoints = webhooks.list_endpoints()
     stage = reached_stage() if any(e.stages and e.active for e in endpoints) else None

@@ -4,7 +4,7 @@ Views never carry a signing secret; only the create and rotate bodies do, once.
 """
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
@@ -56,6 +56,15 @@ class WebhookInput(_Strict):
         if stages and info.data.get("kind", "slack") != "slack":
             raise PydanticCustomError("slack_only", 'only with "kind": "slack"')
         return stages
+
+
+class DeliveryEnvelope(_Strict):
+    """A Standard Webhooks delivery's body: one event, `data` as the stream serves it, and
+    `timestamp` written as every time of the API is (UTC, `Z`)."""
+
+    type: str = Field(examples=["signal.book_call"])
+    timestamp: datetime
+    data: dict[str, Any]
 
 
 class WebhookEndpointView(_Strict):
