@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from flask import Blueprint, Response, jsonify, request
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from api.auth import KeyCheck
 from api.errors import ApiError, answer_unavailable, invalid_payload, unsupported_media_type
@@ -29,7 +29,7 @@ from backends.ports import (
     WebhookEndpoint,
     WebhookStore,
 )
-from schemas.errors import Issue
+from schemas.errors import Issue, issues_from_errors
 from schemas.signals.webhooks import (
     AttemptInput,
     DeliveryBody,
@@ -78,7 +78,7 @@ def create_webhooks_blueprint(
     @bp.post(HOOKS)
     def create_webhook() -> tuple[Response, int]:
         partner = keys.require("signals", allow_bearer=True).partner
-        data = _parse(WebhookInput, _json_body())
+        data = _registration(_json_body(), options=options)
         try:
             made = webhooks_service.register_endpoint(
                 webhooks=webhooks,
@@ -198,8 +198,28 @@ def _parse(model: type[ModelT], data: Any) -> ModelT:
     return model.model_validate(data)
 
 
+def _registration(body: object, *, options: DeliveryOptions) -> WebhookInput:
+    """The registration body. Raises: ApiError 422 naming every field at fault, the url's
+    target check included when another field failed first (so one answer lists them all)."""
+    try:
+        return WebhookInput.model_validate(body)
+    except ValidationError as err:
+        issues = issues_from_errors(err.errors())
+        url = body.get("url") if isinstance(body, dict) else None
+        if isinstance(url, str) and not any(i.field == "url" for i in issues):
+            try:
+                webhooks_service.check_url(url, options=options)
+            except UnsafeTargetError as unsafe:
+                issues.append(_unsafe_url_issue(unsafe))
+        raise invalid_payload(issues) from err
+
+
 def _unsafe_url(err: UnsafeTargetError) -> ApiError:
-    return invalid_payload([Issue(field="url", code="unsafe_url", message=err.reason)])
+    return invalid_payload([_unsafe_url_issue(err)])
+
+
+def _unsafe_url_issue(err: UnsafeTargetError) -> Issue:
+    return Issue(field="url", code="unsafe_url", message=err.reason)
 
 
 def _json(body: BaseModel) -> Response:

@@ -266,6 +266,23 @@ def test_a_delivery_list_names_bad_parameters_with_the_codes_the_stream_uses(
     ]
 
 
+def test_a_registration_with_several_faults_names_the_unsafe_url_among_them(
+    api: FlaskClient,
+) -> None:
+    """signals-api.md Allowed targets and Errors: one answer names every field to fix, the
+    url's `unsafe_url` included when another field also failed."""
+    body = {"url": "http://hooks.example.com/in", "types": ["lead"], "color": "red"}
+
+    response = api.post(HOOKS, json=body, headers=KEY)
+
+    assert response.status_code == 422
+    assert sorted((i["field"], i["code"]) for i in response.get_json()["issues"]) == [
+        ("color", "unknown_field"),
+        ("types.0", "literal_error"),
+        ("url", "unsafe_url"),
+    ]
+
+
 def test_unknown_endpoints_and_deliveries_are_404(api: FlaskClient) -> None:
     """DESIGN Contract decisions: 404 not_found."""
     assert api.get(f"{HOOKS}/wh_missing/deliveries", headers=KEY).status_code == 404
