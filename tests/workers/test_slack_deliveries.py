@@ -139,3 +139,34 @@ def test_stages_need_the_slack_kind(settings: Settings) -> None:
     assert [(i["field"], i["code"]) for i in response.get_json()["issues"]] == [
         ("stages", "slack_only")
     ]
+
+
+def test_events_stored_together_that_climb_several_stages_alert_the_highest_once(
+    settings: Settings,
+) -> None:
+    """signals-api.md Slack alerts: one batch taking an account from nothing to evaluating
+    and on to hand_raiser sends one alert, for the stage the account is at."""
+    domain = f"n{uuid.uuid4().hex[:6]}.example"
+    rows = [
+        {
+            "source": "crm",
+            "row_id": row_id,
+            "type": kind,
+            "occurred_at": datetime.now(UTC).isoformat(),
+            "person": {"email": f"una@{domain}"},
+        }
+        for row_id, kind in (("1", "research_unlock"), ("2", "book_call"))
+    ]
+    with running_receiver() as receiver, served(settings) as app:
+        register(app, f"{receiver.url}/slack", stages=["evaluating", "hand_raiser"])
+
+        app.api.post(
+            "/api/public/v1/signals/events",
+            json={"events": rows},
+            headers={"x-api-key": INGEST_KEY},
+        )
+        (got,) = receiver.wait_for(1)
+        app.backends.signal_queue.drain(timeout=10)  # type: ignore[attr-defined]
+
+    assert json.loads(got.body)["text"] == f"Hand raiser: {domain} (book call)"
+    assert len(receiver.requests) == 1
