@@ -31,7 +31,7 @@ from backends.ports import (
 )
 from schemas.content.jobs import JobRecord
 from schemas.signals.events import Event
-from schemas.signals.rollups import AccountRollup
+from schemas.signals.rollups import TYPE_STAGE, AccountRollup
 from schemas.signals.webhooks import DeliveryEnvelope
 from services.delivery_policy import (
     AttemptResult,
@@ -116,7 +116,11 @@ class WebhookDeliveries:
         account = self._accounts(domain) if self._accounts and domain else None
         if account is None or account.stage_reached_at != event.occurred_at:
             return None
-        return account.stage
+        # The event must show that stage itself: a CRM export stamps a day's touches with one
+        # time, and a page view of the same time as the hand-raise reached nothing.
+        shown = TYPE_STAGE[event.type]
+        by_pages = account.stage == "engaged" and bool(event.page.path)  # a 3rd distinct page
+        return account.stage if shown == account.stage or by_pages else None
 
 
 def schedule_deliveries(
