@@ -17,12 +17,14 @@ from pydantic import BaseModel, ValidationError
 
 from api.auth import KeyCheck
 from api.errors import ApiError, answer_unavailable, invalid_payload, unsupported_media_type
+from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
 from api.rest.signal_query import parse_deliveries_query, refuse_parameters
 from backends.ports import (
     ConflictError,
     Delivery,
     DeliveryOptions,
+    IdempotencyStore,
     JobStore,
     NotFoundError,
     TaskQueue,
@@ -57,6 +59,7 @@ def create_webhooks_blueprint(
     options: DeliveryOptions,
     clock: Callable[[], datetime],
     keys: KeyCheck,
+    idempotency: IdempotencyStore,
 ) -> Blueprint:
     """The six webhook operations of DESIGN "Deliveries" plus the internal attempt route.
 
@@ -65,6 +68,8 @@ def create_webhooks_blueprint(
     """
     bp = Blueprint("webhooks", __name__)
     answer_unavailable(bp, "The webhook store is unavailable; retry")
+    # A registration whose answer was lost must not make a second endpoint on retry.
+    idempotent = Idempotency(idempotency, clock=clock)
 
     def own_endpoint(endpoint_id: str) -> WebhookEndpoint:
         partner = keys.require("signals", allow_bearer=True).partner
@@ -76,9 +81,13 @@ def create_webhooks_blueprint(
             raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
 
     @bp.post(HOOKS)
-    def create_webhook() -> tuple[Response, int]:
-        partner = keys.require("signals", allow_bearer=True).partner
-        data = _registration(_json_body(), options=options)
+    def create_webhook() -> Response:
+        principal = keys.require("signals", allow_bearer=True)
+        body = _json_body()
+        return idempotent.run(principal, body, lambda: register(principal.partner, body))
+
+    def register(partner: str, body: object) -> Response:
+        data = _registration(body, options=options)
         try:
             made = webhooks_service.register_endpoint(
                 webhooks=webhooks,
@@ -93,8 +102,10 @@ def create_webhooks_blueprint(
             )
         except UnsafeTargetError as err:
             raise _unsafe_url(err) from err
-        body = WebhookSecretBody(endpoint=_endpoint_view(made.endpoint), secret=made.secret)
-        return _json(body), 201
+        made_body = WebhookSecretBody(endpoint=_endpoint_view(made.endpoint), secret=made.secret)
+        response = _json(made_body)
+        response.status_code = 201
+        return response
 
     @bp.get(HOOKS)
     def list_webhooks() -> Response:

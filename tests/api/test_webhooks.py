@@ -283,6 +283,26 @@ def test_a_registration_with_several_faults_names_the_unsafe_url_among_them(
     ]
 
 
+def test_a_registration_retried_with_its_idempotency_key_makes_one_endpoint(
+    api: FlaskClient,
+) -> None:
+    """signals-api.md Webhooks: a POST whose answer was lost, sent again with the same
+    Idempotency-Key, answers the first endpoint and secret instead of registering a second
+    endpoint (every event twice, one signed with a secret never seen)."""
+    body = {"url": "https://hooks.partner.test/in", "types": ["lead_form"]}
+    once = {**KEY, "Idempotency-Key": "register-crm-1"}
+
+    first = api.post(HOOKS, json=body, headers=once)
+    again = api.post(HOOKS, json=body, headers=once)
+    reused = api.post(HOOKS, json={**body, "types": ["book_call"]}, headers=once)
+
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.get_json() == first.get_json()
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert len(api.get(HOOKS, headers=KEY).get_json()["endpoints"]) == 1
+    assert reused.get_json()["error"] == "idempotency_key_reused"
+
+
 def test_unknown_endpoints_and_deliveries_are_404(api: FlaskClient) -> None:
     """DESIGN Contract decisions: 404 not_found."""
     assert api.get(f"{HOOKS}/wh_missing/deliveries", headers=KEY).status_code == 404
