@@ -100,6 +100,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
             options=backends.delivery_options,
             clock=backends.clock,
             keys=keys,
+            idempotency=backends.idempotency,
         )
     )
     return app

@@ -31,7 +31,8 @@ from backends.ports import (
 )
 from schemas.content.jobs import JobRecord
 from schemas.signals.events import Event
-from schemas.signals.rollups import AccountRollup
+from schemas.signals.rollups import TYPE_STAGE, AccountRollup
+from schemas.signals.webhooks import DeliveryEnvelope
 from services.delivery_policy import (
     AttemptResult,
     classify,
@@ -115,7 +116,11 @@ class WebhookDeliveries:
         account = self._accounts(domain) if self._accounts and domain else None
         if account is None or account.stage_reached_at != event.occurred_at:
             return None
-        return account.stage
+        # The event must show that stage itself: a CRM export stamps a day's touches with one
+        # time, and a page view of the same time as the hand-raise reached nothing.
+        shown = TYPE_STAGE[event.type]
+        by_pages = account.stage == "engaged" and bool(event.page.path)  # a 3rd distinct page
+        return account.stage if shown == account.stage or by_pages else None
 
 
 def schedule_deliveries(
@@ -135,11 +140,8 @@ def schedule_deliveries(
     endpoint alerts on stages.
     """
     event_id, event_type = str(event["id"]), str(event["type"])
-    standard = json.dumps(
-        {"type": f"signal.{event_type}", "timestamp": now.isoformat(), "data": dict(event)},
-        separators=(",", ":"),
-        default=str,
-    )
+    envelope = DeliveryEnvelope(type=f"signal.{event_type}", timestamp=now, data=dict(event))
+    standard = envelope.model_dump_json()
     if endpoints is None:  # a batch's caller reads them once for all its events
         endpoints = webhooks.list_endpoints()
     stage = reached_stage() if any(e.stages and e.active for e in endpoints) else None

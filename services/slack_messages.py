@@ -31,6 +31,13 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _who(person: Mapping[str, Any]) -> str:
+    email, name = person.get("email"), person.get("name")
+    if not email:
+        return "an anonymous visitor"
+    return f"{name} ({email})" if name else str(email)
+
+
 def slack_message(event: Mapping[str, Any], *, reached_stage: str | None) -> dict[str, Any]:
     """The message for one stored event (its JSON form); `reached_stage` when the event took
     its account to a stage the endpoint alerts on."""
@@ -38,25 +45,28 @@ def slack_message(event: Mapping[str, Any], *, reached_stage: str | None) -> dic
     account = event.get("account") or {}
     page = event.get("page") or {}
     properties = event.get("properties") or {}
-    who = person.get("email") or "an anonymous visitor"
+    who = _who(person)
     company = account.get("domain") or account.get("name")
     kind = str(event.get("type", "event")).replace("_", " ")
     if reached_stage is not None:
         title = f"{_STAGE_TITLES.get(reached_stage, reached_stage)}: {company or who}"
+        notification = f"{title} ({kind})"  # the header names the stage; this adds the event
     else:
-        title = f"{kind.capitalize()}: {who}"
+        title = notification = f"{kind.capitalize()}: {who}"
     lines = [f"*{escape(kind)}* by {escape(who)}" + (f" at *{escape(company)}*" if company else "")]
     if page.get("path") or page.get("url"):
         lines.append(f"Page: {escape(str(page.get('title') or page.get('path') or page['url']))}")
     if reached_stage is not None:
         lines.append(f"The account is now *{escape(reached_stage.replace('_', ' '))}*.")
     context = [
-        {"type": "mrkdwn", "text": _cut(f"{name}: {escape(str(properties[name]))}", 200)}
+        # Cut, then escape: a cut after escaping could split an entity such as `&amp;`.
+        {"type": "mrkdwn", "text": f"{name}: {escape(_cut(str(properties[name]), 180))}"}
         for name in ("utm_source", "utm_medium", "utm_campaign")
         if properties.get(name)
     ]
     context.append({"type": "mrkdwn", "text": f"id `{escape(str(event.get('id', '')))}`"})
     blocks: list[dict[str, Any]] = [
+        # plain_text shows its text as is: no mrkdwn escaping there.
         {"type": "header", "text": {"type": "plain_text", "text": _cut(title, HEADER_LIMIT)}},
         {
             "type": "section",
@@ -64,4 +74,5 @@ def slack_message(event: Mapping[str, Any], *, reached_stage: str | None) -> dic
         },
         {"type": "context", "elements": context[:CONTEXT_ELEMENTS]},
     ]
-    return {"text": _cut(f"{title} ({kind})", 300), "blocks": blocks}
+    # `text` is the notification and is read as mrkdwn: escaped like the section.
+    return {"text": escape(_cut(notification, 300)), "blocks": blocks}

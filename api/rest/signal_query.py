@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TypeVar
+from typing import TypeVar, get_args
 
 from api.errors import ApiError
 from backends.ports import AccountPosition, AccountQuery, AccountSort, StreamQuery
@@ -26,6 +26,7 @@ from schemas.signals.events import (
 )
 from schemas.signals.rollups import STAGES, Stage, stages_at_or_above
 from schemas.signals.scores import heat_log_for_score
+from schemas.signals.webhooks import DeliveryStatusName
 
 DEFAULT_DAYS = 7
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -37,6 +38,8 @@ STREAM_PARAMS = frozenset(
 )
 ACCOUNT_PARAMS = frozenset({"since", "days", "stage", "limit", "sort", "min_score", "cursor"})
 SORTS: tuple[AccountSort, ...] = ("recent", "score")
+DELIVERY_PARAMS = frozenset({"status", "limit"})
+DELIVERY_STATUSES: tuple[DeliveryStatusName, ...] = get_args(DeliveryStatusName)
 T = TypeVar("T")
 
 
@@ -163,6 +166,22 @@ def parse_account_query(args: Mapping[str, str], *, now: datetime) -> AccountQue
         min_heat_log=heat_log_for_score(min_score, now),
         after=after,
     )
+
+
+def parse_deliveries_query(args: Mapping[str, str]) -> tuple[DeliveryStatusName | None, int]:
+    """GET .../webhooks/{id}/deliveries parameters: `status` and `limit`, named with the codes
+    of the other reads. Raises: ApiError 400 `invalid_query`."""
+    p = _Issues(args, DELIVERY_PARAMS)
+    status: DeliveryStatusName | None = p.take(
+        "status", _delivery_status, "one of " + ", ".join(DELIVERY_STATUSES)
+    )
+    limit = p.number("limit", 100, 1, 500)
+    p.check()
+    return status, limit
+
+
+def _delivery_status(raw: str) -> DeliveryStatusName | None:
+    return next((s for s in DELIVERY_STATUSES if s == raw), None)
 
 
 def _sort(raw: str) -> AccountSort | None:

@@ -17,12 +17,14 @@ from pydantic import BaseModel, ValidationError
 
 from api.auth import KeyCheck
 from api.errors import ApiError, answer_unavailable, invalid_payload, unsupported_media_type
+from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
-from api.rest.signal_query import refuse_parameters
+from api.rest.signal_query import parse_deliveries_query, refuse_parameters
 from backends.ports import (
     ConflictError,
     Delivery,
     DeliveryOptions,
+    IdempotencyStore,
     JobStore,
     NotFoundError,
     TaskQueue,
@@ -32,7 +34,6 @@ from backends.ports import (
 from schemas.errors import Issue, issues_from_errors
 from schemas.signals.webhooks import (
     AttemptInput,
-    DeliveriesQuery,
     DeliveryBody,
     DeliveryListBody,
     DeliveryView,
@@ -58,6 +59,7 @@ def create_webhooks_blueprint(
     options: DeliveryOptions,
     clock: Callable[[], datetime],
     keys: KeyCheck,
+    idempotency: IdempotencyStore,
 ) -> Blueprint:
     """The six webhook operations of DESIGN "Deliveries" plus the internal attempt route.
 
@@ -66,6 +68,8 @@ def create_webhooks_blueprint(
     """
     bp = Blueprint("webhooks", __name__)
     answer_unavailable(bp, "The webhook store is unavailable; retry")
+    # A registration whose answer was lost must not make a second endpoint on retry.
+    idempotent = Idempotency(idempotency, clock=clock)
 
     def own_endpoint(endpoint_id: str) -> WebhookEndpoint:
         partner = keys.require("signals", allow_bearer=True).partner
@@ -77,9 +81,13 @@ def create_webhooks_blueprint(
             raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
 
     @bp.post(HOOKS)
-    def create_webhook() -> tuple[Response, int]:
-        partner = keys.require("signals", allow_bearer=True).partner
-        data = _parse(WebhookInput, _json_body())
+    def create_webhook() -> Response:
+        principal = keys.require("signals", allow_bearer=True)
+        body = _json_body()
+        return idempotent.run(principal, body, lambda: register(principal.partner, body))
+
+    def register(partner: str, body: object) -> Response:
+        data = _registration(body, options=options)
         try:
             made = webhooks_service.register_endpoint(
                 webhooks=webhooks,
@@ -94,8 +102,10 @@ def create_webhooks_blueprint(
             )
         except UnsafeTargetError as err:
             raise _unsafe_url(err) from err
-        body = WebhookSecretBody(endpoint=_endpoint_view(made.endpoint), secret=made.secret)
-        return _json(body), 201
+        made_body = WebhookSecretBody(endpoint=_endpoint_view(made.endpoint), secret=made.secret)
+        response = _json(made_body)
+        response.status_code = 201
+        return response
 
     @bp.get(HOOKS)
     def list_webhooks() -> Response:
@@ -138,14 +148,8 @@ def create_webhooks_blueprint(
     @bp.get(f"{HOOKS}/<endpoint_id>/deliveries")
     def list_deliveries(endpoint_id: str) -> Response:
         own_endpoint(endpoint_id)
-        try:
-            query = DeliveriesQuery.model_validate(request.args.to_dict())
-        except ValidationError as err:
-            issues = issues_from_errors(err.errors())
-            raise ApiError(
-                400, "invalid_query", "A query parameter is malformed", issues=issues
-            ) from err
-        found = webhooks.list_deliveries(endpoint_id, status=query.status, limit=query.limit)
+        status, limit = parse_deliveries_query(request.args)
+        found = webhooks.list_deliveries(endpoint_id, status=status, limit=limit)
         return _json(DeliveryListBody(deliveries=[_delivery_view(d) for d in found]))
 
     @bp.post(f"{HOOKS}/deliveries/<delivery_id>/replay")
@@ -205,8 +209,28 @@ def _parse(model: type[ModelT], data: Any) -> ModelT:
     return model.model_validate(data)
 
 
+def _registration(body: object, *, options: DeliveryOptions) -> WebhookInput:
+    """The registration body. Raises: ApiError 422 naming every field at fault, the url's
+    target check included when another field failed first (so one answer lists them all)."""
+    try:
+        return WebhookInput.model_validate(body)
+    except ValidationError as err:
+        issues = issues_from_errors(err.errors())
+        url = body.get("url") if isinstance(body, dict) else None
+        if isinstance(url, str) and not any(i.field == "url" for i in issues):
+            try:
+                webhooks_service.check_url(url, options=options)
+            except UnsafeTargetError as unsafe:
+                issues.append(_unsafe_url_issue(unsafe))
+        raise invalid_payload(issues) from err
+
+
 def _unsafe_url(err: UnsafeTargetError) -> ApiError:
-    return invalid_payload([Issue(field="url", code="unsafe_url", message=err.reason)])
+    return invalid_payload([_unsafe_url_issue(err)])
+
+
+def _unsafe_url_issue(err: UnsafeTargetError) -> Issue:
+    return Issue(field="url", code="unsafe_url", message=err.reason)
 
 
 def _json(body: BaseModel) -> Response:

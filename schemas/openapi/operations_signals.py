@@ -3,7 +3,16 @@
 SPEC "Signal API" and DESIGN "Signals", "Ingest", "Deliveries".
 """
 
-from schemas.openapi.operation import DELIVERY_ID, DOMAIN, EMAIL, HOOK_ID, KEYED, Operation, Reply
+from schemas.openapi.operation import (
+    DELIVERY_ID,
+    DOMAIN,
+    EMAIL,
+    HOOK_ID,
+    IDEMPOTENCY,
+    KEYED,
+    Operation,
+    Reply,
+)
 from schemas.openapi.placeholders import (
     AccountsQueryDoc,
     CollectBeaconDoc,
@@ -164,10 +173,12 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "Register a webhook endpoint",
         "signals",
         (Reply(201, "The endpoint and its `whsec_` secret, shown this once", WebhookSecretBody),),
-        description="Deliveries are signed per Standard Webhooks and retried for about three days.",
+        description="Deliveries are signed per Standard Webhooks and retried for about three days."
+        " Send an Idempotency-Key to make a retry answer the first endpoint and secret.",
+        params=(IDEMPOTENCY,),
         request=WebhookInput,
         request_example={"url": "https://hooks.example.com/kestrel", "types": ["book_call"]},
-        errors=(400, *KEYED, 408, 415, 422, 503),
+        errors=(400, *KEYED, 408, 409, 415, 422, 503),
     ),
     Operation(
         "get",

@@ -111,7 +111,9 @@ class AccountsQueryDoc(_Doc):
     stage: Stage | None = Field(default=None, description="This stage or higher")
     limit: int = Field(default=50, ge=1, le=500)
     sort: Literal["recent", "score"] = Field(
-        default="recent", description="Most recent activity first, or highest score first"
+        default="recent",
+        description="recent: the most recently recorded event first (last_recorded_at); score:"
+        " highest score first",
     )
     min_score: int = Field(default=0, ge=0, le=100, description="Accounts scoring at least this")
     cursor: str | None = Field(default=None, description="A `next_cursor` of the same sort")

@@ -235,6 +235,8 @@ def normalize_event(raw: Any, *, now: datetime) -> NewEvent | list[Issue]:
         email = normalize_email(inp.person.email)
         if email is None:
             issues.append(Issue(field="person.email", code="invalid_email", message="not an email"))
+    elif inp.type == "identify":  # it links a visitor to a person: without one it links nothing
+        issues.append(Issue(field="person.email", code="missing", message="the person's email"))
     domain = None
     if inp.account.domain:
         domain = normalize_domain(inp.account.domain)

@@ -17,6 +17,7 @@ from schemas.signals.scores import (
     Trend,
     add_day,
     add_heat,
+    days_back,
     event_weight,
     micros,
     score_at,
@@ -310,11 +311,11 @@ def account_summary(
 ) -> AccountSummary:
     """The API view of an account at `now`; list views cap each list at 20, lookups pass
     cap=None."""
-    week_ago = now.timestamp() - 7 * 86400
+    # "this week" is the touch counts' last 7 days (UTC days), so the reasons agree.
     active = sum(
         1
         for b in account.people.values()
-        if datetime.fromisoformat(b["last_seen"]).timestamp() > week_ago
+        if days_back(datetime.fromisoformat(b["last_seen"]), now) < 7
     )
     pages = _ranked(account.pages, 1)
     people = sorted(

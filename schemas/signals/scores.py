@@ -86,18 +86,23 @@ def score_at(heat_log: float | None, now: datetime) -> int:
 
 
 def heat_log_for_score(score: int, now: datetime) -> float | None:
-    """The least heat_log that scores at least `score` at `now` (None: any)."""
+    """The least heat_log that scores at least `score` at `now` (None: any). 100 is reached:
+    round() gives 100 from 99.5, a heat of 4,975."""
     if score <= 0:
         return None
-    if score >= 100:
-        return math.inf
     heat = SCORE_HALF * (score - 0.5) / (100.5 - score)  # round() half-way, so at least score
     now_days = (now - _EPOCH) / timedelta(days=1)
     return math.log2(heat) + now_days / HALF_LIFE_DAYS
 
 
+def days_back(then: datetime, now: datetime) -> int:
+    """UTC days from `then`'s day to `now`'s: 0 today, 1 yesterday. Daily counts are kept per
+    UTC day, so every reason counts days this way and none contradicts another."""
+    return (now - _EPOCH) // timedelta(days=1) - (then - _EPOCH) // timedelta(days=1)
+
+
 def window_counts(days: dict[str, int], now: datetime) -> tuple[int, int]:
-    """Events in the last 7 days and in the 28 days before them."""
+    """Events in the last 7 days (today and the 6 UTC days before) and in the 28 before."""
     today = (now - _EPOCH) // timedelta(days=1)
     recent = sum(n for d, n in days.items() if today - 7 < int(d) <= today)
     before = sum(n for d, n in days.items() if today - 35 < int(d) <= today - 7)
@@ -116,11 +121,13 @@ def trend_at(days: dict[str, int], now: datetime) -> Trend:
 
 
 def _ago(then: datetime, now: datetime) -> str:
-    days = (now - then) // timedelta(days=1)
-    if days >= 1:
-        return f"{days} day{'s' if days != 1 else ''} ago"
     hours = (now - then) // timedelta(hours=1)
-    return f"{hours} hour{'s' if hours != 1 else ''} ago" if hours >= 1 else "within the hour"
+    if hours < 1:
+        return "less than an hour ago"
+    if hours < 24:
+        return f"{hours} hour{'s' if hours != 1 else ''} ago"
+    days = days_back(then, now)  # as the touch counts: 7 days ago is not in the last 7 days
+    return f"{days} day{'s' if days != 1 else ''} ago"
 
 
 def score_reasons(

@@ -4,9 +4,10 @@ Views never carry a signing secret; only the create and rotate bodies do, once.
 """
 
 from datetime import datetime
-from typing import Literal, Self
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from schemas.signals.events import EventType
 from schemas.signals.rollups import Stage
@@ -48,11 +49,22 @@ class WebhookInput(_Strict):
         examples=[["hand_raiser"]],
     )
 
-    @model_validator(mode="after")
-    def _stages_for_slack(self) -> Self:
-        if self.stages and self.kind != "slack":
-            raise ValueError("stages need kind slack")
-        return self
+    @field_validator("stages")
+    @classmethod
+    def _stages_for_slack(cls, stages: list[Stage] | None, info: ValidationInfo) -> object:
+        # `kind` is declared first, so it is read here (absent when it failed on its own).
+        if stages and info.data.get("kind", "slack") != "slack":
+            raise PydanticCustomError("slack_only", 'only with "kind": "slack"')
+        return stages
+
+
+class DeliveryEnvelope(_Strict):
+    """A Standard Webhooks delivery's body: one event, `data` as the stream serves it, and
+    `timestamp` written as every time of the API is (UTC, `Z`)."""
+
+    type: str = Field(examples=["signal.book_call"])
+    timestamp: datetime
+    data: dict[str, Any]
 
 
 class WebhookEndpointView(_Strict):

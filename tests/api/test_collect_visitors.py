@@ -165,3 +165,20 @@ def test_three_page_views_then_a_lead_form_from_the_same_browser_all_count_for_t
         f"bo@{other}"
     ]
     assert client.get(f"{BASE}/accounts/{domain}", headers=READ).get_json()["seen"] is False
+
+
+@pytest.mark.spec("signals.collect")
+@pytest.mark.parametrize("person", [{}, {"email": ""}, {"name": "Ada"}])
+def test_an_identify_that_names_no_email_is_refused_naming_person_email(
+    client: FlaskClient, person: dict[str, str]
+) -> None:
+    """signals-api.md Anonymous to known: an identify links a visitor to a person, so one
+    without an address (`frontdoor.identify("")`) is a 422, not an event that links nothing."""
+    beacon = {"type": "identify", "person": person, "properties": {"visitor_id": "v" * 16}}
+
+    response = client.post(URL, json=beacon, headers=SITE)
+
+    assert (response.status_code, response.get_json()["error"]) == (422, "invalid_payload")
+    assert [(i["field"], i["code"]) for i in response.get_json()["issues"]] == [
+        ("person.email", "missing")
+    ]

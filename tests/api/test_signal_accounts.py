@@ -90,3 +90,59 @@ def test_a_cursor_of_another_sort_or_a_bad_sort_answers_400(
     assert wrong.status_code == 400
     assert {i["field"] for i in wrong.get_json()["issues"]} == {"cursor", "min_score"}
     assert bad_sort.get_json()["issues"][0]["field"] == "sort"
+
+
+@pytest.mark.spec("signals.accounts")
+def test_min_score_100_lists_the_accounts_that_score_100(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """Issue 15: min_score is 0 to 100 and keeps the accounts scoring at least that, 100
+    included (a score rounds to 100 from a heat of 4,975)."""
+    send(
+        client,
+        backends,
+        [touch(str(i), "book_call", f"p{i}@busy.example", 0) for i in range(200)]
+        + [touch("cold", "book_call", "p@quiet.example", 0)],
+    )
+
+    top = client.get(
+        f"{BASE}/accounts", query_string={"sort": "score", "min_score": 100}, headers=READ
+    ).get_json()
+
+    assert [(a["domain"], a["score"]) for a in top["accounts"]] == [("busy.example", 100)]
+
+
+def walk(client: FlaskClient, **query: Any) -> list[dict[str, Any]]:
+    """Every page of the accounts list, following next_cursor."""
+    accounts: list[dict[str, Any]] = []
+    cursor = None
+    while True:
+        page = client.get(
+            f"{BASE}/accounts",
+            query_string={**query, **({"cursor": cursor} if cursor else {})},
+            headers=READ,
+        ).get_json()
+        accounts += page["accounts"]
+        cursor = page["next_cursor"]
+        if not page["has_more"]:
+            return accounts
+
+
+@pytest.mark.spec("signals.accounts")
+def test_an_account_touched_during_a_walk_is_listed_by_the_next_walk_since_the_last_one(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """signals-api.md Accounts: a walk lists each account at most once; one that changed while
+    it ran (it moved ahead of the cursor) is what `since` = the newest `last_recorded_at` of
+    the walk before lists."""
+    send(client, backends, [touch(d, "email_open", f"p@{d}.example", 0) for d in "abc"])
+    first = client.get(f"{BASE}/accounts", query_string={"limit": 1}, headers=READ).get_json()
+    newest_seen = first["accounts"][0]["last_recorded_at"]
+
+    send(client, backends, [touch("a2", "book_call", "p@a.example", 0)])
+    rest = walk(client, limit=1, cursor=first["next_cursor"])
+    changed = walk(client, since=newest_seen)
+
+    walked = [a["domain"] for a in first["accounts"] + rest]
+    assert walked == ["c.example", "b.example"]
+    assert [a["domain"] for a in changed] == ["a.example", "c.example"]

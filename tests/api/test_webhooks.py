@@ -250,6 +250,59 @@ def test_a_new_endpoint_has_no_deliveries_and_a_bad_status_filter_is_400(api: Fl
     )
 
 
+def test_a_delivery_list_names_bad_parameters_with_the_codes_the_stream_uses(
+    api: FlaskClient,
+) -> None:
+    """signals-api.md The stream and polling: a parameter the endpoint does not know is
+    `unknown_parameter`; a number outside its range is `out_of_range`, on every read."""
+    hook_id = _register(api)["endpoint"]["id"]
+
+    bad = api.get(f"{HOOKS}/{hook_id}/deliveries?limit=0&statuss=failed", headers=KEY)
+
+    assert (bad.status_code, bad.get_json()["error"]) == (400, "invalid_query")
+    assert [(i["field"], i["code"]) for i in bad.get_json()["issues"]] == [
+        ("statuss", "unknown_parameter"),
+        ("limit", "out_of_range"),
+    ]
+
+
+def test_a_registration_with_several_faults_names_the_unsafe_url_among_them(
+    api: FlaskClient,
+) -> None:
+    """signals-api.md Allowed targets and Errors: one answer names every field to fix, the
+    url's `unsafe_url` included when another field also failed."""
+    body = {"url": "http://hooks.example.com/in", "types": ["lead"], "color": "red"}
+
+    response = api.post(HOOKS, json=body, headers=KEY)
+
+    assert response.status_code == 422
+    assert sorted((i["field"], i["code"]) for i in response.get_json()["issues"]) == [
+        ("color", "unknown_field"),
+        ("types.0", "literal_error"),
+        ("url", "unsafe_url"),
+    ]
+
+
+def test_a_registration_retried_with_its_idempotency_key_makes_one_endpoint(
+    api: FlaskClient,
+) -> None:
+    """signals-api.md Webhooks: a POST whose answer was lost, sent again with the same
+    Idempotency-Key, answers the first endpoint and secret instead of registering a second
+    endpoint (every event twice, one signed with a secret never seen)."""
+    body = {"url": "https://hooks.partner.test/in", "types": ["lead_form"]}
+    once = {**KEY, "Idempotency-Key": "register-crm-1"}
+
+    first = api.post(HOOKS, json=body, headers=once)
+    again = api.post(HOOKS, json=body, headers=once)
+    reused = api.post(HOOKS, json={**body, "types": ["book_call"]}, headers=once)
+
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.get_json() == first.get_json()
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert len(api.get(HOOKS, headers=KEY).get_json()["endpoints"]) == 1
+    assert reused.get_json()["error"] == "idempotency_key_reused"
+
+
 def test_unknown_endpoints_and_deliveries_are_404(api: FlaskClient) -> None:
     """DESIGN Contract decisions: 404 not_found."""
     assert api.get(f"{HOOKS}/wh_missing/deliveries", headers=KEY).status_code == 404

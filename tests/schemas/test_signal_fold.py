@@ -22,10 +22,12 @@ def events(seed: int, count: int) -> list[Event]:
     for i in range(count):
         email = rng.choice(["ada@acme.com", "bob@acme.com", "cy@beta.example", "di@gmail.com"])
         anonymous = rng.random() < 0.2
+        kind = "email_open" if rng.random() < 0.8 else rng.choice(EVENT_TYPES)
         raw = {
             "source": rng.choice(["crm", "site"]),
             "row_id": str(i),
-            "type": "email_open" if rng.random() < 0.8 else rng.choice(EVENT_TYPES),
+            # an identify names its person (anonymous ones are refused)
+            "type": "page_view" if kind == "identify" and anonymous else kind,
             "occurred_at": (START + timedelta(hours=rng.randrange(0, 200))).isoformat(),
             "person": {} if anonymous else {"email": email, "name": email[:2].title()},
             "account": {"domain": rng.choice(["acme.com", "gamma.example"])} if anonymous else {},

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -114,6 +114,34 @@ def test_an_ingested_event_reaches_a_matching_endpoint_signed_and_pinned_to_the_
     assert got[0].path == "/in"
     assert got[0].headers["host"] == f"hooks.localhost:{port}"
     assert Webhook(secret).verify(got[0].body, got[0].headers)["data"]["id"] == "crm:r-1"
+
+
+def test_a_delivery_carries_the_event_as_the_stream_serves_it_and_a_utc_z_timestamp(
+    settings: Settings,
+) -> None:
+    """signals-api.md What a delivery looks like: `data` is the event exactly as the stream
+    serves it; `timestamp` is written as every time of the API is ("...Z")."""
+    with running_receiver() as receiver, served(settings) as app:
+        _, secret = _register(app, receiver.url + "/in")
+        row = {
+            "source": "crm",
+            "row_id": "r-1",
+            "type": "book_call",
+            "occurred_at": "2026-11-20T10:00:00Z",
+            "person": {"email": "ada@acme.com", "name": "Ada"},
+        }
+        app.api.post(
+            "/api/public/v1/signals/events",
+            json={"events": [row]},
+            headers={"x-api-key": INGEST_KEY},
+        )
+        (got,) = receiver.wait_for(1)
+        streamed = app.api.get("/api/public/v1/signals", headers=KEY).get_json()["events"]
+
+    payload = Webhook(secret).verify(got.body, got.headers)
+    assert payload["data"] == streamed[0]
+    assert payload["timestamp"].endswith("Z")
+    assert datetime.fromisoformat(payload["timestamp"]).utcoffset() == timedelta(0)
 
 
 def test_a_410_from_the_receiver_disables_the_endpoint(settings: Settings) -> None:

@@ -136,3 +136,71 @@ def test_stages_need_the_slack_kind(settings: Settings) -> None:
         )
 
     assert response.status_code == 422
+    assert [(i["field"], i["code"]) for i in response.get_json()["issues"]] == [
+        ("stages", "slack_only")
+    ]
+
+
+def test_events_stored_together_that_climb_several_stages_alert_the_highest_once(
+    settings: Settings,
+) -> None:
+    """signals-api.md Slack alerts: one batch taking an account from nothing to evaluating
+    and on to hand_raiser sends one alert, for the stage the account is at."""
+    domain = f"n{uuid.uuid4().hex[:6]}.example"
+    rows = [
+        {
+            "source": "crm",
+            "row_id": row_id,
+            "type": kind,
+            "occurred_at": datetime.now(UTC).isoformat(),
+            "person": {"email": f"una@{domain}"},
+        }
+        for row_id, kind in (("1", "research_unlock"), ("2", "book_call"))
+    ]
+    with running_receiver() as receiver, served(settings) as app:
+        register(app, f"{receiver.url}/slack", stages=["evaluating", "hand_raiser"])
+
+        app.api.post(
+            "/api/public/v1/signals/events",
+            json={"events": rows},
+            headers={"x-api-key": INGEST_KEY},
+        )
+        (got,) = receiver.wait_for(1)
+        app.backends.signal_queue.drain(timeout=10)  # type: ignore[attr-defined]
+
+    assert json.loads(got.body)["text"] == f"Hand raiser: {domain} (book call)"
+    assert len(receiver.requests) == 1
+
+
+def test_a_later_touch_stamped_with_the_same_time_as_the_hand_raise_alerts_nothing(
+    settings: Settings,
+) -> None:
+    """signals-api.md Slack alerts: a CRM export stamps a day's touches with one time (its
+    date); the page view stored after the day's book-a-call did not take the account to a
+    stage and sends no stage alert."""
+    domain = f"n{uuid.uuid4().hex[:6]}.example"
+    day = "2026-11-20T00:00:00Z"
+
+    def row(row_id: str, kind: str) -> dict[str, Any]:
+        return {
+            "source": "crm",
+            "row_id": row_id,
+            "type": kind,
+            "occurred_at": day,
+            "person": {"email": f"una@{domain}"},
+            "page": {"path": "/p/pricing"},
+        }
+
+    with running_receiver() as receiver, served(settings) as app:
+        endpoint_id = register(app, f"{receiver.url}/slack", stages=["hand_raiser"])
+        for rows in ([row("1", "book_call")], [row("2", "page_view")]):
+            app.api.post(
+                "/api/public/v1/signals/events",
+                json={"events": rows},
+                headers={"x-api-key": INGEST_KEY},
+            )
+            app.backends.signal_queue.drain(timeout=10)  # type: ignore[attr-defined]
+        receiver.wait_for(1)
+        listed = app.api.get(f"{HOOKS}/{endpoint_id}/deliveries", headers=KEY).get_json()
+
+    assert [d["event_id"] for d in listed["deliveries"]] == ["crm:1"]

@@ -101,11 +101,12 @@ def random_events(rng: random.Random, count: int) -> list[NewEvent]:
     out = []
     for i in range(count):
         email = rng.choice([*emails, None])
+        # mostly opens (aware), so the 3-pages rule decides many stages
+        kind = "email_open" if rng.random() < 0.9 else rng.choice(EVENT_TYPES)
         out.append(
             event(
                 f"r{i}",
-                # mostly opens (aware), so the 3-pages rule decides many stages
-                type="email_open" if rng.random() < 0.9 else rng.choice(EVENT_TYPES),
+                type="page_view" if kind == "identify" and email is None else kind,
                 email=email,
                 domain=rng.choice(["acme.com", "gamma.example", None]) if email is None else None,
                 path=rng.choice(["/a", "/b", "/c", "/d", "/blog/e", None, None, None]),
