@@ -255,10 +255,12 @@ def store_generated_page(
 
     def attempt() -> StoredPage | None:
         existing = pages.get_page(page.slug)
-        if _stored_by_generation(existing, page, hero_image_url=hero_image_url):
-            return existing
+        # Ownership first: another partner's job with the same brief writes the same page
+        # (the writer is deterministic), which is theirs, never this job's "already stored".
         if existing is not None and not editor.sees(existing):
             return None
+        if _stored_by_generation(existing, page, hero_image_url=hero_image_url):
+            return existing
         new = replaced(
             existing,
             page,
