@@ -95,6 +95,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.register_blueprint(
         create_webhooks_blueprint(
             webhooks=backends.webhooks,
+            idempotency=backends.idempotency,
             jobs=backends.jobs,
             tasks=backends.tasks,
             options=backends.delivery_options,

@@ -1,8 +1,10 @@
 """Webhook endpoints on the Signal API (signals key) and the internal delivery-attempt route.
 
 Partners register, list, rotate and delete endpoints and list and replay deliveries; each
-partner sees only its own endpoints. POST /internal/deliveries/{id}/attempt is what the task
-queue calls; it is authenticated by the shared internal token (DESIGN "Deliveries").
+partner sees only its own endpoints. Registering and rotating take an Idempotency-Key as POST
+pages does, so a retried one answers the first endpoint or secret instead of making another.
+POST /internal/deliveries/{id}/attempt is what the task queue calls; it is authenticated by
+the shared internal token (DESIGN "Deliveries").
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ from pydantic import BaseModel, ValidationError
 
 from api.auth import KeyCheck
 from api.errors import ApiError, answer_unavailable, invalid_payload, unsupported_media_type
+from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
 from api.rest.signal_query import refuse_parameters
 from backends.ports import (
     ConflictError,
     Delivery,
     DeliveryOptions,
+    IdempotencyStore,
     JobStore,
     NotFoundError,
     TaskQueue,
@@ -53,6 +57,7 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 def create_webhooks_blueprint(
     *,
     webhooks: WebhookStore,
+    idempotency: IdempotencyStore,
     jobs: JobStore,
     tasks: TaskQueue,
     options: DeliveryOptions,
@@ -66,6 +71,7 @@ def create_webhooks_blueprint(
     """
     bp = Blueprint("webhooks", __name__)
     answer_unavailable(bp, "The webhook store is unavailable; retry")
+    idempotent = Idempotency(idempotency, clock=clock)
 
     def own_endpoint(endpoint_id: str) -> WebhookEndpoint:
         partner = keys.require("signals", allow_bearer=True).partner
@@ -77,9 +83,13 @@ def create_webhooks_blueprint(
             raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
 
     @bp.post(HOOKS)
-    def create_webhook() -> tuple[Response, int]:
-        partner = keys.require("signals", allow_bearer=True).partner
-        data = _parse(WebhookInput, _json_body())
+    def create_webhook() -> Response:
+        principal = keys.require("signals", allow_bearer=True)
+        payload = _json_body()
+        return idempotent.run(principal, payload, lambda: register(principal.partner, payload))
+
+    def register(partner: str, payload: object) -> Response:
+        data = _parse(WebhookInput, payload)
         try:
             made = webhooks_service.register_endpoint(
                 webhooks=webhooks,
@@ -95,7 +105,7 @@ def create_webhooks_blueprint(
         except UnsafeTargetError as err:
             raise _unsafe_url(err) from err
         body = WebhookSecretBody(endpoint=_endpoint_view(made.endpoint), secret=made.secret)
-        return _json(body), 201
+        return _json(body, 201)
 
     @bp.get(HOOKS)
     def list_webhooks() -> Response:
@@ -117,7 +127,10 @@ def create_webhooks_blueprint(
 
     @bp.post(f"{HOOKS}/<endpoint_id>/rotate")
     def rotate_webhook_secret(endpoint_id: str) -> Response:
-        partner = keys.require("signals", allow_bearer=True).partner
+        principal = keys.require("signals", allow_bearer=True)
+        return idempotent.run(principal, {}, lambda: rotate(principal.partner, endpoint_id))
+
+    def rotate(partner: str, endpoint_id: str) -> Response:
         try:
             made = webhooks_service.rotate_secret(
                 webhooks=webhooks,
@@ -209,8 +222,8 @@ def _unsafe_url(err: UnsafeTargetError) -> ApiError:
     return invalid_payload([Issue(field="url", code="unsafe_url", message=err.reason)])
 
 
-def _json(body: BaseModel) -> Response:
-    return Response(body.model_dump_json(), mimetype="application/json")
+def _json(body: BaseModel, status: int = 200) -> Response:
+    return Response(body.model_dump_json(), status=status, mimetype="application/json")
 
 
 def _endpoint_view(e: WebhookEndpoint) -> WebhookEndpointView:

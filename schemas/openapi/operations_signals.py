@@ -3,7 +3,16 @@
 SPEC "Signal API" and DESIGN "Signals", "Ingest", "Deliveries".
 """
 
-from schemas.openapi.operation import DELIVERY_ID, DOMAIN, EMAIL, HOOK_ID, KEYED, Operation, Reply
+from schemas.openapi.operation import (
+    DELIVERY_ID,
+    DOMAIN,
+    EMAIL,
+    HOOK_ID,
+    IDEMPOTENCY,
+    KEYED,
+    Operation,
+    Reply,
+)
 from schemas.openapi.placeholders import (
     AccountsQueryDoc,
     CollectBeaconDoc,
@@ -164,10 +173,15 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "Register a webhook endpoint",
         "signals",
         (Reply(201, "The endpoint and its `whsec_` secret, shown this once", WebhookSecretBody),),
-        description="Deliveries are signed per Standard Webhooks and retried for about three days.",
+        description=(
+            "Deliveries are signed per Standard Webhooks and retried for about three days. "
+            "Send an Idempotency-Key to retry safely: a repeat answers the first endpoint and "
+            "secret, never a second endpoint."
+        ),
         request=WebhookInput,
         request_example={"url": "https://hooks.example.com/kestrel", "types": ["book_call"]},
-        errors=(400, *KEYED, 408, 415, 422, 503),
+        params=(IDEMPOTENCY,),
+        errors=(400, *KEYED, 408, 409, 415, 422, 503),
     ),
     Operation(
         "get",
@@ -204,8 +218,12 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
                 WebhookSecretBody,
             ),
         ),
-        params=(HOOK_ID,),
-        errors=(*KEYED, 404, 503),
+        description=(
+            "Send an Idempotency-Key to retry safely: a repeat answers the first new secret, "
+            "the one deliveries are signed with."
+        ),
+        params=(HOOK_ID, IDEMPOTENCY),
+        errors=(400, *KEYED, 404, 409, 422, 503),
     ),
     Operation(
         "get",

@@ -274,3 +274,68 @@ def test_the_internal_attempt_route_refuses_calls_without_the_internal_token(
     )
 
     assert (missing.status_code, wrong.status_code) == (401, 401)
+
+
+def test_a_retried_registration_with_the_same_idempotency_key_makes_one_endpoint(
+    strict: tuple[FlaskClient, Backends],
+) -> None:
+    """Every write is safe to retry: a registration whose answer was lost, sent again with its
+    Idempotency-Key, answers the first endpoint and secret; a second endpoint for the same URL
+    would have every event delivered twice, under two `webhook-id`s a receiver cannot dedupe."""
+    api, _backends = strict
+    body = {"url": "https://hooks.partner.test/in", "types": ["book_call"]}
+    once = {**KEY, "Idempotency-Key": "register-crm-1"}
+
+    first = api.post(HOOKS, json=body, headers=once)
+    again = api.post(HOOKS, json=body, headers=once)
+    other_body = api.post(HOOKS, json={**body, "types": ["lead_form"]}, headers=once)
+
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.get_json() == first.get_json()
+    assert other_body.get_json()["error"] == "idempotency_key_reused"
+    listed = api.get(HOOKS, headers=KEY).get_json()["endpoints"]
+    assert [e["id"] for e in listed] == [first.get_json()["endpoint"]["id"]]
+
+
+def test_two_partners_registering_one_url_with_one_idempotency_key_each_get_their_own(
+    strict: tuple[FlaskClient, Backends],
+) -> None:
+    """Issue 14: Idempotency-Keys are scoped to the key that sent them; two partners sending
+    the same URL under the same key each get an endpoint and a secret of their own."""
+    api, backends = strict
+    raw, _ = issue_key(keys=backends.keys, partner="other", scope="signals", now=backends.clock())
+    body = {"url": "https://hooks.partner.test/in"}
+    same = {"Idempotency-Key": "register-1"}
+
+    ours = api.post(HOOKS, json=body, headers={**KEY, **same})
+    theirs = api.post(HOOKS, json=body, headers={"x-api-key": raw, **same})
+
+    assert (ours.status_code, theirs.status_code) == (201, 201)
+    assert "Idempotent-Replayed" not in theirs.headers
+    assert ours.get_json()["endpoint"]["id"] != theirs.get_json()["endpoint"]["id"]
+    assert ours.get_json()["secret"] != theirs.get_json()["secret"]
+    for key, answer in ((KEY, ours), ({"x-api-key": raw}, theirs)):
+        listed = api.get(HOOKS, headers=key).get_json()["endpoints"]
+        assert [e["id"] for e in listed] == [answer.get_json()["endpoint"]["id"]]
+
+
+def test_a_retried_rotation_with_the_same_idempotency_key_answers_the_secret_that_signs(
+    strict: tuple[FlaskClient, Backends],
+) -> None:
+    """Every write is safe to retry: a rotation sent again with its Idempotency-Key answers the
+    first new secret, which is the one deliveries are signed with, rather than minting a
+    third one and leaving the answer the partner kept useless."""
+    api, backends = strict
+    hook_id = _register(api)["endpoint"]["id"]
+    once = {**KEY, "Idempotency-Key": "rotate-1"}
+
+    first = api.post(f"{HOOKS}/{hook_id}/rotate", headers=once)
+    again = api.post(f"{HOOKS}/{hook_id}/rotate", headers=once)
+
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.get_json()["secret"] == first.get_json()["secret"]
+    endpoint = backends.webhooks.get_endpoint(hook_id)
+    assert endpoint is not None
+    assert endpoint.secrets[0].value == first.get_json()["secret"]
+    assert len(endpoint.secrets) == 2
