@@ -141,6 +141,8 @@ def create_webhooks_blueprint(
             )
         except NotFoundError as err:  # absent, another's, or deleted meanwhile
             raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
+        except ConflictError as err:
+            raise ApiError(409, "conflict", "The endpoint kept being rotated; retry") from err
         body = WebhookSecretBody(
             endpoint=_endpoint_view(made.endpoint),
             secret=made.secret,

@@ -12,10 +12,13 @@ from flask.testing import FlaskClient
 
 from api.app import create_app
 from backends.bundle import Backends
+from backends.embedded.sqlite import SqliteDatabase
+from backends.embedded.webhooks import SqliteWebhookStore
+from backends.ports import WebhookEndpoint, WebhookSecret
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from schemas.signals.events import EVENT_TYPES
-from services.delivery_policy import endpoint_wants
+from services.delivery_policy import endpoint_wants, rotate_secrets
 from services.keys import issue_key
 from tests.conftest import CONTENT_KEY, SIGNALS_KEY
 
@@ -339,3 +342,48 @@ def test_a_retried_rotation_with_the_same_idempotency_key_answers_the_secret_tha
     assert endpoint is not None
     assert endpoint.secrets[0].value == first.get_json()["secret"]
     assert len(endpoint.secrets) == 2
+
+
+class RotatedMeanwhile(SqliteWebhookStore):
+    """The real SQLite webhook store, where another rotation of the endpoint lands just before
+    this request's own write of its secrets (two people rotating at the same moment)."""
+
+    rival: str | None = None
+
+    def set_secrets(
+        self, endpoint_id: str, secrets: tuple[WebhookSecret, ...], *, if_current: str | None = None
+    ) -> WebhookEndpoint:
+        rival, self.rival = self.rival, None
+        if rival is not None:
+            now = secrets[0].created_at
+            current = self.get_endpoint(endpoint_id)
+            assert current is not None
+            theirs = rotate_secrets(
+                current.secrets, new_value=rival, now=now, overlap=timedelta(hours=24)
+            )
+            super().set_secrets(endpoint_id, theirs, if_current=current.secrets[0].value)
+        return super().set_secrets(endpoint_id, secrets, if_current=if_current)
+
+
+def test_two_rotations_at_once_each_answer_a_secret_that_signs(
+    settings: Settings, strict: tuple[FlaskClient, Backends]
+) -> None:
+    """DESIGN Deliveries: a rotation answers the secret deliveries are signed with from then on.
+    When another rotation lands between this one's read and its write, this one rotates again
+    over it: its answer is the current secret and the other's keeps signing through the 24-hour
+    overlap, instead of one of the two answers naming a secret nothing signs with."""
+    _api, backends = strict
+    hooks = RotatedMeanwhile(SqliteDatabase(settings.data_dir / "frontdoor.sqlite3"))
+    api = create_app(
+        app_config(settings), dataclasses.replace(backends, webhooks=hooks)
+    ).test_client()
+    hook_id = _register(api)["endpoint"]["id"]
+    hooks.rival = "whsec_rival"
+
+    answer = api.post(f"{HOOKS}/{hook_id}/rotate", headers=KEY)
+
+    assert answer.status_code == 200, answer.get_json()
+    endpoint = hooks.get_endpoint(hook_id)
+    assert endpoint is not None
+    assert endpoint.secrets[0].value == answer.get_json()["secret"]
+    assert "whsec_rival" in [s.value for s in endpoint.secrets[1:]]
