@@ -95,12 +95,12 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.register_blueprint(
         create_webhooks_blueprint(
             webhooks=backends.webhooks,
+            idempotency=backends.idempotency,
             jobs=backends.jobs,
             tasks=backends.tasks,
             options=backends.delivery_options,
             clock=backends.clock,
             keys=keys,
-            idempotency=backends.idempotency,
         )
     )
     return app

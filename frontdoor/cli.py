@@ -31,7 +31,7 @@ from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from renderers.terraform_indexes import render_firestore_terraform
 from schemas.openapi.document import build_openapi
-from services.keys import issue_key, key_id_named, revoke_key
+from services.keys import issue_key, key_id_named, revoke_key, spelled_otherwise
 
 logger = logging.getLogger(__name__)
 
@@ -119,6 +119,13 @@ def keys() -> None:
 def keys_issue(ctx: click.Context, partner: str, scope: str, quiet: bool) -> None:
     """Issue a key; it is shown once and never again."""
     backends = _backends(ctx)
+    known = spelled_otherwise(keys=backends.keys, partner=partner)
+    if known is not None:
+        raise click.BadParameter(
+            f"partner {known!r} exists; names that differ only in case are two partners, "
+            f"and a key for {partner!r} would not see the pages of {known!r}: use {known!r}",
+            param_hint="'--partner'",
+        )
     raw, record = issue_key(
         keys=backends.keys, partner=partner, scope=_scope(scope), now=backends.clock()
     )

@@ -20,6 +20,7 @@ from datetime import datetime
 from backends.ports import SCOPES, ApiKeyRecord, KeyStore, Scope
 
 PREFIX = "fdk"
+BOOTSTRAP_PARTNER = "bootstrap"  # the partner of the keys set in the environment
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,17 @@ PARTNER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _KEY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,63}$")  # issued ids are 12 hex digits
 
 
+def spelled_otherwise(*, keys: KeyStore, partner: str) -> str | None:
+    """A known partner name (one with keys, or the environment keys' `bootstrap`) that differs
+    from `partner` only in case, or None. Pages belong to a partner by its exact name, so a key
+    for `ACME` would be a stranger to `acme`'s pages."""
+    known = {record.partner for record in keys.list_keys()} | {BOOTSTRAP_PARTNER}
+    folded = partner.casefold()
+    return next(
+        (name for name in sorted(known) if name != partner and name.casefold() == folded), None
+    )
+
+
 def parse_key_id(raw: str) -> tuple[Scope, str] | None:
     """The scope and key id a presented key names, or None if it is not one of ours."""
     # Longest scope first: `content_admin` before `content`.
@@ -136,7 +148,9 @@ class KeyRing:
         for accepted in (scope, *also):
             boot = self._bootstrap.get(accepted)
             if boot is not None and hmac.compare_digest(presented, boot):
-                return Principal(key_id=f"env-{accepted}", partner="bootstrap", scope=accepted)
+                return Principal(
+                    key_id=f"env-{accepted}", partner=BOOTSTRAP_PARTNER, scope=accepted
+                )
         parsed = parse_key_id(raw)
         if parsed is None or parsed[0] not in (scope, *also):
             return None

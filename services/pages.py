@@ -188,7 +188,6 @@ def replace_page(
     ruleset: str,
     clock: Callable[[], datetime],
     check: Callable[[StoredPage | None], None] | None = None,
-    conditional: bool = False,
 ) -> StoredPage:
     """Create or replace the page of `page.slug` (POST). `check` raises PreconditionFailedError.
 
@@ -203,7 +202,7 @@ def replace_page(
         new = stamp(new, editor=editor, source="api", owner=current.owner if current else None)
         return pages.save_page(new, expected_version=current.version if current else 0)
 
-    return _settle(page.slug, attempt, conditional=conditional, changed=changed)
+    return _settle(page.slug, attempt, changed=changed)
 
 
 def change_page(
@@ -216,9 +215,8 @@ def change_page(
     source: VersionSource = "api",
     precondition: Precondition | None = None,
 ) -> StoredPage:
-    """Read, check the precondition, change, save at the version read; retry lost races when
-    unconditional. `change` returning None leaves the page as it is (the caches are told all
-    the same).
+    """Read, check the precondition, change, save at the version read; retry lost races.
+    `change` returning None leaves the page as it is (the caches are told all the same).
 
     Raises: NotFoundError, PreconditionFailedError, BusyError, and whatever `change` raises.
     """
@@ -233,7 +231,7 @@ def change_page(
         new = stamp(new, editor=editor, source=source, owner=current.owner)
         return pages.save_page(new, expected_version=current.version)
 
-    return _settle(slug, attempt, conditional=precondition is not None, changed=changed)
+    return _settle(slug, attempt, changed=changed)
 
 
 def store_generated_page(
@@ -255,10 +253,12 @@ def store_generated_page(
 
     def attempt() -> StoredPage | None:
         existing = pages.get_page(page.slug)
-        if _stored_by_generation(existing, page, hero_image_url=hero_image_url):
-            return existing
+        # Ownership first: another partner's job with the same brief writes the same page
+        # (the writer is deterministic), which is theirs, never this job's "already stored".
         if existing is not None and not editor.sees(existing):
             return None
+        if _stored_by_generation(existing, page, hero_image_url=hero_image_url):
+            return existing
         new = replaced(
             existing,
             page,
@@ -274,20 +274,20 @@ def store_generated_page(
 
     try:
         # A page of this slug may have been cached while it was published: the caches hear.
-        return _settle(page.slug, attempt, conditional=False, changed=changed)
+        return _settle(page.slug, attempt, changed=changed)
     except BusyError:
         raise ConflictError(page.slug) from None
 
 
-def _settle(
-    slug: str, attempt: Callable[[], _Written], *, conditional: bool, changed: PageChanged
-) -> _Written:
+def _settle(slug: str, attempt: Callable[[], _Written], *, changed: PageChanged) -> _Written:
     """The optimistic write loop of every page write.
 
-    `attempt` reads the page, changes it and saves it at the version it read. When another
-    writer got there first (ConflictError) it runs again, up to ATTEMPTS times, unless the
-    write was conditional: then the caller's precondition may no longer hold. After a write (or
-    a no-op) `changed` hears the slug; an attempt that returns None changed nothing.
+    `attempt` reads the page, checks who may write it and the caller's precondition, changes it
+    and saves it at the version it read. When another writer got there first (ConflictError) it
+    runs again, up to ATTEMPTS times, so the write answers as if it had come just after the
+    other one: a stale If-Match 412 with the current page's ETag, a slug another partner just
+    took 409 `slug_taken`, `If-Match: *` applied over the newest version. After a write (or a
+    no-op) `changed` hears the slug; an attempt that returns None changed nothing.
 
     Raises: PreconditionFailedError, BusyError, and whatever `attempt` raises.
     """
@@ -295,8 +295,6 @@ def _settle(
         try:
             result = attempt()
         except ConflictError:
-            if conditional:
-                raise PreconditionFailedError(None) from None
             continue
         if result is not None:
             changed(slug)

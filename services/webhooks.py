@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from backends.ports import (
+    ConflictError,
     Delivery,
     DeliveryOptions,
     NotFoundError,
@@ -52,6 +53,7 @@ class NewSecret:
 
 # Endpoint ids are `wh_` and hex, delivery ids `msg_` or `job_` and hex. An id no record can have
 # never reaches the store: Firestore refuses `__x__` or `..` as a document id (not a "not found").
+ROTATE_ATTEMPTS = 5  # re-read and rotate again when another rotation got there first
 _RECORD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 
 
@@ -122,15 +124,26 @@ def rotate_secret(
     now: datetime,
 ) -> NewSecret:
     """A new current secret; the old one keeps signing for the overlap. Raises: NotFoundError
-    (also when the endpoint was deleted meanwhile)."""
-    endpoint = own_endpoint(webhooks=webhooks, partner=partner, endpoint_id=endpoint_id)
+    (also when the endpoint was deleted meanwhile), ConflictError (it kept being rotated).
+
+    Written only over the current secret it read: when another rotation landed meanwhile, it
+    rotates again over that one (whose secret then overlaps), so both answers name a secret
+    that signs, never one another write threw away.
+    """
     secret = new_secret()
-    rotated = rotate_secrets(
-        endpoint.secrets, new_value=secret, now=now, overlap=options.rotation_overlap
-    )
-    updated = webhooks.set_secrets(endpoint_id, rotated)
-    overlap_ends = max((s.expires_at for s in rotated if s.expires_at is not None), default=None)
-    return NewSecret(endpoint=updated, secret=secret, previous_secret_expires_at=overlap_ends)
+    for _ in range(ROTATE_ATTEMPTS):
+        endpoint = own_endpoint(webhooks=webhooks, partner=partner, endpoint_id=endpoint_id)
+        rotated = rotate_secrets(
+            endpoint.secrets, new_value=secret, now=now, overlap=options.rotation_overlap
+        )
+        current = endpoint.secrets[0].value if endpoint.secrets else None
+        try:
+            updated = webhooks.set_secrets(endpoint_id, rotated, if_current=current)
+        except ConflictError:
+            continue
+        ends = max((s.expires_at for s in rotated if s.expires_at is not None), default=None)
+        return NewSecret(endpoint=updated, secret=secret, previous_secret_expires_at=ends)
+    raise ConflictError(endpoint_id)
 
 
 def replay(

@@ -97,6 +97,24 @@ def test_issue_refuses_a_partner_name_that_is_empty_or_not_a_plain_name(
     assert "content" not in listed.stdout
 
 
+def test_issue_refuses_a_partner_name_that_differs_from_a_known_one_only_in_case(
+    data_dir: Path,
+) -> None:
+    """Issue 14: pages belong to a partner by its exact name, so a key issued for `ACME` when
+    keys for `acme` exist would be a stranger to acme's pages (404 on each, 409 `slug_taken`
+    on its own slugs). Nothing is issued; the message names the known spelling."""
+    issue(data_dir)
+
+    result = frontdoor(data_dir, "keys", "issue", "--partner", "ACME", "--scope", "signals")
+    listed = frontdoor(data_dir, "keys", "list")
+
+    assert result.exit_code == 2
+    assert "--partner" in result.stderr
+    assert "'acme'" in result.stderr
+    assert "signals" not in listed.stdout
+    assert "ACME" not in listed.stdout
+
+
 def test_list_shows_every_key_by_id_partner_and_scope_but_never_a_secret(data_dir: Path) -> None:
     """Keys are stored hashed: the list shows ids, partners and scopes only."""
     content_id, content_raw = issue(data_dir, "content")

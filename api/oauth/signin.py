@@ -138,9 +138,7 @@ class _Pages:
                 429,
             )
         code = f"{secrets.randbelow(10**6):06d}"
-        pending = replace(
-            pending, email=email, otp_hash=sha256_hex(f"{pending.tx_id}:{code}"), otp_attempts=0
-        )
+        pending = replace(pending, email=email, otp_hash=sha256_hex(f"{pending.tx_id}:{code}"))
         await self.provider.io(self.store.save_pending, pending)
         await self.provider.io(
             self.mailer.send,
@@ -170,7 +168,14 @@ class _Pages:
             )
         if request.method == "GET":
             return self._code_form(pending, csrf, error=None)
-        if pending.otp_attempts >= self.config.code_attempts:
+        # Each try is counted atomically before the code is compared: guesses posted at once
+        # all read the same sign-in, and a count kept on it let every one of them through.
+        tries = await self.provider.io(
+            self.store.count_hit,
+            f"otp:{sha256_hex(pending.otp_hash)}",  # one count per code sent
+            window_start=pending.expires_at - self.config.signin_ttl,
+        )
+        if tries > self.config.code_attempts:
             await self.provider.io(self.store.delete_pending, pending.tx_id)
             return self._message(
                 "Too many attempts",
@@ -179,12 +184,10 @@ class _Pages:
             )
         entered = "".join(ch for ch in str(form.get("code", "")) if ch.isdigit())
         if not hmac.compare_digest(sha256_hex(f"{pending.tx_id}:{entered}"), pending.otp_hash):
-            pending = replace(pending, otp_attempts=pending.otp_attempts + 1)
-            await self.provider.io(self.store.save_pending, pending)
-            left = self.config.code_attempts - pending.otp_attempts
-            tries = "1 attempt" if left == 1 else f"{left} attempts"
+            left = self.config.code_attempts - tries
+            words = "1 attempt" if left == 1 else f"{left} attempts"
             return self._code_form(
-                pending, csrf, error=f"That code is not right. {tries} left.", status=400
+                pending, csrf, error=f"That code is not right. {words} left.", status=400
             )
         await self.provider.io(
             self.store.save_pending, replace(pending, subject=pending.email, otp_hash=None)

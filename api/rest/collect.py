@@ -43,6 +43,7 @@ from schemas.errors import Issue
 from schemas.signals.bodies import CollectBody
 from schemas.signals.events import (
     SITE_FIELDS,
+    SITE_SOURCE,
     UTM_FIELDS,
     VISITOR_ID,
     normalize_email,
@@ -220,7 +221,7 @@ def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
     email, name, company = (form.get(k, "").strip() for k in ("email", "name", "company"))
     path = f"/p/{slug}"
     raw = {
-        "source": "site",
+        "source": SITE_SOURCE,
         "row_id": row_id_for(kind, email.lower(), slug, name, company, now.date().isoformat()),
         "type": kind,
         "occurred_at": now.isoformat(),
@@ -309,7 +310,7 @@ def _beacon(backends: Backends, body: dict[str, Any], now: datetime) -> Response
     raw: dict[str, Any] = {
         "occurred_at": now.isoformat(),
         **body,
-        "source": "site",
+        "source": SITE_SOURCE,
         "row_id": row_id,
     }
     event = normalize_event(raw, now=now)

@@ -265,7 +265,6 @@ def _replace(
     principal: Principal, payload: object, backends: Backends, config: AppConfig
 ) -> Response:
     page = _gated(payload, backends)
-    conditional = "If-Match" in request.headers or "If-None-Match" in request.headers
     saved = _serve_write(
         lambda _condition: pages_service.replace_page(
             pages=backends.pages,
@@ -275,7 +274,6 @@ def _replace(
             ruleset=ruleset(backends.catalog.brand),
             clock=backends.clock,
             check=_check_post_preconditions,
-            conditional=conditional,
         )
     )
     response = _page_response(saved, 201, config)

@@ -34,6 +34,7 @@ from schemas.signals.bodies import (
 )
 from schemas.signals.events import (
     MAX_BATCH,
+    SITE_SOURCE,
     NewEvent,
     encode_cursor,
     normalize_domain,
@@ -46,6 +47,11 @@ from services.signals import email_hash
 
 logger = logging.getLogger(__name__)
 TIMELINE_LIMIT = 1000
+_SITE_RESERVED = Issue(
+    field="source",
+    code="reserved",
+    message=f"{SITE_SOURCE!r} is the site's own forms and beacons; name your system instead",
+)
 PEOPLE_LIMIT = 100
 
 
@@ -151,6 +157,9 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
         accepted: list[NewEvent] = []
         refused: list[Refused] = []
         for index, raw in enumerate(raw_events):
+            if isinstance(raw, dict) and raw.get("source") == SITE_SOURCE:
+                refused.append(Refused(index=index, id=_raw_id(raw), issues=[_SITE_RESERVED]))
+                continue
             result = normalize_event(raw, now=now)
             if isinstance(result, list):
                 refused.append(Refused(index=index, id=_raw_id(raw), issues=result))

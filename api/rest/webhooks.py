@@ -1,8 +1,10 @@
 """Webhook endpoints on the Signal API (signals key) and the internal delivery-attempt route.
 
 Partners register, list, rotate and delete endpoints and list and replay deliveries; each
-partner sees only its own endpoints. POST /internal/deliveries/{id}/attempt is what the task
-queue calls; it is authenticated by the shared internal token (DESIGN "Deliveries").
+partner sees only its own endpoints. Registering and rotating take an Idempotency-Key as POST
+pages does, so a retried one answers the first endpoint or secret instead of making another.
+POST /internal/deliveries/{id}/attempt is what the task queue calls; it is authenticated by
+the shared internal token (DESIGN "Deliveries").
 """
 
 from __future__ import annotations
@@ -54,12 +56,12 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 def create_webhooks_blueprint(
     *,
     webhooks: WebhookStore,
+    idempotency: IdempotencyStore,
     jobs: JobStore,
     tasks: TaskQueue,
     options: DeliveryOptions,
     clock: Callable[[], datetime],
     keys: KeyCheck,
-    idempotency: IdempotencyStore,
 ) -> Blueprint:
     """The six webhook operations of DESIGN "Deliveries" plus the internal attempt route.
 
@@ -127,7 +129,10 @@ def create_webhooks_blueprint(
 
     @bp.post(f"{HOOKS}/<endpoint_id>/rotate")
     def rotate_webhook_secret(endpoint_id: str) -> Response:
-        partner = keys.require("signals", allow_bearer=True).partner
+        principal = keys.require("signals", allow_bearer=True)
+        return idempotent.run(principal, {}, lambda: rotate(principal.partner, endpoint_id))
+
+    def rotate(partner: str, endpoint_id: str) -> Response:
         try:
             made = webhooks_service.rotate_secret(
                 webhooks=webhooks,
@@ -138,6 +143,8 @@ def create_webhooks_blueprint(
             )
         except NotFoundError as err:  # absent, another's, or deleted meanwhile
             raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
+        except ConflictError as err:
+            raise ApiError(409, "conflict", "The endpoint kept being rotated; retry") from err
         body = WebhookSecretBody(
             endpoint=_endpoint_view(made.endpoint),
             secret=made.secret,
@@ -233,8 +240,8 @@ def _unsafe_url_issue(err: UnsafeTargetError) -> Issue:
     return Issue(field="url", code="unsafe_url", message=err.reason)
 
 
-def _json(body: BaseModel) -> Response:
-    return Response(body.model_dump_json(), mimetype="application/json")
+def _json(body: BaseModel, status: int = 200) -> Response:
+    return Response(body.model_dump_json(), status=status, mimetype="application/json")
 
 
 def _endpoint_view(e: WebhookEndpoint) -> WebhookEndpointView:

@@ -125,14 +125,22 @@ class SqliteWebhookStore:
             if cur.rowcount == 0:
                 raise NotFoundError(endpoint_id)
 
-    def set_secrets(self, endpoint_id: str, secrets: tuple[WebhookSecret, ...]) -> WebhookEndpoint:
+    def set_secrets(
+        self, endpoint_id: str, secrets: tuple[WebhookSecret, ...], *, if_current: str | None = None
+    ) -> WebhookEndpoint:
         with self._db.transaction() as conn:
-            cur = conn.execute(
+            row = conn.execute(
+                "SELECT secrets FROM webhook_endpoints WHERE endpoint_id = ?", (endpoint_id,)
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(endpoint_id)
+            stored = json.loads(row["secrets"])
+            if if_current is not None and (not stored or stored[0]["value"] != if_current):
+                raise ConflictError(f"{endpoint_id}: its secret changed meanwhile")
+            conn.execute(
                 "UPDATE webhook_endpoints SET secrets = ? WHERE endpoint_id = ?",
                 (_secrets_json(secrets), endpoint_id),
             )
-            if cur.rowcount == 0:
-                raise NotFoundError(endpoint_id)
         return self._must_get(endpoint_id)
 
     def disable_endpoint(self, endpoint_id: str, *, reason: str, now: datetime) -> WebhookEndpoint:

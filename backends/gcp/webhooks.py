@@ -82,12 +82,21 @@ class FirestoreWebhookStore:
             raise NotFoundError(endpoint_id) from err
 
     @unavailable_when_transient()
-    def set_secrets(self, endpoint_id: str, secrets: tuple[WebhookSecret, ...]) -> WebhookEndpoint:
+    def set_secrets(
+        self, endpoint_id: str, secrets: tuple[WebhookSecret, ...], *, if_current: str | None = None
+    ) -> WebhookEndpoint:
         ref = self._endpoints.document(endpoint_id)
-        try:
-            ref.update({"secrets": _secrets_doc(secrets)}, **self._deadline.write)
-        except gexc.NotFound as err:
-            raise NotFoundError(endpoint_id) from err
+
+        def write(transaction: firestore.Transaction) -> None:
+            snap = ref.get(transaction=transaction, **self._deadline.read)
+            if not snap.exists:
+                raise NotFoundError(endpoint_id)
+            stored = _doc(snap).get("secrets") or []
+            if if_current is not None and (not stored or stored[0].get("value") != if_current):
+                raise ConflictError(f"{endpoint_id}: its secret changed meanwhile")
+            transaction.update(ref, {"secrets": _secrets_doc(secrets)})
+
+        run_transaction(self._client, write, deadline=self._deadline)
         return self._must_get(endpoint_id)
 
     def disable_endpoint(self, endpoint_id: str, *, reason: str, now: datetime) -> WebhookEndpoint:

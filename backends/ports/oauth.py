@@ -44,7 +44,6 @@ class PendingAuthorization:
     expires_at: datetime
     email: str | None = None
     otp_hash: str | None = None
-    otp_attempts: int = 0
     subject: str | None = None
 
 

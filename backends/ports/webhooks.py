@@ -101,8 +101,11 @@ class WebhookStore(Protocol):
     def delete_endpoint(self, endpoint_id: str) -> None:
         """Remove an endpoint; its deliveries stay readable by id. Raises: NotFoundError."""
 
-    def set_secrets(self, endpoint_id: str, secrets: tuple[WebhookSecret, ...]) -> WebhookEndpoint:
-        """Replace the endpoint's secrets. Raises: NotFoundError."""
+    def set_secrets(
+        self, endpoint_id: str, secrets: tuple[WebhookSecret, ...], *, if_current: str | None = None
+    ) -> WebhookEndpoint:
+        """Replace the endpoint's secrets; with `if_current`, only while its current (first)
+        secret is still that value. Raises: NotFoundError, ConflictError."""
 
     def disable_endpoint(self, endpoint_id: str, *, reason: str, now: datetime) -> WebhookEndpoint:
         """Disable (idempotent: the first reason and time stay). Raises: NotFoundError."""

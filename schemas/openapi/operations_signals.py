@@ -215,8 +215,12 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
                 WebhookSecretBody,
             ),
         ),
-        params=(HOOK_ID,),
-        errors=(*KEYED, 404, 503),
+        description=(
+            "Send an Idempotency-Key to retry safely: a repeat answers the first new secret, "
+            "the one deliveries are signed with."
+        ),
+        params=(HOOK_ID, IDEMPOTENCY),
+        errors=(400, *KEYED, 404, 409, 422, 503),
     ),
     Operation(
         "get",

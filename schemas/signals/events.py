@@ -46,6 +46,9 @@ _NON_WORD_ASCII = str.maketrans(
 SEARCH_TEXT_LIMIT = 4000
 PropertyValue = str | int | float | bool | None
 MAX_INT64, MIN_INT64 = 2**63 - 1, -(2**63)
+# The source of the site's own forms and beacons (api/rest/collect.py, origin-checked); the
+# ingest API refuses it, so no ingest key passes its events off as the site's or takes their ids.
+SITE_SOURCE = "site"
 # Campaign attribution kept on every site event (api/rest/collect.py), as properties of these names.
 UTM_FIELDS = ("utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content")
 SITE_FIELDS = (*UTM_FIELDS, "referrer", "visitor_id")

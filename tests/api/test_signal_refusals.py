@@ -223,3 +223,24 @@ def test_collect_names_the_field_of_a_form_without_a_page_and_of_a_beacon_not_an
         ("page", "invalid_format")
     ]
     assert [(i["field"], i["code"]) for i in beacon.get_json()["issues"]] == [("", "invalid_type")]
+
+
+@pytest.mark.spec("signals.ingest")
+def test_an_ingested_event_of_the_sites_own_source_is_refused_naming_source(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """signals-api.md Sending events: source `site` is the site's own forms and beacons
+    (`/collect`, origin-checked). An ingest key may neither pass its events off as those nor,
+    by sending a `site` id first, make a visitor's own event a repeat that is dropped."""
+    body = ingest(
+        client,
+        backends,
+        [raw_event("lead-1", source="site", type="lead_form"), raw_event("lead-1")],
+    )
+
+    assert body["accepted"] == ["crm:lead-1"]
+    assert [(r["id"], [(i["field"], i["code"]) for i in r["issues"]]) for r in body["refused"]] == [
+        ("site:lead-1", [("source", "reserved")])
+    ]
+    stored = client.get(BASE, headers=READ).get_json()["events"]
+    assert [e["id"] for e in stored] == ["crm:lead-1"]

@@ -12,10 +12,13 @@ from flask.testing import FlaskClient
 
 from api.app import create_app
 from backends.bundle import Backends
+from backends.embedded.sqlite import SqliteDatabase
+from backends.embedded.webhooks import SqliteWebhookStore
+from backends.ports import WebhookEndpoint, WebhookSecret
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from schemas.signals.events import EVENT_TYPES
-from services.delivery_policy import endpoint_wants
+from services.delivery_policy import endpoint_wants, rotate_secrets
 from services.keys import issue_key
 from tests.conftest import CONTENT_KEY, SIGNALS_KEY
 
@@ -327,3 +330,91 @@ def test_the_internal_attempt_route_refuses_calls_without_the_internal_token(
     )
 
     assert (missing.status_code, wrong.status_code) == (401, 401)
+
+
+def test_two_partners_registering_one_url_with_one_idempotency_key_each_get_their_own(
+    strict: tuple[FlaskClient, Backends],
+) -> None:
+    """Issue 14: Idempotency-Keys are scoped to the key that sent them; two partners sending
+    the same URL under the same key each get an endpoint and a secret of their own."""
+    api, backends = strict
+    raw, _ = issue_key(keys=backends.keys, partner="other", scope="signals", now=backends.clock())
+    body = {"url": "https://hooks.partner.test/in"}
+    same = {"Idempotency-Key": "register-1"}
+
+    ours = api.post(HOOKS, json=body, headers={**KEY, **same})
+    theirs = api.post(HOOKS, json=body, headers={"x-api-key": raw, **same})
+
+    assert (ours.status_code, theirs.status_code) == (201, 201)
+    assert "Idempotent-Replayed" not in theirs.headers
+    assert ours.get_json()["endpoint"]["id"] != theirs.get_json()["endpoint"]["id"]
+    assert ours.get_json()["secret"] != theirs.get_json()["secret"]
+    for key, answer in ((KEY, ours), ({"x-api-key": raw}, theirs)):
+        listed = api.get(HOOKS, headers=key).get_json()["endpoints"]
+        assert [e["id"] for e in listed] == [answer.get_json()["endpoint"]["id"]]
+
+
+def test_a_retried_rotation_with_the_same_idempotency_key_answers_the_secret_that_signs(
+    strict: tuple[FlaskClient, Backends],
+) -> None:
+    """Every write is safe to retry: a rotation sent again with its Idempotency-Key answers the
+    first new secret, which is the one deliveries are signed with, rather than minting a
+    third one and leaving the answer the partner kept useless."""
+    api, backends = strict
+    hook_id = _register(api)["endpoint"]["id"]
+    once = {**KEY, "Idempotency-Key": "rotate-1"}
+
+    first = api.post(f"{HOOKS}/{hook_id}/rotate", headers=once)
+    again = api.post(f"{HOOKS}/{hook_id}/rotate", headers=once)
+
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.get_json()["secret"] == first.get_json()["secret"]
+    endpoint = backends.webhooks.get_endpoint(hook_id)
+    assert endpoint is not None
+    assert endpoint.secrets[0].value == first.get_json()["secret"]
+    assert len(endpoint.secrets) == 2
+
+
+class RotatedMeanwhile(SqliteWebhookStore):
+    """The real SQLite webhook store, where another rotation of the endpoint lands just before
+    this request's own write of its secrets (two people rotating at the same moment)."""
+
+    rival: str | None = None
+
+    def set_secrets(
+        self, endpoint_id: str, secrets: tuple[WebhookSecret, ...], *, if_current: str | None = None
+    ) -> WebhookEndpoint:
+        rival, self.rival = self.rival, None
+        if rival is not None:
+            now = secrets[0].created_at
+            current = self.get_endpoint(endpoint_id)
+            assert current is not None
+            theirs = rotate_secrets(
+                current.secrets, new_value=rival, now=now, overlap=timedelta(hours=24)
+            )
+            super().set_secrets(endpoint_id, theirs, if_current=current.secrets[0].value)
+        return super().set_secrets(endpoint_id, secrets, if_current=if_current)
+
+
+def test_two_rotations_at_once_each_answer_a_secret_that_signs(
+    settings: Settings, strict: tuple[FlaskClient, Backends]
+) -> None:
+    """DESIGN Deliveries: a rotation answers the secret deliveries are signed with from then on.
+    When another rotation lands between this one's read and its write, this one rotates again
+    over it: its answer is the current secret and the other's keeps signing through the 24-hour
+    overlap, instead of one of the two answers naming a secret nothing signs with."""
+    _api, backends = strict
+    hooks = RotatedMeanwhile(SqliteDatabase(settings.data_dir / "frontdoor.sqlite3"))
+    api = create_app(
+        app_config(settings), dataclasses.replace(backends, webhooks=hooks)
+    ).test_client()
+    hook_id = _register(api)["endpoint"]["id"]
+    hooks.rival = "whsec_rival"
+
+    answer = api.post(f"{HOOKS}/{hook_id}/rotate", headers=KEY)
+
+    assert answer.status_code == 200, answer.get_json()
+    endpoint = hooks.get_endpoint(hook_id)
+    assert endpoint is not None
+    assert endpoint.secrets[0].value == answer.get_json()["secret"]
+    assert "whsec_rival" in [s.value for s in endpoint.secrets[1:]]

@@ -96,12 +96,12 @@ def test_a_pending_authorization_is_saved_updated_and_deleted(store: OAuthStore)
     )
 
     store.save_pending(pending)
-    store.save_pending(replace(pending, email="ada@example.com", otp_attempts=2))
+    store.save_pending(replace(pending, email="ada@example.com", otp_hash="ab" * 32))
     read = store.get_pending("tx1")
     store.delete_pending("tx1")
     store.delete_pending("tx1")
 
-    assert read == replace(pending, email="ada@example.com", otp_attempts=2)
+    assert read == replace(pending, email="ada@example.com", otp_hash="ab" * 32)
     assert store.get_pending("tx1") is None
 
 

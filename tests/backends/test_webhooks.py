@@ -125,6 +125,29 @@ def test_secrets_are_replaced_in_order(store: WebhookStore) -> None:
         store.set_secrets("missing", rotated)
 
 
+def test_secrets_are_replaced_only_over_the_current_secret_the_rotation_read(
+    store: WebhookStore,
+) -> None:
+    """Two rotations at once: each names the current secret it read, and the one whose secret
+    was replaced meanwhile conflicts and changes nothing, so neither overwrites the other's."""
+    store.add_endpoint(_endpoint())
+    first = (
+        WebhookSecret(value="whsec_first", created_at=NOW),
+        WebhookSecret(value="whsec_current", created_at=NOW, expires_at=NOW + timedelta(days=1)),
+    )
+    second = (WebhookSecret(value="whsec_second", created_at=NOW), *first[1:])
+    store.set_secrets("wh_1", first, if_current="whsec_current")
+
+    with pytest.raises(ConflictError):
+        store.set_secrets("wh_1", second, if_current="whsec_current")
+
+    endpoint = store.get_endpoint("wh_1")
+    assert endpoint is not None
+    assert endpoint.secrets == first
+    with pytest.raises(NotFoundError):
+        store.set_secrets("missing", first, if_current="whsec_current")
+
+
 def test_disabling_is_idempotent_and_keeps_the_first_reason(store: WebhookStore) -> None:
     """DESIGN Deliveries: 410 from the receiver disables the endpoint."""
     store.add_endpoint(_endpoint())

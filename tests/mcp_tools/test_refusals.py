@@ -252,3 +252,31 @@ async def test_a_person_who_denies_consent_sends_the_client_access_denied(served
     assert result.code == ""
     assert query["error"] == ["access_denied"]
     assert (result.state, result.iss) == ("state-1", served.base)
+
+
+async def test_another_client_can_neither_use_refresh_nor_revoke_what_a_client_was_given(
+    served: Served,
+) -> None:
+    """RFC 6749 §4.1.3, §6 and RFC 7009 §2.1: codes and tokens are bound to the client they
+    were issued to. Client B presenting client A's code (verifier and all), refresh token or
+    tokens to revoke gets nothing and ends nothing: A's code still exchanges once, and A's
+    tokens keep working."""
+    a, b = register(served), register(served)
+    pkce = new_pkce()
+    code = await obtain_code(served, a, pkce)
+
+    b_code = exchange(served, b, code, pkce.verifier)
+    a_tokens = exchange(served, a, code, pkce.verifier)
+    tokens = a_tokens.json()
+    b_refresh = refresh(served, b, tokens["refresh_token"])
+    b_revokes = [
+        httpx2.post(f"{served.base}/revoke", data={"token": tokens[kind], "client_id": b})
+        for kind in ("access_token", "refresh_token")
+    ]
+
+    assert (b_code.status_code, error_of(b_code)) == (400, "invalid_grant")
+    assert a_tokens.status_code == 200
+    assert (b_refresh.status_code, error_of(b_refresh)) == (400, "invalid_grant")
+    assert [r.status_code for r in b_revokes] == [200, 200]  # RFC 7009: no hint either way
+    assert call_tool_raw(served, tokens["access_token"]).status_code == 200
+    assert refresh(served, a, tokens["refresh_token"]).status_code == 200

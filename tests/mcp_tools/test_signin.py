@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -132,6 +133,27 @@ async def test_the_code_form_allows_a_limited_number_of_wrong_codes(
     assert code_input["autocomplete"] == "one-time-code"
     assert statuses == [400] * LIMITS.code_attempts
     assert after.status_code == 429
+
+
+async def test_wrong_codes_sent_at_once_each_count_against_the_limit(
+    http: httpx2.AsyncClient, outbox: Path
+) -> None:
+    """Rate limit on code attempts: guesses at someone's code posted in parallel (each read the
+    sign-in before any counted) still get `code_attempts` tries in all, then the sign-in is
+    over, so a burst cannot try more of the million codes than a person typing."""
+    _url, hidden = await start_signin(http)
+    await http.post("/oauth/signin", data={**hidden, "email": EMAIL})
+    right = int(read_code(outbox, EMAIL, set()))
+    guesses = [f"{(right + n) % 10**6:06d}" for n in range(1, 13)]
+
+    answers = await asyncio.gather(
+        *(http.post("/oauth/code", data={**hidden, "code": guess}) for guess in guesses)
+    )
+    after = await http.post("/oauth/code", data={**hidden, "code": f"{right:06d}"})
+
+    statuses = sorted(a.status_code for a in answers)
+    assert statuses == [400] * LIMITS.code_attempts + [429] * (12 - LIMITS.code_attempts)
+    assert (after.status_code, after.headers.get("location")) == (400, None)  # over: no consent
 
 
 async def test_a_wrong_code_says_how_many_tries_are_left_in_plain_words(

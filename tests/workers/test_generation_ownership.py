@@ -89,3 +89,23 @@ def test_an_admin_job_writes_over_any_page_and_the_owner_stays(ports: Generation
     assert done.status == "succeeded"
     assert page is not None
     assert (page.version, page.owner, page.editor) == (2, "acme", "ops")
+
+
+def test_a_job_finding_the_same_page_another_partner_generated_fails_and_leaves_it(
+    ports: GenerationPorts,
+) -> None:
+    """Issue 14: two partners send the same brief at once (both slugs free when they came in);
+    the writer is deterministic, so the second job's draft equals the first one's stored page.
+    The second job fails `slug_taken`: it never reports the other partner's page as its own."""
+    first = submit(ports, partner="acme")
+    second = submit(ports, partner="bravo")
+    run_generation(first.id, ports=ports, worker="w1", lease=LEASE)
+    theirs = ports.pages.get_page("launch")
+
+    done = run_generation(second.id, ports=ports, worker="w2", lease=LEASE)
+
+    assert done.status == "failed"
+    assert done.error is not None
+    assert done.error.code == "slug_taken"
+    assert done.page_slug is None
+    assert ports.pages.get_page("launch") == theirs
