@@ -5,6 +5,8 @@ order under its own heading, the proof where it fits (numbers as stats, quotes a
 quote blocks, other facts as prose) and one request at the end. Copy is drawn from a pool of
 screened sentences, each used once; a text that is too long is replaced by a shorter
 formulation, never cut. `goal` only steers (the request, the form); it is never printed.
+Nothing is padded in: an agent gets a card only when the brief is about its work, and an offer
+that times its own work (workers/authoring/scope.py) meets none of the program's timing.
 The same brief always gives the same page: every choice is seeded by the brief.
 """
 
@@ -31,6 +33,7 @@ from workers.authoring.phrasing import (
     upper_first,
 )
 from workers.authoring.proof import Quote, Stat, read_quote, read_stat
+from workers.authoring.scope import contradicts, stated_timeline
 from workers.authoring.sections import kind_of
 from workers.authoring.voices import voice_of
 from workers.imaging.compositions import hero_alt
@@ -45,6 +48,9 @@ _CTA_BY_GOAL = (
     (re.compile(r"\b(call|meeting|schedule|book|talk|chat)\b"), "Book a call"),
 )
 _PROOF_KINDS = ("results", "proof", "quote")
+_HOW_WORDS = frozenset(
+    {"watche", "watch", "build", "write", "keep", "mark", "flag", "schedule", "team", "route"}
+)
 
 
 class Composer:
@@ -57,9 +63,13 @@ class Composer:
         self.screen = Screen(brand=brand, proof=brief.proof)
         digest = hashlib.sha256(brief.model_dump_json().encode()).digest()
         self.rng = random.Random(int.from_bytes(digest[:8], "big"))  # noqa: S311  # wording seed
+        # A heading that names a block kind ("What you get", "Results") says nothing about the
+        # subject: its words would match agents to the page by "what" or "result".
+        subject = [name for name in brief.sections if kind_of(name) == "richtext"]
         self.words = content_words(
-            " ".join([brief.topic, brief.offer or "", brief.goal or "", *brief.sections])
+            " ".join([brief.topic, brief.offer or "", brief.goal or "", *subject])
         )
+        self.timeline = stated_timeline(brief.topic, brief.offer)
         self.pool = Pool()
         self.features_planned = False
         self.assigned: dict[str, str] = {}
@@ -69,6 +79,7 @@ class Composer:
         self._read_proof()
         # A one-word offer ("pages") is no sentence to print; notes.py says it was left out.
         self.offer = [s for s in sentences(brief.offer) if self.screen.ok(s) and not one_word(s)]
+        self.offer_steps = self._reserve_offer_steps()
         self._fill_pool()
 
     # --- material ---------------------------------------------------------------------
@@ -86,18 +97,32 @@ class Composer:
             else:
                 self.plain.append(_sentence(fact))
 
+    def _reserve_offer_steps(self) -> list[str]:
+        """With its own timeline, the offer's sentence stating it is how the work runs: kept
+        for the steps when another offer sentence can lead the hero."""
+        if self.timeline is None or len(self.offer) < 2:
+            return []
+        if self.brief.sections and not any(kind_of(n) == "steps" for n in self.brief.sections):
+            return []
+        timed = next((s for s in self.offer if stated_timeline(s) and _says_work(s)), None)
+        return [self.pool.spend(timed)] if timed else []
+
     def _fill_pool(self) -> None:
         for text in self.offer:
             self.pool.add(text, "offer")
         for agent in self.company.agents:
             self.pool.add(_sentence(f"{agent.name} {lower_first(agent.does)}"), "agent")
         for text in sentences(self.company.engagement_model.summary):
-            self.pool.add(text, "engagement")
-        term = _sentence(
-            f"The minimum term is {lower_first(self.company.engagement_model.minimum_term)}"
-        )
-        for text in [term, *sentences(self.company.engagement_model.cancellation)]:
-            self.pool.add(text, "terms")
+            if not contradicts(text, self.timeline):
+                self.pool.add(text, "engagement")
+        # The program's term and how it ends belong to the program, not to a piece of work
+        # the brief times itself ("in one week").
+        if self.timeline is None:
+            term = _sentence(
+                f"The minimum term is {lower_first(self.company.engagement_model.minimum_term)}"
+            )
+            for text in [term, *sentences(self.company.engagement_model.cancellation)]:
+                self.pool.add(text, "terms")
         self.pool.facts = [f for f in self.pool.facts if self.screen.ok(f.text)]
 
     def pick(self, options: tuple[str, ...]) -> str:
@@ -183,7 +208,9 @@ class Composer:
                     continue  # the same section twice: merged into the first
                 seen.add(key)
                 kind = kind_of(name)
-                heading = name.strip() if self.screen.ok(name) else self._heading(kind)
+                heading = (
+                    sentence_case(name.strip()) if self.screen.ok(name) else self._heading(kind)
+                )
                 planned.append((kind, heading))
             return planned
         plan = [("features", self._heading("features"))]
@@ -333,9 +360,13 @@ class Composer:
         )
 
     def features(self, title: str) -> Block:
+        # Only agents whose work the brief is about, never padding: a card for an unrelated
+        # agent promises work the offer never did. Words that say how an agent works
+        # ("watches", "builds", "schedules") are no sign of what it works on.
+        wanted = self.words - _HOW_WORDS
         ranked = sorted(
             (
-                (len(content_words(a.does) & self.words), index, a)
+                (len(content_words(a.does) & wanted), index, a)
                 for index, a in enumerate(self.company.agents)
             ),
             key=lambda row: (-row[0], row[1]),
@@ -347,10 +378,6 @@ class Composer:
             if _sentence(f"{row[2].name} {lower_first(row[2].does)}") not in reserved
         ]
         chosen = [a for score, _i, a in ranked if score > 0][:3]
-        if len(chosen) < 2:
-            rest = [a for _s, _i, a in ranked if a not in chosen]
-            self.rng.shuffle(rest)
-            chosen += rest[: 2 - len(chosen)]
         reserved = set(self.assigned.values())
         items = []
         for agent in chosen:
@@ -360,32 +387,65 @@ class Composer:
             if self.screen.ok(agent.does) and not self.pool.is_used(text):
                 self.pool.spend(text)
                 items.append({"title": agent.name, "body": _sentence(agent.does)})
-        lede = self.pool.take(self.words, sources=("offer",)) or self.line(self.voice.features_lede)
+        lede = self.pool.take(self.words, sources=("offer",))
+        if lede is None and items:  # it introduces "the agents below"
+            lede = self.line(
+                self.voice.features_lede if len(items) > 1 else self.voice.features_lede_one
+            )
         block: Block = {"type": "features", "title": title, "items": items or self._fallback()}
         if lede:
             block["lede"] = lede
         return block
 
     def _fallback(self) -> list[dict[str, str]]:
-        body = self.pool.take(self.words, sources=("engagement", "offer")) or self.company.tagline
+        body = (
+            self.pool.take({"named", "strategist"}, sources=("engagement",), relevant=True)
+            or self.pool.take(self.words, sources=("engagement", "offer"))
+            or self.company.tagline
+        )
         return [{"title": "A named strategist", "body": body}]
 
     def steps(self, title: str) -> Block:
-        raw = self.company.engagement_model.steps
+        # The program's steps that fit the brief's own timeline (none past a one-week job).
+        raw = [
+            step
+            for step in (
+                re.sub(r"\s*\([^)]*\)", "", text) for text in self.company.engagement_model.steps
+            )
+            if not contradicts(step, self.timeline)
+        ]
         scored = [(index, len(content_words(step) & self.words)) for index, step in enumerate(raw)]
-        picked = {0} | {i for i, score in scored if score > 0}
+        picked = {0} | {i for i, score in scored if score > 0} if raw else set()
         for index, _score in scored:
             if len(picked) >= 3:
                 break
             picked.add(index)
         items = []
         for index in sorted(picked)[:5]:
-            head, _, body = re.sub(r"\s*\([^)]*\)", "", raw[index]).partition(": ")
+            head, _, body = raw[index].partition(": ")
             head = head if self.screen.ok(head) else _without_numbers(head)
             kept = [s for s in sentences(body) if self.screen.ok(s) and not self.pool.is_used(s)]
             if head and kept:
                 items.append({"title": upper_first(head), "body": upper_first(" ".join(kept))})
+        if self.timeline is not None:
+            items += self._offer_steps()
         return {"type": "steps", "title": title, "items": items or self._fallback()}
+
+    def _offer_steps(self) -> list[dict[str, str]]:
+        """The offer's own work and what the client gets, as steps titled in the voice."""
+        work_title, result_title = self.voice.step_titles
+        steps: dict[str, str] = {}
+        unspent = [s for s in self.offer if not self.pool.is_used(s)]
+        reserved, self.offer_steps = self.offer_steps, []
+        for text in [*reserved, *(s for s in unspent if _says_work(s))]:
+            step = (
+                result_title
+                if re.match(r"(?i)you(?:'ll)? (?:get|keep|receive)\b", text)
+                else work_title
+            )
+            if step not in steps:
+                steps[step] = text if text in reserved else self.pool.spend(text)
+        return [{"title": step, "body": body} for step, body in steps.items()]
 
     def results(self, title: str) -> list[Block]:
         """A heading with the proof's prose, then its numbers as stats."""
@@ -504,6 +564,11 @@ class Composer:
 def _sentence(text: str) -> str:
     text = text.strip()
     return text if text[-1:] in '.!?\u201d"' else text + "."
+
+
+def _says_work(sentence: str) -> bool:
+    """A sentence that can stand as a step's body: a clause, not a fragment ("One week.")."""
+    return len(sentence.split()) >= 4
 
 
 def _without_numbers(text: str) -> str:

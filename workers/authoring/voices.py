@@ -23,6 +23,7 @@ class Voice:
     sub_alone: tuple[str, ...]
     headings: dict[str, tuple[str, ...]]
     features_lede: tuple[str, ...]
+    features_lede_one: tuple[str, ...]  # for a single agent card
     results_lede: tuple[str, ...]
     cta_titles: tuple[str, ...]
     cta_subs: tuple[str, ...]
@@ -30,6 +31,8 @@ class Voice:
     fit_answer: str
     after_answer: str
     quote_lede: tuple[str, ...]
+    # Steps for an offer that times its own work: the work, then what the client gets.
+    step_titles: tuple[str, str]
 
 
 DIRECT = Voice(
@@ -51,6 +54,9 @@ DIRECT = Voice(
     features_lede=(
         "The agents below do the legwork; nothing they produce ships without sign-off.",
     ),
+    features_lede_one=(
+        "The agent below does the legwork; nothing it produces ships without sign-off.",
+    ),
     results_lede=("What the work has produced so far.",),
     cta_titles=("Talk to a strategist this week", "Get a straight answer on fit"),
     cta_subs=(
@@ -69,6 +75,7 @@ DIRECT = Voice(
     after_answer="A strategist replies with times to talk. On the call you look at your "
     "pipeline numbers together.",
     quote_lede=("In the words of the people we work with.", "What clients told us."),
+    step_titles=("The work", "What you leave with"),
 )
 
 WARM = Voice(
@@ -88,6 +95,7 @@ WARM = Voice(
         "results": ("What clients have seen", "How it has gone for others"),
     },
     features_lede=("Meet the agents who will do the legwork for you.",),
+    features_lede_one=("Meet the agent who will do the legwork for you.",),
     results_lede=("Here is how the work has gone for teams like yours.",),
     cta_titles=("Let's see if this fits your team", "Tell us where your pipeline stands"),
     cta_subs=(
@@ -106,6 +114,7 @@ WARM = Voice(
     after_answer="A strategist gets back to you personally and suggests a few times to talk. "
     "Bring your pipeline numbers if you have them to hand.",
     quote_lede=("A few words from people we've worked with.", "Here's what clients have said."),
+    step_titles=("We get to work", "What you walk away with"),
 )
 
 FORMAL = Voice(
@@ -134,6 +143,7 @@ FORMAL = Voice(
         "results": ("Evidence", "Recorded outcomes"),
     },
     features_lede=("The engagement draws on the following agents, each with a defined remit.",),
+    features_lede_one=("The engagement draws on the following agent, with a defined remit.",),
     results_lede=("Outcomes recorded in recent engagements.",),
     cta_titles=("Arrange an introductory call", "Discuss your requirements with a strategist"),
     cta_subs=(
@@ -153,6 +163,7 @@ FORMAL = Voice(
     after_answer="A strategist responds with proposed times for an introductory call, at which "
     "your current pipeline figures are reviewed together.",
     quote_lede=("Comments from clients.", "Client testimony."),
+    step_titles=("Delivery", "Deliverables"),
 )
 
 VOICES = (DIRECT, WARM, FORMAL)

@@ -1,0 +1,176 @@
+"""Pages that say only what the brief and the company's material support, read as a buyer would.
+
+A card for an agent the brief is not about promises work the offer never did; an offer that
+times its own work ("in one week") meets none of the program's timing (a two-week audit,
+weekly sprints, a three-month term) anywhere on its page.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from gate.check import check_page
+from tests.conftest import CONTENT_KEY
+from tests.workers.briefs import SWEEP_BRIEFS
+from tests.workers.test_copy_quality import CATALOG, compose, visible
+from workers.authoring.scope import contradicts, stated_timeline
+
+SWEEP = {brief["slug"]: brief for brief in SWEEP_BRIEFS}
+PIPELINE_REVIEW = {**SWEEP["pipeline-review"], "publish": True}
+PROGRAM_STEPS = {"Two-week audit", "Plan", "Weekly sprints", "Monthly review"}
+PROGRAM_TIMING = re.compile(
+    r"two-week|90-day|weekly|monthly|each week|each friday|minimum term|exit fees", re.I
+)
+
+
+def blocks_of(page: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [b for b in page["blocks"] if b["type"] == kind]
+
+
+def card_titles(page: dict[str, Any]) -> list[str]:
+    return [item["title"] for block in blocks_of(page, "features") for item in block["items"]]
+
+
+@pytest.mark.spec("content.generate")
+def test_what_you_get_shows_no_agent_whose_work_the_brief_is_not_about() -> None:
+    """A pipeline review rebuilt from CRM data gets Ledger (CRM data), not Prism (experiment
+    design) padded in beside it: a buyer would read "you get experiment design"."""
+    _brief, page = compose(PIPELINE_REVIEW)
+
+    assert card_titles(page) == ["Ledger"]
+    (features,) = blocks_of(page, "features")
+    assert "agents" not in features.get("lede", "")  # one card: "the agent", not "the agents"
+
+
+@pytest.mark.spec("content.generate")
+def test_a_heading_that_names_a_block_kind_matches_no_agent_by_its_words() -> None:
+    """ "Results" or "What you get" says nothing about the subject: Prism, who "writes up the
+    result", is no card on a page whose sections merely include "Results"."""
+    _brief, page = compose(SWEEP["sweep-copy-review"])
+
+    assert "Prism" not in card_titles(page)
+    assert card_titles(page) == ["Quill", "Relay"]
+
+
+@pytest.mark.spec("content.generate")
+def test_an_agent_matched_only_by_how_it_works_is_left_out() -> None:
+    """A signals page gets Beacon and Scout (accounts, evaluation), not Prism, who shares only
+    the word "watches" with it."""
+    _brief, page = compose(SWEEP["sweep-signals"])
+
+    assert card_titles(page) == ["Beacon", "Scout"]
+
+
+@pytest.mark.spec("content.generate")
+def test_a_brief_no_agent_fits_gets_the_strategist_card_not_agents_picked_at_random() -> None:
+    """Board reporting for CFOs names no agent's work: the card is the named strategist who
+    signs off, and no lede introduces "the agents below"."""
+    _brief, page = compose(SWEEP["sweep-nooffer-formal"])
+
+    (features,) = blocks_of(page, "features")
+    assert [item["title"] for item in features["items"]] == ["A named strategist"]
+    assert "strategist" in features["items"][0]["body"]
+    assert "agents" not in features.get("lede", "")
+
+
+TIMED = ["pipeline-review", "sweep-pricing-audit", "sweep-workshop", "sweep-one-week-sprint"]
+
+
+@pytest.mark.spec("content.generate")
+@pytest.mark.parametrize("slug", TIMED)
+def test_an_offer_that_times_its_own_work_meets_none_of_the_programs_timing(slug: str) -> None:
+    """ "In one week", "in 48 hours", "a two-day workshop": no step, FAQ or prose on the page
+    speaks of a two-week audit, a 90-day plan, weekly sprints or the program's term."""
+    _brief, page = compose(SWEEP[slug])
+
+    steps = [item["title"] for block in blocks_of(page, "steps") for item in block["items"]]
+    assert PROGRAM_STEPS.isdisjoint(steps)
+    said = [(field, text) for field, text in visible(page) if PROGRAM_TIMING.search(text)]
+    assert said == []
+    assert check_page(page, brand=CATALOG.brand, brief=_brief) == []
+
+
+@pytest.mark.spec("content.generate")
+def test_the_offer_sentence_that_times_the_work_is_how_it_works() -> None:
+    """The steps a buyer reads are the intro call the button books, then the offer's own work
+    ("We rebuild your pipeline report from CRM data in one week."), said once on the page."""
+    _brief, page = compose(PIPELINE_REVIEW)
+
+    (steps,) = blocks_of(page, "steps")
+    assert steps["items"][0]["title"] == "Intro call"
+    assert steps["items"][1] == {
+        "title": "We get to work",
+        "body": "We rebuild your pipeline report from CRM data in one week.",
+    }
+    hero = page["blocks"][0]
+    assert "You get stage conversion by rep" in hero["sub"]
+
+
+@pytest.mark.spec("content.generate")
+def test_an_offer_with_no_timeline_still_gets_the_programs_steps() -> None:
+    """A program offer ("refreshed each month") keeps the two-week audit and the plan."""
+    _brief, page = compose({**SWEEP["sweep-abm-formal"], "sections": []})
+
+    steps = [item["title"] for block in blocks_of(page, "steps") for item in block["items"]]
+    assert steps[0] == "Intro call"
+    assert len(PROGRAM_STEPS & set(steps)) >= 2
+
+
+@pytest.mark.spec("content.generate")
+def test_the_pipeline_review_brief_posted_to_generate_is_published_without_padding(
+    client: FlaskClient,
+) -> None:
+    """Through POST generate: 201, the page passes the gate, Ledger is the only card and how
+    it works is the call and the one-week rebuild; the same brief again gives the same page."""
+    headers = {"x-api-key": CONTENT_KEY}
+    body = {**PIPELINE_REVIEW, "generate_image": False}
+
+    first = client.post("/api/public/content/pages/generate", json=body, headers=headers)
+    again = client.post("/api/public/content/pages/generate", json=body, headers=headers)
+
+    assert first.status_code == 201, first.get_json()
+    page = first.get_json()["page"]
+    assert card_titles(page) == ["Ledger"]
+    steps = [item["title"] for block in blocks_of(page, "steps") for item in block["items"]]
+    assert steps == ["Intro call", "We get to work"]
+    assert again.get_json()["page"]["blocks"] == page["blocks"]
+
+
+@pytest.mark.parametrize(
+    ("texts", "days"),
+    [
+        (("A pipeline review", "We rebuild your report in one week."), 7),
+        (("Pricing page audit in 48 hours", None), 2),
+        (("A two-day experiment design workshop", None), 2),
+        (("Alerts your reps within one hour", None), None),
+        (("A one-page brief on every account, refreshed each month", None), None),
+        (("Two rewritten landing pages a month", None), None),
+    ],
+)
+def test_the_timeline_a_brief_states_is_its_longest_stretch_of_a_day_or_more(
+    texts: tuple[str | None, ...], days: float | None
+) -> None:
+    """A response time ("within one hour") or a rate ("a month") is no timeline."""
+    assert stated_timeline(*texts) == days
+
+
+@pytest.mark.parametrize(
+    ("text", "timeline", "expected"),
+    [
+        ("Two-week audit: we review tracking", 7, True),
+        ("Weekly sprints: agents do the research", 7, True),
+        ("Weekly sprints: agents do the research", 90, False),
+        ("90-day plan: we agree on three to five metrics", 90, False),
+        ("Intro call: we look at your pipeline numbers together", 2, False),
+        ("Weekly sprints: agents do the research", None, False),
+    ],
+)
+def test_company_material_contradicts_a_timeline_it_outlasts_or_outpaces(
+    text: str, timeline: float | None, expected: bool
+) -> None:
+    """Longer work than the brief's, or a rhythm no faster than it, contradicts the brief."""
+    assert contradicts(text, timeline) is expected
