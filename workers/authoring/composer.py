@@ -48,8 +48,13 @@ _CTA_BY_GOAL = (
     (re.compile(r"\b(call|meeting|schedule|book|talk|chat)\b"), "Book a call"),
 )
 _PROOF_KINDS = ("results", "proof", "quote")
-_HOW_WORDS = frozenset(
-    {"watche", "watch", "build", "write", "keep", "mark", "flag", "schedule", "team", "route"}
+# Words that say how or how often an agent works ("watches", "each", "every", "checks"), not
+# what it works on: sharing one is no sign the brief is about that agent's work.
+_GENERIC_WORDS = frozenset(
+    str.split(
+        "watche watch build write keep mark flag schedule team route every each check against "
+        "inside right start source need"
+    )
 )
 
 
@@ -65,9 +70,9 @@ class Composer:
         self.rng = random.Random(int.from_bytes(digest[:8], "big"))  # noqa: S311  # wording seed
         # A heading that names a block kind ("What you get", "Results") says nothing about the
         # subject: its words would match agents to the page by "what" or "result".
-        subject = [name for name in brief.sections if kind_of(name) == "richtext"]
+        self.subject = [name for name in brief.sections if kind_of(name) == "richtext"]
         self.words = content_words(
-            " ".join([brief.topic, brief.offer or "", brief.goal or "", *subject])
+            " ".join([brief.topic, brief.offer or "", brief.goal or "", *self.subject])
         )
         self.timeline = stated_timeline(brief.topic, brief.offer)
         self.pool = Pool()
@@ -361,9 +366,13 @@ class Composer:
 
     def features(self, title: str) -> Block:
         # Only agents whose work the brief is about, never padding: a card for an unrelated
-        # agent promises work the offer never did. Words that say how an agent works
-        # ("watches", "builds", "schedules") are no sign of what it works on.
-        wanted = self.words - _HOW_WORDS
+        # agent promises work the offer never did. The goal only steers ("through the form"
+        # is no sign of Beacon's form fills); the agent the brief is most about leads, and
+        # another joins only when the brief is about its work at least half as much.
+        wanted = (
+            content_words(" ".join([self.brief.topic, self.brief.offer or "", *self.subject]))
+            - _GENERIC_WORDS
+        )
         ranked = sorted(
             (
                 (len(content_words(a.does) & wanted), index, a)
@@ -377,7 +386,8 @@ class Composer:
             for row in ranked
             if _sentence(f"{row[2].name} {lower_first(row[2].does)}") not in reserved
         ]
-        chosen = [a for score, _i, a in ranked if score > 0][:3]
+        best = ranked[0][0] if ranked else 0
+        chosen = [a for score, _i, a in ranked if score > 0 and score * 2 >= best][:3]
         reserved = set(self.assigned.values())
         items = []
         for agent in chosen:
@@ -509,25 +519,29 @@ class Composer:
         return {"type": "faq", "title": title, "items": items}
 
     def prose(self, title: str, *, sources: tuple[str, ...] | None = None) -> Block:
-        wanted = content_words(title) | self.words
+        wanted = (content_words(title) | self.words) - _GENERIC_WORDS
         # Agents belong to a features section when the page has one; prose takes the rest.
+        # An agent's work is a promise, so it is said only under a heading or for a brief
+        # about it; the program's terms only under a terms heading ("Pricing", "Terms").
         order = sources or (
-            ("offer", "engagement", "terms")
-            if self.features_planned
-            else ("offer", "agent", "engagement", "terms")
+            ("offer", "engagement") if self.features_planned else ("offer", "agent", "engagement")
         )
         own = self.assigned.get(title)
         if own and not self.pool.is_used(own):
             first: str | None = self.pool.spend(own)
         else:
-            first = self.pool.take(wanted, sources=order)
+            first = self.pool.take(wanted, sources=order, relevant=True) or self.pool.take(
+                wanted, sources=tuple(s for s in order if s in ("offer", "engagement"))
+            )
         second = (
             self.pool.take(wanted, sources=order, relevant=True, min_shared=2) if first else None
         )
         body = [s for s in (first, second) if s]
-        if not body:
-            body = [self.line(self.voice.features_lede) or self.company.tagline]
-        return {"type": "richtext", "title": title, "markdown": " ".join(body)}
+        return {
+            "type": "richtext",
+            "title": title,
+            "markdown": " ".join(body) or self.company.tagline,
+        }
 
     def form(self, title: str) -> Block:
         return {"type": "leadform", "title": title, "sub": self.pick(self.voice.cta_subs)}
