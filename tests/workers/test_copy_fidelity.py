@@ -76,6 +76,15 @@ def test_the_goal_matches_no_agent() -> None:
 
 
 @pytest.mark.spec("content.generate")
+def test_the_buyers_sales_team_matches_no_agent() -> None:
+    """ "Messaging that sales will actually use" is for a sales team, not about Beacon, who
+    "alerts your sales team": no Beacon card."""
+    _brief, page = compose(ALL["leadform-goal"])
+
+    assert "Beacon" not in card_titles(page)
+
+
+@pytest.mark.spec("content.generate")
 def test_a_brief_no_agent_fits_gets_the_strategist_card_not_agents_picked_at_random() -> None:
     """Board reporting for CFOs names no agent's work: the card is the named strategist who
     signs off, and no lede introduces "the agents below"."""

@@ -396,3 +396,28 @@ def test_no_sentence_a_visitor_reads_is_a_single_word(raw: dict[str, Any]) -> No
         (note,) = [n for n in brief_notes(brief, page, brand=CATALOG.brand) if n.field == "offer"]
         assert note.code == "dropped"
         assert "one word" in note.message
+
+
+@pytest.mark.spec("content.generate")
+def test_a_title_written_for_the_icp_keeps_the_icp_in_lower_case_mid_sentence() -> None:
+    """A topic the writer cannot print gives "Growth work for sales leaders at Series C SaaS
+    companies", not "... for Sales leaders ..."."""
+    raw = next(b for b in BRIEFS if b["slug"] == "long-proof")
+
+    _brief, page = compose(raw)
+
+    assert page["blocks"][0]["title"] == "Growth work for sales leaders at Series C SaaS companies"
+
+
+@pytest.mark.spec("content.generate")
+@pytest.mark.parametrize("tone", ["direct", "warm", "formal"])
+def test_the_question_about_stopping_asks_what_its_answer_says(tone: str) -> None:
+    """With the notice period left out (a figure the proof does not give), the answer is "No
+    exit fees; you keep ...": the question asks what happens, not how to stop."""
+    raw = {"slug": "stop", "topic": "Growth work", "icp": "Marketing leaders", "tone": tone}
+
+    _brief, page = compose(raw)
+
+    (faq,) = [b for b in page["blocks"] if b["type"] == "faq"]
+    (stop,) = [item for item in faq["items"] if "exit fees" in item["a"]]
+    assert not stop["q"].startswith("How")

@@ -48,12 +48,13 @@ _CTA_BY_GOAL = (
     (re.compile(r"\b(call|meeting|schedule|book|talk|chat)\b"), "Book a call"),
 )
 _PROOF_KINDS = ("results", "proof", "quote")
-# Words that say how or how often an agent works ("watches", "each", "every", "checks"), not
-# what it works on: sharing one is no sign the brief is about that agent's work.
+# Words that say how or how often an agent works ("watches", "each", "every", "checks"), or for
+# whom ("your sales team"), not what it works on: sharing one is no sign the brief is about
+# that agent's work.
 _GENERIC_WORDS = frozenset(
     str.split(
         "watche watch build write keep mark flag schedule team route every each check against "
-        "inside right start source need"
+        "inside right start source need sale"
     )
 )
 
@@ -331,7 +332,7 @@ class Composer:
             first_fit(
                 [
                     self.offer[0].rstrip(".") if self.offer else None,
-                    f"Growth work for {self.brief.icp.strip()}",
+                    f"Growth work for {lower_first(self.brief.icp.strip())}",
                     "Growth work, planned and checked by a strategist",
                 ],
                 90,
@@ -343,7 +344,14 @@ class Composer:
         topic = sentence_case(self.brief.topic.strip().rstrip("."))
         fitted = fit_phrase(topic, 60) if self.screen.ok(topic) else None
         return (
-            first_fit([fitted, hero_title, f"{self.company.name} for {self.brief.icp.strip()}"], 60)
+            first_fit(
+                [
+                    fitted,
+                    hero_title,
+                    f"{self.company.name} for {lower_first(self.brief.icp.strip())}",
+                ],
+                60,
+            )
             or self.company.name
         )
 
