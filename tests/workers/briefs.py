@@ -1,4 +1,4 @@
-"""Thirty-three varied briefs for the copy-quality test: with and without proof, sections, tones."""
+"""Forty-two varied briefs for the copy-quality test: with and without proof, sections, tones."""
 
 from __future__ import annotations
 
@@ -332,6 +332,80 @@ SWEEP_BRIEFS: list[dict[str, Any]] = [
         "icp": "seed founders",
         "offer": "one week. one channel. one report.",
         "tone": "warm",
+    },
+    {
+        "slug": "sweep-pilot",
+        "topic": "A six-week outbound pilot",
+        "icp": "Heads of sales at seed-stage devtools companies",
+        "offer": "A six-week pilot on one segment. You get the sequences, the reply data and a go "
+        "or no-go call at the end.",
+        "proof": ["Booked 18 meetings in a six-week pilot for a devtools company"],
+        "tone": "direct",
+    },
+    {
+        "slug": "sweep-why-now",
+        "topic": "Why your attribution breaks after a rebrand",
+        "icp": "marketing ops managers",
+        "sections": ["why now", "who it's for", "our approach", "the numbers", "guarantee"],
+        "tone": "formal",
+    },
+    {"slug": "sweep-tiny", "topic": "SEO", "icp": "CMOs"},
+    {
+        "slug": "sweep-question",
+        "topic": "Is your pricing page losing deals?",
+        "icp": "Founders at B2B SaaS companies",
+        "offer": "We read your pricing page the way a buyer does and send a written teardown "
+        "within ten business days.",
+        "goal": "Get teardown requests",
+        "tone": "friendly",
+    },
+    {
+        "slug": "sweep-case-study",
+        "topic": "How Fieldline cut its forecast error",
+        "icp": "Revenue leaders at Series B SaaS companies",
+        "proof": [
+            "Cut forecast error from 31% to 9% in one quarter",
+            "\u201cThe board stopped asking where the number came from.\u201d"
+            " \u2014 Dana Ortiz, VP Sales at Fieldline",
+        ],
+        "sections": ["Case study", "What changed", "Talk to us"],
+        "tone": "measured",
+    },
+    {
+        "slug": "sweep-program",
+        "topic": "A growth program run by a senior strategist",
+        "icp": "VPs of marketing at Series A SaaS companies",
+        "offer": "A three-month program across two channels. Weekly written reports. A monthly "
+        "review where we stop what is not working.",
+        "tone": "executive",
+    },
+    {
+        "slug": "sweep-all-lower",
+        "topic": "cleaner crm data before board season",
+        "icp": "revops leads at series b saas",
+        "offer": "we merge duplicates, assign owners and write down every stage definition. you "
+        "get a clean crm in two weeks.",
+        "sections": ["what you get", "how it works", "faq"],
+        "tone": "casual",
+    },
+    {
+        "slug": "sweep-deliverables-only",
+        "topic": "Account briefs for your top 50 accounts",
+        "icp": "Enterprise AEs at cybersecurity companies",
+        "offer": "A one-page brief per account: the buying committee, recent changes, and the "
+        "first three questions to ask.",
+        "sections": ["What's inside", "Sample brief", "Questions"],
+        "tone": "plain",
+    },
+    {
+        "slug": "sweep-cta",
+        "topic": "Experiment reviews before you ship",
+        "icp": "Growth PMs at consumer subscription apps",
+        "offer": "We check every experiment's sample size before launch and write up the result "
+        "with its confidence interval.",
+        "cta_label": "Send us a test plan",
+        "cta_href": "/contact",
+        "tone": "warm and direct",
     },
 ]
 BRIEFS += SWEEP_BRIEFS

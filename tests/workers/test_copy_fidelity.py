@@ -17,7 +17,7 @@ from gate.check import check_page
 from tests.conftest import CONTENT_KEY
 from tests.workers.briefs import BRIEFS, SWEEP_BRIEFS
 from tests.workers.test_copy_quality import CATALOG, compose, visible
-from workers.authoring.scope import contradicts, stated_timeline
+from workers.authoring.scope import contradicts, own_timeline, stated_timeline
 from workers.authoring.sections import kind_of
 
 SWEEP = {brief["slug"]: brief for brief in SWEEP_BRIEFS}
@@ -96,7 +96,15 @@ def test_a_brief_no_agent_fits_gets_the_strategist_card_not_agents_picked_at_ran
     assert "agents" not in features.get("lede", "")
 
 
-TIMED = ["pipeline-review", "sweep-pricing-audit", "sweep-workshop", "sweep-one-week-sprint"]
+TIMED = [
+    "pipeline-review",
+    "sweep-pricing-audit",
+    "sweep-workshop",
+    "sweep-one-week-sprint",
+    "sweep-question",
+    "sweep-all-lower",
+    "sweep-pilot",
+]
 
 
 @pytest.mark.spec("content.generate")
@@ -127,6 +135,40 @@ def test_the_offer_sentence_that_times_the_work_is_how_it_works() -> None:
     }
     hero = page["blocks"][0]
     assert "You get stage conversion by rep" in hero["sub"]
+
+
+@pytest.mark.spec("content.generate")
+def test_a_pilot_shorter_than_the_minimum_term_is_the_intro_call_then_its_own_work() -> None:
+    """A six-week pilot: the intro call, then "A six-week pilot on one segment." in the voice's
+    own step title; the hero leads with what the client gets."""
+    _brief, page = compose(SWEEP["sweep-pilot"])
+
+    (steps,) = blocks_of(page, "steps")
+    assert [item["title"] for item in steps["items"]] == ["Intro call", "The work"]
+    assert steps["items"][1]["body"] == "A six-week pilot on one segment."
+
+
+@pytest.mark.spec("content.generate")
+def test_an_offer_as_long_as_the_programs_minimum_term_is_the_program() -> None:
+    """ "A three-month program" is the program: its steps stay, with no extra step restating
+    the offer, and the hero leads with the offer."""
+    _brief, page = compose(SWEEP["sweep-program"])
+
+    (steps,) = blocks_of(page, "steps")
+    titles = [item["title"] for item in steps["items"]]
+    assert set(titles) >= PROGRAM_STEPS
+    assert "Delivery" not in titles
+    assert page["blocks"][0]["sub"].endswith("A three-month program across two channels.")
+
+
+@pytest.mark.spec("content.generate")
+def test_a_prose_section_holding_the_top_agent_promotes_no_runner_up_to_a_card() -> None:
+    """Account briefs: Scout writes up "Sample brief", so "What's inside" gets the strategist
+    card, not Beacon (alerts), who matched the brief half as well as Scout."""
+    _brief, page = compose(SWEEP["sweep-deliverables-only"])
+
+    assert "Beacon" not in card_titles(page)
+    assert "Scout" in prose_of(page)["Sample brief"]
 
 
 @pytest.mark.spec("content.generate")
@@ -182,8 +224,8 @@ def test_the_timeline_a_brief_states_is_its_longest_stretch_of_a_day_or_more(
     [
         ("Two-week audit: we review tracking", 7, True),
         ("Weekly sprints: agents do the research", 7, True),
-        ("Weekly sprints: agents do the research", 90, False),
-        ("90-day plan: we agree on three to five metrics", 90, False),
+        ("Weekly sprints: agents do the research", 10, True),
+        ("Weekly sprints: agents do the research", 42, False),
         ("Intro call: we look at your pipeline numbers together", 2, False),
         ("Weekly sprints: agents do the research", None, False),
     ],
@@ -191,7 +233,7 @@ def test_the_timeline_a_brief_states_is_its_longest_stretch_of_a_day_or_more(
 def test_company_material_contradicts_a_timeline_it_outlasts_or_outpaces(
     text: str, timeline: float | None, expected: bool
 ) -> None:
-    """Longer work than the brief's, or a rhythm no faster than it, contradicts the brief."""
+    """Longer work than the brief's, or a rhythm it would repeat fewer than three times."""
     assert contradicts(text, timeline) is expected
 
 
@@ -241,3 +283,20 @@ def test_the_programs_exit_terms_are_said_only_under_a_terms_heading(
 def test_a_team_or_delivery_heading_is_a_features_section(name: str, kind: str) -> None:
     """The agents and the strategist are the team a buyer meets: cards, not padded prose."""
     assert kind_of(name) == kind
+
+
+@pytest.mark.parametrize(
+    ("topic", "offer", "days"),
+    [
+        ("A pipeline review", "We rebuild your report in one week.", 7),
+        ("A six-week outbound pilot", None, 42),
+        ("A growth program", "A three-month program across two channels.", None),
+        ("A 90-day plan for your first growth hire", None, None),
+        ("Outbound help", None, None),
+    ],
+)
+def test_a_brief_times_its_own_work_only_below_the_programs_minimum_term(
+    topic: str, offer: str | None, days: float | None
+) -> None:
+    """Three months or a 90-day plan is the program (minimum term "3 months"); six weeks is not."""
+    assert own_timeline(topic, offer, minimum_term="3 months, after a paid two-week audit") == days

@@ -75,10 +75,14 @@ def test_the_corpus_has_at_least_twenty_varied_briefs() -> None:
 @pytest.mark.spec("content.generate")
 @pytest.mark.parametrize("raw", BRIEFS, ids=IDS)
 def test_every_text_ends_at_a_phrase_boundary_and_no_clause_is_empty(raw: dict[str, Any]) -> None:
-    """Never clipped: no ellipsis, no dangling last word, no empty clause ("For X: .")."""
-    _brief, page = compose(raw)
+    """Never clipped: no ellipsis, no dangling last word, no empty clause ("For X: ."); a
+    section name printed as the brief gave it ("Who it's for") is the partner's own words."""
+    brief, page = compose(raw)
+    headings = {sentence_case(name.strip()) for name in brief.sections}
 
     for field, text in copy(page):
+        if field.endswith(".title") and text in headings:
+            continue
         assert text.strip(), field
         assert "\u2026" not in text, (field, text)
         assert "..." not in text, (field, text)
@@ -421,3 +425,19 @@ def test_the_question_about_stopping_asks_what_its_answer_says(tone: str) -> Non
     (faq,) = [b for b in page["blocks"] if b["type"] == "faq"]
     (stop,) = [item for item in faq["items"] if "exit fees" in item["a"]]
     assert not stop["q"].startswith("How")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("A one-page brief per account.", "a one-page brief per account."),
+        ("I think so.", "I think so."),
+        ("CRM data.", "CRM data."),
+        ("Weekly reports.", "weekly reports."),
+    ],
+)
+def test_a_sentence_carried_mid_sentence_loses_its_capital_unless_it_opens_with_a_name(
+    text: str, expected: str
+) -> None:
+    """ "For enterprise AEs: a one-page brief ...", not "...: A one-page brief"."""
+    assert lower_first(text) == expected

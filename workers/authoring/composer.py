@@ -33,7 +33,7 @@ from workers.authoring.phrasing import (
     upper_first,
 )
 from workers.authoring.proof import Quote, Stat, read_quote, read_stat
-from workers.authoring.scope import contradicts, stated_timeline
+from workers.authoring.scope import contradicts, own_timeline, stated_timeline
 from workers.authoring.sections import kind_of
 from workers.authoring.voices import voice_of
 from workers.imaging.compositions import hero_alt
@@ -75,7 +75,10 @@ class Composer:
         self.words = content_words(
             " ".join([brief.topic, brief.offer or "", brief.goal or "", *self.subject])
         )
-        self.timeline = stated_timeline(brief.topic, brief.offer)
+        # Set only when the brief sells a piece of work shorter than the program (scope.py).
+        self.timeline = own_timeline(
+            brief.topic, brief.offer, minimum_term=company.engagement_model.minimum_term
+        )
         self.pool = Pool()
         self.features_planned = False
         self.assigned: dict[str, str] = {}
@@ -361,6 +364,9 @@ class Composer:
         icp = self.brief.icp.strip()
         topic_ok = self.screen.ok(topic)
         said = _sentence(topic) if topic_ok else None
+        if said and one_word(said):  # "SEO." is no sentence: "SEO for CMOs."
+            said = _sentence(f"{topic} for {lower_first(icp)}")
+            return first_fit([f"{said} {lead}" if lead else None, said], 160)
         return first_fit(
             [
                 f"{said} {lead}" if said and lead else None,
@@ -388,13 +394,15 @@ class Composer:
             ),
             key=lambda row: (-row[0], row[1]),
         )
+        # The bar is set by the agent the brief is most about, even when a prose section has
+        # it: the runner-up is not promoted to a card it would not have earned.
+        best = ranked[0][0] if ranked else 0
         reserved = set(self.assigned.values())
         ranked = [
             row
             for row in ranked
             if _sentence(f"{row[2].name} {lower_first(row[2].does)}") not in reserved
         ]
-        best = ranked[0][0] if ranked else 0
         chosen = [a for score, _i, a in ranked if score > 0 and score * 2 >= best][:3]
         reserved = set(self.assigned.values())
         items = []
@@ -424,14 +432,14 @@ class Composer:
         return [{"title": "A named strategist", "body": body}]
 
     def steps(self, title: str) -> Block:
-        # The program's steps that fit the brief's own timeline (none past a one-week job).
-        raw = [
-            step
-            for step in (
-                re.sub(r"\s*\([^)]*\)", "", text) for text in self.company.engagement_model.steps
-            )
-            if not contradicts(step, self.timeline)
-        ]
+        # Work the brief times itself is not the program: of its steps, only the intro call the
+        # button books (when nothing in it contradicts the brief's timeline).
+        steps = [re.sub(r"\s*\([^)]*\)", "", text) for text in self.company.engagement_model.steps]
+        raw = (
+            [step for step in steps[:1] if not contradicts(step, self.timeline)]
+            if self.timeline is not None
+            else steps
+        )
         scored = [(index, len(content_words(step) & self.words)) for index, step in enumerate(raw)]
         picked = {0} | {i for i, score in scored if score > 0} if raw else set()
         for index, _score in scored:

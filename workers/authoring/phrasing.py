@@ -131,9 +131,9 @@ def _closed(sentence: str) -> str:
 
 
 def lower_first(text: str) -> str:
-    """`text` with a lower-case first letter, unless it starts an acronym or a name."""
+    """`text` with a lower-case first letter, unless it starts an acronym, a name or "I"."""
     first = text.split(" ", 1)[0]
-    if len(first) > 1 and first[0].isupper() and first[1:].islower():
+    if (len(first) > 1 and first[0].isupper() and first[1:].islower()) or first == "A":
         return text[0].lower() + text[1:]
     return text
 

@@ -1,12 +1,12 @@
 """How long a brief says its work takes, and which company material says otherwise.
 
-A brief whose topic or offer states its own timeline ("we rebuild your pipeline report in one
-week", "a two-day workshop", "in 48 hours") sells that piece of work, not the company's
-standing program. The program's material (a two-week audit, a 90-day plan, weekly sprints, a
-three-month minimum term) would contradict it, so a page for that brief leaves out every
-company sentence describing work longer than the brief's timeline, or recurring no faster than
-it. A time shorter than a day ("alerts within one hour") is a response time, not a scope.
-Pure text functions.
+A brief whose topic or offer times its own work ("we rebuild your pipeline report in one
+week", "a two-day workshop", "a six-week pilot") for less than the company program's minimum
+term sells that piece of work, not the program. The program's steps after the intro call, its
+term and its cancellation belong to the program, and any other company sentence describing work
+longer than the brief's timeline, or a rhythm it would repeat fewer than three times in it
+("weekly sprints" in ten days), would contradict the brief. A time shorter than a day ("alerts
+within one hour") is a response time, not a timeline. Pure text functions.
 """
 
 from __future__ import annotations
@@ -57,15 +57,25 @@ def stated_timeline(*texts: str | None) -> float | None:
     return max(stated) if stated else None
 
 
+def own_timeline(topic: str, offer: str | None, *, minimum_term: str) -> float | None:
+    """The brief's timeline when it sells a piece of work shorter than the program's minimum
+    term ("3 months"); None when it states none, or one the program spans (a 90-day plan)."""
+    timeline = stated_timeline(topic, offer)
+    term = max(durations(minimum_term), default=None)
+    if timeline is None or (term is not None and timeline >= term):
+        return None
+    return timeline
+
+
 def contradicts(text: str, timeline: float | None) -> bool:
     """Whether company material describes work longer than the brief's timeline, or a rhythm
-    no faster than it (weekly sprints for a one-week job)."""
+    the brief's work would repeat fewer than three times (weekly sprints for a ten-day job)."""
     if timeline is None:
         return False
     if any(d > timeline for d in durations(text)):
         return True
     for match in _CADENCE.finditer(text):
         word = (match.group("adverb") or match.group("unit")).lower()
-        if _CADENCE_DAYS.get(word, 7) >= timeline:
+        if 3 * _CADENCE_DAYS.get(word, 7) > timeline:
             return True
     return False

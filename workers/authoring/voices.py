@@ -71,7 +71,7 @@ DIRECT = Voice(
         "scope": "What exactly do we get?",
         "after": "What happens after I get in touch?",
     },
-    fit_answer="{icp}. If that is not you, we will say so on the first call.",
+    fit_answer="It is for {icp_lower}. If that is not you, we will say so on the first call.",
     after_answer="A strategist replies with times to talk. On the call you look at your "
     "pipeline numbers together.",
     quote_lede=("In the words of the people we work with.", "What clients told us."),
@@ -114,7 +114,7 @@ WARM = Voice(
     after_answer="A strategist gets back to you personally and suggests a few times to talk. "
     "Bring your pipeline numbers if you have them to hand.",
     quote_lede=("A few words from people we've worked with.", "Here's what clients have said."),
-    step_titles=("We get to work", "What you walk away with"),
+    step_titles=("We get to work", "What you take away"),
 )
 
 FORMAL = Voice(
