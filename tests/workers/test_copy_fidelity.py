@@ -300,3 +300,56 @@ def test_a_brief_times_its_own_work_only_below_the_programs_minimum_term(
 ) -> None:
     """Three months or a 90-day plan is the program (minimum term "3 months"); six weeks is not."""
     assert own_timeline(topic, offer, minimum_term="3 months, after a paid two-week audit") == days
+
+
+@pytest.mark.spec("content.generate")
+@pytest.mark.parametrize("tone", ["direct", "warm", "formal"])
+def test_a_results_heading_with_no_proof_claims_no_outcomes(tone: str) -> None:
+    """ "The numbers" with no `proof` is not "Outcomes recorded in recent engagements." over
+    nothing: it says how results are reported, and shows no stats."""
+    raw = {
+        "slug": "no-proof-numbers",
+        "topic": "Board-ready pipeline reporting",
+        "icp": "CFOs at venture-backed software companies",
+        "sections": ["How we report", "The numbers"],
+        "tone": tone,
+    }
+
+    _brief, page = compose(raw)
+
+    said = prose_of(page)["The numbers"]
+    assert "metrics agreed" in said or "metrics we agree" in said
+    for claim in ("Outcomes recorded", "produced so far", "has gone for teams"):
+        assert claim not in said
+    assert blocks_of(page, "stats") == []
+
+
+@pytest.mark.spec("content.generate")
+def test_a_who_its_for_section_names_the_icp_and_the_faq_does_not_ask_again() -> None:
+    """ "Who it's for" says who the page is for (not the strategist's sign-off), and the FAQ
+    below leaves out its own "Who is this for?"."""
+    raw = {
+        "slug": "fit",
+        "topic": "Attribution after a rebrand",
+        "icp": "marketing ops managers",
+        "sections": ["Who it's for", "FAQ"],
+    }
+
+    _brief, page = compose(raw)
+
+    assert prose_of(page)["Who it's for"].startswith("It is for marketing ops managers.")
+    (faq,) = blocks_of(page, "faq")
+    assert "Who is this for?" not in [item["q"] for item in faq["items"]]
+
+
+@pytest.mark.spec("content.generate")
+def test_acronyms_typed_in_lower_case_are_printed_as_spelled() -> None:
+    """ "cleaner crm data", "revops leads at series b saas" and the section "faq" give "Cleaner
+    CRM data", "RevOps leads at series b SaaS" and "FAQ"."""
+    _brief, page = compose(SWEEP["sweep-all-lower"])
+
+    hero = page["blocks"][0]
+    assert hero["title"] == "Cleaner CRM data before board season"
+    assert "RevOps leads at series b SaaS" in hero["sub"]
+    assert "FAQ" in [b.get("title") for b in page["blocks"]]
+    assert check_page(page, brand=CATALOG.brand, brief=_brief) == []

@@ -137,15 +137,16 @@ def test_every_proof_fact_is_used_once_where_it_fits(raw: dict[str, Any]) -> Non
 @pytest.mark.parametrize("raw", BRIEFS, ids=IDS)
 def test_each_requested_section_is_a_heading_in_order(raw: dict[str, Any]) -> None:
     """`sections`: each appears as a block title, in the brief's order, with a body (a name typed
-    in lower case starts with its capital: "why it matters" is "Why it matters")."""
+    in lower case starts with its capital: "why it matters" is "Why it matters", "faq" "FAQ")."""
     brief, page = compose(raw)
-    titles = [b.get("title", "") for b in page["blocks"]]
-    wanted = list(dict.fromkeys(sentence_case(s.strip()) for s in brief.sections))
+    titles = [b.get("title", "").lower() for b in page["blocks"]]
+    wanted = list(dict.fromkeys(s.strip().lower() for s in brief.sections))
     wanted = [s for i, s in enumerate(wanted) if s.lower() not in map(str.lower, wanted[:i])]
 
     positions = [titles.index(name) for name in wanted]
 
     assert positions == sorted(positions)
+    assert all(page["blocks"][p]["title"][:1].isupper() for p in positions)
     for position in positions:
         block = page["blocks"][position]
         assert any(block.get(k) for k in ("markdown", "items", "sub", "lede")) or (

@@ -31,6 +31,7 @@ from workers.authoring.phrasing import (
     sentence_case,
     sentences,
     upper_first,
+    with_acronyms,
 )
 from workers.authoring.proof import Quote, Stat, read_quote, read_stat
 from workers.authoring.scope import contradicts, own_timeline, stated_timeline
@@ -63,7 +64,16 @@ class Composer:
     """One page for one brief."""
 
     def __init__(self, brief: GenerationBrief, *, brand: Brand, company: Company) -> None:
-        self.brief = brief
+        # Acronyms typed in lower case ("crm", "b2b saas", "faq") are printed as written
+        # elsewhere; the seed stays the brief's own.
+        self.brief = brief.model_copy(
+            update={
+                "topic": with_acronyms(brief.topic),
+                "icp": with_acronyms(brief.icp),
+                "offer": with_acronyms(brief.offer) if brief.offer else brief.offer,
+                "sections": [with_acronyms(name) for name in brief.sections],
+            }
+        )
         self.company = company
         self.voice = voice_of(brief.tone)
         self.screen = Screen(brand=brand, proof=brief.proof)
@@ -81,6 +91,7 @@ class Composer:
         )
         self.pool = Pool()
         self.features_planned = False
+        self.fit_said = False  # a "Who it's for" section answers the FAQ's fit question
         self.assigned: dict[str, str] = {}
         self.quotes: list[Quote] = []
         self.stats: list[Stat] = []
@@ -285,6 +296,9 @@ class Composer:
             return [self.closing(title)]
         if kind == "terms":
             return [self.prose(title, sources=("terms", "engagement"))]
+        if kind == "fit":
+            self.fit_said = True
+            return [{"type": "richtext", "title": title, "markdown": self._fit_answer()}]
         return [self.prose(title)]
 
     # --- blocks -----------------------------------------------------------------------
@@ -482,9 +496,14 @@ class Composer:
             found = (
                 None
                 if self.stats
-                else self.pool.take(self.words | {"results", "report"}, sources=("engagement",))
+                else self.pool.take(
+                    self.words | {"results", "report"}, sources=("engagement",), relevant=True
+                )
             )
-            body = [found or self.line(self.voice.results_lede) or self.company.tagline]
+            # "Outcomes recorded in recent engagements." over no figures claims what the page
+            # never shows: with none, the section says how results are reported instead.
+            lede = self.voice.results_lede if self.stats else self.voice.results_none
+            body = [found or self.line(lede) or self.company.tagline]
         blocks: list[Block] = [{"type": "richtext", "title": title, "markdown": " ".join(body)}]
         stats, self.stats = self.stats, []
         for start in range(0, len(stats), 4):
@@ -511,11 +530,14 @@ class Composer:
             blocks.append(block)
         return blocks
 
-    def faq(self, title: str) -> Block:
-        voice, model = self.voice, self.company.engagement_model
+    def _fit_answer(self) -> str:
         icp = self.brief.icp.strip()
+        return self.voice.fit_answer.format(icp=sentence_case(icp), icp_lower=lower_first(icp))
+
+    def faq(self, title: str) -> Block:
+        voice = self.voice
         answers: dict[str, str | None] = {
-            "fit": voice.fit_answer.format(icp=sentence_case(icp), icp_lower=lower_first(icp)),
+            "fit": None if self.fit_said else self._fit_answer(),
             "scope": " ".join(self.pool.spend(s) for s in self.offer if not self.pool.is_used(s))[
                 :600
             ]
@@ -529,8 +551,9 @@ class Composer:
             ),
             "after": self.line((voice.after_answer,)),
         }
-        del model
-        keys = ["fit"] + [k for k in ("scope", "checks", "term", "stop", "after") if answers[k]]
+        keys = [k for k in ("fit", "scope", "checks", "term", "stop", "after") if answers[k]]
+        if not keys:  # a second FAQ after everything is said: the fit question again
+            keys, answers["fit"] = ["fit"], self._fit_answer()
         items = [{"q": voice.questions[k], "a": answers[k] or ""} for k in keys[:5]]
         return {"type": "faq", "title": title, "items": items}
 

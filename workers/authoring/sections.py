@@ -10,6 +10,7 @@ import re
 
 # Checked in order; the first kind whose cue the name holds wins.
 _KINDS: tuple[tuple[str, str, bool], ...] = (
+    ("fit", r"who (?:it'?s|this is|it is) for|who we help|is (?:this|it) for you|for whom", False),
     ("faq", r"faqs?|questions?|objections?|asked", False),
     (
         "quote",

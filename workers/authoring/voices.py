@@ -25,6 +25,7 @@ class Voice:
     features_lede: tuple[str, ...]
     features_lede_one: tuple[str, ...]  # for a single agent card
     results_lede: tuple[str, ...]
+    results_none: tuple[str, ...]  # a results heading with no proof to show under it
     cta_titles: tuple[str, ...]
     cta_subs: tuple[str, ...]
     questions: dict[str, str]
@@ -58,6 +59,9 @@ DIRECT = Voice(
         "The agent below does the legwork; nothing it produces ships without sign-off.",
     ),
     results_lede=("What the work has produced so far.",),
+    results_none=(
+        "Results are reported against metrics agreed in writing at the start, good or bad.",
+    ),
     cta_titles=("Talk to a strategist this week", "Get a straight answer on fit"),
     cta_subs=(
         "A strategist reads your request first, then tells you plainly whether we are a fit. "
@@ -97,6 +101,7 @@ WARM = Voice(
     features_lede=("Meet the agents who will do the legwork for you.",),
     features_lede_one=("Meet the agent who will do the legwork for you.",),
     results_lede=("Here is how the work has gone for teams like yours.",),
+    results_none=("You'll see results against the metrics we agree at the start, good or bad.",),
     cta_titles=("Let's see if this fits your team", "Tell us where your pipeline stands"),
     cta_subs=(
         "You'll hear back from a strategist, not a sales rep, with times to talk and what "
@@ -145,6 +150,9 @@ FORMAL = Voice(
     features_lede=("The engagement draws on the following agents, each with a defined remit.",),
     features_lede_one=("The engagement draws on the following agent, with a defined remit.",),
     results_lede=("Outcomes recorded in recent engagements.",),
+    results_none=(
+        "Outcomes are reported against the metrics agreed at the outset, favourable or not.",
+    ),
     cta_titles=("Arrange an introductory call", "Discuss your requirements with a strategist"),
     cta_subs=(
         "A senior strategist will review your request and propose a time to discuss your "
