@@ -132,7 +132,12 @@ class Composer:
             self.pool.add(text, "offer")
         for agent in self.company.agents:
             self.pool.add(_sentence(f"{agent.name} {lower_first(agent.does)}"), "agent")
-        for text in sentences(self.company.engagement_model.summary):
+        # The description's first sentence names the segments the company serves ("Series A
+        # to C"), which a page for another ICP would contradict; the rest say how it works.
+        for text in [
+            *sentences(self.company.engagement_model.summary),
+            *sentences(self.company.description)[1:],
+        ]:
             if not contradicts(text, self.timeline):
                 self.pool.add(text, "engagement")
         # The program's term and how it ends belong to the program, not to a piece of work
