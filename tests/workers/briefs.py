@@ -1,4 +1,4 @@
-"""Twenty-two varied briefs for the copy-quality test: with and without proof, sections, tones."""
+"""Forty-two varied briefs for the copy-quality test: with and without proof, sections, tones."""
 
 from __future__ import annotations
 
@@ -223,3 +223,189 @@ BRIEFS: list[dict[str, Any]] = [
         "icp": "Marketing leaders",
     },
 ]
+
+# Briefs a sweep of the writer read as buyers would (tests/workers/test_copy_fidelity.py):
+# offers that time their own work, briefs no agent fits, odd and lower-case sections.
+SWEEP_BRIEFS: list[dict[str, Any]] = [
+    {
+        "slug": "pipeline-review",
+        "topic": "A pipeline review your board trusts",
+        "icp": "VPs of sales at B2B software companies with 20 to 80 reps",
+        "goal": "Book a 30-minute pipeline review call",
+        "offer": "We rebuild your pipeline report from CRM data in one week. You get stage "
+        "conversion by rep, the deals that stalled, and a forecast you can defend.",
+        "proof": [
+            "Cut forecast error from 31% to 9% for a 40-rep team",
+            '"We finally trust the number we send the board" - Dana Ortiz, VP Sales at Fieldline',
+            "Reviewed 1,200 open deals in 5 days",
+        ],
+        "sections": ["What you get", "How it works", "Results", "FAQ"],
+        "tone": "warm",
+    },
+    {
+        "slug": "sweep-pricing-audit",
+        "topic": "Pricing page audit in 48 hours",
+        "icp": "Founders of seed-stage SaaS startups",
+        "goal": "Request the audit",
+        "offer": "We audit your pricing page in 48 hours. You get a written fix list ranked by "
+        "expected impact.",
+        "tone": "direct",
+    },
+    {
+        "slug": "sweep-abm-formal",
+        "topic": "Account research for enterprise deals",
+        "icp": "CROs at Series C fintech companies",
+        "goal": "Schedule a briefing",
+        "offer": "A one-page brief on every account in your target list, refreshed each month. "
+        "Buying committees mapped from public filings and job posts.",
+        "proof": [
+            "Mapped 340 buying committees for a payments company",
+            '"Our AEs walk into first calls knowing who signs" - Tom Reyes, CRO at Paylane',
+        ],
+        "sections": [
+            "The problem",
+            "What we deliver",
+            "Evidence",
+            "Engagement terms",
+            "Next steps",
+        ],
+        "tone": "formal and measured",
+    },
+    {"slug": "sweep-short", "topic": "Outbound help", "icp": "sales leaders"},
+    {
+        "slug": "sweep-lower",
+        "topic": "fixing your attribution mess",
+        "icp": "heads of marketing at b2b saas companies",
+        "offer": "we reconcile your ad, analytics and crm numbers. you get one table your cfo can "
+        "check.",
+        "sections": ["why it matters", "how we work", "questions"],
+        "tone": "friendly",
+    },
+    {
+        "slug": "sweep-odd-sections",
+        "topic": "Landing pages that convert paid traffic",
+        "icp": "Demand gen managers at B2B SaaS companies",
+        "goal": "Download the landing page teardown",
+        "offer": "Two rewritten landing pages a month, each with a test plan.",
+        "proof": ["Raised demo requests by 24% on a rewritten pricing page"],
+        "sections": ["Sound familiar?", "Meet the team", "Pricing", "Testimonials", "Get in touch"],
+        "tone": "casual",
+    },
+    {
+        "slug": "sweep-signals",
+        "topic": "Know when a target account starts evaluating",
+        "icp": "SDR managers at mid-market SaaS companies",
+        "offer": "Beacon watches visits, form fills and sign-ups on your site and alerts your "
+        "reps within the hour.",
+        "proof": ["Flagged 62 accounts in evaluation in the first month"],
+        "tone": "punchy",
+    },
+    {
+        "slug": "sweep-workshop",
+        "topic": "A two-day experiment design workshop",
+        "icp": "Product managers at PLG companies",
+        "goal": "Book a working session",
+        "offer": "In a two-day workshop we design three experiments with your team, each with a "
+        "sample-size check.",
+        "sections": ["What you'll learn", "Agenda", "FAQ"],
+        "tone": "warm",
+    },
+    {
+        "slug": "sweep-nooffer-formal",
+        "topic": "Board-ready pipeline reporting",
+        "icp": "CFOs at venture-backed software companies",
+        "proof": ["Cut forecast error from 28% to 11% over two quarters"],
+        "tone": "executive",
+    },
+    {
+        "slug": "sweep-copy-review",
+        "topic": "Email copy that sounds like your best rep",
+        "icp": "Marketing leads at HR tech companies",
+        "offer": "We rewrite your outbound sequences against your brand rules.",
+        "sections": ["Deliverables", "Timeline", "Results"],
+        "proof": ["Reply rate rose from 2.1% to 4.8% in six weeks"],
+        "tone": "direct",
+    },
+    {
+        "slug": "sweep-one-week-sprint",
+        "topic": "a one-week growth sprint",
+        "icp": "seed founders",
+        "offer": "one week. one channel. one report.",
+        "tone": "warm",
+    },
+    {
+        "slug": "sweep-pilot",
+        "topic": "A six-week outbound pilot",
+        "icp": "Heads of sales at seed-stage devtools companies",
+        "offer": "A six-week pilot on one segment. You get the sequences, the reply data and a go "
+        "or no-go call at the end.",
+        "proof": ["Booked 18 meetings in a six-week pilot for a devtools company"],
+        "tone": "direct",
+    },
+    {
+        "slug": "sweep-why-now",
+        "topic": "Why your attribution breaks after a rebrand",
+        "icp": "marketing ops managers",
+        "sections": ["why now", "who it's for", "our approach", "the numbers", "guarantee"],
+        "tone": "formal",
+    },
+    {"slug": "sweep-tiny", "topic": "SEO", "icp": "CMOs"},
+    {
+        "slug": "sweep-question",
+        "topic": "Is your pricing page losing deals?",
+        "icp": "Founders at B2B SaaS companies",
+        "offer": "We read your pricing page the way a buyer does and send a written teardown "
+        "within ten business days.",
+        "goal": "Get teardown requests",
+        "tone": "friendly",
+    },
+    {
+        "slug": "sweep-case-study",
+        "topic": "How Fieldline cut its forecast error",
+        "icp": "Revenue leaders at Series B SaaS companies",
+        "proof": [
+            "Cut forecast error from 31% to 9% in one quarter",
+            "\u201cThe board stopped asking where the number came from.\u201d"
+            " \u2014 Dana Ortiz, VP Sales at Fieldline",
+        ],
+        "sections": ["Case study", "What changed", "Talk to us"],
+        "tone": "measured",
+    },
+    {
+        "slug": "sweep-program",
+        "topic": "A growth program run by a senior strategist",
+        "icp": "VPs of marketing at Series A SaaS companies",
+        "offer": "A three-month program across two channels. Weekly written reports. A monthly "
+        "review where we stop what is not working.",
+        "tone": "executive",
+    },
+    {
+        "slug": "sweep-all-lower",
+        "topic": "cleaner crm data before board season",
+        "icp": "revops leads at series b saas",
+        "offer": "we merge duplicates, assign owners and write down every stage definition. you "
+        "get a clean crm in two weeks.",
+        "sections": ["what you get", "how it works", "faq"],
+        "tone": "casual",
+    },
+    {
+        "slug": "sweep-deliverables-only",
+        "topic": "Account briefs for your top 50 accounts",
+        "icp": "Enterprise AEs at cybersecurity companies",
+        "offer": "A one-page brief per account: the buying committee, recent changes, and the "
+        "first three questions to ask.",
+        "sections": ["What's inside", "Sample brief", "Questions"],
+        "tone": "plain",
+    },
+    {
+        "slug": "sweep-cta",
+        "topic": "Experiment reviews before you ship",
+        "icp": "Growth PMs at consumer subscription apps",
+        "offer": "We check every experiment's sample size before launch and write up the result "
+        "with its confidence interval.",
+        "cta_label": "Send us a test plan",
+        "cta_href": "/contact",
+        "tone": "warm and direct",
+    },
+]
+BRIEFS += SWEEP_BRIEFS

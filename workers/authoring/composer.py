@@ -5,6 +5,8 @@ order under its own heading, the proof where it fits (numbers as stats, quotes a
 quote blocks, other facts as prose) and one request at the end. Copy is drawn from a pool of
 screened sentences, each used once; a text that is too long is replaced by a shorter
 formulation, never cut. `goal` only steers (the request, the form); it is never printed.
+Nothing is padded in: an agent gets a card only when the brief is about its work, and an offer
+that times its own work (workers/authoring/scope.py) meets none of the program's timing.
 The same brief always gives the same page: every choice is seeded by the brief.
 """
 
@@ -29,8 +31,10 @@ from workers.authoring.phrasing import (
     sentence_case,
     sentences,
     upper_first,
+    with_acronyms,
 )
 from workers.authoring.proof import Quote, Stat, read_quote, read_stat
+from workers.authoring.scope import contradicts, own_timeline, stated_timeline
 from workers.authoring.sections import kind_of
 from workers.authoring.voices import voice_of
 from workers.imaging.compositions import hero_alt
@@ -45,23 +49,49 @@ _CTA_BY_GOAL = (
     (re.compile(r"\b(call|meeting|schedule|book|talk|chat)\b"), "Book a call"),
 )
 _PROOF_KINDS = ("results", "proof", "quote")
+# Words that say how or how often an agent works ("watches", "each", "every", "checks"), or for
+# whom ("your sales team"), not what it works on: sharing one is no sign the brief is about
+# that agent's work.
+_GENERIC_WORDS = frozenset(
+    str.split(
+        "watche watch build write keep mark flag schedule team route every each check against "
+        "inside right start source need sale"
+    )
+)
 
 
 class Composer:
     """One page for one brief."""
 
     def __init__(self, brief: GenerationBrief, *, brand: Brand, company: Company) -> None:
-        self.brief = brief
+        # Acronyms typed in lower case ("crm", "b2b saas", "faq") are printed as written
+        # elsewhere; the seed stays the brief's own.
+        self.brief = brief.model_copy(
+            update={
+                "topic": with_acronyms(brief.topic),
+                "icp": with_acronyms(brief.icp),
+                "offer": with_acronyms(brief.offer) if brief.offer else brief.offer,
+                "sections": [with_acronyms(name) for name in brief.sections],
+            }
+        )
         self.company = company
         self.voice = voice_of(brief.tone)
         self.screen = Screen(brand=brand, proof=brief.proof)
         digest = hashlib.sha256(brief.model_dump_json().encode()).digest()
         self.rng = random.Random(int.from_bytes(digest[:8], "big"))  # noqa: S311  # wording seed
+        # A heading that names a block kind ("What you get", "Results") says nothing about the
+        # subject: its words would match agents to the page by "what" or "result".
+        self.subject = [name for name in brief.sections if kind_of(name) == "richtext"]
         self.words = content_words(
-            " ".join([brief.topic, brief.offer or "", brief.goal or "", *brief.sections])
+            " ".join([brief.topic, brief.offer or "", brief.goal or "", *self.subject])
+        )
+        # Set only when the brief sells a piece of work shorter than the program (scope.py).
+        self.timeline = own_timeline(
+            brief.topic, brief.offer, minimum_term=company.engagement_model.minimum_term
         )
         self.pool = Pool()
         self.features_planned = False
+        self.fit_said = False  # a "Who it's for" section answers the FAQ's fit question
         self.assigned: dict[str, str] = {}
         self.quotes: list[Quote] = []
         self.stats: list[Stat] = []
@@ -69,6 +99,7 @@ class Composer:
         self._read_proof()
         # A one-word offer ("pages") is no sentence to print; notes.py says it was left out.
         self.offer = [s for s in sentences(brief.offer) if self.screen.ok(s) and not one_word(s)]
+        self.offer_steps = self._reserve_offer_steps()
         self._fill_pool()
 
     # --- material ---------------------------------------------------------------------
@@ -86,18 +117,37 @@ class Composer:
             else:
                 self.plain.append(_sentence(fact))
 
+    def _reserve_offer_steps(self) -> list[str]:
+        """With its own timeline, the offer's sentence stating it is how the work runs: kept
+        for the steps when another offer sentence can lead the hero."""
+        if self.timeline is None or len(self.offer) < 2:
+            return []
+        if self.brief.sections and not any(kind_of(n) == "steps" for n in self.brief.sections):
+            return []
+        timed = next((s for s in self.offer if stated_timeline(s) and _says_work(s)), None)
+        return [self.pool.spend(timed)] if timed else []
+
     def _fill_pool(self) -> None:
         for text in self.offer:
             self.pool.add(text, "offer")
         for agent in self.company.agents:
             self.pool.add(_sentence(f"{agent.name} {lower_first(agent.does)}"), "agent")
-        for text in sentences(self.company.engagement_model.summary):
-            self.pool.add(text, "engagement")
-        term = _sentence(
-            f"The minimum term is {lower_first(self.company.engagement_model.minimum_term)}"
-        )
-        for text in [term, *sentences(self.company.engagement_model.cancellation)]:
-            self.pool.add(text, "terms")
+        # The description's first sentence names the segments the company serves ("Series A
+        # to C"), which a page for another ICP would contradict; the rest say how it works.
+        for text in [
+            *sentences(self.company.engagement_model.summary),
+            *sentences(self.company.description)[1:],
+        ]:
+            if not contradicts(text, self.timeline):
+                self.pool.add(text, "engagement")
+        # The program's term and how it ends belong to the program, not to a piece of work
+        # the brief times itself ("in one week").
+        if self.timeline is None:
+            term = _sentence(
+                f"The minimum term is {lower_first(self.company.engagement_model.minimum_term)}"
+            )
+            for text in [term, *sentences(self.company.engagement_model.cancellation)]:
+                self.pool.add(text, "terms")
         self.pool.facts = [f for f in self.pool.facts if self.screen.ok(f.text)]
 
     def pick(self, options: tuple[str, ...]) -> str:
@@ -183,7 +233,9 @@ class Composer:
                     continue  # the same section twice: merged into the first
                 seen.add(key)
                 kind = kind_of(name)
-                heading = name.strip() if self.screen.ok(name) else self._heading(kind)
+                heading = (
+                    sentence_case(name.strip()) if self.screen.ok(name) else self._heading(kind)
+                )
                 planned.append((kind, heading))
             return planned
         plan = [("features", self._heading("features"))]
@@ -249,6 +301,9 @@ class Composer:
             return [self.closing(title)]
         if kind == "terms":
             return [self.prose(title, sources=("terms", "engagement"))]
+        if kind == "fit":
+            self.fit_said = True
+            return [{"type": "richtext", "title": title, "markdown": self._fit_answer()}]
         return [self.prose(title)]
 
     # --- blocks -----------------------------------------------------------------------
@@ -299,7 +354,7 @@ class Composer:
             first_fit(
                 [
                     self.offer[0].rstrip(".") if self.offer else None,
-                    f"Growth work for {self.brief.icp.strip()}",
+                    f"Growth work for {lower_first(self.brief.icp.strip())}",
                     "Growth work, planned and checked by a strategist",
                 ],
                 90,
@@ -311,7 +366,14 @@ class Composer:
         topic = sentence_case(self.brief.topic.strip().rstrip("."))
         fitted = fit_phrase(topic, 60) if self.screen.ok(topic) else None
         return (
-            first_fit([fitted, hero_title, f"{self.company.name} for {self.brief.icp.strip()}"], 60)
+            first_fit(
+                [
+                    fitted,
+                    hero_title,
+                    f"{self.company.name} for {lower_first(self.brief.icp.strip())}",
+                ],
+                60,
+            )
             or self.company.name
         )
 
@@ -321,6 +383,9 @@ class Composer:
         icp = self.brief.icp.strip()
         topic_ok = self.screen.ok(topic)
         said = _sentence(topic) if topic_ok else None
+        if said and one_word(said):  # "SEO." is no sentence: "SEO for CMOs."
+            said = _sentence(f"{topic} for {lower_first(icp)}")
+            return first_fit([f"{said} {lead}" if lead else None, said], 160)
         return first_fit(
             [
                 f"{said} {lead}" if said and lead else None,
@@ -333,24 +398,31 @@ class Composer:
         )
 
     def features(self, title: str) -> Block:
+        # Only agents whose work the brief is about, never padding: a card for an unrelated
+        # agent promises work the offer never did. The goal only steers ("through the form"
+        # is no sign of Beacon's form fills); the agent the brief is most about leads, and
+        # another joins only when the brief is about its work at least half as much.
+        wanted = (
+            content_words(" ".join([self.brief.topic, self.brief.offer or "", *self.subject]))
+            - _GENERIC_WORDS
+        )
         ranked = sorted(
             (
-                (len(content_words(a.does) & self.words), index, a)
+                (len(content_words(a.does) & wanted), index, a)
                 for index, a in enumerate(self.company.agents)
             ),
             key=lambda row: (-row[0], row[1]),
         )
+        # The bar is set by the agent the brief is most about, even when a prose section has
+        # it: the runner-up is not promoted to a card it would not have earned.
+        best = ranked[0][0] if ranked else 0
         reserved = set(self.assigned.values())
         ranked = [
             row
             for row in ranked
             if _sentence(f"{row[2].name} {lower_first(row[2].does)}") not in reserved
         ]
-        chosen = [a for score, _i, a in ranked if score > 0][:3]
-        if len(chosen) < 2:
-            rest = [a for _s, _i, a in ranked if a not in chosen]
-            self.rng.shuffle(rest)
-            chosen += rest[: 2 - len(chosen)]
+        chosen = [a for score, _i, a in ranked if score > 0 and score * 2 >= best][:3]
         reserved = set(self.assigned.values())
         items = []
         for agent in chosen:
@@ -360,32 +432,65 @@ class Composer:
             if self.screen.ok(agent.does) and not self.pool.is_used(text):
                 self.pool.spend(text)
                 items.append({"title": agent.name, "body": _sentence(agent.does)})
-        lede = self.pool.take(self.words, sources=("offer",)) or self.line(self.voice.features_lede)
+        lede = self.pool.take(self.words, sources=("offer",))
+        if lede is None and items:  # it introduces "the agents below"
+            lede = self.line(
+                self.voice.features_lede if len(items) > 1 else self.voice.features_lede_one
+            )
         block: Block = {"type": "features", "title": title, "items": items or self._fallback()}
         if lede:
             block["lede"] = lede
         return block
 
     def _fallback(self) -> list[dict[str, str]]:
-        body = self.pool.take(self.words, sources=("engagement", "offer")) or self.company.tagline
+        body = (
+            self.pool.take({"named", "strategist"}, sources=("engagement",), relevant=True)
+            or self.pool.take(self.words, sources=("engagement", "offer"))
+            or self.company.tagline
+        )
         return [{"title": "A named strategist", "body": body}]
 
     def steps(self, title: str) -> Block:
-        raw = self.company.engagement_model.steps
+        # Work the brief times itself is not the program: of its steps, only the intro call the
+        # button books (when nothing in it contradicts the brief's timeline).
+        steps = [re.sub(r"\s*\([^)]*\)", "", text) for text in self.company.engagement_model.steps]
+        raw = (
+            [step for step in steps[:1] if not contradicts(step, self.timeline)]
+            if self.timeline is not None
+            else steps
+        )
         scored = [(index, len(content_words(step) & self.words)) for index, step in enumerate(raw)]
-        picked = {0} | {i for i, score in scored if score > 0}
+        picked = {0} | {i for i, score in scored if score > 0} if raw else set()
         for index, _score in scored:
             if len(picked) >= 3:
                 break
             picked.add(index)
         items = []
         for index in sorted(picked)[:5]:
-            head, _, body = re.sub(r"\s*\([^)]*\)", "", raw[index]).partition(": ")
+            head, _, body = raw[index].partition(": ")
             head = head if self.screen.ok(head) else _without_numbers(head)
             kept = [s for s in sentences(body) if self.screen.ok(s) and not self.pool.is_used(s)]
             if head and kept:
                 items.append({"title": upper_first(head), "body": upper_first(" ".join(kept))})
+        if self.timeline is not None:
+            items += self._offer_steps()
         return {"type": "steps", "title": title, "items": items or self._fallback()}
+
+    def _offer_steps(self) -> list[dict[str, str]]:
+        """The offer's own work and what the client gets, as steps titled in the voice."""
+        work_title, result_title = self.voice.step_titles
+        steps: dict[str, str] = {}
+        unspent = [s for s in self.offer if not self.pool.is_used(s)]
+        reserved, self.offer_steps = self.offer_steps, []
+        for text in [*reserved, *(s for s in unspent if _says_work(s))]:
+            step = (
+                result_title
+                if re.match(r"(?i)you(?:'ll)? (?:get|keep|receive)\b", text)
+                else work_title
+            )
+            if step not in steps:
+                steps[step] = text if text in reserved else self.pool.spend(text)
+        return [{"title": step, "body": body} for step, body in steps.items()]
 
     def results(self, title: str) -> list[Block]:
         """A heading with the proof's prose, then its numbers as stats."""
@@ -396,9 +501,14 @@ class Composer:
             found = (
                 None
                 if self.stats
-                else self.pool.take(self.words | {"results", "report"}, sources=("engagement",))
+                else self.pool.take(
+                    self.words | {"results", "report"}, sources=("engagement",), relevant=True
+                )
             )
-            body = [found or self.line(self.voice.results_lede) or self.company.tagline]
+            # "Outcomes recorded in recent engagements." over no figures claims what the page
+            # never shows: with none, the section says how results are reported instead.
+            lede = self.voice.results_lede if self.stats else self.voice.results_none
+            body = [found or self.line(lede) or self.company.tagline]
         blocks: list[Block] = [{"type": "richtext", "title": title, "markdown": " ".join(body)}]
         stats, self.stats = self.stats, []
         for start in range(0, len(stats), 4):
@@ -425,11 +535,14 @@ class Composer:
             blocks.append(block)
         return blocks
 
-    def faq(self, title: str) -> Block:
-        voice, model = self.voice, self.company.engagement_model
+    def _fit_answer(self) -> str:
         icp = self.brief.icp.strip()
+        return self.voice.fit_answer.format(icp=sentence_case(icp), icp_lower=lower_first(icp))
+
+    def faq(self, title: str) -> Block:
+        voice = self.voice
         answers: dict[str, str | None] = {
-            "fit": voice.fit_answer.format(icp=sentence_case(icp), icp_lower=lower_first(icp)),
+            "fit": None if self.fit_said else self._fit_answer(),
             "scope": " ".join(self.pool.spend(s) for s in self.offer if not self.pool.is_used(s))[
                 :600
             ]
@@ -443,31 +556,36 @@ class Composer:
             ),
             "after": self.line((voice.after_answer,)),
         }
-        del model
-        keys = ["fit"] + [k for k in ("scope", "checks", "term", "stop", "after") if answers[k]]
+        keys = [k for k in ("fit", "scope", "checks", "term", "stop", "after") if answers[k]]
+        if not keys:  # a second FAQ after everything is said: the fit question again
+            keys, answers["fit"] = ["fit"], self._fit_answer()
         items = [{"q": voice.questions[k], "a": answers[k] or ""} for k in keys[:5]]
         return {"type": "faq", "title": title, "items": items}
 
     def prose(self, title: str, *, sources: tuple[str, ...] | None = None) -> Block:
-        wanted = content_words(title) | self.words
+        wanted = (content_words(title) | self.words) - _GENERIC_WORDS
         # Agents belong to a features section when the page has one; prose takes the rest.
+        # An agent's work is a promise, so it is said only under a heading or for a brief
+        # about it; the program's terms only under a terms heading ("Pricing", "Terms").
         order = sources or (
-            ("offer", "engagement", "terms")
-            if self.features_planned
-            else ("offer", "agent", "engagement", "terms")
+            ("offer", "engagement") if self.features_planned else ("offer", "agent", "engagement")
         )
         own = self.assigned.get(title)
         if own and not self.pool.is_used(own):
             first: str | None = self.pool.spend(own)
         else:
-            first = self.pool.take(wanted, sources=order)
+            first = self.pool.take(wanted, sources=order, relevant=True) or self.pool.take(
+                wanted, sources=tuple(s for s in order if s in ("offer", "engagement"))
+            )
         second = (
             self.pool.take(wanted, sources=order, relevant=True, min_shared=2) if first else None
         )
         body = [s for s in (first, second) if s]
-        if not body:
-            body = [self.line(self.voice.features_lede) or self.company.tagline]
-        return {"type": "richtext", "title": title, "markdown": " ".join(body)}
+        return {
+            "type": "richtext",
+            "title": title,
+            "markdown": " ".join(body) or self.company.tagline,
+        }
 
     def form(self, title: str) -> Block:
         return {"type": "leadform", "title": title, "sub": self.pick(self.voice.cta_subs)}
@@ -504,6 +622,11 @@ class Composer:
 def _sentence(text: str) -> str:
     text = text.strip()
     return text if text[-1:] in '.!?\u201d"' else text + "."
+
+
+def _says_work(sentence: str) -> bool:
+    """A sentence that can stand as a step's body: a clause, not a fragment ("One week.")."""
+    return len(sentence.split()) >= 4
 
 
 def _without_numbers(text: str) -> str:

@@ -131,9 +131,9 @@ def _closed(sentence: str) -> str:
 
 
 def lower_first(text: str) -> str:
-    """`text` with a lower-case first letter, unless it starts an acronym or a name."""
+    """`text` with a lower-case first letter, unless it starts an acronym, a name or "I"."""
     first = text.split(" ", 1)[0]
-    if len(first) > 1 and first[0].isupper() and first[1:].islower():
+    if (len(first) > 1 and first[0].isupper() and first[1:].islower()) or first == "A":
         return text[0].lower() + text[1:]
     return text
 
@@ -173,3 +173,23 @@ def content_words(text: str) -> set[str]:
     words = re.findall(r"[a-z][a-z'-]{3,}", text.lower())
     stems = {w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words}
     return {_SAME.get(w, w) for w in stems if w not in DANGLING}
+
+
+# Acronyms and names a hurried brief types in lower case ("crm", "b2b saas", "faq").
+_ACRONYMS = {
+    word.lower(): word
+    for word in str.split(
+        "FAQ FAQs CRM CRMs B2B B2C SaaS CFO CFOs CEO CEOs CMO CMOs CRO CROs CTO CTOs COO VP VPs "
+        "SEO ROI CAC LTV ARR MRR AI SDR SDRs BDR BDRs ABM KPI KPIs OKR OKRs PLG GTM RevOps ICP"
+    )
+}
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def with_acronyms(text: str) -> str:
+    """`text` with each acronym typed all in lower case written as it is spelled ("crm" ->
+    "CRM"); a word typed with any capital is left as written."""
+    return _WORD.sub(
+        lambda m: _ACRONYMS.get(m.group(0), m.group(0)) if m.group(0).islower() else m.group(0),
+        text,
+    )

@@ -10,6 +10,7 @@ import re
 
 # Checked in order; the first kind whose cue the name holds wins.
 _KINDS: tuple[tuple[str, str, bool], ...] = (
+    ("fit", r"who (?:it'?s|this is|it is) for|who we help|is (?:this|it) for you|for whom", False),
     ("faq", r"faqs?|questions?|objections?|asked", False),
     (
         "quote",
@@ -24,6 +25,8 @@ _KINDS: tuple[tuple[str, str, bool], ...] = (
     ("terms", r"pricing|prices?|cost|fees?|terms|commitment|engagement model", True),
     ("logos", r"logos?|clients|customers|trusted by", True),
     ("leadform", r"form|contact|get in touch|sign ?up|request|enquir(?:y|e)", True),
+    # The agents and the strategist are the team a buyer meets; what is delivered is features.
+    ("features", r"(?:meet )?(?:the|our) team|who we are|what we deliver", True),
     (
         "features",
         r"features?|what you get|benefits?|offer|what we do|agents?|covers?|included|"

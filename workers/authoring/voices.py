@@ -23,13 +23,17 @@ class Voice:
     sub_alone: tuple[str, ...]
     headings: dict[str, tuple[str, ...]]
     features_lede: tuple[str, ...]
+    features_lede_one: tuple[str, ...]  # for a single agent card
     results_lede: tuple[str, ...]
+    results_none: tuple[str, ...]  # a results heading with no proof to show under it
     cta_titles: tuple[str, ...]
     cta_subs: tuple[str, ...]
     questions: dict[str, str]
     fit_answer: str
     after_answer: str
     quote_lede: tuple[str, ...]
+    # Steps for an offer that times its own work: the work, then what the client gets.
+    step_titles: tuple[str, str]
 
 
 DIRECT = Voice(
@@ -51,7 +55,13 @@ DIRECT = Voice(
     features_lede=(
         "The agents below do the legwork; nothing they produce ships without sign-off.",
     ),
+    features_lede_one=(
+        "The agent below does the legwork; nothing it produces ships without sign-off.",
+    ),
     results_lede=("What the work has produced so far.",),
+    results_none=(
+        "Results are reported against metrics agreed in writing at the start, good or bad.",
+    ),
     cta_titles=("Talk to a strategist this week", "Get a straight answer on fit"),
     cta_subs=(
         "A strategist reads your request first, then tells you plainly whether we are a fit. "
@@ -61,14 +71,15 @@ DIRECT = Voice(
         "fit": "Who is this for?",
         "checks": "Who checks the work?",
         "term": "How long do we commit for?",
-        "stop": "How do we stop?",
+        "stop": "What if we stop?",
         "scope": "What exactly do we get?",
         "after": "What happens after I get in touch?",
     },
-    fit_answer="{icp}. If that is not you, we will say so on the first call.",
+    fit_answer="It is for {icp_lower}. If that is not you, we will say so on the first call.",
     after_answer="A strategist replies with times to talk. On the call you look at your "
     "pipeline numbers together.",
     quote_lede=("In the words of the people we work with.", "What clients told us."),
+    step_titles=("The work", "What you leave with"),
 )
 
 WARM = Voice(
@@ -88,7 +99,9 @@ WARM = Voice(
         "results": ("What clients have seen", "How it has gone for others"),
     },
     features_lede=("Meet the agents who will do the legwork for you.",),
+    features_lede_one=("Meet the agent who will do the legwork for you.",),
     results_lede=("Here is how the work has gone for teams like yours.",),
+    results_none=("You'll see results against the metrics we agree at the start, good or bad.",),
     cta_titles=("Let's see if this fits your team", "Tell us where your pipeline stands"),
     cta_subs=(
         "You'll hear back from a strategist, not a sales rep, with times to talk and what "
@@ -106,6 +119,7 @@ WARM = Voice(
     after_answer="A strategist gets back to you personally and suggests a few times to talk. "
     "Bring your pipeline numbers if you have them to hand.",
     quote_lede=("A few words from people we've worked with.", "Here's what clients have said."),
+    step_titles=("We get to work", "What you take away"),
 )
 
 FORMAL = Voice(
@@ -134,7 +148,11 @@ FORMAL = Voice(
         "results": ("Evidence", "Recorded outcomes"),
     },
     features_lede=("The engagement draws on the following agents, each with a defined remit.",),
+    features_lede_one=("The engagement draws on the following agent, with a defined remit.",),
     results_lede=("Outcomes recorded in recent engagements.",),
+    results_none=(
+        "Outcomes are reported against the metrics agreed at the outset, favourable or not.",
+    ),
     cta_titles=("Arrange an introductory call", "Discuss your requirements with a strategist"),
     cta_subs=(
         "A senior strategist will review your request and propose a time to discuss your "
@@ -144,7 +162,7 @@ FORMAL = Voice(
         "fit": "Which organisations is this suited to?",
         "checks": "How is the agents' work reviewed?",
         "term": "What is the minimum commitment?",
-        "stop": "How is the engagement ended?",
+        "stop": "What happens if the engagement ends?",
         "scope": "What does the engagement include?",
         "after": "What follows an initial enquiry?",
     },
@@ -153,6 +171,7 @@ FORMAL = Voice(
     after_answer="A strategist responds with proposed times for an introductory call, at which "
     "your current pipeline figures are reviewed together.",
     quote_lede=("Comments from clients.", "Client testimony."),
+    step_titles=("Delivery", "Deliverables"),
 )
 
 VOICES = (DIRECT, WARM, FORMAL)
