@@ -15,8 +15,23 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from backends.ports import UnavailableError
+
 # How long a writer waits for the write lock, ours or the file's, before it fails.
 BUSY_SECONDS = 30.0
+# SQLite's result codes (and their extended codes) for a file that cannot take a write now:
+# locked past BUSY_SECONDS, full, read-only, an I/O error. A write failing with one raises the
+# ports' UnavailableError (a 503 with Retry-After, a retry of a queued message), as the Firestore
+# adapters do in an outage; any other error (a constraint, a bug in a statement) stays as it is.
+_CANNOT_WRITE = (
+    "SQLITE_BUSY",
+    "SQLITE_LOCKED",
+    "SQLITE_FULL",
+    "SQLITE_READONLY",
+    "SQLITE_IOERR",
+    "SQLITE_CANTOPEN",
+    "SQLITE_PROTOCOL",
+)
 # Values bound to one statement by insert_rows (SQLite allows 32,766 since 3.32).
 VALUES_PER_STATEMENT = 3000
 
@@ -98,17 +113,19 @@ class SqliteDatabase:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on any error: a failed write changes nothing.
 
-        Raises: sqlite3.OperationalError ("database is locked") after BUSY_SECONDS of waiting.
+        Raises: UnavailableError when the file cannot take the write (locked after BUSY_SECONDS
+        of waiting, full, read-only).
         """
         conn = self.connection()
-        with self._writer():
+        with self._writer(), _unavailable_when_unwritable():
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # a failed COMMIT may leave it open
+                    conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
 
     def write_all(self, statements: Sequence[Statement]) -> None:
         """The statements as one transaction, committed when this returns.
@@ -117,7 +134,7 @@ class SqliteDatabase:
         own (all of it or none, committed as durably as COMMIT would), in one step where
         BEGIN ... COMMIT around it take three, each letting go of the interpreter lock.
 
-        Raises: sqlite3.OperationalError ("database is locked") after BUSY_SECONDS of waiting.
+        Raises: UnavailableError as `transaction` does.
         """
         if len(statements) != 1:
             with self.transaction() as conn:
@@ -125,14 +142,25 @@ class SqliteDatabase:
                     conn.execute(sql, values)
             return
         conn = self.connection()
-        with self._writer():
+        with self._writer(), _unavailable_when_unwritable():
             conn.execute(*statements[0])
 
     @contextmanager
     def _writer(self) -> Iterator[None]:
         if not self._write_lock.acquire(timeout=BUSY_SECONDS):
-            raise sqlite3.OperationalError("database is locked")
+            raise UnavailableError(f"{self.path.name}: no write lock within {BUSY_SECONDS} s")
         try:
             yield
         finally:
             self._write_lock.release()
+
+
+@contextmanager
+def _unavailable_when_unwritable() -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as err:
+        name = getattr(err, "sqlite_errorname", None) or ""
+        if any(name == code or name.startswith(code + "_") for code in _CANNOT_WRITE):
+            raise UnavailableError(f"the database cannot take a write ({name})") from err
+        raise
