@@ -20,7 +20,7 @@ from backends.bundle import Backends
 from backends.content_files import load_catalog
 from backends.ports import SCOPES, NotFoundError, Scope, UnavailableError
 from domain.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
-from frontdoor.cli_options import partner_name
+from frontdoor.cli_options import partner_name, refuse_partner_spelled_otherwise
 from frontdoor.cli_page_admin import history, list_pages, publish, restore, unpublish
 from frontdoor.cli_pages import pages
 from frontdoor.cli_queues import queues
@@ -31,7 +31,7 @@ from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from renderers.terraform_indexes import render_firestore_terraform
 from schemas.openapi.document import build_openapi
-from services.keys import issue_key, key_id_named, revoke_key, spelled_otherwise
+from services.keys import issue_key, key_id_named, revoke_key
 
 logger = logging.getLogger(__name__)
 
@@ -119,13 +119,7 @@ def keys() -> None:
 def keys_issue(ctx: click.Context, partner: str, scope: str, quiet: bool) -> None:
     """Issue a key; it is shown once and never again."""
     backends = _backends(ctx)
-    known = spelled_otherwise(keys=backends.keys, partner=partner)
-    if known is not None:
-        raise click.BadParameter(
-            f"partner {known!r} exists; names that differ only in case are two partners, "
-            f"and a key for {partner!r} would not see the pages of {known!r}: use {known!r}",
-            param_hint="'--partner'",
-        )
+    refuse_partner_spelled_otherwise(backends.keys, partner)
     raw, record = issue_key(
         keys=backends.keys, partner=partner, scope=_scope(scope), now=backends.clock()
     )

@@ -18,7 +18,7 @@ from rich.markup import escape
 from api.rest.page_records import page_record
 from backends.bundle import Backends
 from backends.ports import UnavailableError
-from frontdoor.cli_options import partner_name
+from frontdoor.cli_options import partner_name, refuse_partner_spelled_otherwise
 from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
@@ -82,6 +82,7 @@ def generate(
     if publish:
         brief = brief.model_copy(update={"publish": True})
     backends = backends_for(ctx, settings)
+    refuse_partner_spelled_otherwise(backends.keys, partner)
     try:
         job = start_generation(
             pages=backends.pages,

@@ -136,6 +136,7 @@ class KeyRing:
     def __init__(self, store: KeyStore, bootstrap: Mapping[Scope, str]) -> None:
         self._store = store
         self._bootstrap: dict[str, str] = {scope: hash_key(raw) for scope, raw in bootstrap.items()}
+        self._environment: dict[Scope, Principal] = {}  # who each environment key is, once read
 
     def authenticate(
         self, raw: str | None, scope: Scope, *, also: tuple[Scope, ...] = ()
@@ -148,9 +149,7 @@ class KeyRing:
         for accepted in (scope, *also):
             boot = self._bootstrap.get(accepted)
             if boot is not None and hmac.compare_digest(presented, boot):
-                return Principal(
-                    key_id=f"env-{accepted}", partner=BOOTSTRAP_PARTNER, scope=accepted
-                )
+                return self._environment_principal(accepted, raw, presented)
         parsed = parse_key_id(raw)
         if parsed is None or parsed[0] not in (scope, *also):
             return None
@@ -160,3 +159,19 @@ class KeyRing:
         if not hmac.compare_digest(presented, record.secret_hash):
             return None
         return Principal(key_id=record.key_id, partner=record.partner, scope=record.scope)
+
+    def _environment_principal(self, scope: Scope, raw: str, presented: str) -> Principal:
+        """Who an environment key is: partner `bootstrap`, unless it is a stored key (a start's
+        printed key, exported as README suggests), which stays the partner and key id it had,
+        revoked by a later start or not, so its pages and Idempotency-Keys stay its own. Read
+        once per scope and process."""
+        known = self._environment.get(scope)
+        if known is None:
+            parsed = parse_key_id(raw)
+            record = self._store.get_key(parsed[1]) if parsed and parsed[0] == scope else None
+            if record is not None and hmac.compare_digest(presented, record.secret_hash):
+                known = Principal(key_id=record.key_id, partner=record.partner, scope=scope)
+            else:
+                known = Principal(key_id=f"env-{scope}", partner=BOOTSTRAP_PARTNER, scope=scope)
+            self._environment[scope] = known
+        return known

@@ -10,14 +10,23 @@ import re
 import sys
 import urllib.error
 import urllib.request
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from pydantic import SecretStr
 
+from api.app import create_app
+from backends.bundle import Backends
 from frontdoor.cli import cli
+from frontdoor.settings import Settings
+from frontdoor.wiring import app_config
+from services.keys import replace_bootstrap_keys
+from tests.api.content_client import PAGES, page_body
 from tests.emulators import REPO, free_port, http_ok, start_process
 
+NOW = datetime(2026, 11, 28, 9, 0, tzinfo=UTC)
 PRINTED = re.compile(r"^\s+(CONTENT|SIGNALS|INGEST)_API_KEY=(\S+)$", re.MULTILINE)
 ROUTES = {
     "CONTENT": "/api/public/content/pages",
@@ -109,3 +118,29 @@ def test_a_second_start_revokes_the_keys_the_first_start_printed(tmp_path: Path)
     assert old == {"CONTENT": 401, "SIGNALS": 401, "INGEST": 401}
     assert new == {"CONTENT": 200, "SIGNALS": 200, "INGEST": 200}
     assert cli_key == 200
+
+
+@pytest.mark.spec("keys.bootstrap")
+def test_a_printed_key_set_in_the_environment_keeps_its_partner_and_pages(
+    settings: Settings, backends: Backends
+) -> None:
+    """README: "Set those variables yourself to use fixed keys". A start's printed content key,
+    exported as CONTENT_API_KEY for the next start, is the same key: it keeps seeing the pages
+    it made and its Idempotency-Keys, rather than becoming partner `bootstrap`, a stranger to
+    them (404 on each page, 409 `slug_taken` on its own slugs)."""
+    printed, _ = replace_bootstrap_keys(keys=backends.keys, scopes=["content"], now=NOW)
+    key = {"x-api-key": printed["content"]}
+    first = create_app(app_config(settings), backends).test_client()
+    made = first.post(PAGES, json=page_body("mine"), headers={**key, "Idempotency-Key": "k1"})
+    fixed = settings.model_copy(update={"content_api_key": SecretStr(printed["content"])})
+
+    again = create_app(app_config(fixed), backends).test_client()
+    read = again.get(f"{PAGES}/mine", headers=key)
+    replaced = again.post(PAGES, json=page_body("mine", title="Mine again"), headers=key)
+    replayed = again.post(PAGES, json=page_body("mine"), headers={**key, "Idempotency-Key": "k1"})
+
+    assert made.status_code == 201
+    assert read.status_code == 200
+    assert replaced.status_code == 201
+    assert replayed.headers.get("Idempotent-Replayed") == "true"
+    assert [p["slug"] for p in again.get(PAGES, headers=key).get_json()["pages"]] == ["mine"]

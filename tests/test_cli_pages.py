@@ -221,3 +221,28 @@ def test_pages_generate_refuses_a_file_that_is_not_json(data_dir: Path) -> None:
 
     assert result.exit_code == 2
     assert "(brief): json_invalid" in result.stderr
+
+
+@pytest.mark.spec("content.ownership")
+def test_pages_generate_refuses_a_partner_name_that_differs_from_a_known_one_only_in_case(
+    data_dir: Path,
+) -> None:
+    """Issue 14: a page generated for `ACME` when acme's keys are `acme` would belong to no key
+    of acme's; as `keys issue`, nothing is queued and the message names the known spelling."""
+    issued = CliRunner().invoke(
+        cli,
+        ["keys", "issue", "--partner", "acme", "--scope", "content", "--quiet"],
+        obj={},
+        env={"DATA_DIR": str(data_dir)},
+    )
+    assert issued.exit_code == 0, issued.output
+
+    result = generate(data_dir, BRIEF, "--partner", "ACME")
+
+    assert result.exit_code == 2
+    assert "'acme'" in result.stderr
+    backends = build_backends(Settings(data_dir=data_dir))
+    try:
+        assert backends.pages.get_page("cli-launch") is None
+    finally:
+        backends.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hmac
 import html
 import logging
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -31,6 +32,7 @@ from backends.ports import Mailer, PendingAuthorization
 logger = logging.getLogger(__name__)
 
 COOKIE = "fd_signin"
+_CSRF_TOKEN = re.compile(r"[A-Za-z0-9_-]{32}")  # secrets.token_urlsafe(24), as the cookie holds it
 NO_STORE = {
     "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
@@ -110,7 +112,10 @@ class _Pages:
             return found
         pending, form = found
         if request.method == "GET":
-            csrf = secrets.token_urlsafe(24)
+            # One token per browser, kept when another sign-in opens in it (a person connecting
+            # two apps at once): a new one would leave the first page's form refused as forged.
+            kept = request.cookies.get(COOKIE, "")
+            csrf = kept if _CSRF_TOKEN.fullmatch(kept) else secrets.token_urlsafe(24)
             await self.provider.io(
                 self.store.save_pending, replace(pending, csrf_hash=sha256_hex(csrf))
             )

@@ -113,6 +113,24 @@ async def test_a_form_post_without_the_sign_in_cookie_is_refused(
     assert response.status_code == 403
 
 
+async def test_two_sign_ins_open_at_once_in_one_browser_both_go_through(
+    http: httpx2.AsyncClient,
+) -> None:
+    """CSRF: a person connecting two apps at the same moment has two sign-in pages open in one
+    browser. Opening the second keeps the browser's sign-in cookie, so the first page's form
+    still posts (it answered 403 "not sent from the sign-in page" once the second had opened)."""
+    _first_url, first = await start_signin(http)
+    _second_url, second = await start_signin(http)
+
+    answers = [
+        await http.post("/oauth/signin", data={**first, "email": EMAIL}),
+        await http.post("/oauth/signin", data={**second, "email": "bo@example.com"}),
+    ]
+
+    assert [a.status_code for a in answers] == [303, 303]
+    assert [a.headers["location"].split("?")[0] for a in answers] == ["/oauth/code"] * 2
+
+
 async def test_the_code_form_allows_a_limited_number_of_wrong_codes(
     http: httpx2.AsyncClient, outbox: Path
 ) -> None:
