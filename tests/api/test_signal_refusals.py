@@ -223,3 +223,26 @@ def test_collect_names_the_field_of_a_form_without_a_page_and_of_a_beacon_not_an
         ("page", "invalid_format")
     ]
     assert [(i["field"], i["code"]) for i in beacon.get_json()["issues"]] == [("", "invalid_type")]
+
+
+@pytest.mark.spec("signals.ingest")
+def test_a_refused_event_names_every_field_at_fault_in_one_answer(client: FlaskClient) -> None:
+    """signals-api.md Sending events: a misspelt type does not hide a malformed address,
+    domain or page path; each is named at once."""
+    bad = raw_event(
+        "1",
+        type="bookcall",
+        person={"email": "ada-at-acme"},
+        account={"domain": "not a domain"},
+        page={"path": "pricing"},
+    )
+
+    response = client.post(f"{BASE}/events", json={"events": [bad]}, headers=INGEST)
+
+    assert response.status_code == 422
+    assert [(i["field"], i["code"]) for i in response.get_json()["issues"]] == [
+        ("events.0.type", "literal_error"),
+        ("events.0.person.email", "invalid_email"),
+        ("events.0.account.domain", "invalid_domain"),
+        ("events.0.page.path", "invalid_format"),
+    ]
