@@ -184,3 +184,39 @@ def test_an_identify_that_names_no_email_is_refused_naming_person_email(
     assert [(i["field"], i["code"]) for i in response.get_json()["issues"]] == [
         ("person.email", "missing")
     ]
+
+
+@pytest.mark.spec("signals.collect")
+def test_a_poll_by_email_past_a_page_view_does_not_get_it_when_it_is_linked_later(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """signals-api.md Anonymous to known: linked events keep their place in the stream, so an
+    `email=` poll whose cursor passed them gets only what follows; the person's timeline and a
+    fresh `email=` read have them."""
+    visitor = "v" + uuid.uuid4().hex
+    email = f"quin-{uuid.uuid4().hex[:6]}@pollco.example"
+    client.post(URL, json=page_view(visitor, "/p/pricing"), headers=SITE)
+    drain(backends)
+    opened = {
+        "source": "mail",
+        "row_id": visitor,
+        "type": "email_open",
+        "occurred_at": "2026-11-20T10:00:00Z",
+        "person": {"email": email},
+    }
+    client.post(f"{BASE}/events", json={"events": [opened]}, headers={"x-api-key": INGEST_KEY})
+    drain(backends)
+    cursor = client.get(BASE, query_string={"email": email}, headers=READ).get_json()["next_since"]
+
+    identify = {
+        "type": "identify",
+        "person": {"email": email},
+        "properties": {"visitor_id": visitor},
+    }
+    client.post(URL, json=identify, headers=SITE)
+    drain(backends)
+    polled = client.get(BASE, query_string={"email": email, "since": cursor}, headers=READ)
+    timeline = client.get(f"{BASE}/people/{email}", headers=READ).get_json()["timeline"]
+
+    assert [e["type"] for e in polled.get_json()["events"]] == ["identify"]
+    assert [e["type"] for e in timeline] == ["identify", "email_open", "page_view"]
