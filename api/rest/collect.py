@@ -300,22 +300,29 @@ def _beacon_body() -> dict[str, Any]:
 
 
 def _beacon(backends: Backends, body: dict[str, Any], now: datetime) -> Response:
+    # Every fault in one answer: id and type here, the event's own fields below.
+    issues: list[Issue] = []
     beacon_id = body.pop("id", None)
     if beacon_id is not None and not (isinstance(beacon_id, str) and _BEACON_ID.match(beacon_id)):
-        raise _invalid("id", "invalid_format", "8-64 letters, digits, - or _")
-    if not isinstance(body.get("type"), str) or body["type"] not in BEACON_TYPES:
-        raise _invalid("type", "invalid_type", "one of " + ", ".join(sorted(BEACON_TYPES)))
+        issues.append(_issue("id", "invalid_format", "8-64 letters, digits, - or _"))
+    kind = body.get("type")
+    if not isinstance(kind, str) or kind not in BEACON_TYPES:
+        code = "missing" if kind is None else "invalid_type"
+        issues.append(_issue("type", code, "one of " + ", ".join(sorted(BEACON_TYPES))))
+        kind = "page_view"  # a stand-in, so the other fields are still checked
     # A beacon without an id is named by its content and day (the JSON only built then).
     row_id = beacon_id or row_id_for(json.dumps(body, sort_keys=True), now.date().isoformat())
     raw: dict[str, Any] = {
         "occurred_at": now.isoformat(),
         **body,
+        "type": kind,
         "source": SITE_SOURCE,
         "row_id": row_id,
     }
     event = normalize_event(raw, now=now)
-    if isinstance(event, list):
-        raise ApiError(422, "invalid_payload", "The beacon failed validation", issues=event)
+    if isinstance(event, list) or issues:
+        issues += event if isinstance(event, list) else []
+        raise ApiError(422, "invalid_payload", "The beacon failed validation", issues=issues)
     queue_events(backends, [event])
     return current_app.response_class(
         CollectBody(id=event.id, recorded=True).model_dump_json(),
@@ -324,9 +331,8 @@ def _beacon(backends: Backends, body: dict[str, Any], now: datetime) -> Response
     )
 
 
-def _invalid(field_name: str, code: str, message: str) -> ApiError:
-    issue = Issue(field=field_name, code=code, message=message)
-    return ApiError(422, "invalid_payload", "The beacon failed validation", issues=[issue])
+def _issue(field_name: str, code: str, message: str) -> Issue:
+    return Issue(field=field_name, code=code, message=message)
 
 
 def _see_other(location: str) -> Response:

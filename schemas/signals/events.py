@@ -224,7 +224,11 @@ def normalize_event(raw: Any, *, now: datetime) -> NewEvent | list[Issue]:
     try:
         inp = EventInput.model_validate(raw)
     except ValidationError as err:
-        return issues_from_errors(err.errors())
+        # Also the checks that follow the model's (an address, a domain, a page), so one
+        # answer names every field at fault.
+        refused = issues_from_errors(err.errors())
+        failed = {issue.field for issue in refused}
+        return refused + [i for i in _raw_part_issues(raw) if i.field not in failed]
     issues: list[Issue] = []
     try:
         occurred_at = inp.occurred_at.astimezone(UTC)
@@ -233,31 +237,14 @@ def normalize_event(raw: Any, *, now: datetime) -> NewEvent | list[Issue]:
         issues.append(Issue(field="occurred_at", code="out_of_range", message="years 1-9999 UTC"))
     if occurred_at > now + MAX_FUTURE:
         issues.append(Issue(field="occurred_at", code="in_future", message="more than a day ahead"))
-    email = None
-    if inp.person.email:
-        email = normalize_email(inp.person.email)
-        if email is None:
-            issues.append(Issue(field="person.email", code="invalid_email", message="not an email"))
-    elif inp.type == "identify":  # it links a visitor to a person: without one it links nothing
+    part_issues, email, domain, path = _checked_parts(
+        inp.person.email, inp.account.domain, inp.page.url, inp.page.path
+    )
+    issues += part_issues
+    if inp.type == "identify" and not inp.person.email:
+        # It links a visitor to a person: without one it links nothing.
         issues.append(Issue(field="person.email", code="missing", message="the person's email"))
-    domain = None
-    if inp.account.domain:
-        domain = normalize_domain(inp.account.domain)
-        if domain is None:
-            issues.append(
-                Issue(field="account.domain", code="invalid_domain", message="not a domain")
-            )
-    elif email:
-        host = email.rsplit("@", 1)[1]  # the same ASCII form a domain lookup uses
-        domain = ascii_host(host) or host
-    path, url = inp.page.path, inp.page.url
-    parts = _split_url(url) if url is not None else None
-    if url is not None and (parts is None or parts.scheme not in ("http", "https")):
-        issues.append(Issue(field="page.url", code="invalid_format", message="http(s) URL"))
-    if path is None and parts is not None:
-        path = parts.path or "/"
-    if path is not None and not path.startswith("/"):
-        issues.append(Issue(field="page.path", code="invalid_format", message="starts with /"))
+    url = inp.page.url
     issues += _property_issues(inp.properties)
     if issues:
         return issues
@@ -274,6 +261,52 @@ def normalize_event(raw: Any, *, now: datetime) -> NewEvent | list[Issue]:
         page=Page(url=url, path=path, title=inp.page.title),
         properties=inp.properties,
     )
+
+
+def _checked_parts(
+    raw_email: str | None, raw_domain: str | None, url: str | None, path: str | None
+) -> tuple[list[Issue], str | None, str | None, str | None]:
+    """The person's address, the account's domain (else the address's) and the page's path,
+    normalized, with an issue for each that is malformed."""
+    issues: list[Issue] = []
+    email = None
+    if raw_email:
+        email = normalize_email(raw_email)
+        if email is None:
+            issues.append(Issue(field="person.email", code="invalid_email", message="not an email"))
+    domain = None
+    if raw_domain:
+        domain = normalize_domain(raw_domain)
+        if domain is None:
+            issues.append(
+                Issue(field="account.domain", code="invalid_domain", message="not a domain")
+            )
+    elif email:
+        host = email.rsplit("@", 1)[1]  # the same ASCII form a domain lookup uses
+        domain = ascii_host(host) or host
+    parts = _split_url(url) if url is not None else None
+    if url is not None and (parts is None or parts.scheme not in ("http", "https")):
+        issues.append(Issue(field="page.url", code="invalid_format", message="http(s) URL"))
+    if path is None and parts is not None:
+        path = parts.path or "/"
+    if path is not None and not path.startswith("/"):
+        issues.append(Issue(field="page.path", code="invalid_format", message="starts with /"))
+    return issues, email, domain, path
+
+
+def _raw_part_issues(raw: Any) -> list[Issue]:
+    """`_checked_parts`' issues for an event the model refused, from its string values."""
+    if not isinstance(raw, dict):
+        return []
+
+    def text(part: str, name: str) -> str | None:
+        holder = raw.get(part)
+        value = holder.get(name) if isinstance(holder, dict) else None
+        return value if isinstance(value, str) else None
+
+    email, domain = text("person", "email"), text("account", "domain")
+    issues, _, _, _ = _checked_parts(email, domain, text("page", "url"), text("page", "path"))
+    return issues
 
 
 def _split_url(url: str) -> SplitResult | None:

@@ -292,3 +292,21 @@ def test_a_beacon_of_an_unknown_type_or_shape_is_422(client: FlaskClient) -> Non
         "code": "unknown_field",
         "message": "unknown field",
     }
+
+
+@pytest.mark.spec("signals.collect")
+def test_a_beacon_with_several_faults_is_refused_naming_every_field_at_once(
+    client: FlaskClient,
+) -> None:
+    """signals-api.md Errors: one 422 names each field to fix, a missing type as `missing`,
+    not a first fault per round trip."""
+    beacon = {"id": "short", "page": {"path": "no-slash"}}
+
+    response = client.post(URL, json=beacon, headers=SITE)
+
+    assert (response.status_code, response.get_json()["error"]) == (422, "invalid_payload")
+    assert [(i["field"], i["code"]) for i in response.get_json()["issues"]] == [
+        ("id", "invalid_format"),
+        ("type", "missing"),
+        ("page.path", "invalid_format"),
+    ]

@@ -41,7 +41,7 @@ def test_page_views_keep_their_campaign_fields_and_the_stream_filters_by_them(
     client: FlaskClient, backends: Backends
 ) -> None:
     """Issue 15 Campaign attribution: utm_* and referrer are kept; utm_campaign and
-    utm_source filter the stream."""
+    utm_source filter the stream by their exact value."""
     visitor = "v" + uuid.uuid4().hex
     q4 = page_view(
         visitor, "/p/a", utm_source="li", utm_campaign="q4", referrer="https://www.linkedin.com/"
@@ -53,7 +53,9 @@ def test_page_views_keep_their_campaign_fields_and_the_stream_filters_by_them(
 
     by_campaign = client.get(BASE, query_string={"utm_campaign": "q4"}, headers=READ).get_json()
     by_source = client.get(BASE, query_string={"utm_source": "news"}, headers=READ).get_json()
+    other_case = client.get(BASE, query_string={"utm_campaign": "Q4"}, headers=READ).get_json()
     assert statuses == [202, 202]
+    assert other_case["events"] == []  # the exact value, as analytics tools keep it
     (event,) = by_campaign["events"]
     assert (event["type"], event["page"]["path"]) == ("page_view", "/p/a")
     assert event["properties"] == {
@@ -182,3 +184,39 @@ def test_an_identify_that_names_no_email_is_refused_naming_person_email(
     assert [(i["field"], i["code"]) for i in response.get_json()["issues"]] == [
         ("person.email", "missing")
     ]
+
+
+@pytest.mark.spec("signals.collect")
+def test_a_poll_by_email_past_a_page_view_does_not_get_it_when_it_is_linked_later(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """signals-api.md Anonymous to known: linked events keep their place in the stream, so an
+    `email=` poll whose cursor passed them gets only what follows; the person's timeline and a
+    fresh `email=` read have them."""
+    visitor = "v" + uuid.uuid4().hex
+    email = f"quin-{uuid.uuid4().hex[:6]}@pollco.example"
+    client.post(URL, json=page_view(visitor, "/p/pricing"), headers=SITE)
+    drain(backends)
+    opened = {
+        "source": "mail",
+        "row_id": visitor,
+        "type": "email_open",
+        "occurred_at": "2026-11-20T10:00:00Z",
+        "person": {"email": email},
+    }
+    client.post(f"{BASE}/events", json={"events": [opened]}, headers={"x-api-key": INGEST_KEY})
+    drain(backends)
+    cursor = client.get(BASE, query_string={"email": email}, headers=READ).get_json()["next_since"]
+
+    identify = {
+        "type": "identify",
+        "person": {"email": email},
+        "properties": {"visitor_id": visitor},
+    }
+    client.post(URL, json=identify, headers=SITE)
+    drain(backends)
+    polled = client.get(BASE, query_string={"email": email, "since": cursor}, headers=READ)
+    timeline = client.get(f"{BASE}/people/{email}", headers=READ).get_json()["timeline"]
+
+    assert [e["type"] for e in polled.get_json()["events"]] == ["identify"]
+    assert [e["type"] for e in timeline] == ["identify", "email_open", "page_view"]

@@ -244,3 +244,26 @@ def test_an_ingested_event_of_the_sites_own_source_is_refused_naming_source(
     ]
     stored = client.get(BASE, headers=READ).get_json()["events"]
     assert [e["id"] for e in stored] == ["crm:lead-1"]
+
+
+@pytest.mark.spec("signals.ingest")
+def test_a_refused_event_names_every_field_at_fault_in_one_answer(client: FlaskClient) -> None:
+    """signals-api.md Sending events: a misspelt type does not hide a malformed address,
+    domain or page path; each is named at once."""
+    bad = raw_event(
+        "1",
+        type="bookcall",
+        person={"email": "ada-at-acme"},
+        account={"domain": "not a domain"},
+        page={"path": "pricing"},
+    )
+
+    response = client.post(f"{BASE}/events", json={"events": [bad]}, headers=INGEST)
+
+    assert response.status_code == 422
+    assert [(i["field"], i["code"]) for i in response.get_json()["issues"]] == [
+        ("events.0.type", "literal_error"),
+        ("events.0.person.email", "invalid_email"),
+        ("events.0.account.domain", "invalid_domain"),
+        ("events.0.page.path", "invalid_format"),
+    ]
