@@ -344,14 +344,18 @@ def test_a_who_its_for_section_names_the_icp_and_the_faq_does_not_ask_again() ->
 
 @pytest.mark.spec("content.generate")
 def test_acronyms_typed_in_lower_case_are_printed_as_spelled() -> None:
-    """ "cleaner crm data", "revops leads at series b saas" and the section "faq" give "Cleaner
-    CRM data", "RevOps leads at series b SaaS" and "FAQ"."""
+    """The brief's "cleaner crm data", "revops leads at series b saas", section "faq" and offer
+    "you get a clean crm" read "Cleaner CRM data", "RevOps leads at series b SaaS", "FAQ" and
+    "You get a clean CRM"."""
     _brief, page = compose(SWEEP["sweep-all-lower"])
 
     hero = page["blocks"][0]
     assert hero["title"] == "Cleaner CRM data before board season"
     assert "RevOps leads at series b SaaS" in hero["sub"]
     assert "FAQ" in [b.get("title") for b in page["blocks"]]
+    said = " ".join(text for _field, text in visible(page))
+    assert "You get a clean CRM in two weeks." in said
+    assert " crm " not in said
     assert check_page(page, brand=CATALOG.brand, brief=_brief) == []
 
 

@@ -64,9 +64,11 @@ class Composer:
     """One page for one brief."""
 
     def __init__(self, brief: GenerationBrief, *, brand: Brand, company: Company) -> None:
-        # Acronyms typed in lower case ("crm", "b2b saas", "faq") are printed as written
-        # elsewhere; the seed stays the brief's own.
-        self.brief = brief.model_copy(
+        digest = hashlib.sha256(brief.model_dump_json().encode()).digest()
+        self.rng = random.Random(int.from_bytes(digest[:8], "big"))  # noqa: S311  # wording seed
+        # Acronyms typed in lower case ("crm", "b2b saas", "faq") are printed as spelled; the
+        # seed above stays the brief's own.
+        brief = self.brief = brief.model_copy(
             update={
                 "topic": with_acronyms(brief.topic),
                 "icp": with_acronyms(brief.icp),
@@ -77,8 +79,6 @@ class Composer:
         self.company = company
         self.voice = voice_of(brief.tone)
         self.screen = Screen(brand=brand, proof=brief.proof)
-        digest = hashlib.sha256(brief.model_dump_json().encode()).digest()
-        self.rng = random.Random(int.from_bytes(digest[:8], "big"))  # noqa: S311  # wording seed
         # A heading that names a block kind ("What you get", "Results") says nothing about the
         # subject: its words would match agents to the page by "what" or "result".
         self.subject = [name for name in brief.sections if kind_of(name) == "richtext"]
