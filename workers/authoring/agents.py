@@ -19,7 +19,7 @@ from workers.authoring.phrasing import content_words
 GENERIC_WORDS = frozenset(
     str.split(
         "watche watch build write keep mark flag schedule team route every each check against "
-        "inside right start source need sale"
+        "inside right start source need sale have will does make more what them they"
     )
 )
 MAX_CARDS = 3

@@ -286,6 +286,8 @@ class Composer:
             blocks = self.results(title)
             blocks.extend(self.quote_blocks())
             return blocks
+        if kind == "about":
+            return [self.founders(title)]
         if kind == "logos":
             return [{"type": "logos", "title": title}]
         if kind == "leadform":
@@ -422,6 +424,17 @@ class Composer:
             block["lede"] = lede
         return block
 
+    def founders(self, title: str) -> Block:
+        """ "About us": the founders, each with the first sentence of their bio."""
+        items = []
+        for founder in self.company.founders:
+            said = next(iter(sentences(founder.bio)), "")
+            if said and self.screen.ok(said) and not self.pool.is_used(said):
+                items.append({"title": f"{founder.name}, {founder.title}", "body": said})
+        if not items:
+            return self.prose(title)
+        return {"type": "features", "title": title, "items": items}
+
     def _fallback(self) -> list[dict[str, str]]:
         body = (
             self.pool.take({"named", "strategist"}, sources=("engagement",), relevant=True)
@@ -554,8 +567,9 @@ class Composer:
         if own and not self.pool.is_used(own):
             first: str | None = self.pool.spend(own)
         else:
+            # Else any offer or engagement sentence; a terms heading's own terms come first.
             first = self.pool.take(wanted, sources=order, relevant=True) or self.pool.take(
-                wanted, sources=tuple(s for s in order if s in ("offer", "engagement"))
+                wanted, sources=tuple(s for s in order if s in ("terms", "offer", "engagement"))
             )
         second = (
             self.pool.take(wanted, sources=order, relevant=True, min_shared=2) if first else None
