@@ -1,4 +1,4 @@
-"""Forty-two varied briefs for the copy-quality test: with and without proof, sections, tones."""
+"""Forty-eight varied briefs for the copy-quality test: with and without proof, sections, tones."""
 
 from __future__ import annotations
 
@@ -406,6 +406,63 @@ SWEEP_BRIEFS: list[dict[str, Any]] = [
         "cta_label": "Send us a test plan",
         "cta_href": "/contact",
         "tone": "warm and direct",
+    },
+    {
+        "slug": "sweep-digits-timeline",
+        "topic": "Your outbound rebuilt in 2 weeks",
+        "icp": "Founders of Series A HR tech companies",
+        "offer": "We rebuild your outbound in 2 weeks. You keep every sequence and the reply data.",
+        "tone": "direct",
+    },
+    {
+        "slug": "sweep-ten-sections",
+        "topic": "Pipeline you can plan around",
+        "icp": "CROs at Series C SaaS companies",
+        "sections": [
+            "Overview",
+            "The problem",
+            "What we do",
+            "How it works",
+            "Results",
+            "Testimonials",
+            "Pricing",
+            "FAQ",
+            "About us",
+            "Book a call",
+        ],
+        "proof": [
+            "Pipeline coverage rose from 2.1x to 3.4x in two quarters",
+            '"Our forecast calls got short." - Lena Park, CRO at Northwind',
+        ],
+        "tone": "formal",
+    },
+    {
+        "slug": "sweep-unknown-agent",
+        "topic": "Atlas maps your market",
+        "icp": "Product marketers at devtools companies",
+        "offer": "Atlas maps every competitor's pricing page each month.",
+        "tone": "warm",
+    },
+    {"slug": "sweep-one-line", "topic": "x", "icp": "y"},
+    {
+        "slug": "sweep-quote-forms",
+        "topic": "Reviews your legal team signs off on",
+        "icp": "Marketing leads at fintech companies",
+        "proof": [
+            "“Legal approved the page on the first pass.” — Sam Cole, Head of Marketing, Paybright",
+            "'Fastest review cycle we've had' - Jo, Ledgerly",
+        ],
+        "sections": ["What clients say", "How it works"],
+        "tone": "measured",
+    },
+    {
+        "slug": "sweep-deliverables-list",
+        "topic": "A board pack you do not have to build",
+        "icp": "Heads of RevOps at Series B SaaS companies",
+        "offer": "Every month you get a board pack: pipeline by stage, conversion by segment, and "
+        "a forecast with its range.",
+        "sections": ["What you get", "Questions"],
+        "tone": "direct",
     },
 ]
 BRIEFS += SWEEP_BRIEFS

@@ -17,6 +17,7 @@ from gate.check import check_page
 from tests.conftest import CONTENT_KEY
 from tests.workers.briefs import BRIEFS, SWEEP_BRIEFS
 from tests.workers.test_copy_quality import CATALOG, compose, visible
+from workers.authoring.proof import read_quote
 from workers.authoring.scope import contradicts, own_timeline, stated_timeline
 from workers.authoring.sections import kind_of
 
@@ -344,14 +345,18 @@ def test_a_who_its_for_section_names_the_icp_and_the_faq_does_not_ask_again() ->
 
 @pytest.mark.spec("content.generate")
 def test_acronyms_typed_in_lower_case_are_printed_as_spelled() -> None:
-    """ "cleaner crm data", "revops leads at series b saas" and the section "faq" give "Cleaner
-    CRM data", "RevOps leads at series b SaaS" and "FAQ"."""
+    """The brief's "cleaner crm data", "revops leads at series b saas", section "faq" and offer
+    "you get a clean crm" read "Cleaner CRM data", "RevOps leads at series b SaaS", "FAQ" and
+    "You get a clean CRM"."""
     _brief, page = compose(SWEEP["sweep-all-lower"])
 
     hero = page["blocks"][0]
     assert hero["title"] == "Cleaner CRM data before board season"
     assert "RevOps leads at series b SaaS" in hero["sub"]
     assert "FAQ" in [b.get("title") for b in page["blocks"]]
+    said = " ".join(text for _field, text in visible(page))
+    assert "You get a clean CRM in two weeks." in said
+    assert " crm " not in said
     assert check_page(page, brand=CATALOG.brand, brief=_brief) == []
 
 
@@ -363,3 +368,80 @@ def test_a_section_with_nothing_of_its_own_does_not_repeat_the_footers_tagline(s
     _brief, page = compose(ALL[slug])
 
     assert CATALOG.company.tagline not in [text for _field, text in visible(page)]
+
+
+@pytest.mark.spec("content.generate")
+def test_a_multiple_reached_from_another_is_a_stat_the_gate_accepts_on_the_first_draft() -> None:
+    """ "Pipeline coverage rose from 2.1x to 3.4x" shows "3.4x", not "3.4" (which the gate
+    refuses, so the retry dropped the stats and the fact went unused)."""
+    brief, page = compose(SWEEP["sweep-ten-sections"])
+
+    values = [item["value"] for block in blocks_of(page, "stats") for item in block["items"]]
+    assert values == ["3.4x"]
+    assert check_page(page, brand=CATALOG.brand, brief=brief) == []
+
+
+@pytest.mark.spec("content.generate")
+def test_a_figure_inside_a_proof_decimal_backs_no_figure_of_its_own() -> None:
+    """The "3" of "3.4x" does not let the page say "The minimum term is 3 months"; a "Pricing"
+    heading still says the program's terms."""
+    _brief, page = compose(SWEEP["sweep-ten-sections"])
+
+    said = " ".join(text for _field, text in visible(page))
+    assert "3 months" not in said
+    assert "exit fees" in prose_of(page)["Pricing"]
+
+
+@pytest.mark.spec("content.generate")
+def test_about_us_introduces_the_founders_from_the_companys_material() -> None:
+    """ "About us" is the founders, each with the first sentence of their bio, not the tagline
+    the footer prints or a sentence about weekly reports."""
+    _brief, page = compose(SWEEP["sweep-ten-sections"])
+
+    (about,) = [b for b in page["blocks"] if b.get("title") == "About us"]
+    assert about["type"] == "features"
+    assert [item["title"] for item in about["items"]] == [
+        f"{f.name}, {f.title}" for f in CATALOG.company.founders
+    ]
+
+
+@pytest.mark.spec("content.generate")
+def test_a_board_pack_offer_matches_no_agent_on_a_word_like_have() -> None:
+    """ "A board pack you do not have to build" shares only "have" with Quill and "build" with
+    Relay: the card is the strategist's."""
+    _brief, page = compose(SWEEP["sweep-deliverables-list"])
+
+    assert card_titles(page) == ["A named strategist"]
+
+
+@pytest.mark.parametrize(
+    ("fact", "quote", "who", "company"),
+    [
+        (
+            "'Fastest review cycle we've had' - Jo, Ledgerly",
+            "Fastest review cycle we've had",
+            "Jo",
+            "Ledgerly",
+        ),
+        (
+            "\u201cLegal approved the page.\u201d \u2014 Sam Cole, Head of Marketing, Paybright",
+            "Legal approved the page.",
+            "Sam Cole, Head of Marketing",
+            "Paybright",
+        ),
+        (
+            '"We trust the number" - Dana Ortiz, VP Sales at Fieldline',
+            "We trust the number",
+            "Dana Ortiz, VP Sales",
+            "Fieldline",
+        ),
+    ],
+)
+def test_a_quote_in_single_quotes_or_with_a_comma_before_the_company_is_attributed(
+    fact: str, quote: str, who: str, company: str
+) -> None:
+    """A quote block, not raw prose; "Head of Marketing" is Sam's role, not his company."""
+    read = read_quote(fact)
+
+    assert read is not None
+    assert (read.quote, read.who, read.company) == (quote, who, company)

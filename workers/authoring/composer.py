@@ -5,8 +5,9 @@ order under its own heading, the proof where it fits (numbers as stats, quotes a
 quote blocks, other facts as prose) and one request at the end. Copy is drawn from a pool of
 screened sentences, each used once; a text that is too long is replaced by a shorter
 formulation, never cut. `goal` only steers (the request, the form); it is never printed.
-Nothing is padded in: an agent gets a card only when the brief is about its work, and an offer
-that times its own work (workers/authoring/scope.py) meets none of the program's timing.
+Nothing is padded in: an agent gets a card only when the brief is about its work
+(agents.py), and an offer that times its own work (scope.py) meets none of the program's
+timing.
 The same brief always gives the same page: every choice is seeded by the brief.
 """
 
@@ -21,6 +22,7 @@ from gate.context import quote_key
 from schemas.catalog import Brand
 from schemas.content.jobs import GenerationBrief
 from schemas.public import Company
+from workers.authoring.agents import GENERIC_WORDS, agents_for
 from workers.authoring.material import Pool, Screen
 from workers.authoring.phrasing import (
     content_words,
@@ -49,24 +51,17 @@ _CTA_BY_GOAL = (
     (re.compile(r"\b(call|meeting|schedule|book|talk|chat)\b"), "Book a call"),
 )
 _PROOF_KINDS = ("results", "proof", "quote")
-# Words that say how or how often an agent works ("watches", "each", "every", "checks"), or for
-# whom ("your sales team"), not what it works on: sharing one is no sign the brief is about
-# that agent's work.
-_GENERIC_WORDS = frozenset(
-    str.split(
-        "watche watch build write keep mark flag schedule team route every each check against "
-        "inside right start source need sale"
-    )
-)
 
 
 class Composer:
     """One page for one brief."""
 
     def __init__(self, brief: GenerationBrief, *, brand: Brand, company: Company) -> None:
-        # Acronyms typed in lower case ("crm", "b2b saas", "faq") are printed as written
-        # elsewhere; the seed stays the brief's own.
-        self.brief = brief.model_copy(
+        digest = hashlib.sha256(brief.model_dump_json().encode()).digest()
+        self.rng = random.Random(int.from_bytes(digest[:8], "big"))  # noqa: S311  # wording seed
+        # Acronyms typed in lower case ("crm", "b2b saas", "faq") are printed as spelled; the
+        # seed above stays the brief's own.
+        brief = self.brief = brief.model_copy(
             update={
                 "topic": with_acronyms(brief.topic),
                 "icp": with_acronyms(brief.icp),
@@ -77,8 +72,6 @@ class Composer:
         self.company = company
         self.voice = voice_of(brief.tone)
         self.screen = Screen(brand=brand, proof=brief.proof)
-        digest = hashlib.sha256(brief.model_dump_json().encode()).digest()
-        self.rng = random.Random(int.from_bytes(digest[:8], "big"))  # noqa: S311  # wording seed
         # A heading that names a block kind ("What you get", "Results") says nothing about the
         # subject: its words would match agents to the page by "what" or "result".
         self.subject = [name for name in brief.sections if kind_of(name) == "richtext"]
@@ -293,6 +286,8 @@ class Composer:
             blocks = self.results(title)
             blocks.extend(self.quote_blocks())
             return blocks
+        if kind == "about":
+            return [self.founders(title)]
         if kind == "logos":
             return [{"type": "logos", "title": title}]
         if kind == "leadform":
@@ -398,31 +393,18 @@ class Composer:
         )
 
     def features(self, title: str) -> Block:
-        # Only agents whose work the brief is about, never padding: a card for an unrelated
-        # agent promises work the offer never did. The goal only steers ("through the form"
-        # is no sign of Beacon's form fills); the agent the brief is most about leads, and
-        # another joins only when the brief is about its work at least half as much.
-        wanted = (
-            content_words(" ".join([self.brief.topic, self.brief.offer or "", *self.subject]))
-            - _GENERIC_WORDS
+        # Only agents whose work the brief is about (agents.py), never padding: the goal
+        # only steers ("through the form" is no sign of Beacon's form fills).
+        taken = {
+            a.name
+            for a in self.company.agents
+            if _sentence(f"{a.name} {lower_first(a.does)}") in self.assigned.values()
+        }
+        chosen = agents_for(
+            " ".join([self.brief.topic, self.brief.offer or "", *self.subject]),
+            self.company.agents,
+            taken=taken,
         )
-        ranked = sorted(
-            (
-                (len(content_words(a.does) & wanted), index, a)
-                for index, a in enumerate(self.company.agents)
-            ),
-            key=lambda row: (-row[0], row[1]),
-        )
-        # The bar is set by the agent the brief is most about, even when a prose section has
-        # it: the runner-up is not promoted to a card it would not have earned.
-        best = ranked[0][0] if ranked else 0
-        reserved = set(self.assigned.values())
-        ranked = [
-            row
-            for row in ranked
-            if _sentence(f"{row[2].name} {lower_first(row[2].does)}") not in reserved
-        ]
-        chosen = [a for score, _i, a in ranked if score > 0 and score * 2 >= best][:3]
         reserved = set(self.assigned.values())
         items = []
         for agent in chosen:
@@ -441,6 +423,17 @@ class Composer:
         if lede:
             block["lede"] = lede
         return block
+
+    def founders(self, title: str) -> Block:
+        """ "About us": the founders, each with the first sentence of their bio."""
+        items = []
+        for founder in self.company.founders:
+            said = next(iter(sentences(founder.bio)), "")
+            if said and self.screen.ok(said) and not self.pool.is_used(said):
+                items.append({"title": f"{founder.name}, {founder.title}", "body": said})
+        if not items:
+            return self.prose(title)
+        return {"type": "features", "title": title, "items": items}
 
     def _fallback(self) -> list[dict[str, str]]:
         body = (
@@ -563,7 +556,7 @@ class Composer:
         return {"type": "faq", "title": title, "items": items}
 
     def prose(self, title: str, *, sources: tuple[str, ...] | None = None) -> Block:
-        wanted = (content_words(title) | self.words) - _GENERIC_WORDS
+        wanted = (content_words(title) | self.words) - GENERIC_WORDS
         # Agents belong to a features section when the page has one; prose takes the rest.
         # An agent's work is a promise, so it is said only under a heading or for a brief
         # about it; the program's terms only under a terms heading ("Pricing", "Terms").
@@ -574,8 +567,9 @@ class Composer:
         if own and not self.pool.is_used(own):
             first: str | None = self.pool.spend(own)
         else:
+            # Else any offer or engagement sentence; a terms heading's own terms come first.
             first = self.pool.take(wanted, sources=order, relevant=True) or self.pool.take(
-                wanted, sources=tuple(s for s in order if s in ("offer", "engagement"))
+                wanted, sources=tuple(s for s in order if s in ("terms", "offer", "engagement"))
             )
         second = (
             self.pool.take(wanted, sources=order, relevant=True, min_shared=2) if first else None

@@ -17,8 +17,9 @@ from gate.text import fold
 from schemas.catalog import Brand
 from workers.authoring.phrasing import content_words
 
-# A figure stands alone: the 2 in "B2B" or the 4 in "Q4" is part of a word.
-_DIGITS = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")
+# A figure stands alone and whole: the 2 in "B2B" or the 4 in "Q4" is part of a word, and the
+# 3 of "3.4x" is no "3" of its own.
+_DIGITS = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w|[.,]\d)")
 _QUOTE_MARKS = re.compile(r"[\"\u201c\u201d\u201e\u00ab\u00bb]")
 
 

@@ -14,13 +14,20 @@ _QUOTE = re.compile(
     r"^\s*[\"\u201c\u201e](?P<quote>[^\"\u201c\u201d]{8,480})[\"\u201d]\s*[,.]?\s*"
     r"(?:[-\u2013\u2014]+\s*)?(?P<who>[^\"\u201c\u201d]{2,160})$"
 )
+# In single quotes the words may hold an apostrophe ("we've"), so the closing mark is the one
+# before the dash that attributes them.
+_SINGLE_QUOTE = re.compile(
+    r"^\s*['\u2018](?P<quote>[^\"\u201c\u201d]{8,480}?)['\u2019]\s*[,.]?\s*[-\u2013\u2014]+\s*"
+    r"(?P<who>[^'\"\u2018\u2019\u201c\u201d]{2,160})$"
+)
 _FIGURE = re.compile(
     r"(?<![\w.])(?:[$\u20ac\u00a3]\s?)?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:\s?(?:%|x|\u00d7|k|m|bn|pp))?"
     r"|(?<![\w.])(?:[$\u20ac\u00a3]\s?)?\d+(?:\.\d+)?(?:\s?(?:%|x|\u00d7|k|m|bn|pp))?(?![\w])",
     re.IGNORECASE,
 )
 _FROM_TO = re.compile(
-    r"\bfrom\s+[$\u20ac\u00a3]?[\d.,]+\s?%?(?:\s?[a-z]+)?\s+to\s+(?P<to>[$\u20ac\u00a3]?[\d.,]*\d(?:\s?%)?)"
+    r"\bfrom\s+[$\u20ac\u00a3]?[\d.,]+\s?%?(?:\s?[a-z]+)?\s+to\s+"
+    r"(?P<to>[$\u20ac\u00a3]?[\d.,]*\d(?:\s?%|x\b|\u00d7)?)"
     r"(?P<unit>\s(?:days|weeks|months|hours|minutes|points|seconds))?",
     re.IGNORECASE,
 )
@@ -53,8 +60,9 @@ class Stat:
 
 
 def read_quote(fact: str) -> Quote | None:
-    """The quote of a proof fact written as `"words" - Name, Role at Company`, else None."""
-    match = _QUOTE.match(fact)
+    """The quote of a proof fact written as `"words" - Name, Role at Company` (or in single
+    quotes, or `Name, Role, Company`), else None."""
+    match = _QUOTE.match(fact) or _SINGLE_QUOTE.match(fact)
     if match is None:
         return None
     who = match.group("who").strip().rstrip(".")
@@ -62,6 +70,9 @@ def read_quote(fact: str) -> Quote | None:
     company = rest.strip() or None
     if company and " at " in company:
         role, _, place = company.rpartition(" at ")
+        person, company = f"{person.strip()}, {role.strip()}", place.strip()
+    elif company and "," in company:  # "Sam Cole, Head of Marketing, Paybright"
+        role, _, place = company.rpartition(",")
         person, company = f"{person.strip()}, {role.strip()}", place.strip()
     return Quote(fact=fact, quote=match.group("quote").strip(), who=person.strip(), company=company)
 

@@ -25,8 +25,9 @@ _KINDS: tuple[tuple[str, str, bool], ...] = (
     ("terms", r"pricing|prices?|cost|fees?|terms|commitment|engagement model", True),
     ("logos", r"logos?|clients|customers|trusted by", True),
     ("leadform", r"form|contact|get in touch|sign ?up|request|enquir(?:y|e)", True),
-    # The agents and the strategist are the team a buyer meets; what is delivered is features.
-    ("features", r"(?:meet )?(?:the|our) team|who we are|what we deliver", True),
+    # The founders are who "we" are; the agents and the strategist are the team a buyer meets.
+    ("about", r"about us|who we are|our story|founders?|leadership", True),
+    ("features", r"(?:meet )?(?:the|our) team|what we deliver", True),
     (
         "features",
         r"features?|what you get|benefits?|offer|what we do|agents?|covers?|included|"
