@@ -76,8 +76,10 @@ sorted by score at 100,000 accounts against 1,000.
    validation and a durable enqueue: less than the validation alone. Only a second request path
    for /collect beside Flask (the event-loop prototype above) comes near it, and that is the kind
    of benchmark path issue 17 removed from /mcp. What users get instead is written in
-   content/docs/signals-api.md ("How many page views one instance takes"): about 1,900 page views
-   a second on one core, each on disk before its 202.
+   content/docs/signals-api.md ("How many page views one instance takes"): about a quarter of the
+   rate of an empty request, each page view on disk before its 202 (1,900/s where /healthz
+   answers 7,600/s; 28 Nov, a slower machine: 760-870/s where it answers 2,800-3,100/s, ratio
+   0.36-0.40, the same before and after that day's changes, taking turns).
 2. Accounts by score: `list_accounts(sort="score", limit=50)` median at 100,000 accounts as a
    ratio to the same at 1,000 (goal <= 1.3x), the two sizes taking turns call by call.
 """
