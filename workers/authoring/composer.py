@@ -9,6 +9,11 @@ Nothing is padded in: an agent gets a card only when the brief is about its work
 (agents.py), and an offer that times its own work (scope.py) meets none of the program's
 timing.
 The same brief always gives the same page: every choice is seeded by the brief.
+
+This module holds the plan and the block writers, which share one pool and one seed. What they
+draw on is made beside it: the pool and its screen (material.py), the proof sorted into quotes,
+stats and prose (proof.py), the agents a brief is about and how an agent is introduced
+(agents.py), the brief's own timeline (scope.py).
 """
 
 from __future__ import annotations
@@ -22,9 +27,10 @@ from gate.context import quote_key
 from schemas.catalog import Brand
 from schemas.content.jobs import GenerationBrief
 from schemas.public import Company
-from workers.authoring.agents import GENERIC_WORDS, agents_for
-from workers.authoring.material import Pool, Screen
+from workers.authoring.agents import GENERIC_WORDS, agent_sentence, agents_for, name_strangers
+from workers.authoring.material import Pool, Screen, fill_pool
 from workers.authoring.phrasing import (
+    closed_sentence,
     content_words,
     first_fit,
     fit_phrase,
@@ -35,7 +41,7 @@ from workers.authoring.phrasing import (
     upper_first,
     with_acronyms,
 )
-from workers.authoring.proof import Quote, Stat, read_quote, read_stat
+from workers.authoring.proof import sort_proof
 from workers.authoring.scope import contradicts, own_timeline, stated_timeline
 from workers.authoring.sections import kind_of
 from workers.authoring.voices import voice_of
@@ -86,29 +92,20 @@ class Composer:
         self.features_planned = False
         self.fit_said = False  # a "Who it's for" section answers the FAQ's fit question
         self.assigned: dict[str, str] = {}
-        self.quotes: list[Quote] = []
-        self.stats: list[Stat] = []
-        self.plain: list[str] = []
-        self._read_proof()
+        proof = sort_proof(brief.proof, ok=self.screen.ok)
+        self.quotes, self.stats, self.plain = proof.quotes, proof.stats, proof.plain
         # A one-word offer ("pages") is no sentence to print; notes.py says it was left out.
         self.offer = [s for s in sentences(brief.offer) if self.screen.ok(s) and not one_word(s)]
         self.offer_steps = self._reserve_offer_steps()
-        self._fill_pool()
+        fill_pool(
+            self.pool,
+            offer=self.offer,
+            company=company,
+            timeline=self.timeline,
+            screen=self.screen,
+        )
 
     # --- material ---------------------------------------------------------------------
-
-    def _read_proof(self) -> None:
-        for fact in self.brief.proof:
-            if not self.screen.ok(fact) and read_quote(fact) is None:
-                continue
-            quote = read_quote(fact)
-            stat = None if quote else read_stat(fact)
-            if quote is not None:
-                self.quotes.append(quote)
-            elif stat is not None:
-                self.stats.append(stat)
-            else:
-                self.plain.append(_sentence(fact))
 
     def _reserve_offer_steps(self) -> list[str]:
         """With its own timeline, the offer's sentence stating it is how the work runs: kept
@@ -119,29 +116,6 @@ class Composer:
             return []
         timed = next((s for s in self.offer if stated_timeline(s) and _says_work(s)), None)
         return [self.pool.spend(timed)] if timed else []
-
-    def _fill_pool(self) -> None:
-        for text in self.offer:
-            self.pool.add(text, "offer")
-        for agent in self.company.agents:
-            self.pool.add(_sentence(f"{agent.name} {lower_first(agent.does)}"), "agent")
-        # The description's first sentence names the segments the company serves ("Series A
-        # to C"), which a page for another ICP would contradict; the rest say how it works.
-        for text in [
-            *sentences(self.company.engagement_model.summary),
-            *sentences(self.company.description)[1:],
-        ]:
-            if not contradicts(text, self.timeline):
-                self.pool.add(text, "engagement")
-        # The program's term and how it ends belong to the program, not to a piece of work
-        # the brief times itself ("in one week").
-        if self.timeline is None:
-            term = _sentence(
-                f"The minimum term is {lower_first(self.company.engagement_model.minimum_term)}"
-            )
-            for text in [term, *sentences(self.company.engagement_model.cancellation)]:
-                self.pool.add(text, "terms")
-        self.pool.facts = [f for f in self.pool.facts if self.screen.ok(f.text)]
 
     def pick(self, options: tuple[str, ...]) -> str:
         """A seeded choice among a voice's phrasings."""
@@ -174,7 +148,7 @@ class Composer:
             blocks.extend(self.unplaced_proof())
         if not any(b["type"] in ("cta", "leadform") for b in blocks[1:]):
             blocks.append(self.closing())
-        self._unnamed_strangers(blocks)
+        name_strangers(blocks, self.company.agents)
         payload: dict[str, Any] = {
             "slug": brief.slug,
             "title": self.page_title(hero["title"]),
@@ -187,33 +161,6 @@ class Composer:
         if description:
             payload["description"] = description
         return payload
-
-    def _unnamed_strangers(self, blocks: list[Block]) -> None:
-        """An agent the page names but never introduces (the company's steps say "Ledger and
-        your strategist review...") becomes "one of our agents": a buyer meets no name the
-        page has not explained. Introduced: a features card's title, or a prose sentence that
-        opens with the name and says what the agent does."""
-        introduced = {i["title"] for b in blocks if b["type"] == "features" for i in b["items"]}
-        for block in blocks:
-            if block["type"] == "richtext":
-                introduced |= {
-                    a.name
-                    for a in self.company.agents
-                    if re.search(rf"(^|[.!?] ){re.escape(a.name)} [a-z]", block["markdown"])
-                }
-        strangers = [a.name for a in self.company.agents if a.name not in introduced]
-        if not strangers:
-            return
-        named = re.compile(r"\b(" + "|".join(re.escape(n) for n in strangers) + r")\b")
-        for block in blocks:
-            items = block.get("items") if block["type"] in ("steps", "faq") else None
-            for item in items or []:
-                for key in ("body", "a"):
-                    if isinstance(item.get(key), str) and named.search(item[key]):
-                        item[key] = " ".join(
-                            sentence_case(named.sub("one of our agents", text))
-                            for text in sentences(item[key])
-                        )
 
     def plan(self) -> list[tuple[str, str]]:
         """(kind, heading) per section: the brief's, in order, else a plan chosen for it."""
@@ -250,7 +197,7 @@ class Composer:
             )
             if best is None or best.name in taken or not content_words(best.does) & words:
                 continue
-            text = _sentence(f"{best.name} {lower_first(best.does)}")
+            text = agent_sentence(best)
             if self.screen.ok(text):
                 self.assigned[title] = text
                 taken.add(best.name)
@@ -334,7 +281,8 @@ class Composer:
         if len(bullets) >= 2:
             hero["bullets"] = [b.rstrip(".") for b in bullets]
         else:
-            self.pool.used -= {re.sub(r"[^a-z0-9]+", " ", b.lower()).strip() for b in bullets}
+            for bullet in bullets:
+                self.pool.unspend(bullet)
         if brief.generate_image:
             hero["imageAlt"] = hero_alt(brief)
         return hero
@@ -377,9 +325,9 @@ class Composer:
         lead = self.offer[0] if self.offer else None
         icp = self.brief.icp.strip()
         topic_ok = self.screen.ok(topic)
-        said = _sentence(topic) if topic_ok else None
+        said = closed_sentence(topic) if topic_ok else None
         if said and one_word(said):  # "SEO." is no sentence: "SEO for CMOs."
-            said = _sentence(f"{topic} for {lower_first(icp)}")
+            said = closed_sentence(f"{topic} for {lower_first(icp)}")
             return first_fit([f"{said} {lead}" if lead else None, said], 160)
         return first_fit(
             [
@@ -395,11 +343,7 @@ class Composer:
     def features(self, title: str) -> Block:
         # Only agents whose work the brief is about (agents.py), never padding: the goal
         # only steers ("through the form" is no sign of Beacon's form fills).
-        taken = {
-            a.name
-            for a in self.company.agents
-            if _sentence(f"{a.name} {lower_first(a.does)}") in self.assigned.values()
-        }
+        taken = {a.name for a in self.company.agents if agent_sentence(a) in self.assigned.values()}
         chosen = agents_for(
             " ".join([self.brief.topic, self.brief.offer or "", *self.subject]),
             self.company.agents,
@@ -408,12 +352,12 @@ class Composer:
         reserved = set(self.assigned.values())
         items = []
         for agent in chosen:
-            text = _sentence(f"{agent.name} {lower_first(agent.does)}")
+            text = agent_sentence(agent)
             if text in reserved:
                 continue
             if self.screen.ok(agent.does) and not self.pool.is_used(text):
                 self.pool.spend(text)
-                items.append({"title": agent.name, "body": _sentence(agent.does)})
+                items.append({"title": agent.name, "body": closed_sentence(agent.does)})
         lede = self.pool.take(self.words, sources=("offer",))
         if lede is None and items:  # it introduces "the agents below"
             lede = self.line(
@@ -611,11 +555,6 @@ class Composer:
         ):
             return href
         return str(self.company.urls.book_call)
-
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return text if text[-1:] in '.!?\u201d"' else text + "."
 
 
 def _says_work(sentence: str) -> bool:

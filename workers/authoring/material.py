@@ -15,7 +15,10 @@ from gate.claims import numbers
 from gate.context import inflations
 from gate.text import fold
 from schemas.catalog import Brand
-from workers.authoring.phrasing import content_words
+from schemas.public import Company
+from workers.authoring.agents import agent_sentence
+from workers.authoring.phrasing import closed_sentence, content_words, lower_first, sentences
+from workers.authoring.scope import contradicts
 
 # A figure stands alone and whole: the 2 in "B2B" or the 4 in "Q4" is part of a word, and the
 # 3 of "3.4x" is no "3" of its own.
@@ -84,6 +87,10 @@ class Pool:
         self.used.add(_key(text))
         return text
 
+    def unspend(self, text: str) -> None:
+        """`text` may be used again (a block that spent it was not kept)."""
+        self.used.discard(_key(text))
+
     def is_used(self, text: str) -> bool:
         return _key(text) in self.used
 
@@ -112,6 +119,35 @@ class Pool:
             if best is None or (score, -order) > (best[0], best[1]):
                 best = (score, -order, fact)
         return self.spend(best[2].text) if best else None
+
+
+def fill_pool(
+    pool: Pool, *, offer: list[str], company: Company, timeline: float | None, screen: Screen
+) -> None:
+    """The offer's sentences, then the company's agents and how it works, each screened.
+
+    `timeline` is set when the brief sells a piece of work shorter than the program
+    (scope.py): the company's sentences that contradict it stay out, and so do the program's
+    term and how it ends."""
+    for text in offer:
+        pool.add(text, "offer")
+    for agent in company.agents:
+        pool.add(agent_sentence(agent), "agent")
+    # The description's first sentence names the segments the company serves ("Series A
+    # to C"), which a page for another ICP would contradict; the rest say how it works.
+    for text in [
+        *sentences(company.engagement_model.summary),
+        *sentences(company.description)[1:],
+    ]:
+        if not contradicts(text, timeline):
+            pool.add(text, "engagement")
+    if timeline is None:
+        term = closed_sentence(
+            f"The minimum term is {lower_first(company.engagement_model.minimum_term)}"
+        )
+        for text in [term, *sentences(company.engagement_model.cancellation)]:
+            pool.add(text, "terms")
+    pool.facts = [f for f in pool.facts if screen.ok(f.text)]
 
 
 def _key(text: str) -> str:

@@ -105,7 +105,7 @@ def sentences(text: str | None) -> list[str]:
             parts[-1] += " " + piece
         else:
             parts.append(piece)
-    return [_closed(sentence_case(part.strip())) for part in parts if part.strip()]
+    return [closed_sentence(sentence_case(part.strip())) for part in parts if part.strip()]
 
 
 def _ends_sentence(before: str, after: str) -> bool:
@@ -126,8 +126,10 @@ def one_word(sentence: str) -> bool:
     return len(re.findall(r"[\w'-]+", sentence)) < 2
 
 
-def _closed(sentence: str) -> str:
-    return sentence if sentence[-1] in '.!?\u201d"' else sentence + "."
+def closed_sentence(text: str) -> str:
+    """`text`, stripped, ending in a stop (or the stop or closing quote it has)."""
+    text = text.strip()
+    return text if text[-1:] in '.!?\u201d"' else text + "."
 
 
 def lower_first(text: str) -> str:

@@ -8,7 +8,10 @@ Pure text functions.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from workers.authoring.phrasing import closed_sentence
 
 _QUOTE = re.compile(
     r"^\s*[\"\u201c\u201e](?P<quote>[^\"\u201c\u201d]{8,480})[\"\u201d]\s*[,.]?\s*"
@@ -109,3 +112,29 @@ def _weight(figure: str) -> int:
     except ValueError:
         return 0
     return 2 if number > 10 else 1
+
+
+@dataclass
+class SortedProof:
+    """The proof by the block each fact becomes: quotes, stats, and facts said in prose."""
+
+    quotes: list[Quote] = field(default_factory=list)
+    stats: list[Stat] = field(default_factory=list)
+    plain: list[str] = field(default_factory=list)
+
+
+def sort_proof(facts: Iterable[str], *, ok: Callable[[str], bool]) -> SortedProof:
+    """Each fact the screen lets through (`ok`), or that is a quote, in its block."""
+    found = SortedProof()
+    for fact in facts:
+        quote = read_quote(fact)
+        if quote is None and not ok(fact):
+            continue
+        stat = None if quote else read_stat(fact)
+        if quote is not None:
+            found.quotes.append(quote)
+        elif stat is not None:
+            found.stats.append(stat)
+        else:
+            found.plain.append(closed_sentence(fact))
+    return found
