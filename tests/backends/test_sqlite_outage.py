@@ -9,7 +9,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -18,39 +17,9 @@ from backends.embedded.keys import SqliteKeyStore
 from backends.embedded.pages import SqlitePageStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.embedded.webhooks import SqliteWebhookStore
-from backends.ports import (
-    ApiKeyRecord,
-    Delivery,
-    StoredPage,
-    UnavailableError,
-    WebhookEndpoint,
-    WebhookSecret,
-)
+from backends.ports import StoredPage
+from tests.backends.outage import DELIVERY, ENDPOINT, KEY, NOW, SECRET, outcome
 
-NOW = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
-KEY = ApiKeyRecord(
-    key_id="0123456789ab", partner="acme", scope="content", secret_hash="h" * 64, created_at=NOW
-)
-SECRET = WebhookSecret(value="whsec_current", created_at=NOW)
-ENDPOINT = WebhookEndpoint(
-    endpoint_id="wh_0123456789ab",
-    partner="acme",
-    url="https://hooks.example.com/in",
-    types=("book_call",),
-    description="CRM",
-    secrets=(SECRET,),
-    created_at=NOW,
-)
-DELIVERY = Delivery(
-    delivery_id="msg_0123",
-    endpoint_id=ENDPOINT.endpoint_id,
-    event_id="site:1",
-    event_type="book_call",
-    payload="{}",
-    status="pending",
-    created_at=NOW,
-    next_attempt_at=NOW,
-)
 PAGE = StoredPage(
     slug="launch",
     version=1,
@@ -84,7 +53,7 @@ def test_every_key_store_write_is_unavailable_while_the_file_refuses_writes(
         lambda: keys.revoke_key(KEY.key_id, now=NOW),
     ]
 
-    assert [_outcome(write) for write in writes] == ["unavailable"] * len(writes)
+    assert [outcome(write) for write in writes] == ["unavailable"] * len(writes)
     assert keys.get_key(KEY.key_id) == KEY
 
 
@@ -107,7 +76,7 @@ def test_every_webhook_store_write_is_unavailable_while_the_file_refuses_writes(
         lambda: hooks.delete_endpoint(wh),
     ]
 
-    assert [_outcome(write) for write in writes] == ["unavailable"] * len(writes)
+    assert [outcome(write) for write in writes] == ["unavailable"] * len(writes)
     assert hooks.get_delivery(DELIVERY.delivery_id) == DELIVERY
 
 
@@ -115,7 +84,7 @@ def test_a_page_write_is_unavailable_while_the_file_refuses_writes(db: SqliteDat
     pages = SqlitePageStore(db)
     _refuse_writes(db)
 
-    assert _outcome(lambda: pages.save_page(PAGE, expected_version=0)) == "unavailable"
+    assert outcome(lambda: pages.save_page(PAGE, expected_version=0)) == "unavailable"
     assert pages.get_page("launch") is None
 
 
@@ -123,14 +92,3 @@ def test_an_error_that_is_no_outage_is_not_taken_for_one(db: SqliteDatabase) -> 
     """A bug in a statement stays a bug (a 500 that is logged), not a 503 to retry forever."""
     with pytest.raises(sqlite3.OperationalError, match="no such table"), db.transaction() as conn:
         conn.execute("INSERT INTO no_such_table VALUES (1)")
-
-
-def _outcome(operation: Callable[[], object]) -> str:
-    """ "unavailable", or what else the operation did (returned, or the error it raised)."""
-    try:
-        operation()
-    except UnavailableError:
-        return "unavailable"
-    except Exception as err:  # noqa: BLE001 - the point is to name what it was
-        return f"{type(err).__module__}.{type(err).__name__}: {err}"
-    return "returned"
