@@ -325,7 +325,9 @@ async def access_token(served: Served, **overrides: str) -> dict[str, str]:
     return {**response.json(), "client_id": client_id}
 
 
-def call_tool_raw(served: Served, token: str | None, *, host: str | None = None) -> httpx2.Response:
+def call_tool_raw(
+    served: Served, token: str | None, *, host: str | None = None, tool: str = "get_company_info"
+) -> httpx2.Response:
     """One stateless tools/call POST, as the bench and a plain HTTP agent send it."""
     headers = {
         "Accept": "application/json, text/event-stream",
@@ -340,7 +342,7 @@ def call_tool_raw(served: Served, token: str | None, *, host: str | None = None)
         "jsonrpc": "2.0",
         "id": 1,
         "method": "tools/call",
-        "params": {"name": "get_company_info", "arguments": {}},
+        "params": {"name": tool, "arguments": {}},
     }
     return httpx2.post(f"{served.base}/mcp", json=body, headers=headers)
 
