@@ -4,7 +4,10 @@ tool answers what the Signal API answers for the same data."""
 
 from __future__ import annotations
 
+import json
 import secrets
+import shutil
+import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -15,6 +18,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import INGEST_KEY, SIGNALS_KEY
+from tests.emulators import REPO
 from tests.mcp_tools.conftest import (
     HeadlessBrowser,
     MemoryStorage,
@@ -38,6 +42,8 @@ PUBLIC_TOOLS = {
 SIGNAL_TOOLS = {"hot_accounts", "account_story", "person_story", "search_signals"}
 ALL_SCOPES = "openid email profile signals:read"
 SIGNALS = "/api/public/v1/signals"
+TS_SESSION = REPO / "tools" / "inspector" / "staff_session.mjs"
+TS_CLIENT = REPO / "tools" / "inspector" / "node_modules" / "@modelcontextprotocol" / "client"
 
 
 @pytest.fixture(scope="module")
@@ -220,3 +226,72 @@ def test_the_protected_resource_metadata_lists_the_staff_scopes(staffed: Served)
     document = httpx2.get(f"{staffed.base}/.well-known/oauth-protected-resource/mcp").json()
 
     assert document["scopes_supported"] == ALL_SCOPES.split()
+
+
+def typescript_session(
+    served: Served, email: str, *, untick: str = "", calls: list[Any] | None = None
+) -> dict[str, Any]:
+    """One session of the official TypeScript client (tools/inspector/staff_session.mjs)."""
+    node = shutil.which("node")
+    assert node is not None, "node ships with the machine image"
+    assert TS_CLIENT.exists(), "`make setup` installs tools/inspector's packages"
+    done = subprocess.run(  # noqa: S603  # our own script, on the machine's node
+        [
+            node,
+            str(TS_SESSION),
+            served.base,
+            str(served.outbox),
+            email,
+            untick,
+            json.dumps(calls or []),
+        ],
+        cwd=TS_SESSION.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_the_typescript_client_gets_the_staff_tools_with_rest_equal_answers(
+    staffed: Served,
+) -> None:
+    """The official TypeScript SDK client through the same sign-in: signals:read granted, the
+    four signal tools listed, each answering the Signal API's body."""
+    calls = [
+        ["hot_accounts", {}],
+        ["account_story", {"domain": "hooli.com"}],
+        ["person_story", {"email": "ada@hooli.com"}],
+    ]
+
+    session = typescript_session(
+        staffed, f"lin+{secrets.token_hex(4)}@kestrel.example", calls=calls
+    )
+
+    assert set(session["scope"].split()) == set(ALL_SCOPES.split())
+    assert set(session["tools"]) == PUBLIC_TOOLS | SIGNAL_TOOLS
+    results = session["results"]
+    assert results["hot_accounts"]["structuredContent"] == rest(
+        staffed, f"{SIGNALS}/accounts", {"sort": "score"}
+    )
+    assert results["account_story"]["structuredContent"] == rest(
+        staffed, f"{SIGNALS}/accounts/hooli.com"
+    )
+    assert results["person_story"]["structuredContent"] == rest(
+        staffed, f"{SIGNALS}/people/ada@hooli.com"
+    )
+
+
+def test_the_typescript_client_of_a_person_who_unticked_the_toolset_lists_no_staff_tool(
+    staffed: Served,
+) -> None:
+    """Unticked with the TypeScript client too: the token and the tool list stay public."""
+    email = f"lin+{secrets.token_hex(4)}@kestrel.example"
+
+    session = typescript_session(staffed, email, untick="signals:read")
+
+    assert set(session["scope"].split()) == {"openid", "email", "profile"}
+    assert set(session["tools"]) == PUBLIC_TOOLS
