@@ -235,7 +235,7 @@ class _ScopeChallenge:
                             v + self.scope_param
                             if k == b"www-authenticate"
                             and b"insufficient_scope" in v
-                            and b"scope=" not in v.replace(b"insufficient_scope", b"")
+                            and b' scope="' not in v
                             else v,
                         )
                         for k, v in message["headers"]
