@@ -43,7 +43,8 @@ T = TypeVar("T")
 # Other processes' messages and lapsed leases are noticed by polling this often when idle.
 POLL_SECONDS = 0.5
 # A lease is renewed every third of its length while its delivery runs, for this long at most
-# (as the Pub/Sub client's max_lease_duration): a handler hung past it loses its messages.
+# (as a push subscription's ack deadline bounds a push, or the Pub/Sub client's
+# max_lease_duration a pull): a handler hung past it loses its messages to another worker.
 MAX_HOLD_SECONDS = 3600.0
 
 
@@ -66,6 +67,7 @@ class DurableQueue:
         max_attempts: int = 5,
         backoff: Callable[[int], float] | None = None,
         lease_seconds: float = 10.0,
+        max_hold_seconds: float = MAX_HOLD_SECONDS,
         poll_seconds: float = POLL_SECONDS,
         on_dead_letter: Callable[[bytes], None] | None = None,
     ) -> None:
@@ -77,6 +79,7 @@ class DurableQueue:
         self._max_attempts = max_attempts
         self._backoff = backoff or (lambda attempt: 0.05 * 2 ** (attempt - 1))
         self._lease = lease_seconds
+        self._max_hold = max_hold_seconds
         self._poll = poll_seconds
         self._on_dead_letter = on_dead_letter
         self._deliver: Callable[[list[Leased]], None] | None = None
@@ -260,7 +263,7 @@ class DurableQueue:
     def _renew_leases(self) -> None:
         """Extend the leases of the messages being handled, every third of a lease."""
         while not self._stopping.wait(self._lease / 3):
-            cutoff = time.monotonic() - MAX_HOLD_SECONDS
+            cutoff = time.monotonic() + self._lease - self._max_hold
             with self._held_lock:
                 held = [message for message, since in self._held.values() if since > cutoff]
             try:
