@@ -164,8 +164,11 @@ def test_killing_the_api_and_workers_loses_no_acknowledged_event_and_finishes_ev
         }
         final = finished()
     logger.info(
-        "acknowledged events stored %.1f s, jobs terminal %.1f s after the restart (%s)",
+        "%d acknowledged events stored %.1f s (%d batches replayed from the dead letters),"
+        " jobs terminal %.1f s after the restart (%s)",
+        len(acked),
         heal,
+        len(replayed),
         terminal,
         [job["status"] for job in final],
     )
