@@ -21,7 +21,7 @@ def test_a_holder_of_this_live_process_is_not_gone() -> None:
 
 
 def test_a_holder_whose_process_exited_is_gone() -> None:
-    child = subprocess.run(  # noqa: S603  # this interpreter, a fixed script
+    child = subprocess.run(  # this interpreter, a fixed script
         [
             sys.executable,
             "-c",
