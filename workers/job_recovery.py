@@ -101,7 +101,11 @@ def recover_stale_jobs(
             logger.warning("job %s: the queue is down; recovery tries again", job.id)
             continue
         queued += 1
-        logger.warning("job %s queued again: its lease lapsed", job.id, extra={"job_id": job.id})
+        logger.warning(
+            "job %s queued again: its lease lapsed or its holder exited",
+            job.id,
+            extra={"job_id": job.id},
+        )
     return queued, abandoned
 
 
