@@ -25,10 +25,13 @@ from typing import Any
 
 from gate.context import quote_key
 from schemas.catalog import Brand
-from schemas.content.jobs import GenerationBrief
+from schemas.content.jobs import BriefNote, GenerationBrief
 from schemas.public import Company
 from workers.authoring.agents import GENERIC_WORDS, agent_sentence, agents_for, name_strangers
+from workers.authoring.answers import FRAMING_WORDS, leave_out_note, not_for, subject_words
+from workers.authoring.goals import next_steps, unserved_goal
 from workers.authoring.material import Pool, Screen, fill_pool
+from workers.authoring.pricing import company_terms, price_cards, price_terms
 from workers.authoring.phrasing import (
     closed_sentence,
     content_words,
@@ -48,7 +51,7 @@ from workers.authoring.voices import voice_of
 from workers.imaging.compositions import hero_alt
 
 Block = dict[str, Any]
-_FORM_GOALS = re.compile(r"\b(form|lead|sign ?up|reply|request|enquir\w*|contact|download)\b")
+_FORM_GOALS = re.compile(r"\b(form|lead|reply|request|enquir\w*|contact|download)\b")
 _CTA_BY_GOAL = (
     (re.compile(r"\baudit\b"), "Book an audit call"),
     (re.compile(r"\b(reply|email|note|message|write)\b"), "Send us a note"),
@@ -78,6 +81,11 @@ class Composer:
         self.company = company
         self.voice = voice_of(brief.tone)
         self.screen = Screen(brand=brand, proof=brief.proof)
+        # The company's own prices and terms may be stated under a pricing or timeline heading:
+        # they are what the company publishes, not a claim about clients.
+        self.priced = Screen(brand=brand, proof=[*brief.proof, *company_terms(company)])
+        self.left_out: list[BriefNote] = []
+        self.goal_note = unserved_goal(brief)
         # A heading that names a block kind ("What you get", "Results") says nothing about the
         # subject: its words would match agents to the page by "what" or "result".
         self.subject = [name for name in brief.sections if kind_of(name) == "richtext"]
@@ -90,6 +98,7 @@ class Composer:
         )
         self.pool = Pool()
         self.features_planned = False
+        self.asked: dict[str, tuple[int, str]] = {}  # a requested heading: its index and name
         self.fit_said = False  # a "Who it's for" section answers the FAQ's fit question
         self.assigned: dict[str, str] = {}
         proof = sort_proof(brief.proof, ok=self.screen.ok)
@@ -104,6 +113,8 @@ class Composer:
             timeline=self.timeline,
             screen=self.screen,
         )
+        for fact in self.plain:  # a fact about a heading's subject may answer it
+            self.pool.add(fact, "proof")
 
     # --- material ---------------------------------------------------------------------
 
@@ -116,6 +127,11 @@ class Composer:
             return []
         timed = next((s for s in self.offer if stated_timeline(s) and _says_work(s)), None)
         return [self.pool.spend(timed)] if timed else []
+
+    @property
+    def serves_goal(self) -> bool:
+        """Whether the page can serve the brief's goal (goals.py); else it prints no other."""
+        return self.goal_note is None
 
     def pick(self, options: tuple[str, ...]) -> str:
         """A seeded choice among a voice's phrasings."""
@@ -146,17 +162,17 @@ class Composer:
             blocks.extend(self.section(kind, title, plan=plan))
         if not proof_home:
             blocks.extend(self.unplaced_proof())
-        if not any(b["type"] in ("cta", "leadform") for b in blocks[1:]):
+        if self.serves_goal and not any(b["type"] in ("cta", "leadform") for b in blocks[1:]):
             blocks.append(self.closing())
         name_strangers(blocks, self.company.agents)
         payload: dict[str, Any] = {
             "slug": brief.slug,
             "title": self.page_title(hero["title"]),
-            "cta_label": self.cta_label(),
-            "cta_href": self.cta_href(),
             "is_published": brief.publish,
             "blocks": blocks[:30],
         }
+        if self.serves_goal:
+            payload["cta_label"], payload["cta_href"] = self.cta_label(), self.cta_href()
         description = self.description()
         if description:
             payload["description"] = description
@@ -167,7 +183,7 @@ class Composer:
         if self.brief.sections:
             seen: set[str] = set()
             planned = []
-            for name in self.brief.sections:
+            for index, name in enumerate(self.brief.sections):
                 key = name.strip().lower()
                 if key in seen:
                     continue  # the same section twice: merged into the first
@@ -176,6 +192,7 @@ class Composer:
                 heading = (
                     sentence_case(name.strip()) if self.screen.ok(name) else self._heading(kind)
                 )
+                self.asked.setdefault(heading, (index, name))
                 planned.append((kind, heading))
             return planned
         plan = [("features", self._heading("features"))]
@@ -240,13 +257,19 @@ class Composer:
         if kind == "leadform":
             return [self.form(title)]
         if kind == "cta":
+            if not self.serves_goal:
+                return self._leave_out(title, "the page has no way to serve the brief's goal")
             return [self.closing(title)]
+        if kind == "pricing":
+            return self.pricing(title)
         if kind == "terms":
             return [self.prose(title, sources=("terms", "engagement"))]
         if kind == "fit":
             self.fit_said = True
             return [{"type": "richtext", "title": title, "markdown": self._fit_answer()}]
-        return [self.prose(title)]
+        if kind == "notfit":
+            return self.not_for(title)
+        return self.answer(title)
 
     # --- blocks -----------------------------------------------------------------------
 
@@ -268,13 +291,9 @@ class Composer:
         sub = first_fit(options, 220) or f"For {icp}."
         if lead and lead in sub:
             self.pool.spend(lead)
-        hero: Block = {
-            "type": "hero",
-            "title": title,
-            "sub": sub,
-            "ctaLabel": self.cta_label(),
-            "ctaHref": self.cta_href(),
-        }
+        hero: Block = {"type": "hero", "title": title, "sub": sub}
+        if self.serves_goal:
+            hero["ctaLabel"], hero["ctaHref"] = self.cta_label(), self.cta_href()
         bullets = [
             self.pool.spend(s) for s in self.offer if len(s) <= 100 and not self.pool.is_used(s)
         ][:3]
@@ -457,7 +476,7 @@ class Composer:
         """The proof no requested section took: its own heading, stats and quotes."""
         blocks = (
             self.results(self.pick(self.voice.headings["results"]))
-            if (self.stats or self.plain)
+            if (self.stats or any(not self.pool.is_used(s) for s in self.plain))
             else []
         )
         return blocks + self.quote_blocks()
@@ -503,7 +522,7 @@ class Composer:
         wanted = (content_words(title) | self.words) - GENERIC_WORDS
         # Agents belong to a features section when the page has one; prose takes the rest.
         # An agent's work is a promise, so it is said only under a heading or for a brief
-        # about it; the program's terms only under a terms heading ("Pricing", "Terms").
+        # about it; the program's terms only under a terms heading ("Terms").
         order = sources or (
             ("offer", "engagement") if self.features_planned else ("offer", "agent", "engagement")
         )
@@ -525,8 +544,80 @@ class Composer:
             "markdown": " ".join(body) or self.company.tagline,
         }
 
+    def answer(self, title: str) -> list[Block]:
+        """A free heading answered from material about it, or left out with a note.
+
+        A heading that names a subject ("Security", "Integrations") is answered only by
+        sentences about that subject (relevance.py's floor); one that only frames the brief
+        ("The problem", "Why it matters") by sentences about the brief's own subject.
+        """
+        subject = subject_words(title)
+        wanted = subject or (self.words - GENERIC_WORDS - FRAMING_WORDS)
+        order = ("offer", "proof") + (
+            ("engagement",) if self.features_planned else ("agent", "engagement")
+        )
+        own = self.assigned.get(title)
+        if own and not self.pool.is_used(own):
+            first: str | None = self.pool.spend(own)
+        else:
+            first = self.pool.take(wanted, sources=order, relevant=True)
+        if first is None:
+            what = f"about {title.lower()!r}" if subject else "about the brief's topic"
+            return self._leave_out(
+                title,
+                f"nothing in the brief or the company's content that the page has not already "
+                f"said is {what}",
+                f"state in the offer what a buyer should know {what}",
+            )
+        second = self.pool.take(wanted, sources=order, relevant=True, min_shared=2)
+        body = " ".join(s for s in (first, second) if s)
+        return [{"type": "richtext", "title": title, "markdown": body}]
+
+    def pricing(self, title: str) -> list[Block]:
+        """The company's plans with their prices, or left out when they do not price the
+        brief's own piece of work (scope.py)."""
+        if self.timeline is not None:
+            return self._leave_out(
+                title,
+                "the company's price list prices its program, not the piece of work this "
+                "brief sells",
+                "state the work's price in the offer",
+            )
+        cards = price_cards(self.company, ok=self.priced.ok)
+        if not cards:
+            return self._leave_out(
+                title, "no price in the company's content may be printed", "state a price"
+            )
+        block: Block = {"type": "features", "title": title, "items": cards}
+        terms = price_terms(self.company, ok=self.priced.ok)
+        lede = [self.pool.spend(t) for t in terms if not self.pool.is_used(t)]
+        if lede:
+            block["lede"] = " ".join(lede)
+        return [block]
+
+    def not_for(self, title: str) -> list[Block]:
+        """ "Who it is not for": only what the brief itself says about who it does not suit."""
+        said = [s for s in self.offer if not_for(s) and not self.pool.is_used(s)]
+        if not said:
+            return self._leave_out(
+                title,
+                "neither the brief nor the company's content says who the offer does not suit",
+                "add a sentence to the offer saying who it is not for",
+            )
+        return [
+            {"type": "richtext", "title": title, "markdown": " ".join(map(self.pool.spend, said))}
+        ]
+
+    def _leave_out(self, title: str, why: str, add: str | None = None) -> list[Block]:
+        index, name = self.asked.get(title, (None, title))
+        if index is not None:
+            self.left_out.append(leave_out_note(index, name, why=why, add=add))
+        return []
+
     def form(self, title: str) -> Block:
-        return {"type": "leadform", "title": title, "sub": self.pick(self.voice.cta_subs)}
+        block: Block = {"type": "leadform", "title": title, "sub": self.pick(self.voice.cta_subs)}
+        block["next"] = next_steps(self.brief.goal, voice=self.voice.name)
+        return block
 
     def closing(self, title: str | None = None) -> Block:
         heading = title or self.pick(self.voice.cta_titles)

@@ -1,0 +1,52 @@
+"""A pricing heading's answer: the company's plans, each with its price, from its own record.
+
+The company's prices and terms are what it publishes about itself, not a claim about clients,
+so their figures may be printed under a pricing (or timeline) heading; `company_terms` is the
+text the gate and the writer's screen accept those figures from. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from schemas.public import Company
+from workers.authoring.phrasing import closed_sentence, first_fit, lower_first, sentences
+
+CARD_TITLE_MAX = 80
+CARD_BODY_MAX = 320
+
+
+def company_terms(company: Company) -> list[str]:
+    """The company's published prices and terms: its plans, steps, minimum term and notice."""
+    model = company.engagement_model
+    texts = [model.minimum_term, model.cancellation, *model.steps]
+    for plan in company.pricing:
+        texts += [plan.price, plan.billing, plan.summary, *plan.includes]
+    return texts
+
+
+def price_terms(company: Company, *, ok: Callable[[str], bool]) -> list[str]:
+    """The program's minimum term and how it ends, as sentences a pricing heading may carry."""
+    model = company.engagement_model
+    term = closed_sentence(f"The minimum term is {lower_first(model.minimum_term)}")
+    return [text for text in [term, *sentences(model.cancellation)] if ok(text)]
+
+
+def price_cards(company: Company, *, ok: Callable[[str], bool]) -> list[dict[str, Any]]:
+    """One card per plan: its name and price as the title, what it is and how it is billed."""
+    cards = []
+    for plan in company.pricing:
+        title = f"{plan.name}: {plan.price}"
+        summary, billing = closed_sentence(plan.summary), closed_sentence(plan.billing)
+        body = first_fit(
+            [
+                f"{summary} {billing}" if ok(summary) and ok(billing) else None,
+                summary if ok(summary) else None,
+                billing if ok(billing) else None,
+            ],
+            CARD_BODY_MAX,
+        )
+        if body and len(title) <= CARD_TITLE_MAX and ok(title):
+            cards.append({"title": title, "body": body})
+    return cards
