@@ -83,7 +83,7 @@ class Composer:
         self.screen = Screen(brand=brand, proof=brief.proof)
         # The company's own prices and terms may be stated under a pricing or timeline heading:
         # they are what the company publishes, not a claim about clients.
-        self.priced = Screen(brand=brand, proof=[*brief.proof, *company_terms(company)])
+        self.priced = Screen(brand=brand, proof=brief.proof, published=company_terms(company))
         self.left_out: list[BriefNote] = []
         self.goal_note = unserved_goal(brief)
         # A heading that names a block kind ("What you get", "Results") says nothing about the

@@ -40,11 +40,15 @@ class Fact:
 class Screen:
     """Decides whether a text may be printed, and if not, why."""
 
-    def __init__(self, *, brand: Brand, proof: Iterable[str]) -> None:
+    def __init__(
+        self, *, brand: Brand, proof: Iterable[str], published: Iterable[str] = ()
+    ) -> None:
+        """`published`: the company's own prices and terms, whose figures may be stated too."""
         self.proof = list(proof)
-        self.known = {norm for fact in self.proof for _raw, norm in numbers(fact)}
+        stated = [*self.proof, *published]
+        self.known = {norm for fact in stated for _raw, norm in numbers(fact)}
         # The gate lets small counts pass ("3 steps"); the writer states no figure but proof's.
-        self.digits = {d for fact in self.proof for d in _DIGITS.findall(fact)}
+        self.digits = {d for fact in stated for d in _DIGITS.findall(fact)}
         phrases = sorted((b.phrase for b in brand.banned_wording), key=len, reverse=True)
         parts = [
             r"[\s\-\u2010\u2011\u2013]+".join(map(re.escape, re.split(r"[\s\-]+", fold(p))))

@@ -34,19 +34,28 @@ def price_terms(company: Company, *, ok: Callable[[str], bool]) -> list[str]:
 
 
 def price_cards(company: Company, *, ok: Callable[[str], bool]) -> list[dict[str, Any]]:
-    """One card per plan: its name and price as the title, what it is and how it is billed."""
-    cards = []
+    """One card per plan: its name and price as the title, what it is and how it is billed
+    (a billing said on an earlier card is not said again)."""
+    cards: list[dict[str, Any]] = []
+    billed: set[str] = set()
     for plan in company.pricing:
         title = f"{plan.name}: {plan.price}"
-        summary, billing = closed_sentence(plan.summary), closed_sentence(plan.billing)
-        body = first_fit(
-            [
-                f"{summary} {billing}" if ok(summary) and ok(billing) else None,
-                summary if ok(summary) else None,
-                billing if ok(billing) else None,
-            ],
-            CARD_BODY_MAX,
-        )
+        billing = closed_sentence(plan.billing)
+        said = [_what_it_is(plan.summary, plan.includes, ok=ok)]
+        if billing not in billed and ok(billing):
+            said.append(billing)
+        billed.add(billing)
+        body = first_fit([" ".join(s for s in said if s), said[0]], CARD_BODY_MAX)
         if body and len(title) <= CARD_TITLE_MAX and ok(title):
             cards.append({"title": title, "body": body})
     return cards
+
+
+def _what_it_is(summary: str, includes: list[str], *, ok: Callable[[str], bool]) -> str | None:
+    """The plan's summary, else what it includes first, in the company's words."""
+    if ok(closed_sentence(summary)):
+        return closed_sentence(summary)
+    kept = [item for item in includes[:2] if ok(item)]
+    if not kept:
+        return None
+    return closed_sentence("; ".join([kept[0], *(lower_first(item) for item in kept[1:])]))
