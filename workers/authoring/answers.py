@@ -27,7 +27,6 @@ FRAMING_WORDS = frozenset(
 _ASKED_AS = {
     "security": {"security", "secure", "privacy", "permission", "compliance", "encrypt", "gdpr"},
     "integration": {"integration", "integrate", "connector", "hubspot", "salesforce"},
-    "pricing": {"pricing", "price", "cost", "fee"},
     "guarantee": {"guarantee", "guaranteed", "refund", "warranty"},
 }
 _NOT_FOR = re.compile(

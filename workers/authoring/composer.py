@@ -31,7 +31,7 @@ from workers.authoring.agents import GENERIC_WORDS, agent_sentence, agents_for, 
 from workers.authoring.answers import FRAMING_WORDS, leave_out_note, not_for, subject_words
 from workers.authoring.goals import next_steps, unserved_goal
 from workers.authoring.material import Pool, Screen, fill_pool
-from workers.authoring.pricing import company_terms, price_cards, price_terms
+from workers.authoring.pricing import company_terms, plans_lasting, price_cards, price_terms
 from workers.authoring.phrasing import (
     closed_sentence,
     content_words,
@@ -45,7 +45,13 @@ from workers.authoring.phrasing import (
     with_acronyms,
 )
 from workers.authoring.proof import sort_proof
-from workers.authoring.scope import contradicts, own_timeline, stated_timeline
+from workers.authoring.scope import (
+    contradicts,
+    durations,
+    own_timeline,
+    stated_span,
+    stated_timeline,
+)
 from workers.authoring.sections import kind_of
 from workers.authoring.voices import voice_of
 from workers.imaging.compositions import hero_alt
@@ -60,6 +66,7 @@ _CTA_BY_GOAL = (
     (re.compile(r"\b(call|meeting|schedule|book|talk|chat)\b"), "Book a call"),
 )
 _PROOF_KINDS = ("results", "proof", "quote")
+_ASKS_WHEN = re.compile(r"(?i)\b(?:timeline|schedule|when|timing)\b")
 
 
 class Composer:
@@ -227,6 +234,8 @@ class Composer:
         kinds = [k for k, _t in plan]
         if kind == "features":
             return [self.features(title)]
+        if kind == "steps" and _ASKS_WHEN.search(title):
+            return [self.timeline_steps(title)]
         if kind == "steps":
             return [self.steps(title)]
         if kind == "faq":
@@ -432,6 +441,42 @@ class Composer:
             items += self._offer_steps()
         return {"type": "steps", "title": title, "items": items or self._fallback()}
 
+    def timeline_steps(self, title: str) -> Block:
+        """ "Timeline": every step in time, each saying when, with the company's own timings
+        (an intro call of 45 minutes, a two-week audit). A brief timing its own work gets the
+        intro call, then its work over the time it states and what is left at the end; when
+        the offer has no sentence left for that, the company's step or plan for the same work."""
+        steps = self.company.engagement_model.steps
+        own: list[dict[str, str]] = []
+        if self.timeline is not None:
+            own = self._offer_steps()
+            steps = [
+                step
+                for index, step in enumerate(steps)
+                if (index == 0 and not contradicts(step, self.timeline))
+                or (not own and durations(step.partition(": ")[0]) == [self.timeline])
+            ]
+        items = []
+        for step in steps:
+            head, _, body = step.partition(": ")
+            head = head if self.priced.ok(head) else _without_numbers(head)
+            kept = [s for s in sentences(body) if self.priced.ok(s) and not self.pool.is_used(s)]
+            if head and kept:
+                items.append({"title": upper_first(head), "body": upper_first(" ".join(kept))})
+        if self.timeline is not None and len(items) < 2 and not own:
+            own = [
+                {"title": self.voice.step_titles[0], "body": closed_sentence(plan.summary)}
+                for plan in plans_lasting(self.company, self.timeline)[:1]
+                if self.priced.ok(plan.summary)
+                and not self.pool.is_used(closed_sentence(plan.summary))
+            ]
+        span = stated_span(self.brief.topic, self.brief.offer)
+        for item in own:
+            last = item["title"] == self.voice.step_titles[1]
+            item["title"] = "At the end" if last else f"Over {span}" if span else item["title"]
+            items.append(item)
+        return {"type": "steps", "title": title, "items": items or self._fallback()}
+
     def _offer_steps(self) -> list[dict[str, str]]:
         """The offer's own work and what the client gets, as steps titled in the voice."""
         work_title, result_title = self.voice.step_titles
@@ -576,20 +621,24 @@ class Composer:
     def pricing(self, title: str) -> list[Block]:
         """The company's plans with their prices, or left out when they do not price the
         brief's own piece of work (scope.py)."""
-        if self.timeline is not None:
+        plans = None if self.timeline is None else plans_lasting(self.company, self.timeline)
+        if plans == []:
             return self._leave_out(
                 title,
                 "the company's price list prices its program, not the piece of work this "
                 "brief sells",
                 "state the work's price in the offer",
             )
-        cards = price_cards(self.company, ok=self.priced.ok)
+        cards = price_cards(self.company, ok=self.priced.ok, plans=plans)
+        for card in cards:  # said once: a timeline step does not say a plan's summary again
+            for said in sentences(card["body"]):
+                self.pool.spend(said)
         if not cards:
             return self._leave_out(
                 title, "no price in the company's content may be printed", "state a price"
             )
         block: Block = {"type": "features", "title": title, "items": cards}
-        terms = price_terms(self.company, ok=self.priced.ok)
+        terms = price_terms(self.company, ok=self.priced.ok) if plans is None else []
         lede = [self.pool.spend(t) for t in terms if not self.pool.is_used(t)]
         if lede:
             block["lede"] = " ".join(lede)

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from schemas.public import Company
+from schemas.public import Company, PricingPlan
 from workers.authoring.phrasing import closed_sentence, first_fit, lower_first, sentences
+from workers.authoring.scope import durations
 
 CARD_TITLE_MAX = 80
 CARD_BODY_MAX = 320
@@ -33,12 +34,20 @@ def price_terms(company: Company, *, ok: Callable[[str], bool]) -> list[str]:
     return [text for text in [term, *sentences(model.cancellation)] if ok(text)]
 
 
-def price_cards(company: Company, *, ok: Callable[[str], bool]) -> list[dict[str, Any]]:
-    """One card per plan: its name and price as the title, what it is and how it is billed
-    (a billing said on an earlier card is not said again)."""
+def plans_lasting(company: Company, days: float) -> list[PricingPlan]:
+    """The plans whose summary times the same work as a brief that times its own ("a
+    two-week review" for a two-week audit)."""
+    return [plan for plan in company.pricing if days in durations(plan.summary)]
+
+
+def price_cards(
+    company: Company, *, ok: Callable[[str], bool], plans: list[PricingPlan] | None = None
+) -> list[dict[str, Any]]:
+    """One card per plan (all, or `plans`): its name and price as the title, what it is and
+    how it is billed (a billing said on an earlier card is not said again)."""
     cards: list[dict[str, Any]] = []
     billed: set[str] = set()
-    for plan in company.pricing:
+    for plan in company.pricing if plans is None else plans:
         title = f"{plan.name}: {plan.price}"
         billing = closed_sentence(plan.billing)
         said = [_what_it_is(plan.summary, plan.includes, ok=ok)]

