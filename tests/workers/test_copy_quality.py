@@ -188,6 +188,7 @@ def test_no_number_is_stated_that_the_proof_does_not_give(raw: dict[str, Any]) -
         f"blocks.{i}"
         for i, b in enumerate(page["blocks"])
         if kind_of(b.get("title") or "") == "pricing"
+        or re.search(r"(?i)\b(?:timeline|schedule|when|timing)\b", b.get("title") or "")
     }
 
     stated = {
