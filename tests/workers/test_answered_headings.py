@@ -242,9 +242,17 @@ def shared_sentences(raws: list[dict[str, Any]]) -> list[str]:
     for raw in raws:
         brief, page = compose(raw)
         for heading, blocks in sections_of(page):
-            # The closing request is one ask however the voice titles it.
-            ask = "closing" if blocks[0]["type"] in ("cta", "leadform") else None
-            kind = ask or category(heading) or heading.lower()
+            # The closing request is one ask however the voice titles it; an agent's card says
+            # both who does the work and what it delivers ("Meet the team", "What you get").
+            ask = {"cta": "closing", "leadform": "closing", "features": "cards"}.get(
+                blocks[0]["type"]
+            )
+            asked = category(heading)
+            kind = (
+                asked
+                if asked in _ANSWERS or asked == "pricing"
+                else ask or asked or heading.lower()
+            )
             for sentence in body_sentences(blocks):
                 under[quote_key(sentence)][heading.lower()] = (_SAME_ASK.get(kind, kind), brief)
     return [

@@ -20,7 +20,7 @@ FRAMING_WORDS = frozenset(
         "problem overview approach matter matters familiar sound introduction context story "
         "challenge solution idea detail details summary background change changed learn "
         "what's whats know thing more why together look like expect you'll we'll your ours "
-        "you're we're"
+        "you're we're work works does done"
     )
 )
 # Words material uses for a subject a heading names in one word.

@@ -671,7 +671,7 @@ class Composer:
     def closing(self, title: str | None = None) -> Block:
         heading = title or self.pick(self.voice.cta_titles)
         goal = (self.brief.goal or "").lower()
-        if _FORM_GOALS.search(goal) and title is None:
+        if _FORM_GOALS.search(goal):  # a write-up or a reply is asked for through the form
             return self.form(heading)
         return {
             "type": "cta",
