@@ -615,7 +615,7 @@ class Composer:
                 f"state in the offer what a buyer should know {what}",
             )
         second = self.pool.take(wanted, sources=order, relevant=True, min_shared=2)
-        body = " ".join(s for s in (first, second) if s)
+        body = " ".join(_unlabelled(s, title) for s in (first, second) if s)
         return [{"type": "richtext", "title": title, "markdown": body}]
 
     def pricing(self, title: str) -> list[Block]:
@@ -695,6 +695,15 @@ class Composer:
         ):
             return href
         return str(self.company.urls.book_call)
+
+
+def _unlabelled(sentence: str, heading: str) -> str:
+    """A sentence the brief labelled with the heading's words ("Security: we work in ...")
+    without the label, which the heading above it already says."""
+    label, colon, rest = sentence.partition(": ")
+    if colon and rest and content_words(label) and content_words(label) <= content_words(heading):
+        return upper_first(rest)
+    return sentence
 
 
 def _says_work(sentence: str) -> bool:
