@@ -62,7 +62,27 @@ _TIME = re.compile(
 )
 _SCALE_AFTER = re.compile(r"^\s?(?:million|billion|thousand|trillion|m|bn|b|k)\b", re.I)
 _UNSERVED_GOAL = re.compile(r"trial|sign ?up|subscri|webinar|purchase|newsletter", re.I)
-DANGLING = frozenset("a an the and or but of to for with from into than as your our their".split())
+DANGLING = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "of",
+        "to",
+        "for",
+        "with",
+        "from",
+        "into",
+        "than",
+        "as",
+        "your",
+        "our",
+        "their",
+    ]
+)
 
 
 def category(heading: str) -> str | None:
@@ -290,9 +310,7 @@ def figures(raws: list[dict[str, Any]]) -> dict[str, int]:
     }
 
 
-def test_the_corpus_has_thirty_briefs_in_three_voices_asking_answerable_and_unanswerable_headings() -> (
-    None
-):
+def test_the_corpus_has_thirty_briefs_in_three_voices_asking_the_six_headings() -> None:
     """Must show: at least 30 fresh briefs, three voices, the six headings each asked often."""
     asked = [category(name) for raw in HEADING_BRIEFS for name in raw["sections"]]
 

@@ -61,7 +61,7 @@ def visible(page: dict[str, Any]) -> list[tuple[str, str]]:
 def notes_of(brief: GenerationBrief, page: dict[str, Any]) -> list[Any]:
     """The notes a generate answer carries: the page's, with the writer's own replacing them."""
     own = TemplateWriter().brief_notes(brief, brand=CATALOG.brand, company=CATALOG.company)
-    noted = [n for n in brief_notes(brief, page, brand=CATALOG.brand)]
+    noted = brief_notes(brief, page, brand=CATALOG.brand)
     return [n for n in noted if n.field not in {o.field for o in own}] + own
 
 

@@ -40,8 +40,29 @@ _FROM_TO = re.compile(
 _LEVEL = re.compile(r"^(?P<subject>.+?)\s+(?:down|up)\s+to$", re.IGNORECASE)
 _SCALES = frozenset(("thousand", "million", "billion", "trillion"))
 _PREPOSITIONS = frozenset(
-    "in on at for across after before during within over from to by with of per among "
-    "since than through under".split()
+    [
+        "in",
+        "on",
+        "at",
+        "for",
+        "across",
+        "after",
+        "before",
+        "during",
+        "within",
+        "over",
+        "from",
+        "to",
+        "by",
+        "with",
+        "of",
+        "per",
+        "among",
+        "since",
+        "than",
+        "through",
+        "under",
+    ]
 )
 
 

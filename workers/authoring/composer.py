@@ -31,7 +31,6 @@ from workers.authoring.agents import GENERIC_WORDS, agent_sentence, agents_for, 
 from workers.authoring.answers import FRAMING_WORDS, leave_out_note, not_for, subject_words
 from workers.authoring.goals import next_steps, unserved_goal
 from workers.authoring.material import Pool, Screen, fill_pool
-from workers.authoring.pricing import company_terms, plans_lasting, price_cards, price_terms
 from workers.authoring.phrasing import (
     closed_sentence,
     content_words,
@@ -44,6 +43,7 @@ from workers.authoring.phrasing import (
     upper_first,
     with_acronyms,
 )
+from workers.authoring.pricing import company_terms, plans_lasting, price_cards, price_terms
 from workers.authoring.proof import sort_proof
 from workers.authoring.scope import (
     contradicts,
