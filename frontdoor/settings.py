@@ -38,6 +38,12 @@ class Settings(BaseSettings):
     oauth_audience: str | None = None
     oauth_access_token_ttl: int = Field(default=3600, ge=1, le=86400)
     oauth_allow_http_cimd: bool = False
+    # Who is staff, and so may grant an agent the staff toolsets on /mcp (mcp.md "Staff
+    # toolsets"): email domains and addresses (JSON lists); with an external IdP, also a
+    # claim `name=value` its tokens carry (a string equal to value, or a list holding it).
+    staff_email_domains: list[str] = Field(default_factory=list)
+    staff_emails: list[str] = Field(default_factory=list)
+    oauth_staff_claim: str | None = None
     log_level: str = "INFO"
     # Seconds a request body may take to arrive, from the request reaching the service; later
     # is 408 (frontdoor/rsgi_front.py; content-api.md and signals-api.md "Limits").
