@@ -80,12 +80,14 @@ def worker_id() -> str:
 def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
     """What the pipeline needs, from Backends and the configured models."""
     # Here, not at the top: an embedded start builds the pipeline for its first job only.
+    from workers.authoring.pricing import company_terms
     from workers.pipeline import GenerationPorts
 
     brand = backends.catalog.brand
+    published = company_terms(backends.catalog.company)
 
     def gate(payload: dict[str, Any], brief: GenerationBrief) -> list[Any]:
-        return check_page(payload, brand=brand, brief=brief)
+        return check_page(payload, brand=brand, brief=brief, published=published)
 
     return GenerationPorts(
         jobs=backends.jobs,

@@ -129,7 +129,8 @@ def _write_draft(
         return _update(ports, job.id, steps.fail, error=error, issues=[], worker=worker)
     notes = brief_notes(job.brief, payload, brand=ports.brand)
     if isinstance(ports.author, NotingAuthor):
-        notes += ports.author.brief_notes(job.brief)
+        own = ports.author.brief_notes(job.brief, brand=ports.brand, company=ports.company)
+        notes = [n for n in notes if n.field not in {o.field for o in own}] + own
     return _update(ports, job.id, steps.record_draft, payload, notes=notes, worker=worker)
 
 
