@@ -34,6 +34,10 @@ class OAuthConfig:
     # and, if the server expired first, answers the 401 with a full new sign-in.
     access_token_grace: timedelta = timedelta(seconds=30)
     refresh_token_ttl: timedelta = timedelta(days=30)
+    # A replaced refresh token presented again within this long, by the same client for the
+    # same exchange, gets the same successor (an answer lost on the way); later, or once that
+    # successor was used, the whole grant is revoked.
+    refresh_retry_grace: timedelta = timedelta(seconds=10)
     # A registered (DCR) client that gets no token for this long is forgotten; it then meets
     # 401 invalid_client and registers again. Never before its newest refresh token ends.
     unused_client_ttl: timedelta = timedelta(days=30)

@@ -211,10 +211,12 @@ async def test_a_token_without_every_scope_gets_403_naming_the_scopes(served: Se
     assert "resource_metadata=" in challenge
 
 
-async def test_a_rotated_refresh_token_works_only_until_its_successor_is_used(
+async def test_a_refresh_retried_at_once_gets_the_same_successor_and_reuse_ends_the_grant(
     served: Served,
 ) -> None:
-    """DESIGN MCP: the previous refresh token stays valid only until the new one is used."""
+    """mcp.md Tokens: a refresh token is replaced when exchanged; the same exchange retried at
+    once answers the same successor; presented after that successor was used, it ends the
+    whole grant."""
     tokens = await access_token(served)
     client_id = tokens["client_id"]
 
@@ -224,7 +226,9 @@ async def test_a_rotated_refresh_token_works_only_until_its_successor_is_used(
     replayed = refresh(served, client_id, tokens["refresh_token"])
 
     assert [r.status_code for r in (second, again, third)] == [200, 200, 200]
+    assert again.json() == second.json()
     assert (replayed.status_code, error_of(replayed)) == (400, "invalid_grant")
+    assert call_tool_raw(served, third.json()["access_token"]).status_code == 401
 
 
 async def test_a_revoked_token_stops_working_with_its_whole_grant(served: Served) -> None:
