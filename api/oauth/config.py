@@ -45,7 +45,15 @@ class OAuthConfig:
     signin_ttl: timedelta = timedelta(minutes=10)
     code_attempts: int = 5
     registrations_per_hour: int = 120
-    signins_per_hour: int = 10
+    # Sign-in codes an hour: to one email address from one client address, to one email
+    # address in all, from one client address to any; and codes one pending sign-in may send.
+    # One address can so use up at most a part of a person's allowance.
+    codes_per_email_and_address: int = 5
+    codes_per_email: int = 30
+    codes_per_address: int = 20
+    codes_per_signin: int = 3
+    # The client address behind our own proxies (FORWARDED_FOR_HOPS in gcp mode, else 0).
+    forwarded_for_hops: int = 0
     allow_http_loopback_cimd: bool = False
     offload_store_calls: bool = True
 

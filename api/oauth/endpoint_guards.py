@@ -20,8 +20,9 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.oauth.address_limits import address_key
 from api.oauth.clients import basic_client_id, presented_client_secrets, secrets_in_request
-from api.oauth.config import RETRY_AFTER_SECONDS, sha256_hex
+from api.oauth.config import RETRY_AFTER_SECONDS
 from api.oauth.provider import (
     BuiltinOAuthProvider,
     authorize_method_named,
@@ -334,12 +335,13 @@ class RegistrationLimit:
         if scope.get("method") == "POST":
             now = self.provider.clock()
             window = now.replace(minute=0, second=0, microsecond=0)
-            client: Any = scope.get("client") or ("unknown", 0)
-            bucket = f"register:{sha256_hex(str(client[0]))[:16]}"
+            config = self.provider.config
+            address = address_key(scope, forwarded_for_hops=config.forwarded_for_hops)
+            bucket = f"register:{address}"
             hits = await self.provider.io(
                 self.provider.store.count_hit, bucket, window_start=window
             )
-            if hits > self.provider.config.registrations_per_hour:
+            if hits > config.registrations_per_hour:
                 retry = int((window + timedelta(hours=1) - now).total_seconds()) + 1
                 body = {
                     "error": "rate_limited",

@@ -38,9 +38,7 @@ def open_answer(refresh_token: str, sealed: str) -> OAuthToken | None:
     """The answer sealed under `refresh_token`, or None when it does not open."""
     try:
         raw = base64.urlsafe_b64decode(sealed.encode())
-        plain = AESGCM(_key(refresh_token)).decrypt(
-            raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], None
-        )
+        plain = AESGCM(_key(refresh_token)).decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], None)
         return OAuthToken.model_validate_json(plain)
     except (ValueError, InvalidTag, ValidationError):
         return None
