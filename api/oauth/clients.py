@@ -93,7 +93,7 @@ def secret_for_authenticator(auth_method: str | None, secret_hash: str | None) -
         return None
     presented = (presented_client_secrets.get() or {}).get(auth_method or "")
     if presented is not None and hmac.compare_digest(
-        hashlib.sha256(presented.encode()).hexdigest(), secret_hash
+        hashlib.sha256(presented.encode()).hexdigest().encode(), secret_hash.encode()
     ):
         return presented
     return "unverified:" + secrets.token_hex(32)

@@ -196,7 +196,8 @@ class _Pages:
                 429,
             )
         entered = "".join(ch for ch in str(form.get("code", "")) if ch.isdigit())
-        if not hmac.compare_digest(sha256_hex(f"{pending.tx_id}:{entered}"), pending.otp_hash):
+        entered_hash = sha256_hex(f"{pending.tx_id}:{entered}")
+        if not hmac.compare_digest(entered_hash.encode(), pending.otp_hash.encode()):
             left = self.config.code_attempts - tries
             words = "1 attempt" if left == 1 else f"{left} attempts"
             return self._code_form(
@@ -267,10 +268,11 @@ class _Pages:
             )
         if request.method == "POST":
             sent, cookie = str(form.get("csrf", "")), request.cookies.get(COOKIE, "")
+            # Bytes: compare_digest raises on a str that is not ASCII (any form or cookie).
             if not (
                 sent
-                and hmac.compare_digest(sent, cookie)
-                and hmac.compare_digest(sha256_hex(sent), pending.csrf_hash)
+                and hmac.compare_digest(sent.encode(), cookie.encode())
+                and hmac.compare_digest(sha256_hex(sent).encode(), pending.csrf_hash.encode())
             ):
                 return self._message(
                     "Please try again",

@@ -131,6 +131,19 @@ async def test_a_form_post_without_the_sign_in_cookie_is_refused(
     assert response.status_code == 403
 
 
+@pytest.mark.parametrize("csrf", ["\u00e9" * 32, "\u2603", "a\u00ff"])
+async def test_a_csrf_value_that_is_not_ascii_is_refused_as_forged(
+    http: httpx2.AsyncClient, csrf: str
+) -> None:
+    """CSRF: a form whose token is not ASCII is refused 403 like any forged form (the
+    comparison raised, a 500 with a stack trace)."""
+    _url, hidden = await start_signin(http)
+
+    response = await http.post("/oauth/signin", data={**hidden, "csrf": csrf, "email": EMAIL})
+
+    assert response.status_code == 403
+
+
 async def test_two_sign_ins_open_at_once_in_one_browser_both_go_through(
     http: httpx2.AsyncClient,
 ) -> None:
