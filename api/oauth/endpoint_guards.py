@@ -324,6 +324,24 @@ class JsonRefusalText:
         return body if changed == doc else json.dumps(changed).encode()
 
 
+class NoStore:
+    """`Cache-Control: no-store` and `Pragma: no-cache` on every answer (RFC 7591 §3.2.1 by
+    RFC 6749 §5.1): /register's 201 holds a client secret, which no cache may keep."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def uncached(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers["Cache-Control"] = "no-store"
+                headers["Pragma"] = "no-cache"
+            await send(message)
+
+        await self.app(scope, receive, uncached)
+
+
 class RegistrationLimit:
     """Registrations per client address per hour; DCR stays open and cheap below that."""
 

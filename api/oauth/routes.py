@@ -18,6 +18,7 @@ from api.oauth.endpoint_guards import (
     BodyLimit,
     FormRequest,
     JsonRefusalText,
+    NoStore,
     RegistrationLimit,
 )
 from api.oauth.provider import BuiltinOAuthProvider
@@ -80,6 +81,6 @@ def authorization_server_routes(
             )
         elif route.path == "/register":
             registering = RegistrationLimit(JsonRefusalText(route.app), provider)
-            route = Route(route.path, ClientCors(BodyLimit(registering)), methods=methods)
+            route = Route(route.path, ClientCors(NoStore(BodyLimit(registering))), methods=methods)
         wrapped.append(route)
     return wrapped

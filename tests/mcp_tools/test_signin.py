@@ -344,6 +344,22 @@ async def test_the_metadata_advertises_iss_public_clients_and_metadata_documents
     assert metadata["revocation_endpoint"] == f"{BASE}/revoke"
 
 
+@pytest.mark.parametrize("method", ["client_secret_post", "client_secret_basic", "none"])
+async def test_a_registration_answer_is_never_kept_by_a_cache(
+    http: httpx2.AsyncClient, method: str
+) -> None:
+    """RFC 7591 §3.2.1, RFC 6749 §5.1: the 201 of /register may hold a client_secret, so it
+    carries Cache-Control: no-store and Pragma: no-cache."""
+    response = await http.post(
+        "/register", json={"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": method}
+    )
+
+    assert response.status_code == 201
+    assert ("client_secret" in response.json()) == (method != "none")
+    assert response.headers["cache-control"] == "no-store"
+    assert response.headers["pragma"] == "no-cache"
+
+
 async def test_a_registered_client_always_gets_the_refresh_token_grant(
     http: httpx2.AsyncClient,
 ) -> None:
