@@ -62,6 +62,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         rate_limit_signin="0",
         oauth_signin_codes_per_address="100000",
     )
+    # The MCP side is built on its first request (seconds under load): build it first, so the
+    # first test's requests meet their usual timeouts.
+    httpx2.get(f"{server.base}/.well-known/oauth-authorization-server", timeout=120)
     yield server
     server.stop()
 

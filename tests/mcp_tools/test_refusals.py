@@ -11,7 +11,6 @@ import pytest
 from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.sqlite import SqliteDatabase
 from tests.mcp_tools.conftest import (
-    REDIRECT_URI,
     HeadlessBrowser,
     access_token,
     authorize_url,
@@ -104,7 +103,7 @@ async def test_another_resource_is_refused_at_authorize_and_at_token(served: Ser
         served, client_id, code, pkce.verifier, resource="https://other.example/mcp"
     )
 
-    assert redirect_query(at_authorize)["error"] == "invalid_target"
+    assert (at_authorize.status_code, error_of(at_authorize)) == (400, "invalid_target")
     assert at_token.status_code == 400
     assert error_of(at_token) == "invalid_target"
 
@@ -137,14 +136,14 @@ async def test_a_wrong_pkce_verifier_is_refused(served: Served) -> None:
 
 
 async def test_plain_pkce_is_refused(served: Served) -> None:
-    """PKCE S256 only: `plain` is sent back to the client as invalid_request."""
+    """PKCE S256 only: `plain` is refused invalid_request, shown rather than redirected."""
     client_id = register(served)
     pkce = new_pkce()
 
     response = httpx2.get(authorize_url(served, client_id, pkce, code_challenge_method="plain"))
 
-    assert redirect_query(response)["error"] == "invalid_request"
-    assert urlsplit(response.headers["location"]).netloc == urlsplit(REDIRECT_URI).netloc
+    assert (response.status_code, error_of(response)) == (400, "invalid_request")
+    assert "location" not in response.headers
 
 
 async def test_a_redirect_uri_that_does_not_match_is_refused_without_redirecting(
