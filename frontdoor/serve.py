@@ -118,6 +118,7 @@ def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
         mailer=backends.mailer,
         clock=backends.clock,
         signin_limit=signin_limit(settings),
+        signals=backends.signals,
     )
     return LifespanBridge(asgi.app).wsgi_app
 

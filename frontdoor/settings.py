@@ -47,6 +47,12 @@ class Settings(BaseSettings):
     oauth_signin_codes_per_email: int = Field(default=30, ge=1)
     oauth_signin_codes_per_address: int = Field(default=20, ge=1)
     oauth_signin_codes_per_signin: int = Field(default=3, ge=1)
+    # Who is staff, and so may grant an agent the staff toolsets on /mcp (mcp.md "Staff
+    # toolsets"): email domains and addresses (JSON lists); with an external IdP, also a
+    # claim `name=value` its tokens carry (a string equal to value, or a list holding it).
+    staff_email_domains: list[str] = Field(default_factory=list)
+    staff_emails: list[str] = Field(default_factory=list)
+    oauth_staff_claim: str | None = None
     log_level: str = "INFO"
     # Seconds a request body may take to arrive, from the request reaching the service; later
     # is 408 (frontdoor/rsgi_front.py; content-api.md and signals-api.md "Limits").

@@ -30,7 +30,9 @@ def authorization_server_routes(
     """The SDK's routes in our guards; with `request_limit`, /authorize counted per address."""
     oauth = provider.config
     registration = ClientRegistrationOptions(
-        enabled=True, valid_scopes=list(oauth.scopes), default_scopes=list(oauth.scopes)
+        enabled=True,
+        valid_scopes=list(oauth.supported_scopes),
+        default_scopes=list(oauth.scopes),
     )
     revocation = RevocationOptions(enabled=True)
     sdk_routes = create_auth_routes(
