@@ -35,12 +35,13 @@ def document_server() -> Iterator[tuple[int, list[str]]]:
     """A loopback server that answers GET /client.json with a metadata document naming
     `http://localhost:<port>/client.json`; its port and the Host headers it was sent."""
     hosts: list[str] = []
+    ports: list[int] = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             hosts.append(self.headers.get("Host", ""))
             document = {
-                "client_id": f"http://localhost:{self.server.server_address[1]}/client.json",
+                "client_id": f"http://localhost:{ports[0]}/client.json",
                 "redirect_uris": [REDIRECT_URI],
                 "token_endpoint_auth_method": "none",
             }
@@ -55,10 +56,11 @@ def document_server() -> Iterator[tuple[int, list[str]]]:
             return
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    ports.append(server.server_address[1])
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield server.server_address[1], hosts
+        yield ports[0], hosts
     finally:
         server.shutdown()
         server.server_close()
