@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from api.oauth.config import OAuthConfig
+from api.rate_limits import WindowCounter
 from api.tools.mcp_app import McpConfig
 from domain.staff import StaffDirectory
 from frontdoor.settings import Settings
@@ -23,6 +24,14 @@ def mcp_config(settings: Settings) -> McpConfig:
         resource=f"{base}/mcp",
         access_token_ttl=timedelta(seconds=settings.oauth_access_token_ttl),
         allow_http_loopback_cimd=settings.oauth_allow_http_cimd,
+        refresh_retry_grace=timedelta(seconds=settings.oauth_refresh_retry_seconds),
+        codes_per_email_and_address=settings.oauth_signin_codes_per_email_and_address,
+        codes_per_email=settings.oauth_signin_codes_per_email,
+        codes_per_address=settings.oauth_signin_codes_per_address,
+        codes_per_signin=settings.oauth_signin_codes_per_signin,
+        # Embedded mode listens to its clients directly; in gcp mode only our own proxies'
+        # X-Forwarded-For entries are trusted (as the REST side reads them).
+        forwarded_for_hops=settings.forwarded_for_hops if settings.backend == "gcp" else 0,
         # Firestore calls go to a worker thread; SQLite reads are cheaper than the hop.
         offload_store_calls=settings.backend == "gcp",
         staff=staff,
@@ -37,4 +46,16 @@ def mcp_config(settings: Settings) -> McpConfig:
         jwks_url=settings.oauth_jwks_url,
         audience=settings.oauth_audience,
         staff=staff,
+    )
+
+
+def signin_limit(settings: Settings) -> WindowCounter | None:
+    """Requests per client address to /authorize and the sign-in pages (RATE_LIMIT_SIGNIN per
+    RATE_LIMIT_WINDOW_SECONDS, counted in this process), or None when turned off."""
+    if settings.rate_limit_signin == 0:
+        return None
+    return WindowCounter(
+        policy="signin",
+        quota=settings.rate_limit_signin,
+        window_seconds=settings.rate_limit_window_seconds,
     )

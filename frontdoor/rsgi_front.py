@@ -278,7 +278,9 @@ async def _read(proto: Any, limit: int) -> bytes:
 
 def _environ(scope: Any, body: bytes, declared: int | None) -> Environ:
     server_host, _, server_port = scope.server.rpartition(":")
-    client_host = scope.client.rpartition(":")[0] or scope.client
+    client_host, _, client_port = scope.client.rpartition(":")
+    if not client_host:
+        client_host, client_port = scope.client, ""
     environ: Environ = {
         **WSGI_BASE,
         "REQUEST_METHOD": scope.method,
@@ -288,6 +290,9 @@ def _environ(scope: Any, body: bytes, declared: int | None) -> Environ:
         "SERVER_PORT": server_port,
         "SERVER_PROTOCOL": f"HTTP/{scope.http_version}",
         "REMOTE_ADDR": client_host.strip("[]"),
+        # With it, the ASGI side's bridge (a2wsgi) gives a request its `client`: the
+        # authorization server counts sign-ins and registrations per client address.
+        "REMOTE_PORT": client_port,
         "wsgi.url_scheme": scope.scheme,
         "wsgi.input": io.BytesIO(body),
     }

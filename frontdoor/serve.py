@@ -109,7 +109,7 @@ def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
     """The MCP SDK's app with the OAuth routes, its lifespan started, as WSGI over the bridge."""
     from api.tools.mcp_app import create_mcp_asgi_app
     from frontdoor.composition import LifespanBridge
-    from frontdoor.mcp_wiring import mcp_config
+    from frontdoor.mcp_wiring import mcp_config, signin_limit
 
     asgi = create_mcp_asgi_app(
         mcp_config(settings),
@@ -117,6 +117,7 @@ def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
         oauth_store=backends.oauth,
         mailer=backends.mailer,
         clock=backends.clock,
+        signin_limit=signin_limit(settings),
         signals=backends.signals,
     )
     return LifespanBridge(asgi.app).wsgi_app

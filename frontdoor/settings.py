@@ -38,6 +38,15 @@ class Settings(BaseSettings):
     oauth_audience: str | None = None
     oauth_access_token_ttl: int = Field(default=3600, ge=1, le=86400)
     oauth_allow_http_cimd: bool = False
+    # Built-in AS (mcp.md "Tokens", "Sign-in limits"): seconds a replaced refresh token still
+    # answers the same client's retry of the same exchange with the same successor; sign-in
+    # codes an hour to one email from one client address, to one email in all, from one client
+    # address, and per pending sign-in.
+    oauth_refresh_retry_seconds: int = Field(default=10, ge=0, le=60)
+    oauth_signin_codes_per_email_and_address: int = Field(default=5, ge=1)
+    oauth_signin_codes_per_email: int = Field(default=30, ge=1)
+    oauth_signin_codes_per_address: int = Field(default=20, ge=1)
+    oauth_signin_codes_per_signin: int = Field(default=3, ge=1)
     # Who is staff, and so may grant an agent the staff toolsets on /mcp (mcp.md "Staff
     # toolsets"): email domains and addresses (JSON lists); with an external IdP, also a
     # claim `name=value` its tokens carry (a string equal to value, or a list holding it).
@@ -133,6 +142,9 @@ class Settings(BaseSettings):
     # reading the API, below a scraper; Cloud Armor's rule at the edge (terraform/storage.tf)
     # counts across instances.
     rate_limit_public: int = Field(default=6000, ge=0)
+    # Requests per client address to /authorize and the sign-in pages (built-in AS): a
+    # person's sign-in takes about seven, a page reload or two more.
+    rate_limit_signin: int = Field(default=30, ge=0)
     # /collect's page views (beacons with a visitor id) per minute per visitor id and per client
     # address (signals-api.md "Collect"); at least 1: the limiter always counts.
     collect_limit_visitor: int = Field(default=60, ge=1)

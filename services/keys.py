@@ -148,7 +148,7 @@ class KeyRing:
         presented = hash_key(raw)
         for accepted in (scope, *also):
             boot = self._bootstrap.get(accepted)
-            if boot is not None and hmac.compare_digest(presented, boot):
+            if boot is not None and hmac.compare_digest(presented.encode(), boot.encode()):
                 return self._environment_principal(accepted, raw, presented)
         parsed = parse_key_id(raw)
         if parsed is None or parsed[0] not in (scope, *also):
@@ -156,7 +156,7 @@ class KeyRing:
         record = self._store.get_key(parsed[1])
         if record is None or not record.active or record.scope != parsed[0]:
             return None
-        if not hmac.compare_digest(presented, record.secret_hash):
+        if not hmac.compare_digest(presented.encode(), record.secret_hash.encode()):
             return None
         return Principal(key_id=record.key_id, partner=record.partner, scope=record.scope)
 
@@ -169,7 +169,9 @@ class KeyRing:
         if known is None:
             parsed = parse_key_id(raw)
             record = self._store.get_key(parsed[1]) if parsed and parsed[0] == scope else None
-            if record is not None and hmac.compare_digest(presented, record.secret_hash):
+            if record is not None and hmac.compare_digest(
+                presented.encode(), record.secret_hash.encode()
+            ):
                 known = Principal(key_id=record.key_id, partner=record.partner, scope=scope)
             else:
                 known = Principal(key_id=f"env-{scope}", partner=BOOTSTRAP_PARTNER, scope=scope)

@@ -17,10 +17,12 @@ import json
 import logging
 import secrets
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextvars import ContextVar
+from functools import partial
 from urllib.parse import unquote, urlsplit
 
+import anyio.to_thread
 import httpx
 from mcp.shared.auth import OAuthClientInformationFull
 from pydantic import AnyUrl, ValidationError
@@ -105,7 +107,7 @@ def secret_for_authenticator(auth_method: str | None, secret_hash: str | None) -
         return None
     presented = (presented_client_secrets.get() or {}).get(auth_method or "")
     if presented is not None and hmac.compare_digest(
-        hashlib.sha256(presented.encode()).hexdigest(), secret_hash
+        hashlib.sha256(presented.encode()).hexdigest().encode(), secret_hash.encode()
     ):
         return presented
     return "unverified:" + secrets.token_hex(32)
@@ -139,18 +141,54 @@ class MetadataDocumentError(Exception):
     """The Client ID Metadata Document could not be fetched or is not acceptable."""
 
 
+Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
+
+
+async def system_addresses(host: str, port: int) -> list[str]:
+    """The addresses the system resolver gives `host` (in a worker thread: it blocks)."""
+    infos = await anyio.to_thread.run_sync(
+        partial(socket.getaddrinfo, host, port, proto=socket.IPPROTO_TCP)
+    )
+    return [str(info[4][0]) for info in infos]
+
+
 async def fetch_metadata_document(
-    client_id: str, *, default_scope: str, allow_loopback: bool, timeout: float = 5.0
+    client_id: str,
+    *,
+    default_scope: str,
+    allow_loopback: bool,
+    timeout: float = 5.0,
+    resolve: Resolver = system_addresses,
 ) -> RegisteredClient:
-    """Fetch and check the document at `client_id`. Raises: MetadataDocumentError."""
-    host = urlsplit(client_id).hostname or ""
-    if not allow_loopback and not _public_host(host):
-        raise MetadataDocumentError("client_id host is not a public address")
+    """Fetch and check the document at `client_id`. Raises: MetadataDocumentError.
+
+    The host is resolved once and the connection made to the address that was checked, with
+    the name kept in `Host` and in TLS (SNI and the certificate check): resolving again to
+    connect would let a name that answers a public address to the check and a private one to
+    the connection (DNS rebinding) reach this service's own network.
+    """
+    parts = urlsplit(client_id)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    address = await _checked_address(host, port, allow_loopback=allow_loopback, resolve=resolve)
+    literal = f"[{address}]" if ":" in address else address
+    pinned = parts._replace(netloc=f"{literal}:{port}").geturl()
+    extensions = {"sni_hostname": host} if parts.scheme == "https" else {}
     try:
         async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as http:
-            response = await http.get(client_id, headers={"Accept": "application/json"})
+            response = await http.get(
+                pinned,
+                headers={"Accept": "application/json", "Host": parts.netloc},
+                extensions=extensions,
+            )
     except httpx.HTTPError as err:
         raise MetadataDocumentError("client metadata document unreachable") from err
+    return _checked_document(client_id, response, default_scope=default_scope)
+
+
+def _checked_document(
+    client_id: str, response: httpx.Response, *, default_scope: str
+) -> RegisteredClient:
     if response.status_code != 200 or len(response.content) > MAX_DOCUMENT_BYTES:
         raise MetadataDocumentError("client metadata document not served")
     try:
@@ -174,10 +212,15 @@ async def fetch_metadata_document(
         raise MetadataDocumentError("client metadata document is not valid") from err
 
 
-def _public_host(host: str) -> bool:
-    """Refuse to fetch from private, loopback or link-local addresses (SSRF)."""
+async def _checked_address(host: str, port: int, *, allow_loopback: bool, resolve: Resolver) -> str:
+    """The one address to connect to: every address the host resolves to must be public
+    (or loopback, in local runs and tests), never private or link-local (SSRF)."""
     try:
-        infos = socket.getaddrinfo(host, 443, proto=socket.IPPROTO_TCP)
-    except OSError:
-        return False
-    return all(ipaddress.ip_address(info[4][0]).is_global for info in infos)
+        addresses = [ipaddress.ip_address(a.split("%", 1)[0]) for a in await resolve(host, port)]
+    except (OSError, ValueError) as err:
+        raise MetadataDocumentError("client_id host does not resolve") from err
+    if not addresses or not all(
+        a.is_global or (allow_loopback and a.is_loopback) for a in addresses
+    ):
+        raise MetadataDocumentError("client_id host is not a public address")
+    return str(addresses[0])

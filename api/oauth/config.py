@@ -39,6 +39,10 @@ class OAuthConfig:
     # and, if the server expired first, answers the 401 with a full new sign-in.
     access_token_grace: timedelta = timedelta(seconds=30)
     refresh_token_ttl: timedelta = timedelta(days=30)
+    # A replaced refresh token presented again within this long, by the same client for the
+    # same exchange, gets the same successor (an answer lost on the way); later, or once that
+    # successor was used, the whole grant is revoked.
+    refresh_retry_grace: timedelta = timedelta(seconds=10)
     # A registered (DCR) client that gets no token for this long is forgotten; it then meets
     # 401 invalid_client and registers again. Never before its newest refresh token ends.
     unused_client_ttl: timedelta = timedelta(days=30)
@@ -46,7 +50,15 @@ class OAuthConfig:
     signin_ttl: timedelta = timedelta(minutes=10)
     code_attempts: int = 5
     registrations_per_hour: int = 120
-    signins_per_hour: int = 10
+    # Sign-in codes an hour: to one email address from one client address, to one email
+    # address in all, from one client address to any; and codes one pending sign-in may send.
+    # One address can so use up at most a part of a person's allowance.
+    codes_per_email_and_address: int = 5
+    codes_per_email: int = 30
+    codes_per_address: int = 20
+    codes_per_signin: int = 3
+    # The client address behind our own proxies (FORWARDED_FOR_HOPS in gcp mode, else 0).
+    forwarded_for_hops: int = 0
     allow_http_loopback_cimd: bool = False
     offload_store_calls: bool = True
 

@@ -2,9 +2,10 @@
 
 Each wraps one SDK handler (api/oauth/routes.py mounts them) or, for StoreOutage and the 405
 shape, the whole ASGI side (api/tools/mcp_app.py): a body limit; /authorize's unknown clients,
-a code_challenge without its method and `iss` on its errors; /token's grant types, `resource`
+a code_challenge without its method; /token's grant types, `resource`
 and HTTP Basic; /revoke's public clients; registrations per address; RFC 6749's characters in
-every error_description; an OAuth store outage as 503 `temporarily_unavailable`.
+every error_description; /authorize's errors answered, never redirected to a redirect URI no
+person has confirmed; an OAuth store outage as 503 `temporarily_unavailable`.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.oauth.address_limits import address_key
 from api.oauth.clients import basic_client_id, presented_client_secrets, secrets_in_request
-from api.oauth.config import RETRY_AFTER_SECONDS, sha256_hex
+from api.oauth.config import RETRY_AFTER_SECONDS
 from api.oauth.provider import (
     BuiltinOAuthProvider,
     authorize_method_named,
@@ -94,10 +96,9 @@ class AuthorizeRequest:
     """/authorize, by GET or by POST: an unknown client_id gets 401 invalid_client, so the
     client registers again (the SDK answers a POST 400 invalid_request); a code_challenge
     sent without code_challenge_method (which RFC 7636 §4.3 reads as `plain`, and the SDK as
-    S256) is marked for the provider, which refuses it back to the validated redirect URI;
-    an error the SDK sends back to the client carries `iss` (RFC 9207 §2, which the metadata
-    advertises; the SDK leaves it out) and an error_description in the characters RFC 6749
-    allows. Mounted inside BodyLimit, so a POST's body is at most FORM_LIMIT bytes here."""
+    S256) is marked for the provider, which refuses it; an error the SDK would send back to
+    the client's redirect URI is answered here instead (see _errors_shown). Mounted inside
+    BodyLimit, so a POST's body is at most FORM_LIMIT bytes here."""
 
     def __init__(self, app: ASGIApp, provider: BuiltinOAuthProvider) -> None:
         self.app = app
@@ -122,32 +123,50 @@ class AuthorizeRequest:
         named = "code_challenge_method" in query or "code_challenge" not in query
         marked = authorize_method_named.set(named)
         try:
-            await self.app(scope, receive, self._issuer_on_errors(send))
+            await self.app(scope, receive, self._errors_shown(send))
         finally:
             authorize_method_named.reset(marked)
 
-    def _issuer_on_errors(self, send: Send) -> Send:
-        issuer = self.provider.config.issuer
+    def _errors_shown(self, send: Send) -> Send:
+        """An error the SDK sends back to the client's redirect URI is answered here instead:
+        400 (503 with Retry-After for temporarily_unavailable) with `error` and an
+        `error_description` in the characters RFC 6749 allows. No person has confirmed that
+        redirect URI yet (anyone may register one), so redirecting would make this server an
+        open redirector (RFC 9700 §4.11.2). Only consent, which names the redirect host, sends
+        the person back, with `code` or `access_denied`."""
+        shown = False
 
-        async def with_issuer(message: Message) -> None:
-            if message["type"] == "http.response.start" and message["status"] == 302:
-                headers = MutableHeaders(scope=message)
-                target = urlsplit(headers.get("location", ""))
-                query = parse_qsl(target.query, keep_blank_values=True)
-                names = {name for name, _ in query}
-                if "error" in names:
-                    # RFC 6749 §4.1.2.1: printable ASCII, no `"` or `\` (the SDK joins its
-                    # parser's messages with newlines)
-                    query = [
-                        (name, error_description(value) if name == "error_description" else value)
-                        for name, value in query
-                    ]
-                    if "iss" not in names:
-                        query.append(("iss", issuer))
-                    headers["location"] = target._replace(query=urlencode(query)).geturl()
+        async def without_redirect(message: Message) -> None:
+            nonlocal shown
+            if message["type"] == "http.response.start" and message["status"] in (302, 303):
+                target = urlsplit(MutableHeaders(scope=message).get("location", ""))
+                query = dict(parse_qsl(target.query, keep_blank_values=True))
+                if "error" in query:
+                    shown = True
+                    await _error_shown(send, query["error"], query.get("error_description", ""))
+                    return
+            elif shown:
+                return  # the redirect's own (empty) body
             await send(message)
 
-        return with_issuer
+        return without_redirect
+
+
+async def _error_shown(send: Send, error: str, description: str) -> None:
+    body = json.dumps(
+        {"error": error, "error_description": error_description(description)}
+    ).encode()
+    unavailable = error == "temporarily_unavailable"
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"cache-control", b"no-store"),
+    ]
+    if unavailable:
+        headers.append((b"retry-after", RETRY_AFTER_SECONDS.encode()))
+    status = 503 if unavailable else 400
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 async def read_body(receive: Receive, limit: int) -> bytes | None:
@@ -323,6 +342,24 @@ class JsonRefusalText:
         return body if changed == doc else json.dumps(changed).encode()
 
 
+class NoStore:
+    """`Cache-Control: no-store` and `Pragma: no-cache` on every answer (RFC 7591 §3.2.1 by
+    RFC 6749 §5.1): /register's 201 holds a client secret, which no cache may keep."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def uncached(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers["Cache-Control"] = "no-store"
+                headers["Pragma"] = "no-cache"
+            await send(message)
+
+        await self.app(scope, receive, uncached)
+
+
 class RegistrationLimit:
     """Registrations per client address per hour; DCR stays open and cheap below that."""
 
@@ -334,12 +371,13 @@ class RegistrationLimit:
         if scope.get("method") == "POST":
             now = self.provider.clock()
             window = now.replace(minute=0, second=0, microsecond=0)
-            client: Any = scope.get("client") or ("unknown", 0)
-            bucket = f"register:{sha256_hex(str(client[0]))[:16]}"
+            config = self.provider.config
+            address = address_key(scope, forwarded_for_hops=config.forwarded_for_hops)
+            bucket = f"register:{address}"
             hits = await self.provider.io(
                 self.provider.store.count_hit, bucket, window_start=window
             )
-            if hits > self.provider.config.registrations_per_hour:
+            if hits > config.registrations_per_hour:
                 retry = int((window + timedelta(hours=1) - now).total_seconds()) + 1
                 body = {
                     "error": "rate_limited",

@@ -4,7 +4,10 @@ All state sits in the OAuthStore port (codes and tokens only as sha256 hashes), 
 process can answer any step. The SDK handlers validate requests; this provider adds what
 they leave to it: the RFC 8707 `resource` checked at /authorize and /token and bound into
 every token, single-use codes, rotating refresh tokens, revocation by grant, Client ID
-Metadata Documents, loopback redirect ports and client secrets kept only as hashes.
+Metadata Documents, loopback redirect ports and client secrets kept only as hashes. A
+refresh token is replaced the moment it is exchanged; presented again it ends its whole grant
+(RFC 9700 §4.14.2), except for the same client retrying the same exchange within
+`refresh_retry_grace`, which gets the same successor (api.oauth.sealed_answer).
 Expired rows are treated as absent (stores delete them later). Clients live in
 api.oauth.client_book, sign-in and consent in api.oauth.signin.
 """
@@ -34,6 +37,7 @@ from pydantic import AnyUrl
 from api.oauth.client_book import ClientBook
 from api.oauth.clients import RegisteredClient
 from api.oauth.config import OAuthConfig, call_store, sha256_hex
+from api.oauth.sealed_answer import open_answer, seal_answer
 from backends.ports import (
     AuthorizationCodeRecord,
     ConflictError,
@@ -205,9 +209,9 @@ class BuiltinOAuthProvider:
             return None
         if record.expires_at <= self.clock():
             return None  # as if already deleted, whether or not the store got to it yet
-        if record.revoked_at is not None:
-            # A rotated-out refresh token came back: treat the grant as stolen.
-            await self._revoke_grant(record.grant_id)
+        if record.revoked_at is not None and not self._retrying(record):
+            # A replaced or revoked refresh token came back: treat the grant as stolen.
+            await self._end_reused_grant(record)
             return None
         return RefreshToken(
             token=refresh_token,
@@ -224,19 +228,93 @@ class BuiltinOAuthProvider:
         self._check_token_resource(refresh_token.resource)
         token_hash = sha256_hex(refresh_token.token)
         record = await self.io(self.store.get_token, token_hash)
-        if record is None or record.revoked_at is not None:
+        if record is None:
             raise TokenError("invalid_grant", "refresh token is no longer valid")
-        if record.parent_hash is not None:
-            # The new token is in use: the one it replaced stops working now.
-            await self.io(self.store.revoke_token, record.parent_hash, now=self.clock())
-            self._verified.clear()
-        return await self._issue_tokens(
-            client,
-            subject=record.subject,
-            scopes=scopes,
-            grant_id=record.grant_id,
-            parent_hash=token_hash,
+        if record.revoked_at is None:
+            answer = await self._issue_tokens(
+                client,
+                subject=record.subject,
+                scopes=scopes,
+                grant_id=record.grant_id,
+                parent_hash=token_hash,
+            )
+            sealed = seal_answer(refresh_token.token, answer)
+            try:
+                # Replaced the moment it is exchanged: a second exchange is a retry or a theft.
+                await self.io(
+                    self.store.replace_token, token_hash, now=self.clock(), replacement=sealed
+                )
+            except (ConflictError, NotFoundError):
+                # Exchanged at the same moment elsewhere, which won: withdraw ours.
+                await self._withdraw(answer)
+                record = await self.io(self.store.get_token, token_hash)
+            else:
+                if record.parent_hash is not None:
+                    # A token rotated before replacement was recorded left its parent live.
+                    await self.io(self.store.revoke_token, record.parent_hash, now=self.clock())
+                return answer
+        return await self._retried_answer(record, refresh_token.token, scopes)
+
+    def _retrying(self, record: OAuthTokenRecord) -> bool:
+        """Whether a replaced refresh token is still within the retry grace."""
+        return (
+            record.replaced_at is not None
+            and record.replacement is not None
+            and self.clock() - record.replaced_at <= self.config.refresh_retry_grace
         )
+
+    async def _retried_answer(
+        self, record: OAuthTokenRecord | None, refresh_token: str, scopes: list[str]
+    ) -> OAuthToken:
+        """The successor a replaced refresh token was exchanged for, to the same client
+        retrying the same exchange within the grace while that successor is unused and its
+        grant live; anything else is reuse, and ends the grant."""
+        if record is None:
+            raise TokenError("invalid_grant", "refresh token is no longer valid")
+        answer = None
+        if self._retrying(record) and record.replacement is not None:
+            answer = open_answer(refresh_token, record.replacement)
+        if (
+            answer is None
+            or set((answer.scope or "").split()) != set(scopes)
+            or not await self._unused(answer)
+        ):
+            await self._end_reused_grant(record)
+            raise TokenError("invalid_grant", "refresh token is no longer valid")
+        logger.info(
+            "refresh exchange retried: the same successor answered",
+            extra={"client_id": record.client_id},
+        )
+        return answer
+
+    async def _unused(self, answer: OAuthToken) -> bool:
+        """Whether both tokens of an answer are still live (not replaced, not revoked)."""
+        for token in (answer.access_token, answer.refresh_token):
+            if token is None:
+                continue
+            issued = await self.io(self.store.get_token, sha256_hex(token))
+            if issued is None or issued.revoked_at is not None:
+                return False
+        return True
+
+    async def _withdraw(self, answer: OAuthToken) -> None:
+        for token in (answer.access_token, answer.refresh_token):
+            if token is not None:
+                await self.io(self.store.revoke_token, sha256_hex(token), now=self.clock())
+
+    async def _end_reused_grant(self, record: OAuthTokenRecord) -> None:
+        """Revoke the whole grant of a refresh token presented after it was replaced or
+        revoked (RFC 9700 §4.14.2), and log it as a security event, without token values."""
+        logger.warning(
+            "refresh token reuse: a %s refresh token was presented; its grant is revoked",
+            "replaced" if record.replaced_at is not None else "revoked",
+            extra={
+                "security_event": "oauth_refresh_token_reuse",
+                "client_id": record.client_id,
+                "grant": record.grant_id[:16],
+            },
+        )
+        await self._revoke_grant(record.grant_id)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         token_hash, now = sha256_hex(token), self.clock()

@@ -9,19 +9,25 @@ from pydantic import AnyHttpUrl
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp
 
+from api.oauth.address_limits import AddressLimit, AddressRateLimit
 from api.oauth.client_cors import ClientCors
 from api.oauth.endpoint_guards import (
     AuthorizeRequest,
     BodyLimit,
     FormRequest,
     JsonRefusalText,
+    NoStore,
     RegistrationLimit,
 )
 from api.oauth.provider import BuiltinOAuthProvider
 
 
-def authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRoute]:
+def authorization_server_routes(
+    provider: BuiltinOAuthProvider, *, request_limit: AddressLimit | None = None
+) -> list[BaseRoute]:
+    """The SDK's routes in our guards; with `request_limit`, /authorize counted per address."""
     oauth = provider.config
     registration = ClientRegistrationOptions(
         enabled=True,
@@ -61,11 +67,12 @@ def authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRout
                 route.path, cors_middleware(metadata_endpoint, ["GET", "OPTIONS"]), methods=methods
             )
         elif route.path == "/authorize":
-            route = Route(
-                route.path,
-                BodyLimit(AuthorizeRequest(JsonRefusalText(route.app), provider)),
-                methods=methods,
-            )
+            authorize: ASGIApp = BodyLimit(AuthorizeRequest(JsonRefusalText(route.app), provider))
+            if request_limit is not None:
+                authorize = AddressRateLimit(
+                    authorize, limit=request_limit, forwarded_for_hops=oauth.forwarded_for_hops
+                )
+            route = Route(route.path, authorize, methods=methods)
         elif route.path == "/token":
             token = BodyLimit(FormRequest(JsonRefusalText(route.app)))
             route = Route(route.path, ClientCors(token), methods=methods)
@@ -76,6 +83,6 @@ def authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRout
             )
         elif route.path == "/register":
             registering = RegistrationLimit(JsonRefusalText(route.app), provider)
-            route = Route(route.path, ClientCors(BodyLimit(registering)), methods=methods)
+            route = Route(route.path, ClientCors(NoStore(BodyLimit(registering))), methods=methods)
         wrapped.append(route)
     return wrapped

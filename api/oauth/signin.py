@@ -21,10 +21,12 @@ from urllib.parse import urlsplit
 from email_validator import EmailNotValidError, validate_email
 from mcp.server.auth.provider import AuthorizationParams, construct_redirect_uri
 from starlette.datastructures import FormData
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from api.oauth.address_limits import AddressLimit, AddressRateLimit, address_key
 from api.oauth.config import sha256_hex
 from api.oauth.paths import CODE_PATH, CONSENT_PATH, SIGNIN_PATH
 from api.oauth.provider import BuiltinOAuthProvider
@@ -91,14 +93,25 @@ class Brand:
 
 
 def create_signin_routes(
-    provider: BuiltinOAuthProvider, mailer: Mailer, brand: Brand
+    provider: BuiltinOAuthProvider,
+    mailer: Mailer,
+    brand: Brand,
+    *,
+    request_limit: AddressLimit | None = None,
 ) -> list[Route]:
-    """The three steps as Starlette routes at their root paths."""
+    """The three steps as Starlette routes at their root paths; with `request_limit`, each
+    counted per client address."""
     pages = _Pages(provider, mailer, brand)
+    hops = provider.config.forwarded_for_hops
+    limited = (
+        [Middleware(AddressRateLimit, limit=request_limit, forwarded_for_hops=hops)]
+        if request_limit is not None
+        else None
+    )
     return [
-        Route(SIGNIN_PATH, pages.signin, methods=["GET", "POST"]),
-        Route(CODE_PATH, pages.code, methods=["GET", "POST"]),
-        Route(CONSENT_PATH, pages.consent, methods=["GET", "POST"]),
+        Route(SIGNIN_PATH, pages.signin, methods=["GET", "POST"], middleware=limited),
+        Route(CODE_PATH, pages.code, methods=["GET", "POST"], middleware=limited),
+        Route(CONSENT_PATH, pages.consent, methods=["GET", "POST"], middleware=limited),
     ]
 
 
@@ -140,14 +153,9 @@ class _Pages:
             return self._email_form(
                 pending, csrf, error="Enter an email address like name@example.com.", status=400
             )
-        if not await self._within_limit(
-            f"signin:{sha256_hex(email.lower())}", self.config.signins_per_hour
-        ):
-            return self._message(
-                "Too many sign-in codes",
-                "Too many codes were sent to this address. Try again in an hour.",
-                429,
-            )
+        refusal = await self._code_allowance(request, pending, email)
+        if refusal is not None:
+            return self._message("Too many sign-in codes", refusal, 429)
         code = f"{secrets.randbelow(10**6):06d}"
         pending = replace(pending, email=email, otp_hash=sha256_hex(f"{pending.tx_id}:{code}"))
         await self.provider.io(self.store.save_pending, pending)
@@ -194,7 +202,8 @@ class _Pages:
                 429,
             )
         entered = "".join(ch for ch in str(form.get("code", "")) if ch.isdigit())
-        if not hmac.compare_digest(sha256_hex(f"{pending.tx_id}:{entered}"), pending.otp_hash):
+        entered_hash = sha256_hex(f"{pending.tx_id}:{entered}")
+        if not hmac.compare_digest(entered_hash.encode(), pending.otp_hash.encode()):
             left = self.config.code_attempts - tries
             words = "1 attempt" if left == 1 else f"{left} attempts"
             return self._code_form(
@@ -275,10 +284,11 @@ class _Pages:
             )
         if request.method == "POST":
             sent, cookie = str(form.get("csrf", "")), request.cookies.get(COOKIE, "")
+            # Bytes: compare_digest raises on a str that is not ASCII (any form or cookie).
             if not (
                 sent
-                and hmac.compare_digest(sent, cookie)
-                and hmac.compare_digest(sha256_hex(sent), pending.csrf_hash)
+                and hmac.compare_digest(sent.encode(), cookie.encode())
+                and hmac.compare_digest(sha256_hex(sent).encode(), pending.csrf_hash.encode())
             ):
                 return self._message(
                     "Please try again",
@@ -287,11 +297,54 @@ class _Pages:
                 )
         return pending, form
 
-    async def _within_limit(self, bucket: str, limit: int) -> bool:
-        now = self.provider.clock()
-        window = now.replace(minute=0, second=0, microsecond=0)
-        hits = await self.provider.io(self.store.count_hit, bucket, window_start=window)
-        return hits <= limit
+    async def _code_allowance(
+        self, request: Request, pending: PendingAuthorization, email: str
+    ) -> str | None:
+        """Why no code may be sent now, or None. Counted from the narrowest allowance out,
+        stopping at the first one used up: the codes of one pending sign-in, of the client
+        address, to this email from this address, then to this email in all. So requests one
+        address keeps sending past its own allowances never count against the person's."""
+        config = self.config
+        address = address_key(request.scope, forwarded_for_hops=config.forwarded_for_hops)
+        person = sha256_hex(email.lower())
+        hour = self.provider.clock().replace(minute=0, second=0, microsecond=0)
+        allowances = (
+            (
+                f"signin-tx:{sha256_hex(pending.tx_id)}",
+                pending.expires_at - config.signin_ttl,
+                config.codes_per_signin,
+                "This sign-in has sent as many codes as it may. Go back to your app and "
+                "connect again.",
+            ),
+            (
+                f"signin-address:{address}",
+                hour,
+                config.codes_per_address,
+                "Too many codes were asked for from your network. Try again in an hour.",
+            ),
+            (
+                f"signin-pair:{person}:{address}",
+                hour,
+                config.codes_per_email_and_address,
+                "Too many codes were sent to this address. Try again in an hour.",
+            ),
+            (
+                f"signin:{person}",
+                hour,
+                config.codes_per_email,
+                "Too many codes were sent to this address. Try again in an hour.",
+            ),
+        )
+        for bucket, window, limit, refusal in allowances:
+            hits = await self.provider.io(self.store.count_hit, bucket, window_start=window)
+            if hits > limit:
+                logger.info(
+                    "sign-in code refused: %s allowance used up",
+                    bucket.split(":", 1)[0],
+                    extra={"client_hash": address},
+                )
+                return refusal
+        return None
 
     def _email_form(
         self, pending: PendingAuthorization, csrf: str, *, error: str | None, status: int = 200

@@ -39,6 +39,7 @@ from api.errors import ApiError, unsupported_media_type
 from api.rest.json_body import parse_json
 from api.rest.signals import queue_events
 from backends.bundle import Backends
+from domain.client_address import client_address
 from schemas.errors import Issue
 from schemas.signals.bodies import CollectBody
 from schemas.signals.events import (
@@ -191,21 +192,6 @@ def _client_ip(config: AppConfig, headers: Headers) -> str:
     # X-Forwarded-For and only their entries can be trusted.
     hops = config.forwarded_for_hops if config.mode == "gcp" else 0
     return client_address(headers.get("X-Forwarded-For", ""), request.remote_addr or "", hops=hops)
-
-
-def client_address(forwarded_for: str, peer: str, *, hops: int) -> str:
-    """The client's address: the `hops`-th X-Forwarded-For entry from the end, else the peer.
-
-    Each trusted proxy appends what it saw; everything to the left of the entries they wrote
-    is the client's own claim and spoofable. The Google external Application Load Balancer
-    appends `<client>,<load balancer>`, so behind it the client is 2 from the end; a bare
-    Cloud Run URL appends `<client>` (1). 0 ignores the header. A header with fewer entries
-    than that did not come through those proxies: the peer address is used.
-    """
-    entries = [p.strip() for p in forwarded_for.split(",")] if forwarded_for.strip() else []
-    if hops < 1 or len(entries) < hops or not entries[-hops]:
-        return peer
-    return entries[-hops]
 
 
 def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:

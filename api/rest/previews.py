@@ -32,7 +32,8 @@ def verify_preview_token(
         return False
     if stamp <= now.timestamp() or not secret:
         return False
-    return hmac.compare_digest(signature, _sign(slug, version, stamp, secret))
+    # Bytes: compare_digest raises on a str that is not ASCII (a link anyone may edit).
+    return hmac.compare_digest(signature.encode(), _sign(slug, version, stamp, secret).encode())
 
 
 def preview_expiry(updated_at: datetime) -> datetime:

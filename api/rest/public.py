@@ -9,8 +9,8 @@ from flask import Blueprint, Response, json, request
 
 from api.config import AppConfig
 from api.rate_limits import RateLimits
-from api.rest.collect import client_address
 from api.rest.http_cache import CORS_HEADERS, CachedBody, RenderedOnce, cached_response
+from domain.client_address import client_address
 from schemas.catalog import Catalog
 from schemas.public import (
     BlogBody,

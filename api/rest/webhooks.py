@@ -184,7 +184,10 @@ def create_webhooks_blueprint(
     @bp.post("/internal/deliveries/<delivery_id>/attempt")
     def attempt(delivery_id: str) -> Response:
         presented = request.headers.get(INTERNAL_TOKEN_HEADER, "")
-        if not options.internal_token or not hmac.compare_digest(presented, options.internal_token):
+        # Bytes: compare_digest raises on a str that is not ASCII (any header a caller sends).
+        if not options.internal_token or not hmac.compare_digest(
+            presented.encode(), options.internal_token.encode()
+        ):
             raise ApiError(401, "unauthorized", "Internal route")
         task = _parse(AttemptInput, _json_body())
         if task.delivery_id != delivery_id:

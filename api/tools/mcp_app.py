@@ -35,6 +35,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.oauth.address_limits import AddressLimit
 from api.oauth.config import OAuthConfig
 from api.oauth.endpoint_guards import StoreOutage, oauth_method_refusal
 from api.oauth.jwt_verifier import JwtTokenVerifier
@@ -99,9 +100,11 @@ def create_mcp_asgi_app(
     oauth_store: OAuthStore,
     mailer: Mailer,
     clock: Callable[[], datetime],
+    signin_limit: AddressLimit | None = None,
     signals: SignalStore | None = None,
 ) -> McpAsgiApp:
-    """Built-in authorization server unless `external_issuer` is set; then JWTs from the IdP."""
+    """Built-in authorization server unless `external_issuer` is set; then JWTs from the IdP.
+    `signin_limit` counts requests to /authorize and the sign-in pages per client address."""
     routes: list[BaseRoute] = []
     verifier: TokenVerifier
     if config.external_issuer:
@@ -120,9 +123,9 @@ def create_mcp_asgi_app(
         issuer = oauth.issuer
         provider = BuiltinOAuthProvider(oauth_store, oauth, clock=clock)
         verifier = ProviderTokenVerifier(provider)  # type: ignore[arg-type]  # our provider is structurally one
-        routes += authorization_server_routes(provider)
+        routes += authorization_server_routes(provider, request_limit=signin_limit)
         brand = Brand(catalog.company.name, catalog.brand.palette, catalog.brand.font_stack)
-        routes += create_signin_routes(provider, mailer, brand)
+        routes += create_signin_routes(provider, mailer, brand, request_limit=signin_limit)
     auth = AuthSettings(
         issuer_url=issuer,  # a str keeps the issuer exact (no trailing slash)
         resource_server_url=config.resource,

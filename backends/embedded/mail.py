@@ -1,4 +1,6 @@
-"""OutboxMailer: embedded mail, one JSON file per message under DATA_DIR/outbox/ and a log line."""
+"""OutboxMailer: embedded mail, one JSON file per message under DATA_DIR/outbox/ and a log line
+naming the file. The message (a sign-in code in its subject and text) and its recipient stay in
+the file: the log never holds them."""
 
 from __future__ import annotations
 
@@ -35,4 +37,4 @@ class OutboxMailer:
             with contextlib.suppress(OSError):  # nothing may be there to remove
                 tmp.unlink()
             raise UnavailableError("the outbox folder could not be written") from err
-        logger.info("mail written to outbox: %s", path.name, extra={"subject": subject})
+        logger.info("mail written to outbox: %s", path.name)

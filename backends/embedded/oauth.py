@@ -178,6 +178,21 @@ class SqliteOAuthStore:
                 (_iso(now), token_hash),
             )
 
+    def replace_token(self, token_hash: str, *, now: datetime, replacement: str) -> None:
+        with self._db.transaction() as conn:
+            row = conn.execute(
+                "SELECT revoked_at, doc FROM oauth_tokens WHERE token_hash = ?", (token_hash,)
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(token_hash)
+            if row["revoked_at"] is not None:
+                raise ConflictError(token_hash)
+            doc = {**json.loads(row["doc"]), "replaced_at": _iso(now), "replacement": replacement}
+            conn.execute(
+                "UPDATE oauth_tokens SET revoked_at = ?, doc = ? WHERE token_hash = ?",
+                (_iso(now), json.dumps(doc), token_hash),
+            )
+
     def revoke_grant(self, grant_id: str, *, now: datetime) -> None:
         with self._db.transaction() as conn:
             conn.execute(

@@ -2,7 +2,8 @@
 
 We chose a topic over a vendor API: the operator subscribes whatever transactional sender they
 already run (SendGrid, SES, Postmark, their own SMTP relay), and the service holds no mail
-credentials. The message is JSON `{to, subject, text}` with attribute `kind=mail`.
+credentials. The message is JSON `{to, subject, text}` with attribute `kind=mail`; the log
+names neither the recipient nor the subject or text (a sign-in code is in both).
 """
 
 from __future__ import annotations
@@ -24,4 +25,4 @@ class PubSubMailer:
     def send(self, *, to: str, subject: str, text: str) -> None:
         body = json.dumps({"to": to, "subject": subject, "text": text}).encode()
         self._publisher.publish(body, kind="mail")
-        logger.info("mail published for the mailer", extra={"subject": subject})
+        logger.info("mail published for the mailer")

@@ -134,6 +134,21 @@ class FirestoreOAuthStore:
             if snap.exists and snap.get("revoked_at") is None:
                 ref.update({"revoked_at": now}, **self._deadline.write)
 
+    def replace_token(self, token_hash: str, *, now: datetime, replacement: str) -> None:
+        ref = self._tokens.document(token_hash)
+
+        def mark(transaction: firestore.Transaction) -> None:
+            snap = ref.get(transaction=transaction, **self._deadline.read)
+            if not snap.exists:
+                raise NotFoundError(token_hash)
+            if (snap.to_dict() or {}).get("revoked_at") is not None:
+                raise ConflictError(token_hash)
+            transaction.update(
+                ref, {"revoked_at": now, "replaced_at": now, "replacement": replacement}
+            )
+
+        run_transaction(self._client, mark, deadline=self._deadline)
+
     def revoke_grant(self, grant_id: str, *, now: datetime) -> None:
         query = self._tokens.where(filter=firestore.FieldFilter("grant_id", "==", grant_id))
         batch = self._client.batch()

@@ -68,7 +68,10 @@ class OAuthTokenRecord:
     """An access or refresh token, stored by the sha256 of the token.
 
     `grant_id` ties every token of one authorization together (revocation of one revokes
-    all); `parent_hash` is the refresh token this one replaced.
+    all); `parent_hash` is the refresh token this one replaced. A refresh token exchanged for
+    a successor has `replaced_at` (and `revoked_at`) set, and `replacement`: the answer that
+    exchange gave, sealed with a key only the refresh token itself yields, so that the same
+    client retrying the same exchange gets the same successor.
     """
 
     token_hash: str
@@ -81,6 +84,8 @@ class OAuthTokenRecord:
     expires_at: datetime
     parent_hash: str | None = None
     revoked_at: datetime | None = None
+    replaced_at: datetime | None = None
+    replacement: str | None = None
 
 
 class OAuthStore(Protocol):
@@ -122,6 +127,13 @@ class OAuthStore(Protocol):
 
     def revoke_token(self, token_hash: str, *, now: datetime) -> None:
         """Revoke one token (idempotent; unknown hashes are ignored)."""
+
+    def replace_token(self, token_hash: str, *, now: datetime, replacement: str) -> None:
+        """Mark a live token replaced by its successor, atomically: `revoked_at` and
+        `replaced_at` become `now`, `replacement` is kept. Of two calls at once, one wins.
+
+        Raises: NotFoundError; ConflictError if it was already revoked or replaced.
+        """
 
     def revoke_grant(self, grant_id: str, *, now: datetime) -> None:
         """Revoke every token of one grant (idempotent)."""

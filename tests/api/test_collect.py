@@ -13,10 +13,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from api.app import create_app
-from api.rest.collect import client_address
 from backends.bundle import Backends
 from backends.embedded.queues import DurableQueue
 from backends.ports import StreamQuery
+from domain.client_address import client_address
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
 from schemas.signals.events import Event, Position, parse_since

@@ -62,6 +62,16 @@ def test_malformed_tokens_are_refused(token: str) -> None:
     assert not verify_preview_token(token, slug="launch", version=3, now=NOW, secret=SECRET)
 
 
+@pytest.mark.parametrize("signature", ["\u00e9" * 43, "\u2603", "abc\u00ff"])
+def test_a_token_whose_signature_is_not_ascii_is_refused(signature: str) -> None:
+    """A link anyone may edit: a signature that is not ASCII is a wrong one, never an error."""
+    stamp = make_preview_token("launch", 3, EXPIRES, SECRET).partition(".")[0]
+
+    assert not verify_preview_token(
+        f"{stamp}.{signature}", slug="launch", version=3, now=NOW, secret=SECRET
+    )
+
+
 def test_an_extended_expiry_breaks_the_signature() -> None:
     """The expiry is signed: moving it forward invalidates the token."""
     stamp, signature = make_preview_token("launch", 3, EXPIRES, SECRET).split(".")

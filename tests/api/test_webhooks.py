@@ -332,6 +332,19 @@ def test_the_internal_attempt_route_refuses_calls_without_the_internal_token(
     assert (missing.status_code, wrong.status_code) == (401, 401)
 
 
+def test_an_internal_token_that_is_not_ascii_is_refused_401(api: FlaskClient) -> None:
+    """DESIGN Deliveries: a header the comparison cannot take is a wrong token (it was a 500)."""
+    body = {"delivery_id": "msg_1", "attempt": 1, "replays": 0}
+
+    response = api.post(
+        "/internal/deliveries/msg_1/attempt",
+        json=body,
+        headers={"X-Frontdoor-Internal-Token": "\u00e9t\u00e9"},
+    )
+
+    assert (response.status_code, response.get_json()["error"]) == (401, "unauthorized")
+
+
 def test_two_partners_registering_one_url_with_one_idempotency_key_each_get_their_own(
     strict: tuple[FlaskClient, Backends],
 ) -> None:

@@ -6,6 +6,7 @@ never 500."""
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ import pytest
 
 from backends.embedded.mail import OutboxMailer
 from backends.ports import Mailer, UnavailableError
+from frontdoor.logs import CloudJsonFormatter
 
 pytestmark = pytest.mark.spec("mcp.oauth.signin")
 
@@ -84,6 +86,25 @@ def test_a_sent_message_is_kept_for_the_sender_as_to_subject_and_text(side: Side
     assert side.kept() == [
         {"to": "ana@acme.example", "subject": "Your sign-in code", "text": "123456"}
     ]
+
+
+def test_the_log_never_holds_a_code_or_its_recipient(
+    side: Side, caplog: pytest.LogCaptureFixture
+) -> None:
+    """README Logs: a sign-in code is in the subject and the text; the log names at most
+    where the message went (the outbox file), never the code or the person."""
+    caplog.set_level(logging.DEBUG)
+
+    side.mailer.send(
+        to="ana@acme.example",
+        subject="Your Acme sign-in code: 481516",
+        text="Your sign-in code is 481516",
+    )
+
+    log = "\n".join(CloudJsonFormatter(None).format(r) for r in caplog.records)
+    assert caplog.records
+    assert "481516" not in log
+    assert "ana@acme.example" not in log
 
 
 def test_a_message_the_mailer_cannot_take_raises_unavailable(side: Side) -> None:

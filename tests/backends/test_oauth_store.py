@@ -142,6 +142,48 @@ def test_tokens_read_back_and_revoke_one_at_a_time_or_by_grant(store: OAuthStore
         store.add_token(_token("a"))
 
 
+def test_a_refresh_token_is_replaced_once_keeping_its_sealed_answer(store: OAuthStore) -> None:
+    """Refresh rotation: exchanging a refresh token marks it replaced (and revoked) with the
+    answer it gave, atomically; a second replacement, of it or of a revoked token, conflicts."""
+    store.add_token(_token("r1", kind="refresh"))
+    store.add_token(_token("r2", kind="refresh", grant_id="g2"))
+    store.revoke_token("r2", now=NOW)
+
+    store.replace_token("r1", now=NOW + timedelta(seconds=1), replacement="sealed-answer")
+
+    assert store.get_token("r1") == replace(
+        _token("r1", kind="refresh"),
+        revoked_at=NOW + timedelta(seconds=1),
+        replaced_at=NOW + timedelta(seconds=1),
+        replacement="sealed-answer",
+    )
+    with pytest.raises(ConflictError):
+        store.replace_token("r1", now=NOW + timedelta(seconds=2), replacement="another")
+    with pytest.raises(ConflictError):
+        store.replace_token("r2", now=NOW, replacement="x")
+    with pytest.raises(NotFoundError):
+        store.replace_token("unknown", now=NOW, replacement="x")
+    assert store.get_token("r1").replacement == "sealed-answer"  # type: ignore[union-attr]
+
+
+def test_revoking_the_grant_of_a_replaced_token_keeps_when_it_was_replaced(
+    store: OAuthStore,
+) -> None:
+    """Reuse of a replaced refresh token revokes its grant; the replaced one keeps its times."""
+    store.add_token(_token("r1", kind="refresh"))
+    store.add_token(_token("r2", kind="refresh"))
+    store.replace_token("r1", now=NOW, replacement="sealed")
+
+    store.revoke_grant("g1", now=NOW + timedelta(minutes=1))
+
+    assert store.get_token("r1") == replace(
+        _token("r1", kind="refresh"), revoked_at=NOW, replaced_at=NOW, replacement="sealed"
+    )
+    assert store.get_token("r2") == replace(
+        _token("r2", kind="refresh"), revoked_at=NOW + timedelta(minutes=1)
+    )
+
+
 def test_hits_count_per_bucket_and_window(store: OAuthStore) -> None:
     """Rate limit counters are shared by processes through the store."""
     counts = [store.count_hit("register:1.2.3.4", window_start=NOW) for _ in range(3)]

@@ -52,8 +52,19 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="session")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """The built-in authorization server with default lifetimes; http CIMD allowed for tests."""
-    server = start_served(tmp_path_factory.mktemp("mcp"), oauth_allow_http_cimd="true")
+    """The built-in authorization server with default lifetimes; http CIMD allowed for tests.
+
+    Every test of the session signs in from 127.0.0.1 here, so the per-address sign-in limits
+    are lifted (their own tests run on servers of their own)."""
+    server = start_served(
+        tmp_path_factory.mktemp("mcp"),
+        oauth_allow_http_cimd="true",
+        rate_limit_signin="0",
+        oauth_signin_codes_per_address="100000",
+    )
+    # The MCP side is built on its first request (seconds under load): build it first, so the
+    # first test's requests meet their usual timeouts.
+    httpx2.get(f"{server.base}/.well-known/oauth-authorization-server", timeout=120)
     yield server
     server.stop()
 

@@ -5,7 +5,6 @@ only fail at the end."""
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
@@ -144,13 +143,9 @@ async def test_a_code_challenge_that_no_verifier_can_meet_is_refused_at_authoriz
 
     response = httpx2.get(authorize_url(served, client_id, new_pkce(), code_challenge=challenge))
 
-    assert response.status_code == 302
-    target = urlsplit(response.headers["location"])
-    query = {k: v[0] for k, v in parse_qs(target.query).items()}
-    assert target.netloc == urlsplit(REDIRECT_URI).netloc
-    assert query["error"] == "invalid_request"
-    assert "code_challenge" in query["error_description"]
-    assert query["state"] == "state-1"
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_request"
+    assert "code_challenge" in response.json()["error_description"]
 
 
 @pytest.mark.parametrize("who", ["unknown client", "no client_id", "wrong secret"])
@@ -228,7 +223,7 @@ async def test_a_code_challenge_without_its_method_is_refused_at_authorize(
     served: Served, method: str
 ) -> None:
     """RFC 7636 §4.3: a missing code_challenge_method means `plain`, which OAuth 2.1 and the
-    MCP authorization spec forbid; it is refused back to the client, not read as S256."""
+    MCP authorization spec forbid; it is refused, not read as S256."""
     params = {
         "response_type": "code",
         "client_id": register(served),
@@ -243,15 +238,10 @@ async def test_a_code_challenge_without_its_method_is_refused_at_authorize(
     else:
         response = httpx2.post(f"{served.base}/authorize", data=params)
 
-    assert response.status_code == 302
-    target = urlsplit(response.headers["location"])
-    query = {k: v[0] for k, v in parse_qs(target.query).items()}
-    assert f"{target.scheme}://{target.netloc}{target.path}" == REDIRECT_URI
-    assert query["error"] == "invalid_request"
-    assert "code_challenge_method" in query["error_description"]
-    assert "S256" in query["error_description"]
-    assert query["state"] == "s-1"
-    assert query["iss"] == served.base
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_request"
+    assert "code_challenge_method" in response.json()["error_description"]
+    assert "S256" in response.json()["error_description"]
 
 
 async def test_a_code_challenge_without_its_method_for_a_redirect_uri_not_registered_is_400(
@@ -272,18 +262,40 @@ async def test_a_code_challenge_without_its_method_for_a_redirect_uri_not_regist
     assert response.json()["error"] == "invalid_request"
 
 
-async def test_an_error_sent_back_from_authorize_names_the_issuer(served: Served) -> None:
-    """RFC 9207 §2: the metadata advertises authorization_response_iss_parameter_supported, so
-    error responses carry `iss` too; a client that checks it must not drop the error."""
-    client_id = register(served)
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        {"code_challenge": "abc"},
+        {"code_challenge_method": "plain"},
+        {"scope": "openid admin"},
+        {"resource": "https://other.example/mcp"},
+        {"response_type": "token"},
+    ],
+    ids=["challenge", "plain", "scope", "resource", "response_type"],
+)
+async def test_an_authorize_error_is_shown_never_redirected_to_a_registered_uri(
+    served: Served, wrong: dict[str, str]
+) -> None:
+    """RFC 9700 §4.11.2: anyone may register a client with any https redirect URI, so an
+    /authorize link with an error in it would make this server bounce a person to that site
+    (an open redirect). No person has confirmed the redirect URI before consent: the error is
+    answered here, 400 with `error`, and only consent sends the person back."""
+    phishing = "https://phish.example/landing"
+    client_id = register(served, redirect_uri=phishing)
 
-    response = httpx2.get(authorize_url(served, client_id, new_pkce(), code_challenge="abc"))
+    response = httpx2.get(
+        authorize_url(served, client_id, new_pkce(), redirect_uri=phishing, **wrong)
+    )
 
-    assert response.status_code == 302
-    query = {k: v[0] for k, v in parse_qs(urlsplit(response.headers["location"]).query).items()}
-    assert query["error"] == "invalid_request"
-    assert query["iss"] == served.base
-    assert query["state"] == "state-1"
+    assert response.status_code == 400
+    assert "location" not in response.headers
+    assert response.json()["error"] in {
+        "invalid_request",
+        "invalid_scope",
+        "invalid_target",
+        "unsupported_response_type",
+    }
+    assert response.headers["cache-control"] == "no-store"
 
 
 @pytest.mark.parametrize(
@@ -334,8 +346,7 @@ async def test_an_error_description_holds_only_the_characters_rfc_6749_allows(
         if wrong == "two fields":  # the SDK joins its parser's messages with newlines
             url = url.replace("response_type=code&", "").replace("&code_challenge=", "&x=")
         response = httpx2.get(url)
-        location = urlsplit(response.headers["location"])
-        description = parse_qs(location.query)["error_description"][0]
+        description = response.json()["error_description"]
 
     assert ERROR_DESCRIPTION.fullmatch(description), description
 

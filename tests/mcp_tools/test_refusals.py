@@ -11,7 +11,6 @@ import pytest
 from backends.embedded.oauth import SqliteOAuthStore
 from backends.embedded.sqlite import SqliteDatabase
 from tests.mcp_tools.conftest import (
-    REDIRECT_URI,
     HeadlessBrowser,
     access_token,
     authorize_url,
@@ -104,7 +103,7 @@ async def test_another_resource_is_refused_at_authorize_and_at_token(served: Ser
         served, client_id, code, pkce.verifier, resource="https://other.example/mcp"
     )
 
-    assert redirect_query(at_authorize)["error"] == "invalid_target"
+    assert (at_authorize.status_code, error_of(at_authorize)) == (400, "invalid_target")
     assert at_token.status_code == 400
     assert error_of(at_token) == "invalid_target"
 
@@ -137,14 +136,14 @@ async def test_a_wrong_pkce_verifier_is_refused(served: Served) -> None:
 
 
 async def test_plain_pkce_is_refused(served: Served) -> None:
-    """PKCE S256 only: `plain` is sent back to the client as invalid_request."""
+    """PKCE S256 only: `plain` is refused invalid_request, shown rather than redirected."""
     client_id = register(served)
     pkce = new_pkce()
 
     response = httpx2.get(authorize_url(served, client_id, pkce, code_challenge_method="plain"))
 
-    assert redirect_query(response)["error"] == "invalid_request"
-    assert urlsplit(response.headers["location"]).netloc == urlsplit(REDIRECT_URI).netloc
+    assert (response.status_code, error_of(response)) == (400, "invalid_request")
+    assert "location" not in response.headers
 
 
 async def test_a_redirect_uri_that_does_not_match_is_refused_without_redirecting(
@@ -211,10 +210,12 @@ async def test_a_token_without_every_scope_gets_403_naming_the_scopes(served: Se
     assert "resource_metadata=" in challenge
 
 
-async def test_a_rotated_refresh_token_works_only_until_its_successor_is_used(
+async def test_a_refresh_retried_at_once_gets_the_same_successor_and_reuse_ends_the_grant(
     served: Served,
 ) -> None:
-    """DESIGN MCP: the previous refresh token stays valid only until the new one is used."""
+    """mcp.md Tokens: a refresh token is replaced when exchanged; the same exchange retried at
+    once answers the same successor; presented after that successor was used, it ends the
+    whole grant."""
     tokens = await access_token(served)
     client_id = tokens["client_id"]
 
@@ -224,7 +225,9 @@ async def test_a_rotated_refresh_token_works_only_until_its_successor_is_used(
     replayed = refresh(served, client_id, tokens["refresh_token"])
 
     assert [r.status_code for r in (second, again, third)] == [200, 200, 200]
+    assert again.json() == second.json()
     assert (replayed.status_code, error_of(replayed)) == (400, "invalid_grant")
+    assert call_tool_raw(served, third.json()["access_token"]).status_code == 401
 
 
 async def test_a_revoked_token_stops_working_with_its_whole_grant(served: Served) -> None:

@@ -12,7 +12,8 @@ import pytest
 from pydantic import ValidationError
 
 from api.oauth.config import OAuthConfig
-from api.tools.mcp_app import McpConfig, create_mcp_asgi_app
+from api.rate_limits import WindowCounter
+from api.tools.mcp_app import McpAsgiApp, McpConfig, create_mcp_asgi_app
 from api.tools.mcp_paths import asgi_paths
 from backends.content_files import load_catalog
 from backends.embedded.mail import OutboxMailer
@@ -35,9 +36,13 @@ LIMITS = OAuthConfig(
     issuer=BASE,
     resource=f"{BASE}/mcp",
     registrations_per_hour=3,
-    signins_per_hour=2,
+    codes_per_email_and_address=2,
+    codes_per_email=3,
+    codes_per_address=4,
+    codes_per_signin=2,
     code_attempts=3,
 )
+ATTACKER, PERSON = ("203.0.113.9", 40000), ("198.51.100.7", 40000)
 
 
 @pytest.fixture
@@ -46,16 +51,26 @@ def outbox(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def http(tmp_path: Path, outbox: Path) -> httpx2.AsyncClient:
+def app(tmp_path: Path, outbox: Path) -> McpAsgiApp:
     store = SqliteOAuthStore(SqliteDatabase(tmp_path / "oauth.sqlite3"))
-    asgi = create_mcp_asgi_app(
+    return create_mcp_asgi_app(
         McpConfig(base_url=BASE, oauth=LIMITS),
         catalog=load_catalog(Settings().content_dir),
         oauth_store=store,
         mailer=OutboxMailer(outbox),
         clock=lambda: datetime.now(UTC),
     )
-    return httpx2.AsyncClient(transport=httpx2.ASGITransport(app=asgi.app), base_url=BASE)
+
+
+def browser_at(app: McpAsgiApp, address: tuple[str, int]) -> httpx2.AsyncClient:
+    """A browser of its own (cookies and all) at a client address."""
+    transport = httpx2.ASGITransport(app=app.app, client=address)
+    return httpx2.AsyncClient(transport=transport, base_url=BASE)
+
+
+@pytest.fixture
+def http(app: McpAsgiApp) -> httpx2.AsyncClient:
+    return browser_at(app, ("127.0.0.1", 123))
 
 
 async def register(http: httpx2.AsyncClient) -> httpx2.Response:
@@ -65,9 +80,12 @@ async def register(http: httpx2.AsyncClient) -> httpx2.Response:
     )
 
 
-async def start_signin(http: httpx2.AsyncClient) -> tuple[str, dict[str, str]]:
-    """Register, hit /authorize and open the sign-in page: its URL and hidden fields."""
-    client_id = (await register(http)).json()["client_id"]
+async def start_signin(
+    http: httpx2.AsyncClient, client_id: str | None = None
+) -> tuple[str, dict[str, str]]:
+    """Register (unless `client_id` is given), hit /authorize and open the sign-in page: its
+    URL and hidden fields."""
+    client_id = client_id or (await register(http)).json()["client_id"]
     pkce = new_pkce()
     response = await http.get(
         "/authorize",
@@ -109,6 +127,19 @@ async def test_a_form_post_without_the_sign_in_cookie_is_refused(
     http.cookies.clear()
 
     response = await http.post("/oauth/signin", data={**hidden, "email": EMAIL})
+
+    assert response.status_code == 403
+
+
+@pytest.mark.parametrize("csrf", ["\u00e9" * 32, "\u2603", "a\u00ff"])
+async def test_a_csrf_value_that_is_not_ascii_is_refused_as_forged(
+    http: httpx2.AsyncClient, csrf: str
+) -> None:
+    """CSRF: a form whose token is not ASCII is refused 403 like any forged form (the
+    comparison raised, a 500 with a stack trace)."""
+    _url, hidden = await start_signin(http)
+
+    response = await http.post("/oauth/signin", data={**hidden, "csrf": csrf, "email": EMAIL})
 
     assert response.status_code == 403
 
@@ -192,18 +223,101 @@ async def test_a_wrong_code_says_how_many_tries_are_left_in_plain_words(
     assert "(s)" not in "".join(pages)
 
 
-async def test_sign_in_codes_to_one_address_are_rate_limited(
-    http: httpx2.AsyncClient,
-) -> None:
-    """Rate limit on sign-in: a few codes per address per hour."""
+async def test_one_address_cannot_use_up_a_persons_sign_in_codes(app: McpAsgiApp) -> None:
+    """mcp.md Sign-in limits: codes to one email from one client address are limited on their
+    own, so an address that mails a person codes until it is refused has not locked that
+    person out: they still get a code from their own address."""
+    attacker, person = browser_at(app, ATTACKER), browser_at(app, PERSON)
+    client_id = (await register(attacker)).json()["client_id"]
     statuses = []
-    for _ in range(LIMITS.signins_per_hour + 1):
-        _url, hidden = await start_signin(http)
+    for _ in range(LIMITS.codes_per_email_and_address + 2):
+        _url, hidden = await start_signin(attacker, client_id)
+        sent = await attacker.post("/oauth/signin", data={**hidden, "email": EMAIL})
+        statuses.append(sent.status_code)
+
+    _url, hidden = await start_signin(person)
+    own = await person.post("/oauth/signin", data={**hidden, "email": EMAIL})
+
+    assert statuses == [303] * LIMITS.codes_per_email_and_address + [429] * 2
+    assert own.status_code == 303
+
+
+async def test_codes_to_one_email_from_every_address_together_are_limited(
+    app: McpAsgiApp,
+) -> None:
+    """mcp.md Sign-in limits: past the per-email ceiling (from all addresses together) a
+    person gets no more codes this hour, so their mailbox cannot be flooded."""
+    statuses = []
+    for n in range(LIMITS.codes_per_email + 1):
+        browser = browser_at(app, (f"192.0.2.{n + 1}", 40000))
+        _url, hidden = await start_signin(browser)
         statuses.append(
-            (await http.post("/oauth/signin", data={**hidden, "email": EMAIL})).status_code
+            (await browser.post("/oauth/signin", data={**hidden, "email": EMAIL})).status_code
         )
 
-    assert statuses == [303] * LIMITS.signins_per_hour + [429]
+    assert statuses == [303] * LIMITS.codes_per_email + [429]
+
+
+async def test_one_pending_sign_in_sends_a_limited_number_of_codes(
+    http: httpx2.AsyncClient,
+) -> None:
+    """mcp.md Sign-in limits: a pending sign-in sends a few codes ("Use another email
+    address"), whatever addresses it is given; then the client starts again."""
+    _url, hidden = await start_signin(http)
+
+    statuses = [
+        (
+            await http.post("/oauth/signin", data={**hidden, "email": f"p{n}@example.com"})
+        ).status_code
+        for n in range(LIMITS.codes_per_signin + 1)
+    ]
+
+    assert statuses == [303] * LIMITS.codes_per_signin + [429]
+
+
+async def test_codes_from_one_client_address_to_anyone_are_limited(
+    http: httpx2.AsyncClient,
+) -> None:
+    """mcp.md Sign-in limits: one client address mailing codes to many people is refused past
+    its own hourly allowance."""
+    client_id = (await register(http)).json()["client_id"]
+    statuses = []
+    for n in range(LIMITS.codes_per_address + 1):
+        _url, hidden = await start_signin(http, client_id)
+        sent = await http.post("/oauth/signin", data={**hidden, "email": f"p{n}@example.com"})
+        statuses.append(sent.status_code)
+
+    assert statuses == [303] * LIMITS.codes_per_address + [429]
+
+
+async def test_authorize_and_the_sign_in_pages_are_rate_limited_per_address(
+    tmp_path: Path,
+) -> None:
+    """RATE_LIMIT_SIGNIN: requests to /authorize and the sign-in pages are counted per client
+    address; past the limit 429 `rate_limited` with Retry-After, before a pending sign-in is
+    stored; another address is not affected."""
+    app = create_mcp_asgi_app(
+        McpConfig(base_url=BASE, oauth=LIMITS),
+        catalog=load_catalog(Settings().content_dir),
+        oauth_store=SqliteOAuthStore(SqliteDatabase(tmp_path / "oauth.sqlite3")),
+        mailer=OutboxMailer(tmp_path / "outbox"),
+        clock=lambda: datetime.now(UTC),
+        signin_limit=WindowCounter(policy="signin", quota=4, window_seconds=60),
+    )
+    flooding, other = browser_at(app, ATTACKER), browser_at(app, PERSON)
+    client_id = (await register(flooding)).json()["client_id"]
+
+    url, _hidden = await start_signin(flooding, client_id)  # /authorize and the page: 2
+    answers = [await flooding.get(url), await flooding.get(url), await flooding.get(url)]
+    refused_authorize = await flooding.get("/authorize", params={"client_id": client_id})
+    _url, hidden = await start_signin(other, client_id)
+
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    assert refused_authorize.status_code == 429
+    assert refused_authorize.json()["error"] == "rate_limited"
+    assert int(refused_authorize.headers["retry-after"]) > 0
+    assert "RateLimit-Policy" in refused_authorize.headers
+    assert hidden["tx"]
 
 
 async def test_registrations_are_rate_limited_per_address(http: httpx2.AsyncClient) -> None:
@@ -228,6 +342,22 @@ async def test_the_metadata_advertises_iss_public_clients_and_metadata_documents
     assert metadata["code_challenge_methods_supported"] == ["S256"]
     assert metadata["registration_endpoint"] == f"{BASE}/register"
     assert metadata["revocation_endpoint"] == f"{BASE}/revoke"
+
+
+@pytest.mark.parametrize("method", ["client_secret_post", "client_secret_basic", "none"])
+async def test_a_registration_answer_is_never_kept_by_a_cache(
+    http: httpx2.AsyncClient, method: str
+) -> None:
+    """RFC 7591 §3.2.1, RFC 6749 §5.1: the 201 of /register may hold a client_secret, so it
+    carries Cache-Control: no-store and Pragma: no-cache."""
+    response = await http.post(
+        "/register", json={"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": method}
+    )
+
+    assert response.status_code == 201
+    assert ("client_secret" in response.json()) == (method != "none")
+    assert response.headers["cache-control"] == "no-store"
+    assert response.headers["pragma"] == "no-cache"
 
 
 async def test_a_registered_client_always_gets_the_refresh_token_grant(

@@ -135,11 +135,12 @@ async def test_the_outage_answer_is_readable_by_a_browser_based_client(
         assert "retry-after" in answer.headers["access-control-expose-headers"].lower()
 
 
-async def test_an_outage_after_the_client_is_known_sends_temporarily_unavailable_to_its_redirect(
+async def test_an_outage_after_the_client_is_known_answers_temporarily_unavailable_there(
     http: httpx2.AsyncClient, store: FirestoreOAuthStore, outage: Outage
 ) -> None:
-    """RFC 6749 §4.1.2.1: once the redirect URI is validated, the error goes back to the
-    client with its state (the SDK answered 400 server_error and logged an ERROR)."""
+    """mcp.md Errors: an outage while /authorize stores the pending sign-in is 503
+    temporarily_unavailable with Retry-After (the SDK answered 400 server_error and logged an
+    ERROR), answered at /authorize, never redirected (RFC 9700 §4.11.2)."""
     registered = await http.post(
         "/register",
         json={"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none"},
@@ -148,11 +149,10 @@ async def test_an_outage_after_the_client_is_known_sends_temporarily_unavailable
 
     response = await http.get("/authorize", params=authorize_params(registered.json()["client_id"]))
 
-    assert response.status_code == 302
-    location = response.headers["location"]
-    assert location.startswith(REDIRECT_URI + "?")
-    assert "error=temporarily_unavailable" in location
-    assert "state=s-1" in location
+    assert response.status_code == 503
+    assert "location" not in response.headers
+    assert response.json()["error"] == "temporarily_unavailable"
+    assert int(response.headers["retry-after"]) > 0
 
 
 async def test_the_store_back_up_answers_as_before(
