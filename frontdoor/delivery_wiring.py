@@ -9,6 +9,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from backends.bundle import utc_now
 from backends.ports import DeliveryOptions, TaskQueue, WebhookStore
@@ -52,15 +53,29 @@ def delivery_options(settings: Settings) -> DeliveryOptions:
         if settings.webhook_retry_delays is not None
         else RETRY_DELAYS
     )
-    allow_loopback = settings.webhook_allow_loopback
-    if allow_loopback is None:
-        allow_loopback = settings.backend == "embedded"
+    attempt_base_url = (settings.internal_base_url or settings.base_url).rstrip("/")
     return DeliveryOptions(
-        attempt_base_url=(settings.internal_base_url or settings.base_url).rstrip("/"),
+        attempt_base_url=attempt_base_url,
         internal_token=_internal_token(settings),
         retry_delays=delays,
-        allow_loopback=allow_loopback,
+        # Settings refuses the setting on a public bind; checked here too, as a copy of the
+        # settings (model_copy) skips that check.
+        allow_loopback=settings.webhook_allow_loopback and settings.listens_on_loopback,
+        own_origins=_own_origins(settings, attempt_base_url),
     )
+
+
+def _own_origins(settings: Settings, attempt_base_url: str) -> tuple[tuple[str, int], ...]:
+    """This service's (host, port) pairs: where it listens, its public and internal URLs."""
+    origins = [(settings.host.strip("[]").lower(), settings.port)]
+    if settings.host in ("0.0.0.0", "::", ""):  # noqa: S104  # a public bind answers on loopback too
+        origins.append(("127.0.0.1", settings.port))
+    for url in (settings.base_url, attempt_base_url):
+        parts = urlsplit(url)
+        if parts.hostname:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+            origins.append((parts.hostname.rstrip(".").lower(), port))
+    return tuple(dict.fromkeys(origins))
 
 
 def _internal_token(settings: Settings) -> str:

@@ -198,11 +198,20 @@ def test_unsafe_targets_are_refused_with_unsafe_url(api: FlaskClient, url: str) 
     ]
 
 
-def test_embedded_mode_allows_a_loopback_http_receiver(client: FlaskClient) -> None:
-    """DESIGN Deliveries: loopback allowed only in embedded mode."""
-    response = client.post(HOOKS, json={"url": "http://127.0.0.1:9999/hook"}, headers=KEY)
+def test_a_local_run_refuses_a_loopback_receiver_unless_its_setting_allows_it(
+    settings: Settings,
+) -> None:
+    """signals-api.md Allowed targets: loopback only with WEBHOOK_ALLOW_LOOPBACK (loopback HOST)."""
+    answers = []
+    for allow in (False, True):
+        tuned = settings.model_copy(update={"webhook_allow_loopback": allow})
+        built = build_backends(tuned)
+        client = create_app(app_config(tuned), built).test_client()
+        hook = {"url": "http://127.0.0.1:9999/hook"}
+        answers.append(client.post(HOOKS, json=hook, headers=KEY).status_code)
+        built.close()
 
-    assert response.status_code == 201
+    assert answers == [422, 201]
 
 
 def test_rotating_shows_a_new_secret_once_and_keeps_the_old_one_for_24_hours(
