@@ -117,6 +117,8 @@ def check_target(
     else:
         try:
             addresses = resolve(host, port)
+        except UnicodeError as err:  # the IDNA codec refuses the name (an empty or long label)
+            raise UnsafeTargetError("the host name is malformed") from err
         except OSError as err:
             if not unresolved_ok:
                 raise UnresolvedTargetError("the host does not resolve") from err

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.target_guard import UnsafeTargetError, check_target
+from services.target_guard import UnsafeTargetError, check_target, system_resolver
 
 pytestmark = pytest.mark.spec("signals.webhooks")
 
@@ -161,3 +161,12 @@ def test_every_spelling_of_an_address_is_read_as_that_address_without_a_lookup(
     target = check_target(f"http://{host}:9000/in", allow_loopback=True, resolve=no_dns)
 
     assert target.addresses == (address,)
+
+
+@pytest.mark.parametrize("host", ["a..b", "a" * 70 + ".com", "\u00ad"])
+def test_a_host_name_the_resolver_cannot_encode_is_refused_as_malformed(host: str) -> None:
+    """signals-api.md Allowed targets: a name no resolver takes is a 422, never a 500."""
+    with pytest.raises(UnsafeTargetError, match="malformed"):
+        check_target(
+            f"https://{host}/in", allow_loopback=False, resolve=system_resolver, unresolved_ok=True
+        )
