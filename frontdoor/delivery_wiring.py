@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from backends.bundle import utc_now
 from backends.ports import DeliveryOptions, TaskQueue, WebhookStore
+from backends.secret_box import SecretBox
 from frontdoor.kept_secrets import kept_secret
 from frontdoor.settings import Settings
 from services.deliveries import AccountLookup, WebhookDeliveries
@@ -76,6 +77,23 @@ def _own_origins(settings: Settings, attempt_base_url: str) -> tuple[tuple[str, 
             port = parts.port or (443 if parts.scheme == "https" else 80)
             origins.append((parts.hostname.rstrip(".").lower(), port))
     return tuple(dict.fromkeys(origins))
+
+
+def webhook_secrets_box(settings: Settings) -> SecretBox:
+    """The key webhook secrets are sealed with: WEBHOOK_SECRETS_KEY (Secret Manager on Google
+    Cloud, terraform/secrets.tf); else one kept in DATA_DIR, 0600 (embedded and emulated runs).
+
+    Raises: ValueError on Google Cloud without the setting.
+    """
+    if settings.webhook_secrets_key is not None:
+        return SecretBox(settings.webhook_secrets_key.get_secret_value())
+    if settings.backend != "embedded" and not settings.firestore_emulator_host:
+        raise ValueError("BACKEND=gcp needs WEBHOOK_SECRETS_KEY (terraform/secrets.tf)")
+    return SecretBox(
+        kept_secret(
+            Path(settings.data_dir) / "webhook_secrets_key", lambda: secrets.token_urlsafe(32)
+        )
+    )
 
 
 def _internal_token(settings: Settings) -> str:

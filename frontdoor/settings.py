@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     internal_base_url: str = ""
     internal_token: SecretStr | None = None
     webhook_allow_loopback: bool = False
+    # Seals webhook signing secrets at rest (any string of 16+ characters; a key is derived
+    # from it). Unset: kept in DATA_DIR (embedded, emulated); required on Google Cloud.
+    webhook_secrets_key: SecretStr | None = None
     webhook_retry_delays: list[float] | None = None
     # Generation (issue 5). AUTHOR_BASE_URL points a model adapter at another server (an
     # OpenAI-compatible one, a proxy, or a test's wire server); AUTHOR_MODEL_NAME names the
