@@ -15,6 +15,7 @@ from backends.bundle import Backends
 from backends.embedded.sqlite import SqliteDatabase
 from backends.embedded.webhooks import SqliteWebhookStore
 from backends.ports import WebhookEndpoint, WebhookSecret
+from frontdoor.delivery_wiring import webhook_secrets_box
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from schemas.signals.events import EVENT_TYPES
@@ -413,7 +414,9 @@ def test_two_rotations_at_once_each_answer_a_secret_that_signs(
     over it: its answer is the current secret and the other's keeps signing through the 24-hour
     overlap, instead of one of the two answers naming a secret nothing signs with."""
     _api, backends = strict
-    hooks = RotatedMeanwhile(SqliteDatabase(settings.data_dir / "frontdoor.sqlite3"))
+    hooks = RotatedMeanwhile(
+        SqliteDatabase(settings.data_dir / "frontdoor.sqlite3"), box=webhook_secrets_box(settings)
+    )
     api = create_app(
         app_config(settings), dataclasses.replace(backends, webhooks=hooks)
     ).test_client()
