@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from backends.gcp.tasks import CloudTasksTaskQueue, queue_path
-from frontdoor.delivery_wiring import delivery_options
+from frontdoor.delivery_wiring import delivery_options, webhook_secrets_box
 from frontdoor.settings import Settings
 from services.delivery_policy import RETRY_DELAYS
 
@@ -109,3 +109,19 @@ def test_the_cloud_tasks_queue_connects_only_when_a_task_is_sent() -> None:
     queue.close()
 
     assert connects == []
+
+
+def test_the_webhook_secrets_key_is_kept_0600_in_data_dir_and_required_on_google_cloud(
+    tmp_path: Path,
+) -> None:
+    """README Data at rest: where the key sealing webhook secrets comes from."""
+    sealed = webhook_secrets_box(Settings(data_dir=tmp_path)).seal("whsec_x", endpoint_id="wh_1")
+    again = webhook_secrets_box(Settings(data_dir=tmp_path))
+    cloud = Settings(data_dir=tmp_path).model_copy(
+        update={"backend": "gcp", "google_cloud_project": "demo"}
+    )
+
+    assert again.open(sealed, endpoint_id="wh_1") == "whsec_x"
+    assert (tmp_path / "webhook_secrets_key").stat().st_mode & 0o077 == 0
+    with pytest.raises(ValueError, match="WEBHOOK_SECRETS_KEY"):
+        webhook_secrets_box(cloud)
