@@ -73,7 +73,10 @@ def generate(
     try:
         brief = GenerationBrief.model_validate_json(
             brief_file.read_bytes(),
-            context={"allow_loopback_http": settings.backend == "embedded"},
+            context={
+                "allow_loopback_http": settings.webhook_allow_loopback
+                and settings.listens_on_loopback
+            },
         )
     except ValidationError as err:
         for issue in issues_from_errors(err.errors()):

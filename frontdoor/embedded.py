@@ -28,7 +28,7 @@ from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.embedded.tasks import DurableTaskQueue
 from backends.embedded.webhooks import SqliteWebhookStore
-from frontdoor.delivery_wiring import DeliveryPorts, delivery_options
+from frontdoor.delivery_wiring import DeliveryPorts, delivery_options, webhook_secrets_box
 from frontdoor.generation_wiring import ASSETS_PREFIX, JobRecoveryTimer, start_embedded_workers
 from frontdoor.settings import Settings
 from schemas.catalog import Catalog
@@ -62,7 +62,7 @@ def build_backends(
     closers: list[Callable[[], None]] = []
 
     options = delivery_options(settings)
-    webhooks = SqliteWebhookStore(db)
+    webhooks = SqliteWebhookStore(db, box=webhook_secrets_box(settings))
     tasks = DurableTaskQueue(
         queue_table,
         retry_delays=options.retry_delays,

@@ -31,7 +31,7 @@ from backends.gcp.signals import FirestoreSignalStore
 from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, queue_path
 from backends.gcp.webhooks import FirestoreWebhookStore
 from backends.ports import Cdn
-from frontdoor.delivery_wiring import DeliveryPorts, delivery_options
+from frontdoor.delivery_wiring import DeliveryPorts, delivery_options, webhook_secrets_box
 from frontdoor.generation_wiring import JobRecoveryTimer, site_relative_url
 from frontdoor.settings import Settings
 from schemas.catalog import Catalog
@@ -62,7 +62,7 @@ def build_backends(
     signals = FirestoreSignalStore(client, deadline=deadline)
 
     options = delivery_options(settings)
-    webhooks = FirestoreWebhookStore(client, deadline=deadline)
+    webhooks = FirestoreWebhookStore(client, deadline=deadline, box=webhook_secrets_box(settings))
     emulator = settings.cloud_tasks_emulator_host
     tasks = CloudTasksTaskQueue(
         lambda: cloud_tasks_client(emulator_host=emulator),

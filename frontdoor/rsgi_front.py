@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from api.errors import ApiError, problem_body
+from api.security_headers import security_headers
 from domain.numbers import ascii_whole_number
 from frontdoor.composition import Environ, WsgiApp
 
@@ -259,6 +260,9 @@ class RsgiFront:
                 ("content-type", "application/problem+json"),
                 ("connection", "close"),
                 ("cache-control", "no-store"),
+                *security_headers(
+                    "application/problem+json", https=self.base_url.startswith("https://")
+                ),
             ],
             json.dumps(body).encode(),
         )

@@ -65,30 +65,40 @@ def _start_objects() -> Iterator[None]:
 
 def _build_served_app(settings: Settings | None) -> WsgiApp:
     # Imported here, in the worker: granian's parent never loads the app.
-    from api.app import create_app
-    from api.tools.mcp_paths import asgi_paths
-    from frontdoor.composition import BuiltOnFirstUse, PathDispatcher
     from frontdoor.logs import configure_logging
     from frontdoor.settings import Settings
-    from frontdoor.wiring import app_config, build_backends
+    from frontdoor.wiring import build_backends
 
     settings = settings or (CHECKED_SETTINGS[0] if CHECKED_SETTINGS else Settings())
     configure_logging(level=settings.log_level, project=settings.google_cloud_project)
     checked = CHECKED_CONTENT.get(str(settings.content_dir))
     backends = build_backends(settings, catalog=checked, start_workers=False)
-    flask_app = create_app(app_config(settings), backends)
+    app = compose_served_app(settings, backends)
     # Once every store is open and the app built: the workers' first claims on the queue file
     # (and job recovery's first pass) then overlap the first requests instead of delaying them.
     backends.start_workers()
-    resolved = settings
+    return app
+
+
+def compose_served_app(settings: Settings, backends: Backends) -> WsgiApp:
+    """Flask with the ASGI side at its paths (built on first use), every answer carrying the
+    security headers (api/security_headers.py)."""
+    from api.app import create_app
+    from api.security_headers import SecurityHeaders
+    from api.tools.mcp_paths import asgi_paths
+    from frontdoor.composition import BuiltOnFirstUse, PathDispatcher
+    from frontdoor.wiring import app_config
+
+    flask_app = create_app(app_config(settings), backends)
 
     def build_asgi_side() -> WsgiApp:
-        return served_asgi_side(resolved, backends)
+        return served_asgi_side(settings, backends)
 
     paths = asgi_paths(builtin_authorization_server=not settings.oauth_issuer)
-    return PathDispatcher(
+    dispatcher = PathDispatcher(
         flask_app.wsgi_app, BuiltOnFirstUse(build_asgi_side), exact=paths, prefixes=()
     )
+    return SecurityHeaders(dispatcher, https=settings.base_url.startswith("https://"))
 
 
 def create_served_rsgi_app() -> RsgiFront:

@@ -1,5 +1,6 @@
 """Settings: the only reader of the environment; defaults are embedded mode."""
 
+import ipaddress
 from pathlib import Path
 from typing import Literal, Self
 from urllib.parse import urlsplit
@@ -79,15 +80,19 @@ class Settings(BaseSettings):
     # Webhook deliveries (issue 6B). Cloud Tasks queue; the emulator host is our own convention
     # (the client has no variable for it). INTERNAL_BASE_URL is where the queue reaches this
     # service (default: the public URL); INTERNAL_TOKEN authenticates it (unset: kept in
-    # DATA_DIR in embedded mode; required in gcp mode). Loopback webhook targets: None means
-    # embedded mode only. Retry delays in seconds override DESIGN's schedule (tests).
+    # DATA_DIR in embedded mode; required in gcp mode). Loopback webhook targets (http too):
+    # only with WEBHOOK_ALLOW_LOOPBACK on a loopback HOST (refused at start otherwise), for
+    # development. Retry delays in seconds override DESIGN's schedule (tests).
     cloud_tasks_emulator_host: str | None = None
     cloud_tasks_location: str = "us-central1"
     cloud_tasks_queue: str = "deliveries"
     cloud_tasks_service_account: str | None = None
     internal_base_url: str = ""
     internal_token: SecretStr | None = None
-    webhook_allow_loopback: bool | None = None
+    webhook_allow_loopback: bool = False
+    # Seals webhook signing secrets at rest (any string of 16+ characters; a key is derived
+    # from it). Unset: kept in DATA_DIR (embedded, emulated); required on Google Cloud.
+    webhook_secrets_key: SecretStr | None = None
     webhook_retry_delays: list[float] | None = None
     # Generation (issue 5). AUTHOR_BASE_URL points a model adapter at another server (an
     # OpenAI-compatible one, a proxy, or a test's wire server); AUTHOR_MODEL_NAME names the
@@ -204,6 +209,11 @@ class Settings(BaseSettings):
             and not self.cloud_tasks_emulator_host
         ):
             raise ValueError("WEBHOOK_ALLOW_LOOPBACK is for embedded and emulated runs only")
+        if self.webhook_allow_loopback and not self.listens_on_loopback:
+            # On a public bind a signals key could aim deliveries at this host's own services.
+            raise ValueError(
+                "WEBHOOK_ALLOW_LOOPBACK needs HOST to be a loopback address (127.0.0.1, ::1)"
+            )
         return self
 
     @model_validator(mode="after")
@@ -220,6 +230,17 @@ class Settings(BaseSettings):
         if self.backend == "gcp" and not self.google_cloud_project:
             raise ValueError("BACKEND=gcp needs GOOGLE_CLOUD_PROJECT")
         return self
+
+    @property
+    def listens_on_loopback(self) -> bool:
+        """True when HOST is a loopback address or name: no other machine can connect."""
+        host = self.host.strip("[]").lower()
+        if host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return False
 
     @property
     def base_url(self) -> str:

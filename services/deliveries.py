@@ -45,7 +45,13 @@ from services.delivery_policy import (
 from services.job_callbacks import callback_delivery, callback_target, is_callback
 from services.signing import sign_headers
 from services.slack_messages import slack_message
-from services.target_guard import SafeTarget, UnsafeTargetError, check_target, system_resolver
+from services.target_guard import (
+    SafeTarget,
+    UnresolvedTargetError,
+    UnsafeTargetError,
+    check_target,
+    system_resolver,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -251,11 +257,12 @@ def attempt_delivery(
         return None
     endpoint = None if is_callback(delivery) else webhooks.get_endpoint(delivery.endpoint_id)
     target = _target(delivery, endpoint, jobs=jobs, now=now)
-    if isinstance(target, str):  # nothing to send to: failed at once, no retries
-        result = AttemptResult(status_code=None, error=target)
+    checked = target if isinstance(target, str) else _checked(target, options=options)
+    if isinstance(checked, str):  # nothing to send to: failed at once, no retries, no probe
+        result = AttemptResult(status_code=None, error=checked)
         updated = next_delivery_state(delivery, result, now=now, delays=())
     else:
-        result = send_delivery(delivery, target, options=options, now=now)
+        result = send_delivery(delivery, checked, options=options, now=now)
         updated = next_delivery_state(delivery, result, now=now, delays=options.retry_delays)
     try:
         webhooks.update_delivery(
@@ -333,18 +340,44 @@ def _target(
     return Target(url=endpoint.url, secrets=signing_secrets(endpoint.secrets, now=now))
 
 
-def send_delivery(
-    delivery: Delivery, target: Target, *, options: DeliveryOptions, now: datetime
-) -> AttemptResult:
-    """POST the payload, signed now, to the target, pinned to the addresses the guard checked."""
+@dataclass(frozen=True)
+class CheckedTarget:
+    """A target the SSRF guard let through: where to connect, and the secrets that sign."""
+
+    safe: SafeTarget | None  # None: a name with no address now (retried, nothing sent)
+    secrets: list[str]
+    unresolved: str = ""
+
+
+def _checked(target: Target, *, options: DeliveryOptions) -> CheckedTarget | str:
+    """The target checked now (resolved once, here), or why it is refused: `refused: ...`,
+    recorded without any connection being made (a refused target fails at once; a name that
+    does not resolve is retried, as DNS may answer later)."""
     try:
         safe = check_target(
             target.url,
             allow_loopback=options.allow_loopback,
             resolve=options.resolver or system_resolver,
+            own_origins=options.own_origins,
         )
+    except UnresolvedTargetError as err:
+        return CheckedTarget(safe=None, secrets=target.secrets, unresolved=err.reason)
     except UnsafeTargetError as err:
-        return AttemptResult(status_code=None, error=f"unsafe_url: {err.reason}")
+        return f"refused: {err.reason}"
+    return CheckedTarget(safe=safe, secrets=target.secrets)
+
+
+def send_delivery(
+    delivery: Delivery, target: CheckedTarget, *, options: DeliveryOptions, now: datetime
+) -> AttemptResult:
+    """POST the payload, signed now, to the addresses the guard checked (never resolved again).
+
+    An error names what went wrong on our side of the wire (`timeout`, `connection failed`,
+    `HTTP <code>`) and nothing the target said beyond its status code.
+    """
+    safe = target.safe
+    if safe is None:
+        return AttemptResult(status_code=None, error=target.unresolved)
     headers = sign_headers(
         msg_id=delivery.delivery_id, body=delivery.payload, secrets=target.secrets, now=now
     )
@@ -362,8 +395,10 @@ def send_delivery(
             )
     except httpx.TimeoutException:
         return AttemptResult(status_code=None, error="timeout")
-    except httpx.HTTPError as err:
-        return AttemptResult(status_code=None, error=f"connection failed: {type(err).__name__}")
+    except httpx.HTTPError:
+        # One word for every failure before an answer: which one (refused, reset, not HTTP)
+        # would tell a key holder what listens at an address.
+        return AttemptResult(status_code=None, error="connection failed")
     code = response.status_code
     return AttemptResult(status_code=code, error=None if 200 <= code < 300 else f"HTTP {code}")
 

@@ -64,6 +64,7 @@ def check_url(url: str, *, options: DeliveryOptions) -> None:
         allow_loopback=options.allow_loopback,
         resolve=options.resolver or system_resolver,
         unresolved_ok=True,
+        own_origins=options.own_origins,
     )
 
 

@@ -33,9 +33,10 @@ locals {
     BEACON_CONSENT              = var.beacon_consent
   }
   # Secret Manager secrets each service may read, as environment variables.
-  api_secrets        = ["CONTENT_API_KEY", "SIGNALS_API_KEY", "INGEST_API_KEY", "INTERNAL_TOKEN", "PREVIEW_SECRET", "AUTHOR_API_KEY"]
-  generation_secrets = ["INTERNAL_TOKEN", "PREVIEW_SECRET", "AUTHOR_API_KEY"]
-  ingest_secrets     = ["INTERNAL_TOKEN", "PREVIEW_SECRET"]
+  # WEBHOOK_SECRETS_KEY seals webhook signing secrets in Firestore: every service opens the store.
+  api_secrets        = ["CONTENT_API_KEY", "SIGNALS_API_KEY", "INGEST_API_KEY", "INTERNAL_TOKEN", "PREVIEW_SECRET", "AUTHOR_API_KEY", "WEBHOOK_SECRETS_KEY"]
+  generation_secrets = ["INTERNAL_TOKEN", "PREVIEW_SECRET", "AUTHOR_API_KEY", "WEBHOOK_SECRETS_KEY"]
+  ingest_secrets     = ["INTERNAL_TOKEN", "PREVIEW_SECRET", "WEBHOOK_SECRETS_KEY"]
   functions_source   = "frontdoor/functions.py"
   # One Cloud Run service per functions-framework target (frontdoor/functions.py), each with
   # its own service account, secrets and sizing; none has public ingress.

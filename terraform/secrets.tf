@@ -3,7 +3,7 @@
 # `gcloud secrets versions add NAME --data-file=-` and a new revision.
 
 locals {
-  secret_names = toset(["CONTENT_API_KEY", "SIGNALS_API_KEY", "INGEST_API_KEY", "INTERNAL_TOKEN", "PREVIEW_SECRET", "AUTHOR_API_KEY"])
+  secret_names = toset(["CONTENT_API_KEY", "SIGNALS_API_KEY", "INGEST_API_KEY", "INTERNAL_TOKEN", "PREVIEW_SECRET", "AUTHOR_API_KEY", "WEBHOOK_SECRETS_KEY"])
 }
 
 resource "google_secret_manager_secret" "app" {

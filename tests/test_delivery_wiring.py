@@ -8,23 +8,65 @@ from pathlib import Path
 import pytest
 
 from backends.gcp.tasks import CloudTasksTaskQueue, queue_path
-from frontdoor.delivery_wiring import delivery_options
+from frontdoor.delivery_wiring import delivery_options, webhook_secrets_box
 from frontdoor.settings import Settings
 from services.delivery_policy import RETRY_DELAYS
 
 pytestmark = pytest.mark.spec("signals.webhooks")
 
 
-def test_embedded_mode_allows_loopback_receivers_and_the_cloud_does_not(tmp_path: Path) -> None:
-    """DESIGN Deliveries: loopback allowed only in embedded mode."""
-    embedded = delivery_options(Settings(data_dir=tmp_path))
-    cloud_settings = Settings(data_dir=tmp_path).model_copy(
-        update={"backend": "gcp", "google_cloud_project": "demo"}
-    )
-    cloud = delivery_options(cloud_settings)
+@pytest.mark.parametrize(
+    ("host", "allow", "allowed"),
+    [
+        ("127.0.0.1", False, False),  # the default: a local run refuses loopback targets too
+        ("127.0.0.1", True, True),
+        ("::1", True, True),
+        ("localhost", True, True),
+        ("0.0.0.0", None, False),  # noqa: S104  # the Docker image's bind
+        ("::", None, False),
+        ("192.168.1.20", None, False),
+    ],
+)
+def test_loopback_receivers_are_allowed_only_on_a_loopback_bind_that_allows_them(
+    tmp_path: Path, host: str, allow: bool | None, allowed: bool
+) -> None:
+    """signals-api.md Allowed targets: loopback only on a loopback HOST with the setting."""
+    settings = Settings(data_dir=tmp_path, host=host)
+    if allow is None:  # a copy skips the start check: the wiring still refuses
+        settings = settings.model_copy(update={"webhook_allow_loopback": True})
+    else:
+        settings = settings.model_copy(update={"webhook_allow_loopback": allow})
 
-    assert (embedded.allow_loopback, cloud.allow_loopback) == (True, False)
-    assert embedded.retry_delays == RETRY_DELAYS
+    assert delivery_options(settings).allow_loopback is allowed
+
+
+def test_allowing_loopback_targets_on_a_public_bind_is_refused_at_start(tmp_path: Path) -> None:
+    """signals-api.md Allowed targets: WEBHOOK_ALLOW_LOOPBACK needs a loopback HOST."""
+    with pytest.raises(ValueError, match="HOST"):
+        Settings(data_dir=tmp_path, host="0.0.0.0", webhook_allow_loopback=True)  # noqa: S104
+
+
+def test_the_service_s_own_listen_address_and_urls_are_never_delivery_targets(
+    tmp_path: Path,
+) -> None:
+    """signals-api.md Allowed targets: the service itself (its internal routes) is no target."""
+    settings = Settings(
+        data_dir=tmp_path,
+        host="0.0.0.0",  # noqa: S104
+        port=8123,
+        public_base_url="https://www.acme.test",
+        internal_base_url="http://frontdoor.internal:9000",
+    )
+
+    origins = delivery_options(settings).own_origins
+
+    assert set(origins) == {
+        ("0.0.0.0", 8123),  # noqa: S104
+        ("127.0.0.1", 8123),
+        ("www.acme.test", 443),
+        ("frontdoor.internal", 9000),
+    }
+    assert delivery_options(Settings(data_dir=tmp_path)).retry_delays == RETRY_DELAYS
 
 
 def test_loopback_webhooks_are_refused_in_the_cloud_settings() -> None:
@@ -67,3 +109,19 @@ def test_the_cloud_tasks_queue_connects_only_when_a_task_is_sent() -> None:
     queue.close()
 
     assert connects == []
+
+
+def test_the_webhook_secrets_key_is_kept_0600_in_data_dir_and_required_on_google_cloud(
+    tmp_path: Path,
+) -> None:
+    """README Data at rest: where the key sealing webhook secrets comes from."""
+    sealed = webhook_secrets_box(Settings(data_dir=tmp_path)).seal("whsec_x", endpoint_id="wh_1")
+    again = webhook_secrets_box(Settings(data_dir=tmp_path))
+    cloud = Settings(data_dir=tmp_path).model_copy(
+        update={"backend": "gcp", "google_cloud_project": "demo"}
+    )
+
+    assert again.open(sealed, endpoint_id="wh_1") == "whsec_x"
+    assert (tmp_path / "webhook_secrets_key").stat().st_mode & 0o077 == 0
+    with pytest.raises(ValueError, match="WEBHOOK_SECRETS_KEY"):
+        webhook_secrets_box(cloud)

@@ -129,9 +129,11 @@ class _Jobs:
     def generate(self, principal: Principal, payload: object) -> Response:
         config = self.config
         refused = character_issues(payload)
+        # http callbacks to loopback receivers where deliveries may go there (a local run)
+        loopback = self.backends.delivery_options.allow_loopback
         try:
             brief = GenerationBrief.model_validate(
-                payload, context={"allow_loopback_http": config.mode == "embedded"}
+                payload, context={"allow_loopback_http": loopback}
             )
         except ValidationError as err:
             issues = refused + issues_from_errors(err.errors())

@@ -9,6 +9,7 @@ writer before it commits. Other processes on the same file still meet the busy h
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -66,12 +67,30 @@ def insert_rows(conn: sqlite3.Connection, into: str, rows: Sequence[Sequence[obj
         conn.execute(sql, values)
 
 
+# A database holds keys' hashes, webhook secrets and people's addresses: its folder and files
+# are the service user's alone (SQLite gives its -wal and -shm files the database file's mode).
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
+
+
+def keep_private(path: Path) -> None:
+    """Make `path`'s folder 0700 and the database file 0600 (created empty if absent), with its
+    -wal and -shm files; files an earlier version made 0644 are narrowed too."""
+    folder = path.parent
+    folder.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    os.chmod(folder, PRIVATE_DIR)
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE))
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        if file.exists():
+            os.chmod(file, PRIVATE_FILE)
+
+
 class SqliteDatabase:
     """A SQLite file opened in WAL mode with a connection per thread."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        keep_private(path)
         self._local = threading.local()
         self._schema_lock = threading.Lock()
         self._schemas: set[str] = set()
@@ -83,7 +102,7 @@ class SqliteDatabase:
         """This thread's connection, opened on first use."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            new_file = not self.path.exists()
+            new_file = self.path.stat().st_size == 0  # made empty by keep_private
             # isolation_level=None: we issue BEGIN ourselves, so transactions are explicit.
             conn = sqlite3.connect(
                 self.path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False

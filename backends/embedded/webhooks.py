@@ -1,6 +1,7 @@
 """SqliteWebhookStore: webhook endpoints and deliveries in the embedded database.
 
-Signing secrets are stored in clear (signing needs them), protected like the rest of DATA_DIR.
+Signing secrets are stored sealed (backends/secret_box.py: signing needs them, so they are
+encrypted, not hashed); rows an earlier version stored in clear are sealed when the store opens.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from backends.ports import (
     WebhookEndpoint,
     WebhookSecret,
 )
+from backends.secret_box import SecretBox, is_sealed
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS webhook_endpoints (
@@ -63,8 +65,9 @@ _DELIVERY_COLUMNS = (
 class SqliteWebhookStore:
     """WebhookStore on SQLite."""
 
-    def __init__(self, db: SqliteDatabase) -> None:
+    def __init__(self, db: SqliteDatabase, *, box: SecretBox) -> None:
         self._db = db
+        self._box = box
         db.ensure_schema("webhooks", _DDL)
         conn = db.connection()
         columns = {r[1] for r in conn.execute("PRAGMA table_info(webhook_endpoints)")}
@@ -72,6 +75,24 @@ class SqliteWebhookStore:
             with db.transaction() as tx:
                 tx.execute(
                     "ALTER TABLE webhook_endpoints ADD COLUMN options TEXT NOT NULL DEFAULT '{}'"
+                )
+        self._seal_clear_secrets()
+
+    def _seal_clear_secrets(self) -> None:
+        """Seal the secrets of rows stored in clear by an earlier version (once: then none)."""
+        with self._db.transaction() as tx:
+            rows = tx.execute("SELECT endpoint_id, secrets FROM webhook_endpoints").fetchall()
+            for row in rows:
+                items = json.loads(row["secrets"])
+                if all(is_sealed(item["value"]) for item in items):
+                    continue
+                endpoint_id = row["endpoint_id"]
+                for item in items:
+                    if not is_sealed(item["value"]):
+                        item["value"] = self._box.seal(item["value"], endpoint_id=endpoint_id)
+                tx.execute(
+                    "UPDATE webhook_endpoints SET secrets = ? WHERE endpoint_id = ?",
+                    (json.dumps(items), endpoint_id),
                 )
 
     def add_endpoint(self, endpoint: WebhookEndpoint) -> None:
@@ -87,7 +108,7 @@ class SqliteWebhookStore:
                         endpoint.url,
                         json.dumps(list(endpoint.types)),
                         endpoint.description,
-                        _secrets_json(endpoint.secrets),
+                        _secrets_json(endpoint.secrets, self._box, endpoint.endpoint_id),
                         endpoint.created_at.isoformat(),
                         _iso(endpoint.disabled_at),
                         endpoint.disabled_reason,
@@ -103,7 +124,7 @@ class SqliteWebhookStore:
             .execute("SELECT * FROM webhook_endpoints WHERE endpoint_id = ?", (endpoint_id,))
             .fetchone()
         )
-        return _endpoint(row) if row else None
+        return _endpoint(row, self._box) if row else None
 
     def list_endpoints(self, *, partner: str | None = None) -> list[WebhookEndpoint]:
         conn = self._db.connection()
@@ -115,7 +136,7 @@ class SqliteWebhookStore:
                 " ORDER BY created_at, endpoint_id",
                 (partner,),
             )
-        return [_endpoint(row) for row in rows.fetchall()]
+        return [_endpoint(row, self._box) for row in rows.fetchall()]
 
     def delete_endpoint(self, endpoint_id: str) -> None:
         with self._db.transaction() as conn:
@@ -134,12 +155,15 @@ class SqliteWebhookStore:
             ).fetchone()
             if row is None:
                 raise NotFoundError(endpoint_id)
-            stored = json.loads(row["secrets"])
+            stored = [
+                {**item, "value": self._box.open(item["value"], endpoint_id=endpoint_id)}
+                for item in json.loads(row["secrets"])
+            ]
             if if_current is not None and (not stored or stored[0]["value"] != if_current):
                 raise ConflictError(f"{endpoint_id}: its secret changed meanwhile")
             conn.execute(
                 "UPDATE webhook_endpoints SET secrets = ? WHERE endpoint_id = ?",
-                (_secrets_json(secrets), endpoint_id),
+                (_secrets_json(secrets, self._box, endpoint_id), endpoint_id),
             )
         return self._must_get(endpoint_id)
 
@@ -232,11 +256,11 @@ def _dt(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
-def _secrets_json(secrets: tuple[WebhookSecret, ...]) -> str:
+def _secrets_json(secrets: tuple[WebhookSecret, ...], box: SecretBox, endpoint_id: str) -> str:
     return json.dumps(
         [
             {
-                "value": s.value,
+                "value": box.seal(s.value, endpoint_id=endpoint_id),
                 "created_at": s.created_at.isoformat(),
                 "expires_at": _iso(s.expires_at),
             }
@@ -245,10 +269,10 @@ def _secrets_json(secrets: tuple[WebhookSecret, ...]) -> str:
     )
 
 
-def _endpoint(row: sqlite3.Row) -> WebhookEndpoint:
+def _endpoint(row: sqlite3.Row, box: SecretBox) -> WebhookEndpoint:
     secrets = tuple(
         WebhookSecret(
-            value=item["value"],
+            value=box.open(item["value"], endpoint_id=row["endpoint_id"]),
             created_at=datetime.fromisoformat(item["created_at"]),
             expires_at=_dt(item["expires_at"]),
         )

@@ -1,8 +1,9 @@
 """FirestoreWebhookStore: endpoints as `{prefix}webhook_endpoints/{id}`, deliveries as
 `{prefix}webhook_deliveries/{id}`.
 
-Signing secrets are stored in clear in the endpoint document (signing needs them): a secret at
-rest, protected by Firestore's IAM, which only the service account may read.
+Signing secrets are stored sealed in the endpoint document (backends/secret_box.py; signing
+needs them, so they are encrypted, not hashed), on top of Firestore's IAM, which only the service
+account may read; `seal_clear_secrets` seals those an earlier version stored in clear.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from backends.ports import (
     WebhookEndpoint,
     WebhookSecret,
 )
+from backends.secret_box import SecretBox, is_sealed
 
 # Their composite indexes are declared in domain/indexes.py (Terraform is generated from it).
 _IN_LIMIT = 30  # values Firestore accepts in one `in` filter
@@ -44,9 +46,11 @@ class FirestoreWebhookStore:
         client: firestore.Client,
         *,
         prefix: str = "",
+        box: SecretBox,
         deadline: CallDeadline = DEFAULT_DEADLINE,
     ) -> None:
         self._client = client
+        self._box = box
         self._deadline = deadline
         self._endpoints = client.collection(f"{prefix}webhook_endpoints")
         self._deliveries = client.collection(f"{prefix}webhook_deliveries")
@@ -54,22 +58,51 @@ class FirestoreWebhookStore:
     def add_endpoint(self, endpoint: WebhookEndpoint) -> None:
         create_document(
             self._endpoints.document(endpoint.endpoint_id),
-            _endpoint_doc(endpoint),
+            _endpoint_doc(endpoint, self._box),
             endpoint.endpoint_id,
             deadline=self._deadline,
         )
 
     @unavailable_when_transient()
+    def seal_clear_secrets(self) -> int:
+        """Seal the secrets an earlier version stored in clear; how many endpoints changed.
+
+        Each write holds only while the document is as read: one changed meanwhile was written
+        by this version, sealed."""
+        sealed = 0
+        for snap in self._endpoints.stream(**self._deadline.read):
+            doc = _doc(snap)
+            items = doc.get("secrets") or []
+            if all(is_sealed(str(item.get("value", ""))) for item in items):
+                continue
+            items = [
+                {**item, "value": self._box.seal(item["value"], endpoint_id=snap.id)}
+                if not is_sealed(item["value"])
+                else item
+                for item in items
+            ]
+            try:
+                snap.reference.update(
+                    {"secrets": items},
+                    option=self._client.write_option(last_update_time=snap.update_time),
+                    **self._deadline.write,
+                )
+            except (gexc.FailedPrecondition, gexc.NotFound):
+                continue
+            sealed += 1
+        return sealed
+
+    @unavailable_when_transient()
     def get_endpoint(self, endpoint_id: str) -> WebhookEndpoint | None:
         snap = self._endpoints.document(endpoint_id).get(**self._deadline.read)
-        return _endpoint(_doc(snap)) if snap.exists else None
+        return _endpoint(_doc(snap), self._box) if snap.exists else None
 
     @unavailable_when_transient()
     def list_endpoints(self, *, partner: str | None = None) -> list[WebhookEndpoint]:
         query: Any = self._endpoints
         if partner is not None:
             query = query.where(filter=FieldFilter("partner", "==", partner))
-        found = [_endpoint(_doc(snap)) for snap in query.stream(**self._deadline.read)]
+        found = [_endpoint(_doc(snap), self._box) for snap in query.stream(**self._deadline.read)]
         return sorted(found, key=lambda e: (e.created_at, e.endpoint_id))
 
     @unavailable_when_transient()
@@ -92,9 +125,12 @@ class FirestoreWebhookStore:
             if not snap.exists:
                 raise NotFoundError(endpoint_id)
             stored = _doc(snap).get("secrets") or []
-            if if_current is not None and (not stored or stored[0].get("value") != if_current):
+            current = (
+                self._box.open(stored[0]["value"], endpoint_id=endpoint_id) if stored else None
+            )
+            if if_current is not None and current != if_current:
                 raise ConflictError(f"{endpoint_id}: its secret changed meanwhile")
-            transaction.update(ref, {"secrets": _secrets_doc(secrets)})
+            transaction.update(ref, {"secrets": _secrets_doc(secrets, self._box, endpoint_id)})
 
         run_transaction(self._client, write, deadline=self._deadline)
         return self._must_get(endpoint_id)
@@ -113,7 +149,7 @@ class FirestoreWebhookStore:
             return doc
 
         disabled: dict[str, Any] = run_transaction(self._client, disable, deadline=self._deadline)
-        return _endpoint(disabled)
+        return _endpoint(disabled, self._box)
 
     def add_delivery(self, delivery: Delivery) -> bool:
         try:
@@ -186,20 +222,27 @@ def _doc(snap: Any) -> dict[str, Any]:
     return found
 
 
-def _secrets_doc(secrets: tuple[WebhookSecret, ...]) -> list[dict[str, Any]]:
+def _secrets_doc(
+    secrets: tuple[WebhookSecret, ...], box: SecretBox, endpoint_id: str
+) -> list[dict[str, Any]]:
     return [
-        {"value": s.value, "created_at": s.created_at, "expires_at": s.expires_at} for s in secrets
+        {
+            "value": box.seal(s.value, endpoint_id=endpoint_id),
+            "created_at": s.created_at,
+            "expires_at": s.expires_at,
+        }
+        for s in secrets
     ]
 
 
-def _endpoint_doc(e: WebhookEndpoint) -> dict[str, Any]:
+def _endpoint_doc(e: WebhookEndpoint, box: SecretBox) -> dict[str, Any]:
     return {
         "endpoint_id": e.endpoint_id,
         "partner": e.partner,
         "url": e.url,
         "types": list(e.types),
         "description": e.description,
-        "secrets": _secrets_doc(e.secrets),
+        "secrets": _secrets_doc(e.secrets, box, e.endpoint_id),
         "created_at": e.created_at,
         "disabled_at": e.disabled_at,
         "disabled_reason": e.disabled_reason,
@@ -208,7 +251,7 @@ def _endpoint_doc(e: WebhookEndpoint) -> dict[str, Any]:
     }
 
 
-def _endpoint(doc: dict[str, Any]) -> WebhookEndpoint:
+def _endpoint(doc: dict[str, Any], box: SecretBox) -> WebhookEndpoint:
     return WebhookEndpoint(
         endpoint_id=doc["endpoint_id"],
         partner=doc["partner"],
@@ -217,7 +260,9 @@ def _endpoint(doc: dict[str, Any]) -> WebhookEndpoint:
         description=doc["description"],
         secrets=tuple(
             WebhookSecret(
-                value=s["value"], created_at=s["created_at"], expires_at=s.get("expires_at")
+                value=box.open(s["value"], endpoint_id=doc["endpoint_id"]),
+                created_at=s["created_at"],
+                expires_at=s.get("expires_at"),
             )
             for s in doc["secrets"]
         ),

@@ -141,7 +141,10 @@ class DeliveryOptions:
     attempt_base_url: str  # this service's origin as the task queue reaches it
     internal_token: str = field(repr=False)  # the queue presents it on the internal attempt route
     retry_delays: tuple[timedelta, ...]  # waits before attempts 2, 3, ...; jittered per delivery
-    allow_loopback: bool = False  # embedded mode: http to loopback receivers is allowed
+    # http to loopback receivers: only on a loopback bind with WEBHOOK_ALLOW_LOOPBACK (wiring)
+    allow_loopback: bool = False
+    # this service's own (host, port) pairs, its internal routes' too: never a target
+    own_origins: tuple[tuple[str, int], ...] = ()
     rotation_overlap: timedelta = timedelta(hours=24)
     timeout_seconds: float = 10.0
     # host, port -> addresses; None: the system resolver (tests pass a fixed hosts table)

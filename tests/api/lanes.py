@@ -20,6 +20,7 @@ from api.app import create_app
 from backends.bundle import Backends
 from backends.embedded.job_queue import DurableJobQueue
 from backends.embedded.queue_table import QueueTable, queue_database
+from backends.secret_box import SecretBox
 from frontdoor.generation_wiring import start_embedded_workers
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
@@ -65,7 +66,9 @@ def lane_backends(
         jobs=FirestoreJobStore(client, prefix=prefix),
         idempotency=FirestoreIdempotencyStore(client, prefix=prefix),
         keys=FirestoreKeyStore(client, prefix=prefix),
-        webhooks=FirestoreWebhookStore(client, prefix=prefix),
+        webhooks=FirestoreWebhookStore(
+            client, prefix=prefix, box=SecretBox("test-webhook-secrets-key")
+        ),
         job_queue=queue,
     )
     start_embedded_workers(settings, swapped)

@@ -14,6 +14,7 @@ from api.app import create_app
 from backends.bundle import Backends
 from backends.gcp.keys import FirestoreKeyStore
 from backends.gcp.webhooks import FirestoreWebhookStore
+from backends.secret_box import SecretBox
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
 from tests.api.content_client import PAGES
@@ -46,7 +47,13 @@ def test_every_webhook_operation_answers_503_while_the_webhook_store_is_down(
     settings: Settings, backends: Backends, down_firestore: firestore.Client
 ) -> None:
     client = _app(
-        settings, dataclasses.replace(backends, webhooks=FirestoreWebhookStore(down_firestore))
+        settings,
+        dataclasses.replace(
+            backends,
+            webhooks=FirestoreWebhookStore(
+                down_firestore, box=SecretBox("test-webhook-secrets-key")
+            ),
+        ),
     )
     hook = f"{BASE}/webhooks/wh_0123456789ab"
 

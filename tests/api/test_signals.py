@@ -324,7 +324,7 @@ def test_erasing_a_person_leaves_no_webhook_delivery_of_their_events_to_list_or_
 ) -> None:
     """DESIGN Ingest and Deliveries: erasure reaches the delivery records kept for replays."""
     hooks = f"{BASE}/webhooks"
-    endpoint = client.post(hooks, json={"url": "http://127.0.0.1:9/hooks"}, headers=READ)
+    endpoint = client.post(hooks, json={"url": "https://hooks.example.com/in"}, headers=READ)
     endpoint_id = endpoint.get_json()["endpoint"]["id"]
     ingest(client, backends, [raw_event("1"), raw_event("2", person={"email": "bob@acme.com"})])
     before = client.get(f"{hooks}/{endpoint_id}/deliveries", headers=READ).get_json()["deliveries"]

@@ -25,6 +25,7 @@ from backends.gcp.keys import FirestoreKeyStore
 from backends.gcp.pages import FirestorePageStore
 from backends.gcp.signals import FirestoreSignalStore
 from backends.gcp.webhooks import FirestoreWebhookStore
+from backends.secret_box import SecretBox
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
 from schemas.signals.events import NewEvent, normalize_event
@@ -118,7 +119,9 @@ def test_a_signal_read_a_key_check_and_a_webhook_registration_answer_503_within_
     stores: dict[str, Any] = {"prefix": unique_prefix, "deadline": TEST_DEADLINE}
     signals = FirestoreSignalStore(firestore_behind_hole, settle=timedelta(0), **stores)
     keys = FirestoreKeyStore(firestore_behind_hole, **stores)
-    webhooks = FirestoreWebhookStore(firestore_behind_hole, **stores)
+    webhooks = FirestoreWebhookStore(
+        firestore_behind_hole, box=SecretBox("test-webhook-secrets-key"), **stores
+    )
     client = _client(settings, backends, signals=signals, keys=keys, webhooks=webhooks)
     hook = {"url": "https://hooks.partner.test/in"}
     requests: list[Callable[[], TestResponse]] = [

@@ -15,6 +15,7 @@ from backends.bundle import Backends
 from backends.embedded.sqlite import SqliteDatabase
 from backends.embedded.webhooks import SqliteWebhookStore
 from backends.ports import WebhookEndpoint, WebhookSecret
+from frontdoor.delivery_wiring import webhook_secrets_box
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from schemas.signals.events import EVENT_TYPES
@@ -198,11 +199,20 @@ def test_unsafe_targets_are_refused_with_unsafe_url(api: FlaskClient, url: str) 
     ]
 
 
-def test_embedded_mode_allows_a_loopback_http_receiver(client: FlaskClient) -> None:
-    """DESIGN Deliveries: loopback allowed only in embedded mode."""
-    response = client.post(HOOKS, json={"url": "http://127.0.0.1:9999/hook"}, headers=KEY)
+def test_a_local_run_refuses_a_loopback_receiver_unless_its_setting_allows_it(
+    settings: Settings,
+) -> None:
+    """signals-api.md Allowed targets: loopback only with WEBHOOK_ALLOW_LOOPBACK (loopback HOST)."""
+    answers = []
+    for allow in (False, True):
+        tuned = settings.model_copy(update={"webhook_allow_loopback": allow})
+        built = build_backends(tuned)
+        client = create_app(app_config(tuned), built).test_client()
+        hook = {"url": "http://127.0.0.1:9999/hook"}
+        answers.append(client.post(HOOKS, json=hook, headers=KEY).status_code)
+        built.close()
 
-    assert response.status_code == 201
+    assert answers == [422, 201]
 
 
 def test_rotating_shows_a_new_secret_once_and_keeps_the_old_one_for_24_hours(
@@ -417,7 +427,9 @@ def test_two_rotations_at_once_each_answer_a_secret_that_signs(
     over it: its answer is the current secret and the other's keeps signing through the 24-hour
     overlap, instead of one of the two answers naming a secret nothing signs with."""
     _api, backends = strict
-    hooks = RotatedMeanwhile(SqliteDatabase(settings.data_dir / "frontdoor.sqlite3"))
+    hooks = RotatedMeanwhile(
+        SqliteDatabase(settings.data_dir / "frontdoor.sqlite3"), box=webhook_secrets_box(settings)
+    )
     api = create_app(
         app_config(settings), dataclasses.replace(backends, webhooks=hooks)
     ).test_client()

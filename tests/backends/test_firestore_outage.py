@@ -12,6 +12,7 @@ from google.cloud import firestore
 
 from backends.gcp.keys import FirestoreKeyStore
 from backends.gcp.webhooks import FirestoreWebhookStore
+from backends.secret_box import SecretBox
 from tests.backends.outage import DELIVERY, ENDPOINT, KEY, NOW, SECRET, outcome
 
 
@@ -32,7 +33,7 @@ def test_every_key_store_operation_is_unavailable_while_firestore_is_down(
 def test_every_webhook_store_operation_is_unavailable_while_firestore_is_down(
     down_firestore: firestore.Client,
 ) -> None:
-    hooks = FirestoreWebhookStore(down_firestore)
+    hooks = FirestoreWebhookStore(down_firestore, box=SecretBox("test-webhook-secrets-key"))
     wh = ENDPOINT.endpoint_id
     operations: list[Callable[[], object]] = [
         lambda: hooks.add_endpoint(ENDPOINT),

@@ -4,7 +4,9 @@ take turns on a lock of the process that keeps SQLite's answer to a nested trans
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 from pathlib import Path
 
 import pytest
@@ -121,3 +123,35 @@ def test_a_new_file_and_an_existing_one_are_both_opened_in_wal_with_normal_syncs
     ]
     assert modes == [("wal", 1), ("wal", 1)]  # 1: NORMAL
     assert [tuple(row) for row in again.execute("SELECT id FROM t")] == [(1,)]
+
+
+def test_the_data_folder_and_database_files_are_readable_by_the_service_user_alone(
+    tmp_path: Path,
+) -> None:
+    """README Data at rest: DATA_DIR 0700, the database and its -wal and -shm files 0600, files
+    an earlier version made 0644 included."""
+    data = tmp_path / "data"
+    data.mkdir()
+    os.chmod(data, 0o755)  # noqa: S103  # the mode an earlier version left
+    old = data / "old.sqlite3"
+    SqliteDatabase(old).connection().execute("CREATE TABLE t (x)")
+    for made in (old, data / "old.sqlite3-wal", data / "old.sqlite3-shm"):
+        os.chmod(made, 0o644)
+    os.chmod(data, 0o755)  # noqa: S103  # the mode an earlier version left
+
+    new = SqliteDatabase(data / "new.sqlite3")
+    new.connection().execute("CREATE TABLE t (x)")
+    SqliteDatabase(old).connection().execute("INSERT INTO t VALUES (1)")
+
+    files = sorted(p.name for p in data.iterdir())
+    assert files == [
+        "new.sqlite3",
+        "new.sqlite3-shm",
+        "new.sqlite3-wal",
+        "old.sqlite3",
+        "old.sqlite3-shm",
+        "old.sqlite3-wal",
+    ]
+    modes = {name: oct(stat.S_IMODE((data / name).stat().st_mode)) for name in files}
+    assert modes == dict.fromkeys(files, "0o600")
+    assert oct(stat.S_IMODE(data.stat().st_mode)) == "0o700"

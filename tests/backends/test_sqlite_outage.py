@@ -18,6 +18,7 @@ from backends.embedded.pages import SqlitePageStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.embedded.webhooks import SqliteWebhookStore
 from backends.ports import StoredPage
+from backends.secret_box import SecretBox
 from tests.backends.outage import DELIVERY, ENDPOINT, KEY, NOW, SECRET, outcome
 
 PAGE = StoredPage(
@@ -60,7 +61,7 @@ def test_every_key_store_write_is_unavailable_while_the_file_refuses_writes(
 def test_every_webhook_store_write_is_unavailable_while_the_file_refuses_writes(
     db: SqliteDatabase,
 ) -> None:
-    hooks = SqliteWebhookStore(db)
+    hooks = SqliteWebhookStore(db, box=SecretBox("test-webhook-secrets-key"))
     hooks.add_endpoint(ENDPOINT)
     hooks.add_delivery(DELIVERY)
     _refuse_writes(db)

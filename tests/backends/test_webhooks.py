@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -20,7 +22,9 @@ from backends.ports import (
     WebhookSecret,
     WebhookStore,
 )
+from backends.secret_box import SealedSecretError, SecretBox
 
+BOX = SecretBox("test-webhook-secrets-key")
 pytestmark = pytest.mark.spec("signals.webhooks")
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -29,14 +33,14 @@ NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 @pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.emulator)])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[WebhookStore]:
     if request.param == "sqlite":
-        yield SqliteWebhookStore(SqliteDatabase(tmp_path / "hooks.sqlite3"))
+        yield SqliteWebhookStore(SqliteDatabase(tmp_path / "hooks.sqlite3"), box=BOX)
         return
     request.getfixturevalue("firestore_emulator")
     from backends.gcp.firestore import firestore_client
     from backends.gcp.webhooks import FirestoreWebhookStore
 
     prefix = f"t{uuid.uuid4().hex[:10]}_"
-    yield FirestoreWebhookStore(firestore_client(project="demo-frontdoor"), prefix=prefix)
+    yield FirestoreWebhookStore(firestore_client(project="demo-frontdoor"), prefix=prefix, box=BOX)
 
 
 def _endpoint(
@@ -225,3 +229,99 @@ def test_erasing_the_deliveries_of_events_removes_them_from_every_endpoint(
     assert store.get_delivery("msg_0b") is None
     assert [d.delivery_id for d in store.list_deliveries("wh_1")] == ["msg_kept"]
     assert store.erase_deliveries_for_events([]) == 0
+
+
+@dataclasses.dataclass
+class AtRest:
+    """A store's raw rows: open a store on them with a key, read a row's stored secret values,
+    and write a row as an earlier version stored it (in clear)."""
+
+    open_store: Callable[[SecretBox], WebhookStore]
+    stored_values: Callable[[str], list[str]]
+    store_in_clear: Callable[[str, str], None]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.emulator)])
+def at_rest(request: pytest.FixtureRequest, tmp_path: Path) -> AtRest:
+    if request.param == "sqlite":
+        path = tmp_path / "hooks.sqlite3"
+
+        def sqlite_values(endpoint_id: str) -> list[str]:
+            conn = sqlite3.connect(path)
+            row = conn.execute(
+                "SELECT secrets FROM webhook_endpoints WHERE endpoint_id = ?", (endpoint_id,)
+            ).fetchone()
+            conn.close()
+            return [item["value"] for item in json.loads(row[0])]
+
+        def sqlite_clear(endpoint_id: str, value: str) -> None:
+            item = {"value": value, "created_at": NOW.isoformat(), "expires_at": None}
+            conn = sqlite3.connect(path, isolation_level=None)
+            conn.execute(
+                "UPDATE webhook_endpoints SET secrets = ? WHERE endpoint_id = ?",
+                (json.dumps([item]), endpoint_id),
+            )
+            conn.close()
+
+        return AtRest(
+            lambda box: SqliteWebhookStore(SqliteDatabase(path), box=box),
+            sqlite_values,
+            sqlite_clear,
+        )
+    request.getfixturevalue("firestore_emulator")
+    from backends.gcp.firestore import firestore_client
+    from backends.gcp.webhooks import FirestoreWebhookStore
+
+    client = firestore_client(project="demo-frontdoor")
+    prefix = f"t{uuid.uuid4().hex[:10]}_"
+    endpoints = client.collection(f"{prefix}webhook_endpoints")
+
+    def firestore_values(endpoint_id: str) -> list[str]:
+        doc = endpoints.document(endpoint_id).get().to_dict() or {}
+        return [item["value"] for item in doc["secrets"]]
+
+    def firestore_clear(endpoint_id: str, value: str) -> None:
+        item = {"value": value, "created_at": NOW, "expires_at": None}
+        endpoints.document(endpoint_id).update({"secrets": [item]})
+
+    def open_firestore(box: SecretBox) -> WebhookStore:
+        store = FirestoreWebhookStore(client, prefix=prefix, box=box)
+        store.seal_clear_secrets()  # what a start of the service does
+        return store
+
+    return AtRest(open_firestore, firestore_values, firestore_clear)
+
+
+def test_a_stored_secret_is_sealed_and_opens_with_its_key_only(at_rest: AtRest) -> None:
+    """README Data at rest: a copied database shows no webhook secret; signing still works."""
+    store = at_rest.open_store(BOX)
+    store.add_endpoint(_endpoint("wh_sealed"))
+
+    (stored,) = at_rest.stored_values("wh_sealed")
+    other_key = at_rest.open_store(SecretBox("another-key-0123456789"))
+
+    assert "whsec_current" not in stored
+    assert stored.startswith("sealed:v1:")
+    assert store.get_endpoint("wh_sealed").secrets[0].value == "whsec_current"  # type: ignore[union-attr]
+    with pytest.raises(SealedSecretError):
+        other_key.get_endpoint("wh_sealed")
+
+
+def test_a_secret_an_earlier_version_stored_in_clear_is_sealed_when_the_store_opens(
+    at_rest: AtRest,
+) -> None:
+    """README Data at rest: the upgrade seals clear rows; they keep signing with the same value."""
+    at_rest.open_store(BOX).add_endpoint(_endpoint("wh_clear"))
+    at_rest.store_in_clear("wh_clear", "whsec_fromclear")
+
+    reopened = at_rest.open_store(BOX)
+
+    (stored,) = at_rest.stored_values("wh_clear")
+    assert stored.startswith("sealed:v1:")
+    assert reopened.get_endpoint("wh_clear").secrets[0].value == "whsec_fromclear"  # type: ignore[union-attr]
+    rotated = reopened.set_secrets(
+        "wh_clear",
+        (WebhookSecret(value="whsec_next", created_at=NOW),),
+        if_current="whsec_fromclear",
+    )
+    assert rotated.secrets[0].value == "whsec_next"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.target_guard import UnsafeTargetError, check_target
+from services.target_guard import UnsafeTargetError, check_target, system_resolver
 
 pytestmark = pytest.mark.spec("signals.webhooks")
 
@@ -113,3 +113,60 @@ def test_documentation_names_register_without_a_lookup_and_are_never_contacted(u
     assert registered.addresses == ()
     with pytest.raises(UnsafeTargetError):
         check_target(url, allow_loopback=False, resolve=no_dns)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8123/internal/deliveries/x/attempt",
+        "http://127.1:8123/",
+        "http://0x7f.1:8123/",
+        "http://2130706433:8123/",
+        "http://[::ffff:127.0.0.1]:8123/",
+        "http://[::1]:8123/",
+        "http://localhost:8123/",
+        "https://www.acme.test/collect",
+        "https://WWW.ACME.TEST.:443/collect",
+    ],
+)
+def test_the_service_itself_is_refused_in_any_spelling(url: str) -> None:
+    """signals-api.md Allowed targets: the service's own origins are never a target."""
+    own = (("127.0.0.1", 8123), ("www.acme.test", 443))
+
+    with pytest.raises(UnsafeTargetError, match="this service itself"):
+        check_target(url, allow_loopback=True, resolve=_resolve, own_origins=own)
+
+
+@pytest.mark.parametrize(
+    ("host", "address"),
+    [
+        ("127.1", "127.0.0.1"),
+        ("127.0.1", "127.0.0.1"),
+        ("0x7f.1", "127.0.0.1"),
+        ("0x7F000001", "127.0.0.1"),
+        ("0177.1", "127.0.0.1"),
+        ("017700000001", "127.0.0.1"),
+        ("2130706433", "127.0.0.1"),
+        ("[::ffff:7f00:1]", "::ffff:7f00:1"),
+    ],
+)
+def test_every_spelling_of_an_address_is_read_as_that_address_without_a_lookup(
+    host: str, address: str
+) -> None:
+    """signals-api.md Allowed targets: IP literals in any spelling are checked as addresses."""
+
+    def no_dns(name: str, port: int) -> list[str]:
+        raise AssertionError(f"{name} is an address, not a name")
+
+    target = check_target(f"http://{host}:9000/in", allow_loopback=True, resolve=no_dns)
+
+    assert target.addresses == (address,)
+
+
+@pytest.mark.parametrize("host", ["a..b", "a" * 70 + ".com", "\u00ad"])
+def test_a_host_name_the_resolver_cannot_encode_is_refused_as_malformed(host: str) -> None:
+    """signals-api.md Allowed targets: a name no resolver takes is a 422, never a 500."""
+    with pytest.raises(UnsafeTargetError, match="malformed"):
+        check_target(
+            f"https://{host}/in", allow_loopback=False, resolve=system_resolver, unresolved_ok=True
+        )

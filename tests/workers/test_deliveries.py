@@ -206,10 +206,11 @@ def test_an_attempt_task_run_twice_sends_once(settings: Settings) -> None:
     assert len(receiver.requests) == 1
 
 
-def test_a_target_that_now_resolves_to_a_private_address_is_not_contacted(
+def test_a_target_that_now_resolves_to_a_private_address_is_refused_at_once_uncontacted(
     settings: Settings,
 ) -> None:
-    """DESIGN Deliveries: the SSRF guard runs again at delivery time (DNS rebinding)."""
+    """DESIGN Deliveries: the SSRF guard runs again at delivery time (DNS rebinding); a refused
+    target fails at once, recorded as refused, with no retry to probe it again."""
     with running_receiver() as receiver, served(settings) as app:
         app.hosts["hooks.partner.test"] = ["93.184.215.14"]
         endpoint_id, _ = _register(app, "https://hooks.partner.test/in")
@@ -218,9 +219,8 @@ def test_a_target_that_now_resolves_to_a_private_address_is_not_contacted(
         app.backends.deliveries.enqueue_for_event(_event())
         failed = _settled(app, endpoint_id, "failed")
 
-    assert failed.attempts == 3
-    assert failed.last_error is not None
-    assert failed.last_error.startswith("unsafe_url")
+    assert (failed.attempts, failed.last_status_code) == (1, None)
+    assert failed.last_error == "refused: the host is a private or reserved address"
     assert receiver.requests == []
 
 

@@ -17,6 +17,7 @@ from backends.embedded.sqlite import SqliteDatabase
 from backends.embedded.tasks import DurableTaskQueue
 from backends.embedded.webhooks import SqliteWebhookStore
 from backends.ports import Delivery, DeliveryOptions
+from backends.secret_box import SecretBox
 from schemas.catalog import Brand
 from schemas.content.jobs import GenerationBrief, JobRecord
 from schemas.errors import Issue
@@ -107,7 +108,7 @@ def test_a_delivery_that_fails_for_good_logs_one_delivery_failed_event(
     db: SqliteDatabase, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
     """The failed deliveries alert: a delivery whose endpoint is gone fails with `event`."""
-    webhooks = SqliteWebhookStore(db)
+    webhooks = SqliteWebhookStore(db, box=SecretBox("test-webhook-secrets-key"))
     webhooks.add_delivery(
         Delivery(
             delivery_id="msg_gone",
