@@ -1,6 +1,7 @@
 """The one place that turns errors into response bodies.
 
-Every body is `{ok: false, error, message, issues}` plus the RFC 9457 members.
+Every body is `{ok: false, error, message, issues}` plus the RFC 9457 members; `issues` lists
+at most MAX_ISSUES, and `issues_omitted` says how many more there were.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from schemas.errors import Issue, issues_from_errors
 
 logger = logging.getLogger(__name__)
 RETRY_AFTER_SECONDS = "5"  # what a 503 of ours asks a client to wait
+MAX_ISSUES = 50  # issues listed in one error answer; `issues_omitted` counts the rest
 
 TITLES = {
     "invalid_query": "Invalid query parameter",
@@ -117,7 +119,11 @@ def problem_body(err: ApiError, *, base_url: str, instance: str) -> dict[str, An
         "message": err.message,
     }
     if err.issues is not None:
-        body["issues"] = [issue.model_dump() for issue in err.issues]
+        # Every error answer stays small, however many issues a request has: the first
+        # MAX_ISSUES, and how many more there were.
+        body["issues"] = [issue.model_dump() for issue in err.issues[:MAX_ISSUES]]
+        if len(err.issues) > MAX_ISSUES:
+            body["issues_omitted"] = len(err.issues) - MAX_ISSUES
     body.update(err.extra)
     body.update(
         {
