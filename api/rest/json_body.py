@@ -53,7 +53,10 @@ def _refusal(value: object) -> str | None:
             return f"nested deeper than {MAX_DEPTH} levels"
         for child in node.values() if isinstance(node, dict) else node:
             if isinstance(child, _CONTAINERS):
-                stack.append((child, depth + 1))
+                if child:  # an empty one nests nothing: 330,000 `{}` cost no visit each
+                    stack.append((child, depth + 1))
+                elif depth >= MAX_DEPTH:
+                    return f"nested deeper than {MAX_DEPTH} levels"
             elif isinstance(child, float) and not math.isfinite(child):
                 return "a number is out of range"
     return None
