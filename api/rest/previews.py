@@ -32,6 +32,9 @@ def verify_preview_token(
         return False
     if stamp <= now.timestamp() or not secret:
         return False
+    # compare_digest raises on a str that is not ASCII, and a token is whatever a link says.
+    if not signature.isascii():
+        return False
     return hmac.compare_digest(signature, _sign(slug, version, stamp, secret))
 
 
