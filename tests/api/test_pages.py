@@ -202,7 +202,7 @@ def test_a_preview_is_rendered_once_per_version_and_kept_as_live_pages_are(
 
 @pytest.mark.spec("pages.preview")
 @pytest.mark.parametrize("status", ["draft", "published"])
-@pytest.mark.parametrize("token", ["1999999999.\u00e9t\u00e9", "\u00e9.sig", "1999999999.\u2603"])
+@pytest.mark.parametrize("token", ["1999999999.\u00e9t\u00e9", "1999999999.\u2603"])
 def test_a_preview_token_that_is_not_ascii_is_a_404_or_the_live_page_never_a_500(
     backends: Backends, status: PageStatus, token: str
 ) -> None:
