@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException
 
 from api.request_context import request_id
-from backends.ports import UnavailableError
+from backends.ports import QuotaExceededError, UnavailableError
 from schemas.errors import Issue, issues_from_errors
 
 logger = logging.getLogger(__name__)
@@ -46,6 +46,7 @@ TITLES = {
     "model_failed": "The authoring model failed",
     "internal": "Internal error",
     "unavailable": "Service unavailable",
+    "storage_quota_exceeded": "The partner's pages are at their storage quota",
 }
 
 _HTTP_CODES = {
@@ -88,6 +89,17 @@ def invalid_payload(
 ) -> ApiError:
     """422 invalid_payload naming each field."""
     return ApiError(422, "invalid_payload", message, issues=issues)
+
+
+def storage_quota_exceeded(err: QuotaExceededError) -> ApiError:
+    """507 `storage_quota_exceeded`: the write would take the partner's pages past its quota."""
+    mib = 1024 * 1024
+    message = (
+        f"Your pages and their kept versions hold {err.used / mib:.1f} of your"
+        f" {err.quota / mib:.0f} MiB; this write would pass it, so nothing was changed"
+    )
+    issue = Issue(field="", code="storage_quota_exceeded", message=message)
+    return ApiError(507, "storage_quota_exceeded", message, issues=[issue])
 
 
 def unsupported_media_type(message: str) -> ApiError:
@@ -161,6 +173,11 @@ def register_error_handlers(app: Flask) -> None:
         if status == 413:
             issues = [Issue(field="", code="too_long", message="the body is too large")]
         return problem_response(ApiError(status, code, message, headers=headers, issues=issues))
+
+    @app.errorhandler(QuotaExceededError)
+    def _quota_exceeded(err: QuotaExceededError) -> Response:
+        logger.warning("partner %s at its page storage quota", err.owner)
+        return problem_response(storage_quota_exceeded(err))
 
     @app.errorhandler(Exception)
     def _unexpected(err: Exception) -> Response:
