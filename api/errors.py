@@ -92,14 +92,17 @@ def invalid_payload(
 
 
 def storage_quota_exceeded(err: QuotaExceededError) -> ApiError:
-    """507 `storage_quota_exceeded`: the write would take the partner's pages past its quota."""
+    """429 `storage_quota_exceeded`: the write would take the partner's pages past its quota.
+
+    A 4xx, not 507: nothing on our side failed, and a 5xx would page the operator (the 5xx
+    alert) and log an ERROR for every refused write. No Retry-After: waiting frees nothing."""
     mib = 1024 * 1024
     message = (
         f"Your pages and their kept versions hold {err.used / mib:.1f} of your"
         f" {err.quota / mib:.0f} MiB; this write would pass it, so nothing was changed"
     )
     issue = Issue(field="", code="storage_quota_exceeded", message=message)
-    return ApiError(507, "storage_quota_exceeded", message, issues=[issue])
+    return ApiError(429, "storage_quota_exceeded", message, issues=[issue])
 
 
 def unsupported_media_type(message: str) -> ApiError:

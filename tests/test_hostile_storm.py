@@ -12,8 +12,11 @@ import itertools
 import json
 import resource
 import socket
+import statistics
+import threading
+import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -25,6 +28,7 @@ from frontdoor.rsgi_front import APP_THREADS, BODY_READ_TIMEOUT
 from tests.api.content_client import page_body
 from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
 from tests.mcp_tools.conftest import access_token, start_served
+from tests.polling import wait_for
 from tests.served import Served
 
 PAGES = "/api/public/content/pages"
@@ -297,3 +301,126 @@ def test_more_stalled_bodies_than_threads_starve_no_one_and_each_is_cut_at_the_t
     assert (health, ingest) == (200, 202)
     assert set(answers) <= {b"HTTP/1.1 408", b""}, answers
     assert sum(answers.values()) == STALLED_PAST_THREADS
+
+
+# --- work bounded before it is done: array bombs, the preview bomb, a partner filling the disk
+
+QUOTA_MIB = 4  # the served process's PAGE_STORAGE_QUOTA_MIB in the bounded-work storm
+READ = "/api/public/v1/company"
+READ_SAMPLES = 60
+HERO = {"type": "hero", "title": "Find the leaks", "sub": "For heads of growth at B2B SaaS."}
+
+
+def compact(body: object) -> bytes:
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def array_bombs() -> list[tuple[str, str, bytes]]:
+    """Bodies just under 1 MiB that cost seconds each before their counts were checked first."""
+    page = page_body("bomb")
+    brief = {"slug": "bomb", "topic": "Audits", "icp": "Heads of growth"}
+    return [
+        ("POST", PAGES, compact({**page, "blocks": [{}] * 330_000})),
+        ("POST", PAGES, compact({**page, "blocks": [{"type": "hero"}] * 60_000})),
+        ("POST", PAGES, compact({**page, "blocks": [{**HERO, "bullets": ["x"] * 200_000}]})),
+        ("POST", PAGES, compact({**page, **{f"x{n}": 1 for n in range(60_000)}})),
+        ("PATCH", f"{PAGES}/storm-page", compact({"blocks": [HERO] * 10_000})),
+        ("POST", f"{PAGES}/generate", compact({**brief, **{f"x{n}": 1 for n in range(20_000)}})),
+    ]
+
+
+def read_latency(port: int) -> float:
+    """The median seconds of READ_SAMPLES public reads, one after another on one connection."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    took = []
+    try:
+        for _ in range(READ_SAMPLES):
+            began = time.perf_counter()
+            conn.request("GET", READ)
+            response = conn.getresponse()
+            response.read()
+            took.append(time.perf_counter() - began)
+            assert response.status == 200
+    finally:
+        conn.close()
+    return statistics.median(took)
+
+
+def during(port: int, load: Callable[[], None], *, started: Callable[[], bool]) -> float:
+    """The public read latency while 4 clients run `load` over and over (once `started`)."""
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.is_set():
+            load()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        running = [pool.submit(run) for _ in range(4)]
+        try:
+            wait_for(started, timeout=60, what="the load to start")
+            return read_latency(port)
+        finally:
+            stop.set()
+            for future in running:
+                future.result()
+
+
+@pytest.fixture
+def bounded(tmp_path: Path) -> Iterator[tuple[Served, int]]:
+    """The served process with a small storage quota; its port."""
+    served = start_served(tmp_path / "data", page_storage_quota_mib=str(QUOTA_MIB))
+    try:
+        yield served, int(served.proc.host.rsplit(":", 1)[1])
+    finally:
+        served.proc.stop()
+
+
+def test_array_bombs_and_the_preview_bomb_cost_public_reads_at_most_twice_their_time(
+    bounded: tuple[Served, int],
+) -> None:
+    """content-api.md Size limits, Page states, History: a body's counts are refused before any
+    other work, a preview is rendered once per version, a partner's pages stay in its quota
+    (the database grows by no more than it, twice for SQLite's own pages); no 5xx, and public
+    reads answer within twice their unloaded time during each bomb."""
+    served, port = bounded
+    content = {"x-api-key": CONTENT_KEY, "Content-Type": "application/json"}
+    assert send(port, "POST", PAGES, content, compact(page_body("storm-page"))) == 201
+    # Each block costs markdown-it about 0.45 s (its link labels), every time it is rendered.
+    brackets = [{"type": "richtext", "markdown": "[" * 4_000} for _ in range(6)]
+    draft = page_body("preview-bomb", is_published=False, blocks=[HERO, *brackets])
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    conn.request("POST", PAGES, body=compact(draft), headers=content)
+    preview_url = json.loads(conn.getresponse().read())["page"]["preview_url"]
+    conn.close()
+    preview = preview_url.split(str(port), 1)[1]
+    assert send(port, "GET", preview, {}, b"") == 200  # its one rendering
+    statuses: Counter[int] = Counter()
+    bombs = itertools.cycle(array_bombs())
+
+    def bomb() -> None:
+        method, path, body = next(bombs)
+        headers = {
+            **content,
+            **({"Content-Type": "application/merge-patch+json"} if method == "PATCH" else {}),
+        }
+        statuses[send(port, method, path, headers, body)] += 1
+
+    def open_preview() -> None:
+        statuses[send(port, "GET", preview, {}, b"")] += 1
+
+    unloaded = read_latency(port)
+    under_bombs = during(port, bomb, started=lambda: statuses[422] >= 4)
+    under_previews = during(port, open_preview, started=lambda: statuses[200] >= 4)
+    size_before = sum(f.stat().st_size for f in served.data_dir.glob("frontdoor.sqlite3*"))
+    prose = "We read your pipeline and write down where deals stall and why. " * 60
+    big = [{"type": "richtext", "markdown": prose[:3_900]} for _ in range(29)]
+    for n in range(60):
+        page = compact(page_body(f"fill-{n}", blocks=[HERO, *big]))
+        statuses[send(port, "POST", PAGES, content, page)] += 1
+    grown = sum(f.stat().st_size for f in served.data_dir.glob("frontdoor.sqlite3*")) - size_before
+
+    assert {s for s in statuses if s >= 500} == set(), statuses
+    assert statuses[429] > 0, statuses  # storage_quota_exceeded: the rest of the 60 pages
+    assert under_bombs <= 2 * unloaded, (unloaded, under_bombs)
+    assert under_previews <= 2 * unloaded, (unloaded, under_previews)
+    assert grown <= 2 * QUOTA_MIB * MIB, grown

@@ -201,7 +201,7 @@ def test_by_default_the_newest_20_versions_of_a_page_are_kept(client: FlaskClien
 
 
 @pytest.mark.spec("content.history")
-def test_a_write_past_the_partners_storage_quota_answers_507_and_changes_nothing(
+def test_a_write_past_the_partners_storage_quota_answers_429_and_changes_nothing(
     tmp_path: Path,
 ) -> None:
     """content-api.md History: PAGE_STORAGE_QUOTA_MIB bounds what one partner's pages hold."""
@@ -228,11 +228,12 @@ def test_a_write_past_the_partners_storage_quota_answers_507_and_changes_nothing
     finally:
         backends.close()
 
-    assert statuses == [201] * 10 + [507] * 2
-    assert refused.status_code == 507
+    assert statuses == [201] * 10 + [429] * 2
+    assert refused.status_code == 429
+    assert "Retry-After" not in refused.headers
     assert refused.get_json()["error"] == "storage_quota_exceeded"
     assert refused.get_json()["issues"][0]["code"] == "storage_quota_exceeded"
-    assert patched.status_code == 507  # a new version: it adds as much again
+    assert patched.status_code == 429  # a new version: it adds as much again
     assert (kept["version"], kept["title"]) == (1, page_body()["title"])
     assert used <= 1024 * 1024
 
