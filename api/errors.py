@@ -1,6 +1,7 @@
 """The one place that turns errors into response bodies.
 
-Every body is `{ok: false, error, message, issues}` plus the RFC 9457 members.
+Every body is `{ok: false, error, message, issues}` plus the RFC 9457 members; `issues` lists
+at most MAX_ISSUES, and `issues_omitted` says how many more there were.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException
 
 from api.request_context import request_id
-from backends.ports import UnavailableError
+from backends.ports import QuotaExceededError, UnavailableError
 from schemas.errors import Issue, issues_from_errors
 
 logger = logging.getLogger(__name__)
 RETRY_AFTER_SECONDS = "5"  # what a 503 of ours asks a client to wait
+MAX_ISSUES = 50  # issues listed in one error answer; `issues_omitted` counts the rest
 
 TITLES = {
     "invalid_query": "Invalid query parameter",
@@ -44,6 +46,7 @@ TITLES = {
     "model_failed": "The authoring model failed",
     "internal": "Internal error",
     "unavailable": "Service unavailable",
+    "storage_quota_exceeded": "The partner's pages are at their storage quota",
 }
 
 _HTTP_CODES = {
@@ -88,6 +91,20 @@ def invalid_payload(
     return ApiError(422, "invalid_payload", message, issues=issues)
 
 
+def storage_quota_exceeded(err: QuotaExceededError) -> ApiError:
+    """429 `storage_quota_exceeded`: the write would take the partner's pages past its quota.
+
+    A 4xx, not 507: nothing on our side failed, and a 5xx would page the operator (the 5xx
+    alert) and log an ERROR for every refused write. No Retry-After: waiting frees nothing."""
+    mib = 1024 * 1024
+    message = (
+        f"Your pages and their kept versions hold {err.used / mib:.1f} of your"
+        f" {err.quota / mib:.0f} MiB; this write would pass it, so nothing was changed"
+    )
+    issue = Issue(field="", code="storage_quota_exceeded", message=message)
+    return ApiError(429, "storage_quota_exceeded", message, issues=[issue])
+
+
 def unsupported_media_type(message: str) -> ApiError:
     """415 `unsupported_media_type`, its issue naming the Content-Type header."""
     issue = Issue(field="Content-Type", code="unsupported_media_type", message=message)
@@ -117,7 +134,11 @@ def problem_body(err: ApiError, *, base_url: str, instance: str) -> dict[str, An
         "message": err.message,
     }
     if err.issues is not None:
-        body["issues"] = [issue.model_dump() for issue in err.issues]
+        # Every error answer stays small, however many issues a request has: the first
+        # MAX_ISSUES, and how many more there were.
+        body["issues"] = [issue.model_dump() for issue in err.issues[:MAX_ISSUES]]
+        if len(err.issues) > MAX_ISSUES:
+            body["issues_omitted"] = len(err.issues) - MAX_ISSUES
     body.update(err.extra)
     body.update(
         {
@@ -155,6 +176,11 @@ def register_error_handlers(app: Flask) -> None:
         if status == 413:
             issues = [Issue(field="", code="too_long", message="the body is too large")]
         return problem_response(ApiError(status, code, message, headers=headers, issues=issues))
+
+    @app.errorhandler(QuotaExceededError)
+    def _quota_exceeded(err: QuotaExceededError) -> Response:
+        logger.warning("partner %s at its page storage quota", err.owner)
+        return problem_response(storage_quota_exceeded(err))
 
     @app.errorhandler(Exception)
     def _unexpected(err: Exception) -> Response:

@@ -7,6 +7,7 @@ the job record step by step until it finishes. `pages job JOB_ID` follows one la
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -23,9 +24,10 @@ from frontdoor.logs import configure_logging
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from schemas.content.jobs import GenerationBrief, JobRecord
-from schemas.errors import issues_from_errors
+from schemas.errors import Issue, issues_from_errors
 from services.jobs import start_generation
 from services.pages import Editor
+from services.payload_bounds import BRIEF_BOUNDS, bound_payload
 
 # How long `generate` and `job` follow a job (both commands take it).
 follow_timeout = click.option(
@@ -70,18 +72,33 @@ def generate(
     the command exits.
     """
     settings = Settings()
+    raw = brief_file.read_bytes()
+    issues: list[Issue] = []
+    brief: GenerationBrief | None = None
     try:
-        brief = GenerationBrief.model_validate_json(
-            brief_file.read_bytes(),
-            context={
-                "allow_loopback_http": settings.webhook_allow_loopback
-                and settings.listens_on_loopback
-            },
-        )
+        # The size bounds first, as POST generate checks them: this walk is cheap, the
+        # schema's is not on an array or object bomb.
+        bounded = bound_payload(json.loads(raw), BRIEF_BOUNDS)
+        issues += bounded.issues
+        raw = b"" if bounded.whole else json.dumps(bounded.payload).encode()
+    except (ValueError, RecursionError):
+        pass  # not JSON: the schema says so
+    try:
+        if raw:
+            brief = GenerationBrief.model_validate_json(
+                raw,
+                context={
+                    "allow_loopback_http": settings.webhook_allow_loopback
+                    and settings.listens_on_loopback
+                },
+            )
     except ValidationError as err:
-        for issue in issues_from_errors(err.errors()):
+        issues += issues_from_errors(err.errors())
+    if brief is None or issues:
+        for issue in issues:
             click.echo(f"{issue.field or '(brief)'}: {issue.code}: {issue.message}", err=True)
         ctx.exit(2)
+        return
     if publish:
         brief = brief.model_copy(update={"publish": True})
     backends = backends_for(ctx, settings)

@@ -108,6 +108,7 @@ def build_backends(
         pages=SqlitePageStore(
             db,
             keep_versions=settings.page_history_limit,
+            quota_bytes=settings.page_storage_quota_bytes,
             existing_owner=settings.existing_pages_owner,
         ),
         idempotency=SqliteIdempotencyStore(db),

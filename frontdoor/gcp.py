@@ -80,7 +80,12 @@ def build_backends(
         webhooks=webhooks, tasks=tasks, options=options, accounts=signals.get_account
     )
 
-    pages = FirestorePageStore(client, keep_versions=settings.page_history_limit, deadline=deadline)
+    pages = FirestorePageStore(
+        client,
+        keep_versions=settings.page_history_limit,
+        quota_bytes=settings.page_storage_quota_bytes,
+        deadline=deadline,
+    )
     pages.adopt_unowned_pages(settings.existing_pages_owner)
     jobs = FirestoreJobStore(client, deadline=deadline)
     job_queue = PubSubJobQueue(

@@ -23,6 +23,7 @@ from frontdoor.delivery_wiring import DeliveryPorts
 from frontdoor.settings import Settings
 from gate.check import check_page, ruleset
 from services.deliveries import callback_notifier
+from services.payload_bounds import PAGE_BOUNDS, bound_payload
 from workers.job_recovery import recover_stale_jobs
 
 if TYPE_CHECKING:
@@ -87,7 +88,11 @@ def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
     published = company_terms(backends.catalog.company)
 
     def gate(payload: dict[str, Any], brief: GenerationBrief) -> list[Any]:
-        return check_page(payload, brand=brand, brief=brief, published=published)
+        # A model's draft is bounded as a partner's page is, before the gate reads it.
+        bounded = bound_payload(payload, PAGE_BOUNDS)
+        if bounded.whole:
+            return list(bounded.issues)
+        return [*bounded.issues, *check_page(bounded.payload, brand=brand, brief=brief, published=published)]
 
     return GenerationPorts(
         jobs=backends.jobs,

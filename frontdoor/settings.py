@@ -154,10 +154,18 @@ class Settings(BaseSettings):
     # address (signals-api.md "Collect"); at least 1: the limiter always counts.
     collect_limit_visitor: int = Field(default=60, ge=1)
     collect_limit_address: int = Field(default=1200, ge=1)
-    # Page history (issue 14): how many versions of each page to keep; 0 keeps every one.
-    page_history_limit: int = Field(default=0, ge=0)
+    # Page history: how many versions of each page to keep (the newest); 0 keeps every one.
+    page_history_limit: int = Field(default=20, ge=0)
+    # The bytes of page input (JSON, UTF-8) one partner's kept versions may hold, in MiB; a
+    # write past it answers 507 `storage_quota_exceeded`. 0 turns the quota off.
+    page_storage_quota_mib: int = Field(default=256, ge=0)
     # Pages stored before ownership existed belong to this partner when first opened.
     existing_pages_owner: str = Field(default="bootstrap", min_length=1)
+
+    @property
+    def page_storage_quota_bytes(self) -> int:
+        """PAGE_STORAGE_QUOTA_MIB in bytes (0: no quota)."""
+        return self.page_storage_quota_mib * 1024 * 1024
 
     @field_validator("public_base_url")
     @classmethod

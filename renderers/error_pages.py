@@ -36,6 +36,9 @@ ADVICE: dict[str, str] = {
     "`issues[]` as `{field, code, message}`; fix them all and send again.",
     "rate_limited": "Too many requests for this key (or, on public reads, this address). Wait "
     "`Retry-After` seconds, then retry; `RateLimit` and `RateLimit-Policy` say how much is left.",
+    "storage_quota_exceeded": "Your pages and their kept versions hold your storage quota, so "
+    "this write, which would add to them, changed nothing. Waiting frees nothing: ask us to "
+    "raise the quota.",
     "slug_taken": "Another partner owns a page with this slug. Pages are each partner's own: "
     "choose another slug. Nothing was changed and no job was queued.",
     "model_failed": "The authoring model failed. `retryable: true`: it is safe to retry once.",

@@ -25,7 +25,14 @@ class Problem(BaseModel):
     ok: bool = False
     error: str = Field(description="Stable machine-readable code", examples=["invalid_payload"])
     message: str
-    issues: list[Issue] | None = None
+    issues: list[Issue] | None = Field(
+        default=None, description="Each field at fault; at most 50, the first ones found"
+    )
+    issues_omitted: int | None = Field(
+        default=None,
+        ge=1,
+        description="How many more issues there were past the 50 listed (absent when none)",
+    )
     type: str = Field(description="A page that explains the code")
     title: str
     status: int

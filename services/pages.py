@@ -38,6 +38,7 @@ from schemas.content.changes import (
 )
 from schemas.content.pages import SLUG_MAX_LENGTH, SLUG_PATTERN, SitePageInput
 from schemas.errors import Issue
+from services.payload_bounds import PAGE_BOUNDS, bound_payload
 
 __all__ = [
     "BusyError",
@@ -46,6 +47,7 @@ __all__ = [
     "PageChanged",
     "PreconditionFailedError",
     "SlugTakenError",
+    "bounded_page",
     "change_page",
     "check_slug_free",
     "find_page",
@@ -314,8 +316,22 @@ def _stored_by_generation(
     )
 
 
+def bounded_page(payload: object) -> tuple[object, list[Issue]]:
+    """The page cut to the size and count bounds (services/payload_bounds.py), to be checked
+    as usual, and the issues of what was cut.
+
+    Raises: GateRefusedError when the page passes a bound nothing may be read past (with those
+    issues alone: no other check reads it).
+    """
+    bounded = bound_payload(payload, PAGE_BOUNDS)
+    if bounded.whole:
+        raise GateRefusedError(list(bounded.issues))
+    return bounded.payload, list(bounded.issues)
+
+
 def gated(*, payload: object, brand: Brand, kept_from: StoredPage | None = None) -> SitePageInput:
-    """The page if it passes schema and gate. Raises: GateRefusedError with every issue.
+    """The page if it passes bounds, schema and gate. Raises: GateRefusedError with every issue
+    (the bounds' alone when a bound stops the reading: `bounded_page`).
 
     `kept_from`: the stored page a change starts from. A generated page was gated against its
     brief: its hero `sub` names the brief's ICP (which the ICP vocabulary need not hold) and its
@@ -327,14 +343,15 @@ def gated(*, payload: object, brand: Brand, kept_from: StoredPage | None = None)
     # for the first page checked, not at start (bench/bench_startup.py).
     from gate.context import page_quotes
 
+    payload, over = bounded_page(payload)
     generated = kept_from if kept_from is not None and kept_from.source == "generate" else None
     kept_quotes = page_quotes(dict(generated.page_input)) if generated is not None else []
     issues = check_page(payload, brand=brand, kept_quotes=kept_quotes)
     kept = generated_hero_sub(kept_from)
     if kept is not None and hero_sub(payload) == kept:
         issues = [i for i in issues if i.code != "icp_missing"]
-    if issues:
-        raise GateRefusedError(issues)
+    if over or issues:
+        raise GateRefusedError(over + issues)
     return parse_page(payload)
 
 

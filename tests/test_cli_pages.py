@@ -246,3 +246,14 @@ def test_pages_generate_refuses_a_partner_name_that_differs_from_a_known_one_onl
         assert backends.pages.get_page("cli-launch") is None
     finally:
         backends.close()
+
+
+@pytest.mark.spec("content.generate")
+def test_pages_generate_refuses_a_brief_bomb_with_one_line_naming_its_field(
+    data_dir: Path,
+) -> None:
+    """content-api.md Size limits: the CLI bounds a brief as POST generate does, exit 2."""
+    result = generate(data_dir, {**BRIEF, **{f"x{n}": 1 for n in range(5_000)}})
+
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == ["(brief): too_many: at most 32 fields"]

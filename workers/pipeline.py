@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from backends.ports import Blob, BlobStore, JobStore, PageStore
+from backends.ports import Blob, BlobStore, JobStore, PageStore, QuotaExceededError
 from schemas.catalog import Brand
 from schemas.content.jobs import MAX_WRITER_CALLS, GenerationBrief, JobError, JobRecord
 from schemas.content.pages import SitePageInput
@@ -96,7 +96,15 @@ def _run_attempts(job: JobRecord, *, ports: GenerationPorts, worker: str) -> Job
             "job %s draft %d gate %s", job_id, attempt, "passed" if draft.passed else "failed"
         )
         if draft.passed:
-            stored = _ensure_stored(job, ports=ports, worker=worker)
+            try:
+                stored = _ensure_stored(job, ports=ports, worker=worker)
+            except QuotaExceededError:
+                error = JobError(
+                    code="storage_quota_exceeded",
+                    message="The partner's pages are at their storage quota",
+                )
+                full = _update(ports, job_id, steps.fail, error=error, issues=[], worker=worker)
+                return _notify(ports, full)
             if stored is None:  # another partner took the slug meanwhile: theirs stays
                 error = JobError(code="slug_taken", message="Another partner's page has this slug")
                 taken = _update(ports, job_id, steps.fail, error=error, issues=[], worker=worker)

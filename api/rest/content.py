@@ -315,7 +315,11 @@ def _serve_write(
 def _gated(
     payload: object, backends: Backends, *, kept_from: StoredPage | None = None
 ) -> SitePageInput:
-    refused = character_issues(payload)
+    try:
+        payload, over = pages_service.bounded_page(payload)
+    except pages_service.GateRefusedError as err:
+        raise invalid_payload(err.issues, "The page is over a size or count limit") from err
+    refused = over + character_issues(payload)
     try:
         page = pages_service.gated(
             payload=payload, brand=backends.catalog.brand, kept_from=kept_from

@@ -1,7 +1,8 @@
 """Idempotency-Key on POST (IETF draft "The Idempotency-Key HTTP Header Field").
 
 The first request with a key runs and its response (any status below 500) is kept 24 hours,
-scoped to the partner key that sent it. A repeat with the same body gets that response again
+scoped to the partner key that sent it; a body over MAX_KEPT_BYTES is kept as a short body
+that names its size and digest. A repeat with the same body gets that response again
 with `Idempotent-Replayed: true`; a repeat while the first still runs gets 409
 `idempotency_in_flight`; the same key with a different body gets 422 `idempotency_key_reused`.
 A 5xx or a crash keeps nothing, so the retry runs. A blueprint builds its `Idempotency` from
@@ -27,6 +28,10 @@ from services.keys import Principal
 HEADER = "Idempotency-Key"
 _KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 _REPLAYED_HEADERS = ("Content-Type", "ETag", "Location", "Retry-After")
+# A first answer larger than this is not kept whole (a page record can pass 64 KiB): a repeat
+# gets its status and headers with a short body (`_short_body`).
+MAX_KEPT_BYTES = 64 * 1024
+_MAX_KEPT_MEMBER = 1024  # characters of one member kept in a short body
 
 
 @dataclass(frozen=True)
@@ -103,9 +108,10 @@ class Idempotency:
             self._keep(principal, key, _fingerprint(payload), response)
 
     def _keep(self, principal: Principal, key: str, fingerprint: str, response: Response) -> None:
+        body = response.get_data()
         kept = StoredResponse(
             status=response.status_code,
-            body=response.get_data(),
+            body=body if len(body) <= MAX_KEPT_BYTES else _short_body(body),
             headers=tuple(
                 (name, response.headers[name])
                 for name in _REPLAYED_HEADERS
@@ -125,6 +131,23 @@ def _fingerprint(payload: object) -> str:
     """Method, path and the body as canonical JSON: key order and spacing do not matter."""
     body = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(f"{request.method} {request.path}\n{body}".encode()).hexdigest()
+
+
+def _short_body(body: bytes) -> bytes:
+    """What is kept of an answer over MAX_KEPT_BYTES: its top-level members that are neither
+    lists nor objects (`ok`; an error's `error`, `message` and RFC 9457 members), and the size
+    and SHA-256 of the whole body in `body_omitted`."""
+    try:
+        first = json.loads(body)
+    except ValueError:
+        first = None
+    kept = {
+        name: value
+        for name, value in (first.items() if isinstance(first, dict) else ())
+        if not isinstance(value, dict | list) and len(str(value)) <= _MAX_KEPT_MEMBER
+    }
+    kept["body_omitted"] = {"bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()}
+    return json.dumps(kept).encode()
 
 
 def _replay(stored: StoredResponse) -> Response:

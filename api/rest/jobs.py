@@ -39,6 +39,7 @@ from schemas.errors import Issue, issues_from_errors
 from services.jobs import ABANDONED, job_url, start_generation
 from services.keys import Principal
 from services.pages import Editor, SlugTakenError
+from services.payload_bounds import BRIEF_BOUNDS, bound_payload
 
 GENERATE_PATH = "/api/public/content/pages/generate"
 JOBS_PATH = "/api/public/content/jobs"
@@ -128,7 +129,11 @@ class _Jobs:
 
     def generate(self, principal: Principal, payload: object) -> Response:
         config = self.config
-        refused = character_issues(payload)
+        bounded = bound_payload(payload, BRIEF_BOUNDS)
+        if bounded.whole:
+            raise invalid_payload(bounded.issues, "The brief is over a size or count limit")
+        payload = bounded.payload
+        refused = [*bounded.issues, *character_issues(payload)]
         # http callbacks to loopback receivers where deliveries may go there (a local run)
         loopback = self.backends.delivery_options.allow_loopback
         try:

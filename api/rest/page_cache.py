@@ -142,6 +142,8 @@ class PageCache:
         self._bytes = 0
         self._items: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
         self._lock = threading.Lock()
+        # One lock per page being rendered now: (slug, version, form state).
+        self._rendering: dict[tuple[str, int, str], threading.Lock] = {}
 
     def get(self, slug: str, version: int, form_state: str) -> CachedPage | None:
         """The page as prepared for this version, or None (absent, or an older version)."""
@@ -167,6 +169,29 @@ class PageCache:
             ):
                 _, evicted = self._items.popitem(last=False)
                 self._bytes -= len(evicted.page.body)
+
+    def get_or_render(
+        self, slug: str, version: int, form_state: str, render: Callable[[], CachedPage]
+    ) -> CachedPage:
+        """The page for this version, rendered by the first request that needs it while others
+        asking for the same one wait for it (a render that raises leaves nothing kept)."""
+        found = self.get(slug, version, form_state)
+        if found is not None:
+            return found
+        key = (slug, version, form_state)
+        with self._lock:
+            rendering = self._rendering.setdefault(key, threading.Lock())
+        try:
+            with rendering:
+                found = self.get(slug, version, form_state)
+                if found is None:
+                    found = render()
+                    self.put(slug, version, form_state, found)
+        finally:
+            with self._lock:
+                if self._rendering.get(key) is rendering and not rendering.locked():
+                    del self._rendering[key]
+        return found
 
     def __len__(self) -> int:
         return len(self._items)

@@ -1,7 +1,8 @@
 """Published landing pages at /p/{slug}, the on-brand 404 for /p/..., and the design assets.
 
 The finished response (body, strong ETag, every header) is kept per (slug, version, form state)
-in a bounded LRU, so a page is rendered, hashed and its headers checked once per version; store
+in a bounded LRU, so a page is rendered, hashed and its headers checked once per version (a
+draft's preview too, in an LRU of its own); store
 lookups are remembered for a second (api/rest/page_cache.py), and a write in this process (the
 Content API, a generation worker; services/pages.py tells `PageChanges`) forgets them at once,
 so the next request reads the new version.
@@ -112,6 +113,9 @@ NOT_FOUND_CACHE_CONTROL = "public, max-age=60, s-maxage=60"
 UNAVAILABLE_CACHE_CONTROL = "no-store"
 ASSET_CACHE_CONTROL = "public, max-age=31536000, immutable"
 BEACON_CACHE_CONTROL = "public, max-age=3600"
+# Drafts' previews, each for its current version; fewer than live pages are read at once.
+PREVIEW_CACHE_SIZE = 64
+PREVIEW_CACHE_BYTES = 8 * 1024 * 1024
 
 
 def create_pages_blueprint(
@@ -133,20 +137,23 @@ def create_pages_blueprint(
     """
     bp = Blueprint("pages", __name__)
     cache = PageCache(cache_size)
+    previews = PageCache(PREVIEW_CACHE_SIZE, max_bytes=PREVIEW_CACHE_BYTES)
     lookup = PageLookup(pages, freshness=freshness_seconds, monotonic=monotonic)
     if page_changes is not None:
         page_changes.listen(lambda _slug: lookup.forget_all())
     served = _SiteServed(site)
 
     def rendered(stored: StoredPage, *, form_state: FormState, preview: bool) -> CachedPage:
-        """The finished response from the cache, or rendered now (previews are never kept)."""
-        found = None if preview else cache.get(stored.slug, stored.version, form_state)
-        if found is None:
+        """The finished response for this version, rendered once: by the first request that
+        needs it, while others for the same version wait (a preview link is opened by anyone
+        who has it, so previews are kept as published pages are, in a cache of their own)."""
+
+        def render() -> CachedPage:
             # The renderer loads with the first page rendered, not with the app (bench_startup).
             from renderers.page_html import render_page
 
             page = SitePageInput.model_validate(stored.page_input)
-            found = CachedPage.of(
+            return CachedPage.of(
                 render_page(
                     page,
                     site=served.site(),
@@ -157,9 +164,9 @@ def create_pages_blueprint(
                 cache_control=PREVIEW_CACHE_CONTROL if preview else PAGE_CACHE_CONTROL,
                 noindex=preview or page.noindex,
             )
-            if not preview:
-                cache.put(stored.slug, stored.version, form_state, found)
-        return found
+
+        kept = previews if preview else cache
+        return kept.get_or_render(stored.slug, stored.version, form_state, render)
 
     @bp.get("/p/<slug>")
     def show_page(slug: str) -> Response:

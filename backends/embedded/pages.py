@@ -16,7 +16,14 @@ from datetime import UTC, datetime
 
 from backends.embedded.sqlite import SqliteDatabase
 from backends.page_cursor import decode_cursor, decode_version_cursor, encode_cursor
-from backends.ports import ConflictError, PageList, PageStatus, StoredPage, VersionList
+from backends.ports import (
+    ConflictError,
+    PageList,
+    PageStatus,
+    QuotaExceededError,
+    StoredPage,
+    VersionList,
+)
 
 _COLUMNS = (
     "slug TEXT NOT NULL, version INTEGER NOT NULL, status TEXT NOT NULL, source TEXT NOT NULL,"
@@ -63,18 +70,46 @@ CREATE TABLE IF NOT EXISTS page_versions (
 );
 """
 _OLD_ASSET_URL = re.compile(r"^https?://[^/]+(/assets/.+)$")
+# What each partner's kept versions count against its storage quota, kept with every save.
+_USAGE_DDL = (
+    "CREATE TABLE IF NOT EXISTS page_usage (owner TEXT PRIMARY KEY, bytes INTEGER NOT NULL)"
+)
+# A data file from before the quota: count what its versions hold once, when the table is made.
+_SEED_USAGE = (
+    "INSERT OR IGNORE INTO page_usage (owner, bytes)"
+    " SELECT owner, SUM(length(CAST(page_input AS BLOB))) FROM page_versions GROUP BY owner"
+)
+_FREED_BYTES = (
+    "SELECT length(CAST(page_input AS BLOB)) AS size FROM page_versions"
+    " WHERE slug = ? AND (version < ? OR version = ?)"
+)
 
 
 class SqlitePageStore:
     """PageStore on SQLite; the version check and the write share one IMMEDIATE transaction."""
 
     def __init__(
-        self, db: SqliteDatabase, *, keep_versions: int = 0, existing_owner: str = "bootstrap"
+        self,
+        db: SqliteDatabase,
+        *,
+        keep_versions: int = 0,
+        quota_bytes: int = 0,
+        existing_owner: str = "bootstrap",
     ) -> None:
         self._db = db
         self._keep = keep_versions
+        self._quota = quota_bytes
         db.ensure_schema("pages", _DDL)
         _adopt_old_rows(db, existing_owner)
+        _count_usage(db)
+
+    def stored_bytes(self, owner: str) -> int:
+        row = (
+            self._db.connection()
+            .execute("SELECT bytes FROM page_usage WHERE owner = ?", (owner,))
+            .fetchone()
+        )
+        return int(row["bytes"]) if row else 0
 
     def get_page(self, slug: str) -> StoredPage | None:
         row = (
@@ -121,14 +156,33 @@ class SqlitePageStore:
             if current != expected_version:
                 raise ConflictError(f"{page.slug}: version {current}, expected {expected_version}")
             values = _row(page)
+            oldest_kept = page.version - self._keep + 1 if self._keep else 0
+            # The bytes this write adds, less the versions it deletes or replaces.
+            freed = conn.execute(_FREED_BYTES, (page.slug, oldest_kept, page.version)).fetchall()
+            delta = len(str(values[4]).encode()) - sum(int(r["size"]) for r in freed)
+            self._check_quota(conn, page.owner, delta)
             conn.execute(_SAVE_PAGE, values)
             conn.execute(_SAVE_VERSION, values)
             if self._keep:
                 conn.execute(
-                    "DELETE FROM page_versions WHERE slug = ? AND version <= ?",
-                    (page.slug, page.version - self._keep),
+                    "DELETE FROM page_versions WHERE slug = ? AND version < ?",
+                    (page.slug, oldest_kept),
                 )
+            conn.execute(
+                "INSERT INTO page_usage (owner, bytes) VALUES (?, ?)"
+                " ON CONFLICT (owner) DO UPDATE SET bytes = bytes + excluded.bytes",
+                (page.owner, delta),
+            )
         return page
+
+    def _check_quota(self, conn: sqlite3.Connection, owner: str, delta: int) -> None:
+        """Raises: QuotaExceededError when a write that grows the owner's bytes passes the quota."""
+        if not self._quota or delta <= 0:
+            return
+        row = conn.execute("SELECT bytes FROM page_usage WHERE owner = ?", (owner,)).fetchone()
+        used = int(row["bytes"]) if row else 0
+        if used + delta > self._quota:
+            raise QuotaExceededError(owner, used=used, quota=self._quota)
 
     def list_versions(
         self, slug: str, *, cursor: str | None = None, limit: int = 50
@@ -182,6 +236,19 @@ def _adopt_old_rows(db: SqliteDatabase, existing_owner: str) -> None:
                 )
         if missing:
             conn.execute(_SEED_VERSIONS)
+
+
+def _count_usage(db: SqliteDatabase) -> None:
+    """Make the usage table; a data file that had none gets what its versions hold."""
+    conn = db.connection()
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'page_usage'"
+    ).fetchone()
+    if exists:
+        return
+    with db.transaction() as conn:
+        conn.execute(_USAGE_DDL)
+        conn.execute(_SEED_USAGE)
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:

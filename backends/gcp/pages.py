@@ -7,6 +7,7 @@ shapes JSON allows, and the page is only ever read whole.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -16,7 +17,14 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.gcp.firestore_errors import run_transaction, unavailable_when_transient
 from backends.page_cursor import decode_cursor, decode_version_cursor, encode_cursor
-from backends.ports import ConflictError, PageList, PageStatus, StoredPage, VersionList
+from backends.ports import (
+    ConflictError,
+    PageList,
+    PageStatus,
+    QuotaExceededError,
+    StoredPage,
+    VersionList,
+)
 
 # `{prefix}data_upgrades/{name}` exists once an upgrade of the stored data has finished.
 _OWNERS_UPGRADE = "page-owners"
@@ -31,13 +39,27 @@ class FirestorePageStore:
         *,
         prefix: str = "",
         keep_versions: int = 0,
+        quota_bytes: int = 0,
         deadline: CallDeadline = DEFAULT_DEADLINE,
     ) -> None:
         self._client = client
         self._deadline = deadline
         self._pages = client.collection(f"{prefix}pages")
         self._upgrades = client.collection(f"{prefix}data_upgrades")
+        # `{prefix}page_usage/{sha256(owner)}`: `bytes`, what the owner's kept versions count
+        # against its storage quota, changed in the transaction of every save.
+        self._usage = client.collection(f"{prefix}page_usage")
         self._keep = keep_versions
+        self._quota = quota_bytes
+
+    def _usage_ref(self, owner: str) -> Any:
+        # Hashed: a partner name may be `.` or `..`, which Firestore refuses as an id.
+        return self._usage.document(hashlib.sha256(owner.encode()).hexdigest()[:40])
+
+    def stored_bytes(self, owner: str) -> int:
+        with unavailable_when_transient():
+            snap = self._usage_ref(owner).get(**self._deadline.read)
+        return int(snap.get("bytes")) if snap.exists else 0
 
     def _version_ref(self, slug: str, version: int) -> Any:
         return self._pages.document(slug).collection("versions").document(f"{version:010d}")
@@ -78,15 +100,28 @@ class FirestorePageStore:
         ref = self._pages.document(page.slug)
 
         def write(transaction: firestore.Transaction) -> None:
-            snap = ref.get(transaction=transaction, **self._deadline.read)
+            read = {"transaction": transaction, **self._deadline.read}
+            snap = ref.get(**read)
             current = int(snap.get("version")) if snap.exists else 0
             if current != expected_version:
                 raise ConflictError(f"{page.slug}: version {current}, expected {expected_version}")
             doc = _to_doc(page)
+            pruned = page.version - self._keep if self._keep else 0
+            # Reads before writes (a transaction's rule): what this write replaces or deletes.
+            freed = [
+                self._version_ref(page.slug, n).get(**read) for n in {page.version, pruned} if n > 0
+            ]
+            usage_ref = self._usage_ref(page.owner)
+            usage = usage_ref.get(**read)
+            used = int(usage.get("bytes")) if usage.exists else 0
+            delta = _input_bytes(doc) - sum(_input_bytes(f.to_dict()) for f in freed if f.exists)
+            if self._quota and delta > 0 and used + delta > self._quota:
+                raise QuotaExceededError(page.owner, used=used, quota=self._quota)
             transaction.set(ref, doc)
             transaction.set(self._version_ref(page.slug, page.version), doc)
-            if self._keep and page.version > self._keep:
-                transaction.delete(self._version_ref(page.slug, page.version - self._keep))
+            if pruned > 0:
+                transaction.delete(self._version_ref(page.slug, pruned))
+            transaction.set(usage_ref, {"owner": page.owner, "bytes": used + delta})
 
         run_transaction(self._client, write, deadline=self._deadline)
         return page
@@ -146,6 +181,11 @@ class FirestorePageStore:
             batch.commit(**self._deadline.write)
             adopted += 1
         return adopted
+
+
+def _input_bytes(doc: dict[str, Any] | None) -> int:
+    """The bytes a stored version counts against its owner's quota: its input as JSON."""
+    return len(str((doc or {}).get("page_input", "")).encode())
 
 
 def _to_doc(page: StoredPage) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from backends.ports.errors import (
     DeliverLaterError,
     NotFoundError,
     PortError,
+    QuotaExceededError,
     UnavailableError,
 )
 from backends.ports.idempotency import (
@@ -137,6 +138,7 @@ __all__ = [
     "PageStore",
     "PendingAuthorization",
     "PortError",
+    "QuotaExceededError",
     "Scope",
     "SignalDeliveries",
     "SignalQueue",

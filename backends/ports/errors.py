@@ -25,3 +25,14 @@ class UnavailableError(PortError):
 class DeliverLaterError(PortError):
     """A message handler's answer to its queue: not a failure, deliver the message again later
     (e.g. another worker holds the job). Queues redeliver it without logging a failure."""
+
+
+class QuotaExceededError(PortError):
+    """The write would take its partner's stored pages past their storage quota; nothing was
+    changed. `used` and `quota` are in bytes."""
+
+    def __init__(self, owner: str, *, used: int, quota: int) -> None:
+        super().__init__(f"{owner}: {used} of {quota} bytes")
+        self.owner = owner
+        self.used = used
+        self.quota = quota

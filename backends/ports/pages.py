@@ -68,10 +68,19 @@ class PageStore(Protocol):
 
     def save_page(self, page: StoredPage, *, expected_version: int) -> StoredPage:
         """Create or replace atomically if the stored version is `expected_version` (0: absent),
-        and keep the page as version `page.version` of its history in the same write.
+        and keep the page as version `page.version` of its history in the same write; with a
+        history limit N, versions older than the newest N of the page are deleted in it too.
 
-        Raises: ConflictError if another write got there first; nothing is changed then.
+        With a storage quota, the bytes of `page_input` (JSON, UTF-8) of every kept version of
+        the owner's pages are counted in the same write: a write that would take them past the
+        quota, and adds more than it deletes, is refused.
+
+        Raises: ConflictError if another write got there first, QuotaExceededError past the
+        owner's quota; nothing is changed then.
         """
+
+    def stored_bytes(self, owner: str) -> int:
+        """The bytes the owner's kept versions count against its storage quota."""
 
     def list_versions(
         self, slug: str, *, cursor: str | None = None, limit: int = 50

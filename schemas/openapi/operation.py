@@ -57,8 +57,11 @@ ERROR_MEANINGS: dict[int, str] = {
     " `If-None-Match: *` met a page that exists",
     413: "`payload_too_large`",
     415: "`unsupported_media_type`: send `content-type: application/json`",
-    422: "`invalid_payload` with `issues[]`, or `idempotency_key_reused`",
-    429: "`rate_limited`; wait for `Retry-After` seconds (`RateLimit` fields say what is left)",
+    422: "`invalid_payload` with `issues[]` (at most 50; `issues_omitted` counts the rest), or"
+    " `idempotency_key_reused`",
+    429: "`rate_limited`; wait for `Retry-After` seconds (`RateLimit` fields say what is left);"
+    " on a page write, `storage_quota_exceeded`: the partner's pages hold their storage quota"
+    " (no `Retry-After`: waiting frees nothing)",
     502: "`model_failed` with `retryable: true`; safe to retry once",
     500: "`internal`: logged on our side with the request id",
     503: "`unavailable`: a backend is down; retry with back-off",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import threading
 
 import pytest
@@ -157,6 +158,34 @@ def test_a_retried_post_with_the_same_idempotency_key_replays_the_first_response
     assert "Idempotent-Replayed" not in first.headers
     assert client.get(f"{PAGES}/growth-audit", headers=AUTH).get_json()["page"]["version"] == 1
     assert cdn.paths == ["/p/growth-audit"]
+
+
+@pytest.mark.spec("content.idempotency")
+def test_a_replayed_answer_over_64_kib_is_its_status_headers_and_a_short_body_with_its_digest(
+    client: FlaskClient,
+) -> None:
+    """content-api.md Idempotency: an answer over 64 KiB is kept as its size and SHA-256."""
+    prose = "We read your pipeline and write down where deals stall and why. " * 60
+    blocks = [{"type": "richtext", "markdown": prose[:3_900]} for _ in range(25)]
+    body = page_body("long-read", blocks=[page_body()["blocks"][0], *blocks])
+    headers = {**AUTH, "Idempotency-Key": "long-read-1"}
+
+    first = client.post(PAGES, json=body, headers=headers)
+    second = client.post(PAGES, json=body, headers=headers)
+
+    assert first.status_code == second.status_code == 201
+    assert len(first.get_data()) > 64 * 1024
+    assert second.get_json() == {
+        "ok": True,
+        "body_omitted": {
+            "bytes": len(first.get_data()),
+            "sha256": hashlib.sha256(first.get_data()).hexdigest(),
+        },
+    }
+    assert second.headers["ETag"] == first.headers["ETag"] == '"v1"'
+    assert second.headers["Location"] == first.headers["Location"]
+    assert second.headers["Idempotent-Replayed"] == "true"
+    assert client.get(f"{PAGES}/long-read", headers=AUTH).get_json()["page"]["version"] == 1
 
 
 def test_a_gate_failure_is_replayed_too(client: FlaskClient) -> None:

@@ -162,7 +162,7 @@ def test_a_version_that_fails_todays_gate_is_not_restored(
 
 
 def test_history_keeps_only_the_configured_number_of_versions(tmp_path: Path) -> None:
-    """Issue 14: PAGE_HISTORY_LIMIT keeps the newest N versions; the default keeps every one."""
+    """content-api.md History: PAGE_HISTORY_LIMIT keeps the newest N versions."""
     settings = Settings(
         data_dir=tmp_path / "data",
         public_base_url="http://testserver",
@@ -184,6 +184,58 @@ def test_history_keeps_only_the_configured_number_of_versions(tmp_path: Path) ->
 
     assert [v["version"] for v in listed["versions"]] == [4, 3]
     assert gone.status_code == 404
+
+
+@pytest.mark.spec("content.history")
+def test_by_default_the_newest_20_versions_of_a_page_are_kept(client: FlaskClient) -> None:
+    """content-api.md History: PAGE_HISTORY_LIMIT is 20 unless set."""
+    key = {"x-api-key": CONTENT_KEY}
+    client.post(PAGES, json=page_body("audit"), headers=key)
+    for n in range(2, 23):
+        client.patch(f"{PAGES}/audit", json={"title": f"Audit number {n}"}, headers=key)
+
+    listed = client.get(f"{PAGES}/audit/versions?limit=100", headers=key).get_json()
+
+    assert [v["version"] for v in listed["versions"]] == list(range(22, 2, -1))
+    assert client.get(f"{PAGES}/audit/versions/2", headers=key).status_code == 404
+
+
+@pytest.mark.spec("content.history")
+def test_a_write_past_the_partners_storage_quota_answers_429_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """content-api.md History: PAGE_STORAGE_QUOTA_MIB bounds what one partner's pages hold."""
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        public_base_url="http://testserver",
+        content_api_key=CONTENT_KEY,
+        page_storage_quota_mib=1,
+    )
+    backends = build_backends(settings)
+    client = create_app(app_config(settings), backends).test_client()
+    key = {"x-api-key": CONTENT_KEY}
+    prose = "We read your pipeline and write down where deals stall and why. " * 60
+    blocks = [page_body()["blocks"][0], *[{"type": "richtext", "markdown": prose[:3_900]}] * 25]
+    try:
+        statuses = [
+            client.post(PAGES, json=page_body(f"long-{n}", blocks=blocks), headers=key).status_code
+            for n in range(12)
+        ]
+        refused = client.post(PAGES, json=page_body("long-12", blocks=blocks), headers=key)
+        patched = client.patch(f"{PAGES}/long-0", json={"title": "Shorter"}, headers=key)
+        kept = client.get(f"{PAGES}/long-0", headers=key).get_json()["page"]
+        used = backends.pages.stored_bytes("bootstrap")
+    finally:
+        backends.close()
+
+    assert statuses == [201] * 10 + [429] * 2
+    assert refused.status_code == 429
+    assert "Retry-After" not in refused.headers
+    assert refused.get_json()["error"] == "storage_quota_exceeded"
+    assert refused.get_json()["issues"][0]["code"] == "storage_quota_exceeded"
+    assert patched.status_code == 429  # a new version: it adds as much again
+    assert (kept["version"], kept["title"]) == (1, page_body()["title"])
+    assert used <= 1024 * 1024
 
 
 @pytest.mark.parametrize("slug", ["__reserved__", "..", "Not-A-Slug", "a" * 1600])

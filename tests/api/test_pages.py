@@ -172,6 +172,48 @@ def test_bad_preview_token_answers_404(backends: Backends, which: str) -> None:
     assert response.status_code == 404
 
 
+@pytest.mark.spec("pages.preview")
+def test_a_preview_is_rendered_once_per_version_and_kept_as_live_pages_are(
+    backends: Backends,
+) -> None:
+    """content-api.md Page states: anyone with the link reads one rendering of the version."""
+    stored = store_page(backends.pages, "audit", status="draft", title="First title")
+    token = make_preview_token("audit", stored.version, NOW + timedelta(days=7), SECRET)
+    client = preview_client(backends)
+    first = client.get(f"/p/audit?preview={token}")
+    # The same version with other content (no write path does this): a kept rendering shows
+    # the first content, a new one the second.
+    backends.pages.save_page(
+        dataclasses.replace(stored, page_input={**stored.page_input, "title": "Second title"}),
+        expected_version=stored.version,
+    )
+
+    again = client.get(f"/p/audit?preview={token}")
+    newer = store_page(backends.pages, "audit", status="draft", title="Third title")
+    newer_token = make_preview_token("audit", newer.version, NOW + timedelta(days=7), SECRET)
+    next_version = client.get(f"/p/audit?preview={newer_token}")
+
+    assert first.status_code == again.status_code == next_version.status_code == 200
+    assert "<title>First title" in again.text
+    assert again.headers["ETag"] == first.headers["ETag"]
+    assert again.headers["Cache-Control"] == "private, no-store"
+    assert "<title>Third title" in next_version.text
+
+
+@pytest.mark.spec("pages.preview")
+@pytest.mark.parametrize("status", ["draft", "published"])
+@pytest.mark.parametrize("token", ["1999999999.\u00e9t\u00e9", "1999999999.\u2603"])
+def test_a_preview_token_that_is_not_ascii_is_a_404_or_the_live_page_never_a_500(
+    backends: Backends, status: PageStatus, token: str
+) -> None:
+    """content-api.md Page states: a link that is not one of ours is an unknown link."""
+    store_page(backends.pages, "audit", status=status)
+
+    response = preview_client(backends).get("/p/audit", query_string={"preview": token})
+
+    assert response.status_code == (404 if status == "draft" else 302)
+
+
 @pytest.mark.spec("pages.serve")
 def test_submitted_query_shows_the_thank_you_state(client: FlaskClient, backends: Backends) -> None:
     """DESIGN ingest: the lead form's redirect back to the page shows a thank-you state."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -13,7 +14,7 @@ import pytest
 
 from backends.embedded.pages import SqlitePageStore
 from backends.embedded.sqlite import SqliteDatabase
-from backends.ports import ConflictError, PageStore, StoredPage
+from backends.ports import ConflictError, PageStore, QuotaExceededError, StoredPage
 
 pytestmark = pytest.mark.spec("content.history")
 
@@ -25,7 +26,9 @@ Factory = Callable[..., PageStore]
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Factory]:
     if request.param == "sqlite":
         db = SqliteDatabase(tmp_path / "pages.sqlite3")
-        yield lambda keep_versions=0: SqlitePageStore(db, keep_versions=keep_versions)
+        yield lambda keep_versions=0, quota_bytes=0: SqlitePageStore(
+            db, keep_versions=keep_versions, quota_bytes=quota_bytes
+        )
         return
     request.getfixturevalue("firestore_emulator")
     from backends.gcp.firestore import firestore_client
@@ -33,8 +36,8 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Facto
 
     prefix = f"t{uuid.uuid4().hex[:10]}_"
     client = firestore_client(project="demo-frontdoor")
-    yield lambda keep_versions=0: FirestorePageStore(
-        client, prefix=prefix, keep_versions=keep_versions
+    yield lambda keep_versions=0, quota_bytes=0: FirestorePageStore(
+        client, prefix=prefix, keep_versions=keep_versions, quota_bytes=quota_bytes
     )
 
 
@@ -123,6 +126,53 @@ def test_a_retention_limit_keeps_the_newest_versions(make_store: Factory) -> Non
 
     assert [v.version for v in store.list_versions("launch").versions] == [4, 3]
     assert store.get_version("launch", 1) is None
+
+
+def input_bytes(stored: StoredPage) -> int:
+    """What one kept version counts against its owner's quota."""
+    return len(json.dumps(stored.page_input, ensure_ascii=False).encode())
+
+
+def test_each_kept_version_counts_its_bytes_against_its_owner(make_store: Factory) -> None:
+    """content-api.md History: the quota counts every kept version of a partner's pages."""
+    store = make_store()
+    write(store, "launch", 3)
+    write(store, "other", 1, owner="globex")
+
+    used = store.stored_bytes("acme")
+
+    assert used == sum(input_bytes(page("launch", n)) for n in (1, 2, 3))
+    assert store.stored_bytes("globex") == input_bytes(page("other", 1, owner="globex"))
+    assert store.stored_bytes("nobody") == 0
+
+
+def test_a_write_past_the_owners_quota_is_refused_and_changes_nothing(
+    make_store: Factory,
+) -> None:
+    """content-api.md History: past the quota a write is refused; another partner still writes."""
+    size = input_bytes(page("launch", 1))
+    store = make_store(quota_bytes=2 * size + size // 2)
+    write(store, "launch", 2)
+
+    with pytest.raises(QuotaExceededError):
+        store.save_page(page("launch", 3), expected_version=2)
+
+    assert store.get_page("launch") == page("launch", 2)
+    assert [v.version for v in store.list_versions("launch").versions] == [2, 1]
+    assert store.stored_bytes("acme") == 2 * size
+    write(store, "other", 2, owner="globex")
+    assert store.get_page("other") == page("other", 2, owner="globex")
+
+
+def test_versions_past_the_history_limit_free_their_bytes(make_store: Factory) -> None:
+    """content-api.md History: with the newest N kept, a page's bytes stop growing."""
+    size = input_bytes(page("launch", 1))
+    store = make_store(keep_versions=2, quota_bytes=3 * size)
+
+    write(store, "launch", 9)
+
+    assert [v.version for v in store.list_versions("launch").versions] == [9, 8]
+    assert store.stored_bytes("acme") == 2 * size
 
 
 def test_the_list_filters_by_owner(make_store: Factory) -> None:

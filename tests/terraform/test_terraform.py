@@ -77,7 +77,8 @@ NOT_IN_THE_CLOUD = {
     "rate_limit_public": "the defaults are the policy; Cloud Armor limits per IP in front",
     "collect_limit_visitor": "the default (60 page views a minute) is the policy",
     "collect_limit_address": "the default (1,200 page views a minute) is the policy",
-    "page_history_limit": "every version is kept by default (content-api.md)",
+    "page_history_limit": "the default (the newest 20 versions of a page) is the policy",
+    "page_storage_quota_mib": "the default (256 MiB per partner) is the policy",
     "body_read_timeout": "the default (10 s) is the documented limit (content-api.md)",
     "existing_pages_owner": "documented default (`bootstrap`); set once to adopt old pages",
 }
