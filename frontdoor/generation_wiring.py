@@ -92,7 +92,10 @@ def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
         bounded = bound_payload(payload, PAGE_BOUNDS)
         if bounded.whole:
             return list(bounded.issues)
-        return [*bounded.issues, *check_page(bounded.payload, brand=brand, brief=brief, published=published)]
+        return [
+            *bounded.issues,
+            *check_page(bounded.payload, brand=brand, brief=brief, published=published),
+        ]
 
     return GenerationPorts(
         jobs=backends.jobs,
