@@ -57,6 +57,9 @@ class RivalFirst:
     ) -> VersionList:
         return self.store.list_versions(slug, cursor=cursor, limit=limit)
 
+    def stored_bytes(self, owner: str) -> int:
+        return self.store.stored_bytes(owner)
+
     def get_version(self, slug: str, version: int) -> StoredPage | None:
         return self.store.get_version(slug, version)
 
