@@ -41,6 +41,7 @@ from backends.embedded.signal_tables import (
     UPSERT_PERSON,
     account_row,
     account_state,
+    add_evidence_columns,
     add_score_columns,
     brief_row,
     first_layout_tables,
@@ -122,6 +123,8 @@ class SqliteSignalStore:
         with db.transaction() as conn:
             if add_score_columns(conn):
                 logger.info("signal roll-ups given score columns")
+            if add_evidence_columns(conn):
+                logger.info("signal roll-ups given evidence columns")
         db.ensure_schema("signal_rollup_indexes", INDEX_DDL)
 
     def store_events(self, events: Sequence[NewEvent]) -> StoreResult:

@@ -62,6 +62,13 @@ def merge_shards(shards: Iterable[AccountRollup]) -> AccountRollup | None:
     named = [p for p in sorted(parts, key=lambda p: p.last_recorded_at) if p.name]
     reached = [p.stage_reached_at for p in parts if RANK[p.stage] == top and p.stage_reached_at]
     anon = next((p for p in parts if p.anon_stage is not None), None)
+    # The evidence of the shard that reached the top stage first, and of the latest touch.
+    first_top = min(
+        (p for p in parts if RANK[p.stage] == top and p.stage_reached_at),
+        key=lambda p: (p.stage_reached_at, _recorded(p.stage_event)),
+        default=None,
+    )
+    latest = max(parts, key=lambda p: (p.last_seen, _recorded(p.last_event)))
     return AccountRollup(
         domain=parts[0].domain,
         name=named[-1].name if named else None,
@@ -78,7 +85,14 @@ def merge_shards(shards: Iterable[AccountRollup]) -> AccountRollup | None:
         heat_log=merge_heat(p.heat_log for p in parts),
         stage_reached_at=min(reached) if reached else None,
         days=_days(p.days for p in parts),
+        stage_event=first_top.stage_event if first_top else None,
+        last_event=latest.last_event,
     )
+
+
+def _recorded(record: dict[str, Any] | None) -> str:
+    """When a kept evidence record's event was stored (ISO, UTC: sorts as text); '' if none."""
+    return str(record.get("rec", "")) if record else ""
 
 
 def merge_heat(logs: Iterable[float | None]) -> float | None:
