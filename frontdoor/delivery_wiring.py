@@ -14,7 +14,7 @@ from backends.bundle import utc_now
 from backends.ports import DeliveryOptions, TaskQueue, WebhookStore
 from frontdoor.kept_secrets import kept_secret
 from frontdoor.settings import Settings
-from services.deliveries import AccountLookup, WebhookDeliveries
+from services.deliveries import AccountLookup, PersonLookup, WebhookDeliveries
 from services.delivery_policy import RETRY_DELAYS
 
 logger = logging.getLogger(__name__)
@@ -37,10 +37,16 @@ class DeliveryPorts:
         tasks: TaskQueue,
         options: DeliveryOptions,
         accounts: AccountLookup,
+        people: PersonLookup,
     ) -> DeliveryPorts:
         """The ports of one family's webhook store and task queue, fanned out on the clock."""
         deliveries = WebhookDeliveries(
-            webhooks=webhooks, tasks=tasks, options=options, clock=utc_now, accounts=accounts
+            webhooks=webhooks,
+            tasks=tasks,
+            options=options,
+            clock=utc_now,
+            accounts=accounts,
+            people=people,
         )
         return cls(webhooks=webhooks, tasks=tasks, deliveries=deliveries, options=options)
 
@@ -60,6 +66,8 @@ def delivery_options(settings: Settings) -> DeliveryOptions:
         internal_token=_internal_token(settings),
         retry_delays=delays,
         allow_loopback=allow_loopback,
+        fresh_window=timedelta(hours=settings.signal_fresh_hours),
+        public_base_url=settings.base_url.rstrip("/"),
     )
 
 

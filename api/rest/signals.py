@@ -152,7 +152,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
     @bp.post("/events")
     def ingest_events() -> Response:
         keys.require("ingest", allow_bearer=True)
-        raw_events = _batch(request.get_data())
+        raw_events, imported = _batch(request.get_data())
         now = backends.clock()
         accepted: list[NewEvent] = []
         refused: list[Refused] = []
@@ -164,7 +164,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
             if isinstance(result, list):
                 refused.append(Refused(index=index, id=_raw_id(raw), issues=result))
             else:
-                accepted.append(result)
+                accepted.append(result.model_copy(update={"imported": True}) if imported else result)
         if not accepted:
             issues = [
                 Issue(
@@ -206,12 +206,17 @@ def _email(raw: str) -> str:
     return email
 
 
-def _batch(data: bytes) -> list[Any]:
+def _batch(data: bytes) -> tuple[list[Any], bool]:
+    """The batch's events and whether it is an import (`"import": true`: history, no alerts)."""
     body = parse_json(data)
     if not isinstance(body, dict) or not isinstance(events := body.get("events"), list):
         issue = Issue(field="events", code="missing", message="an array of events")
         raise ApiError(422, "invalid_payload", 'Send {"events": [...]}', issues=[issue])
-    if unknown := sorted(set(body) - {"events"}):
+    imported = body.get("import", False)
+    if not isinstance(imported, bool):
+        issue = Issue(field="import", code="invalid_type", message="true or false")
+        raise ApiError(422, "invalid_payload", '"import" is true or false', issues=[issue])
+    if unknown := sorted(set(body) - {"events", "import"}):
         # As for an event's own fields: a misspelt member is refused, never ignored.
         issues = [
             Issue(field=name, code="unknown_field", message="unknown field") for name in unknown
@@ -222,7 +227,7 @@ def _batch(data: bytes) -> list[Any]:
         raise ApiError(
             413, "payload_too_large", f"At most {MAX_BATCH} events per request", issues=[issue]
         )
-    return events
+    return events, imported
 
 
 def _raw_id(raw: Any) -> str | None:
