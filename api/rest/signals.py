@@ -7,6 +7,7 @@ the ingest key. Ingest validates and publishes to the queue; the ingest worker s
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
@@ -17,6 +18,7 @@ from api.rest.json_body import parse_json
 from api.rest.signal_query import (
     encode_account_cursor,
     parse_account_query,
+    parse_latest_query,
     parse_stream_query,
     refuse_parameters,
 )
@@ -36,6 +38,7 @@ from schemas.signals.events import (
     MAX_BATCH,
     SITE_SOURCE,
     NewEvent,
+    Position,
     encode_cursor,
     normalize_domain,
     normalize_email,
@@ -47,6 +50,7 @@ from services.signals import email_hash
 
 logger = logging.getLogger(__name__)
 TIMELINE_LIMIT = 1000
+LATEST_EMPTY_MARGIN = timedelta(minutes=5)
 _SITE_RESERVED = Issue(
     field="source",
     code="reserved",
@@ -72,6 +76,18 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
         parsed = parse_stream_query(request.args, now=backends.clock())
         page = backends.signals.read_stream(parsed.query)
         cursor = encode_cursor(page.last or parsed.start)
+        return _json(StreamBody(events=page.events, next_since=cursor, has_more=page.has_more))
+
+    @bp.get("/latest")
+    def read_latest() -> Response:
+        """The newest events now (newest first), and the cursor to poll on from the newest."""
+        keys.require("signals", allow_bearer=True)
+        query = parse_latest_query(request.args)
+        page = backends.signals.read_stream(query)
+        # With none matching, a poll starts a little back: on Google Cloud an event of the last
+        # seconds may still be settling, and it must not fall behind the cursor.
+        start = Position(recorded_at=backends.clock() - LATEST_EMPTY_MARGIN)
+        cursor = encode_cursor(page.last or start)
         return _json(StreamBody(events=page.events, next_since=cursor, has_more=page.has_more))
 
     @bp.get("/accounts")

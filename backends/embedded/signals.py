@@ -234,6 +234,9 @@ def accounts_list_statement(query: AccountQuery) -> tuple[str, list[object]]:
     if query.min_heat_log is not None:
         sql += " AND heat_log >= ?"
         params.append(query.min_heat_log)
+    if query.seen_since is not None:
+        sql += " AND last_us >= ?"
+        params.append(to_us(query.seen_since))
     key = "heat_log" if query.sort == "score" else "rec_us"
     if query.sort == "score":
         sql += " AND heat_log IS NOT NULL"
@@ -337,4 +340,7 @@ def _filters(query: StreamQuery) -> tuple[str, list[object]]:
     for name, value in query.properties:
         clauses.append("json_extract(body, ?) = ?")
         params += [f"$.properties.{name}", value]
+    if query.path is not None:
+        clauses.append("json_extract(body, '$.page.path') = ?")
+        params.append(query.path)
     return " AND ".join(clauses), params

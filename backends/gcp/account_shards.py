@@ -6,7 +6,8 @@ An event of a person goes to the shard its email hashes to (so a person's own ru
 naming an account but no person goes to shard 0 (the anonymous visitor). Each shard is an
 AccountRollup of its own events, folded in the transaction that stores them; reading an account
 merges its shards (`merge_shards`). The listing document `signal_accounts/{domain}` holds only
-what the accounts list sorts and filters on (stage_rank, heat_log, last_recorded_us), written
+what the accounts list sorts and filters on (stage_rank, heat_log, last_recorded_us and
+last_seen_us, when the latest touch happened), written
 after the commit with Firestore's `Maximum` transform, which never contends and never goes back.
 
 Limits respected: at most ~1 write a second per shard is sustained by Firestore per document,
@@ -138,6 +139,6 @@ def _days(maps: Iterable[dict[str, int]]) -> dict[str, int]:
     return days
 
 
-def listing_fields(account: AccountRollup) -> tuple[int, float | None, datetime]:
-    """What the listing document holds: stage rank, heat_log, last_recorded_at."""
-    return RANK[account.stage], account.heat_log, account.last_recorded_at
+def listing_fields(account: AccountRollup) -> tuple[int, float | None, datetime, datetime]:
+    """What the listing document holds: stage rank, heat_log, last_recorded_at, last_seen."""
+    return RANK[account.stage], account.heat_log, account.last_recorded_at, account.last_seen
