@@ -159,6 +159,25 @@ class DeliveryView(_Strict):
     created_at: datetime
 
 
+class WebhookTestBody(_Strict):
+    """POST .../webhooks/{id}/test: what the receiver said to a signed test delivery."""
+
+    ok: Literal[True] = True
+    webhook_id: str = Field(
+        description="The test delivery's `webhook-id` (not in the delivery log)",
+        examples=["msg_0f1e2d3c4b5a69788796a5b4c3d2e1f0"],
+    )
+    delivered: bool = Field(description="The receiver answered 2xx")
+    status: int | None = Field(
+        description="The receiver's HTTP status; null when there was no answer (see `error`)"
+    )
+    error: str | None = Field(
+        default=None,
+        description="Why it was not delivered: `HTTP <status>`, `timeout`, `connection failed:"
+        " ...` or `unsafe_url: ...`; the receiver's body is never echoed",
+    )
+
+
 class DeliveryListBody(_Strict):
     ok: Literal[True] = True
     deliveries: list[DeliveryView]
