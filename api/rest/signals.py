@@ -180,7 +180,9 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
             if isinstance(result, list):
                 refused.append(Refused(index=index, id=_raw_id(raw), issues=result))
             else:
-                accepted.append(result.model_copy(update={"imported": True}) if imported else result)
+                if imported:
+                    result = result.model_copy(update={"imported": True})
+                accepted.append(result)
         if not accepted:
             issues = [
                 Issue(

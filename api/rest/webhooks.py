@@ -47,9 +47,9 @@ from schemas.signals.webhooks import (
     WebhookTestBody,
 )
 from services import webhooks as webhooks_service
-from services.webhook_checks import send_test_delivery
 from services.deliveries import INTERNAL_TOKEN_HEADER, attempt_delivery
 from services.target_guard import UnsafeTargetError
+from services.webhook_checks import send_test_delivery
 
 HOOKS = "/api/public/v1/signals/webhooks"
 ModelT = TypeVar("ModelT", bound=BaseModel)

@@ -431,7 +431,8 @@ class FirestoreSignalStore:
         """Over the listing documents (backends/gcp/account_shards.py). `recent`: a range on
         last_recorded_us, so min_score is applied while scanning; `score`: a range on heat_log,
         so an old active_since is applied while scanning (the API sends the epoch unless a
-        window is asked for); seen_since (last_seen_us) is applied while scanning in either. The accounts of the page are then merged from their shards."""
+        window is asked for); seen_since (last_seen_us) is applied while scanning in either.
+        The accounts of the page are then merged from their shards."""
         score = query.sort == "score"
         key = "heat_log" if score else "last_recorded_us"
         since_us = to_us(query.active_since)

@@ -62,8 +62,11 @@ def on_firestore(backends: Backends) -> Backends:
     )
 
 
-@pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.emulator)])
-def serve_signals(request: pytest.FixtureRequest) -> Callable[..., object]:
+@pytest.fixture(
+    name="serve_signals",
+    params=["sqlite", pytest.param("firestore", marks=pytest.mark.emulator)],
+)
+def serve_signals_fixture(request: pytest.FixtureRequest) -> Callable[..., object]:
     """`serve_signals(settings)`: the app served over SQLite or the Firestore emulator."""
     adapt = None
     if request.param == "firestore":

@@ -15,7 +15,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from frontdoor.settings import Settings
-from tests.api.signal_lanes import serve_signals  # noqa: F401  # the fixture
+from tests.api.signal_lanes import serve_signals_fixture  # noqa: F401  # serve_signals
 from tests.conftest import INGEST_KEY, SIGNALS_KEY
 from tests.loopback_app import Served
 from tests.webhook_receiver import running_receiver
