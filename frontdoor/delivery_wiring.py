@@ -16,7 +16,7 @@ from backends.ports import DeliveryOptions, TaskQueue, WebhookStore
 from backends.secret_box import SecretBox
 from frontdoor.kept_secrets import kept_secret
 from frontdoor.settings import Settings
-from services.deliveries import AccountLookup, WebhookDeliveries
+from services.deliveries import AccountLookup, PersonLookup, WebhookDeliveries
 from services.delivery_policy import RETRY_DELAYS
 
 logger = logging.getLogger(__name__)
@@ -39,10 +39,16 @@ class DeliveryPorts:
         tasks: TaskQueue,
         options: DeliveryOptions,
         accounts: AccountLookup,
+        people: PersonLookup,
     ) -> DeliveryPorts:
         """The ports of one family's webhook store and task queue, fanned out on the clock."""
         deliveries = WebhookDeliveries(
-            webhooks=webhooks, tasks=tasks, options=options, clock=utc_now, accounts=accounts
+            webhooks=webhooks,
+            tasks=tasks,
+            options=options,
+            clock=utc_now,
+            accounts=accounts,
+            people=people,
         )
         return cls(webhooks=webhooks, tasks=tasks, deliveries=deliveries, options=options)
 
@@ -63,6 +69,8 @@ def delivery_options(settings: Settings) -> DeliveryOptions:
         # settings (model_copy) skips that check.
         allow_loopback=settings.webhook_allow_loopback and settings.listens_on_loopback,
         own_origins=_own_origins(settings, attempt_base_url),
+        fresh_window=timedelta(hours=settings.signal_fresh_hours),
+        public_base_url=settings.base_url.rstrip("/"),
     )
 
 

@@ -71,7 +71,11 @@ def build_backends(
     starters: list[Callable[[], None]] = [tasks.start]
     closers.append(tasks.close)  # stopped after the ingest queue that feeds it
     delivery = DeliveryPorts.over(
-        webhooks=webhooks, tasks=tasks, options=options, accounts=signals.get_account
+        webhooks=webhooks,
+        tasks=tasks,
+        options=options,
+        accounts=signals.get_account,
+        people=signals.get_person,
     )
 
     # The stand-in for the Pub/Sub push to the ingest worker: on disk before the 202.

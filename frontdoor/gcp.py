@@ -77,7 +77,11 @@ def build_backends(
     )
     closers.append(tasks.close)
     delivery = DeliveryPorts.over(
-        webhooks=webhooks, tasks=tasks, options=options, accounts=signals.get_account
+        webhooks=webhooks,
+        tasks=tasks,
+        options=options,
+        accounts=signals.get_account,
+        people=signals.get_person,
     )
 
     pages = FirestorePageStore(

@@ -94,6 +94,9 @@ class Settings(BaseSettings):
     # from it). Unset: kept in DATA_DIR (embedded, emulated); required on Google Cloud.
     webhook_secrets_key: SecretStr | None = None
     webhook_retry_delays: list[float] | None = None
+    # Alerts (Slack endpoints, stage alerts) fire only for touches that happened within this many
+    # hours of being stored, and never for an ingest batch marked as an import.
+    signal_fresh_hours: float = Field(default=24.0, gt=0, le=8760)
     # Generation (issue 5). AUTHOR_BASE_URL points a model adapter at another server (an
     # OpenAI-compatible one, a proxy, or a test's wire server); AUTHOR_MODEL_NAME names the
     # provider's model. VERTEX_LOCATION is Gemini's and Imagen's region. POST generate waits

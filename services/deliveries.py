@@ -10,11 +10,12 @@ new task. Tasks carry the attempt number, so a task run twice changes nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -31,8 +32,16 @@ from backends.ports import (
 )
 from schemas.content.jobs import JobRecord
 from schemas.signals.events import Event
-from schemas.signals.rollups import TYPE_STAGE, AccountRollup
-from schemas.signals.webhooks import DeliveryEnvelope
+from schemas.signals.evidence import EvidenceRecord
+from schemas.signals.rollups import (
+    TYPE_STAGE,
+    AccountRollup,
+    AccountSummary,
+    PersonRollup,
+    account_summary,
+    person_summary,
+)
+from schemas.signals.webhooks import DeliveryAccount, DeliveryEnvelope, DeliveryPerson
 from services.delivery_policy import (
     AttemptResult,
     classify,
@@ -59,6 +68,21 @@ ATTEMPT_PATH = "/internal/deliveries/{delivery_id}/attempt"
 INTERNAL_TOKEN_HEADER = "X-Frontdoor-Internal-Token"  # noqa: S105  # a header name
 USER_AGENT = "frontdoor-webhooks/1"
 AccountLookup = Callable[[str], AccountRollup | None]
+PersonLookup = Callable[[str], PersonRollup | None]
+ACCOUNT_PATH = "/api/public/v1/signals/accounts/{domain}"
+
+
+@dataclass(frozen=True)
+class Context:
+    """The account and person of one event as they stood when its deliveries were made."""
+
+    account: AccountSummary | None = None
+    person: DeliveryPerson | None = None
+
+
+def is_fresh(event: Event, *, now: datetime, window: timedelta) -> bool:
+    """An event alerts only if it was not imported and happened within the window before now."""
+    return not event.imported and now - event.occurred_at <= window
 
 
 @dataclass(frozen=True)
@@ -70,7 +94,8 @@ class Target:
 
 
 class WebhookDeliveries:
-    """The ingest worker's SignalDeliveries: each stored event to every matching endpoint."""
+    """The ingest worker's SignalDeliveries: each stored event to every matching endpoint, with
+    its account and person as they stand once the batch is stored."""
 
     def __init__(
         self,
@@ -80,53 +105,128 @@ class WebhookDeliveries:
         options: DeliveryOptions,
         clock: Callable[[], datetime],
         accounts: AccountLookup | None = None,
+        people: PersonLookup | None = None,
     ) -> None:
         self._webhooks = webhooks
         self._tasks = tasks
         self._options = options
         self._clock = clock
         self._accounts = accounts
+        self._people = people
 
     def enqueue_for_event(self, event: Event) -> None:
         """Schedule the event's deliveries (idempotent per event id)."""
-        schedule_deliveries(
-            event.model_dump(mode="json"),
-            webhooks=self._webhooks,
-            tasks=self._tasks,
-            options=self._options,
-            now=self._clock(),
-            reached_stage=lambda: self._reached_stage(event),
-        )
+        self.enqueue_for_events([event])
 
     def enqueue_for_events(self, events: Sequence[Event]) -> None:
-        """Each event's deliveries, the endpoints read once; nothing to do without any."""
+        """Each event's deliveries, the endpoints read once; nothing to do without any.
+
+        Roll-ups are read once per account and person of the batch, and only for events some
+        endpoint takes.
+        """
         endpoints = [e for e in self._webhooks.list_endpoints() if e.active]
         if not endpoints:
             return
         now = self._clock()
+        accounts: dict[str, AccountRollup | None] = {}
+        people: dict[str, PersonRollup | None] = {}
+
+        def account(domain: str) -> AccountRollup | None:
+            if domain not in accounts:
+                accounts[domain] = self._accounts(domain) if self._accounts else None
+            return accounts[domain]
+
+        def person(email: str) -> PersonRollup | None:
+            if email not in people:
+                people[email] = self._people(email) if self._people else None
+            return people[email]
+
         for event in events:
+            fresh = is_fresh(event, now=now, window=self._options.fresh_window)
             schedule_deliveries(
                 event.model_dump(mode="json"),
                 webhooks=self._webhooks,
                 tasks=self._tasks,
                 options=self._options,
                 now=now,
-                reached_stage=partial(self._reached_stage, event),
+                reached_stage=partial(_reached_stage, event, account) if fresh else _no_stage,
                 endpoints=endpoints,
+                fresh=fresh,
+                context=partial(_context, event, account, person, now),
             )
 
-    def _reached_stage(self, event: Event) -> str | None:
-        """The stage this event took its account to (its roll-up says the stage was reached
-        when the event happened), else None."""
-        domain = event.account.domain
-        account = self._accounts(domain) if self._accounts and domain else None
-        if account is None or account.stage_reached_at != event.occurred_at:
-            return None
-        # The event must show that stage itself: a CRM export stamps a day's touches with one
-        # time, and a page view of the same time as the hand-raise reached nothing.
-        shown = TYPE_STAGE[event.type]
-        by_pages = account.stage == "engaged" and bool(event.page.path)  # a 3rd distinct page
-        return account.stage if shown == account.stage or by_pages else None
+
+def _no_stage() -> str | None:
+    return None
+
+
+def _reached_stage(event: Event, account_of: AccountLookup) -> str | None:
+    """The stage this event took its account to (its roll-up says the stage was reached when
+    the event happened), else None."""
+    domain = event.account.domain
+    account = account_of(domain) if domain else None
+    if account is None or account.stage_reached_at != event.occurred_at:
+        return None
+    # The event must show that stage itself: a CRM export stamps a day's touches with one
+    # time, and a page view of the same time as the hand-raise reached nothing.
+    shown = TYPE_STAGE[event.type]
+    by_pages = account.stage == "engaged" and bool(event.page.path)  # a 3rd distinct page
+    return account.stage if shown == account.stage or by_pages else None
+
+
+def _context(
+    event: Event,
+    account_of: AccountLookup,
+    person_of: PersonLookup,
+    now: datetime,
+) -> Context:
+    """The event's account and person summaries at `now`. A delivery quotes no one's words but
+    the delivered event's own: erasing a person erases the deliveries of their events, and no
+    other delivery keeps what they wrote."""
+    domain, email = event.account.domain, event.person.email
+    account = account_of(domain) if domain else None
+    person = person_of(email) if email else None
+    account_view = None
+    if account is not None:
+        own = dataclasses.replace(
+            account,
+            stage_event=_own_words(account.stage_event, event.id),
+            last_event=_own_words(account.last_event, event.id),
+        )
+        account_view = account_summary(own, now=now)
+    person_view = None
+    if person is not None:
+        summary = person_summary(person, now=now)
+        person_view = DeliveryPerson(
+            email=summary.email,
+            name=summary.name,
+            stage=summary.stage,
+            stage_reached_at=summary.stage_reached_at,
+            score=summary.score,
+            trend=summary.trend,
+        )
+    return Context(account=account_view, person=person_view)
+
+
+def _own_words(record: EvidenceRecord | None, event_id: str) -> EvidenceRecord | None:
+    if record is None or record.get("id") == event_id or not record.get("words"):
+        return record
+    return {**record, "words": None}
+
+
+def _delivered_account(summary: AccountSummary | None) -> DeliveryAccount | None:
+    if summary is None:
+        return None
+    return DeliveryAccount(
+        domain=summary.domain,
+        name=summary.name,
+        stage=summary.stage,
+        stage_reached_at=summary.stage_reached_at,
+        stage_event=summary.stage_event,
+        score=summary.score,
+        trend=summary.trend,
+        reasons=summary.reasons,
+    )
 
 
 def schedule_deliveries(
@@ -136,29 +236,51 @@ def schedule_deliveries(
     tasks: TaskQueue,
     options: DeliveryOptions,
     now: datetime,
-    reached_stage: Callable[[], str | None] = lambda: None,
+    reached_stage: Callable[[], str | None] = _no_stage,
     endpoints: Sequence[WebhookEndpoint] | None = None,
+    fresh: bool = True,
+    context: Callable[[], Context] = Context,
 ) -> list[str]:
     """Create one delivery per interested endpoint and queue its first attempt; their ids.
 
     Idempotent: the delivery id comes from endpoint and event, and the task name dedupes.
-    A Slack endpoint gets Slack's message format; `reached_stage` is asked only when some
-    endpoint alerts on stages.
+    A Slack endpoint gets Slack's message format, and only for a `fresh` event (alerts are for
+    touches that just happened); `reached_stage` is asked only when some endpoint alerts on
+    stages, `context` (the account and person now) only when some endpoint takes the event.
     """
     event_id, event_type = str(event["id"]), str(event["type"])
-    envelope = DeliveryEnvelope(type=f"signal.{event_type}", timestamp=now, data=dict(event))
-    standard = envelope.model_dump_json()
     if endpoints is None:  # a batch's caller reads them once for all its events
         endpoints = webhooks.list_endpoints()
     stage = reached_stage() if any(e.stages and e.active for e in endpoints) else None
+    wanted = [
+        e
+        for e in endpoints
+        if endpoint_wants(e, event_type, reached_stage=stage) and (fresh or e.kind != "slack")
+    ]
+    if not wanted:
+        return []
+    found = context()
+    envelope = DeliveryEnvelope(
+        type=f"signal.{event_type}",
+        timestamp=now,
+        data=dict(event),
+        fresh=fresh,
+        account=_delivered_account(found.account),
+        person=found.person,
+    )
+    standard = envelope.model_dump_json()
     scheduled = []
-    for endpoint in endpoints:
-        if not endpoint_wants(endpoint, event_type, reached_stage=stage):
-            continue
+    for endpoint in wanted:
         payload = standard
         if endpoint.kind == "slack":
             alert = stage if stage in endpoint.stages else None
-            payload = json.dumps(slack_message(event, reached_stage=alert), separators=(",", ":"))
+            message = slack_message(
+                event,
+                reached_stage=alert,
+                account=found.account,
+                timeline_url=_timeline_url(options, found.account),
+            )
+            payload = json.dumps(message, separators=(",", ":"))
         delivery = Delivery(
             delivery_id=delivery_id_for(endpoint_id=endpoint.endpoint_id, event_id=event_id),
             endpoint_id=endpoint.endpoint_id,
@@ -172,6 +294,12 @@ def schedule_deliveries(
         if _add_and_enqueue(delivery, webhooks=webhooks, tasks=tasks, options=options):
             scheduled.append(delivery.delivery_id)
     return scheduled
+
+
+def _timeline_url(options: DeliveryOptions, account: AccountSummary | None) -> str | None:
+    if account is None or not options.public_base_url:
+        return None
+    return options.public_base_url + ACCOUNT_PATH.format(domain=account.domain)
 
 
 def callback_notifier(

@@ -37,8 +37,10 @@ def served(
     *,
     queue: Callable[[Backends], Any] | None = None,
     retry_delays: Sequence[float] = FAST,
+    adapt: Callable[[Backends], Backends] | None = None,
 ) -> Iterator[Served]:
-    """Serve the app on 127.0.0.1; `hosts` answers the delivery-time lookups (edit it freely)."""
+    """Serve the app on 127.0.0.1; `hosts` answers the delivery-time lookups (edit it freely);
+    `adapt` swaps ports before the app is made."""
     holder: dict[str, Any] = {}
     server = make_server(
         "127.0.0.1", 0, lambda env, start: holder["app"](env, start), threaded=True
@@ -61,6 +63,8 @@ def served(
             webhooks=backends.webhooks, tasks=tasks, options=options, clock=backends.clock
         )
         backends = dataclasses.replace(backends, tasks=tasks, deliveries=deliveries)
+    if adapt is not None:  # other signal ports (a test's Firestore store), same deliveries
+        backends = adapt(backends)
     app = create_app(app_config(tuned), backends)
     holder["app"] = app.wsgi_app
     thread = threading.Thread(target=server.serve_forever, daemon=True)

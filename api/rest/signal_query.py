@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -33,10 +34,14 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_DAYS = 365
 # Campaign filters: events whose site properties hold this value (api/rest/collect.py keeps them).
 PROPERTY_PARAMS = ("utm_campaign", "utm_source")
-STREAM_PARAMS = frozenset(
-    {"since", "until", "days", "type", "domain", "email", "q", "limit", *PROPERTY_PARAMS}
+# The filters of the stream and of /signals/latest (which has no window: it is the newest).
+FILTER_PARAMS = frozenset({"type", "domain", "email", "q", "path", "limit", *PROPERTY_PARAMS})
+STREAM_PARAMS = FILTER_PARAMS | {"since", "until", "days"}
+LATEST_PARAMS = FILTER_PARAMS
+LATEST_LIMIT = 20
+ACCOUNT_PARAMS = frozenset(
+    {"since", "days", "active_days", "stage", "limit", "sort", "min_score", "cursor"}
 )
-ACCOUNT_PARAMS = frozenset({"since", "days", "stage", "limit", "sort", "min_score", "cursor"})
 SORTS: tuple[AccountSort, ...] = ("recent", "score")
 DELIVERY_PARAMS = frozenset({"status", "limit"})
 DELIVERY_STATUSES: tuple[DeliveryStatusName, ...] = get_args(DeliveryStatusName)
@@ -103,38 +108,57 @@ def _stage(raw: str) -> Stage | None:
     return next((s for s in STAGES if s == raw), None)
 
 
+def _path(raw: str) -> str | None:
+    return raw if raw.startswith("/") and len(raw) <= 500 else None
+
+
+def _filters(p: _Issues, *, default_limit: int) -> StreamQuery:
+    """The stream's filters and limit, as a query with no bounds yet."""
+    types = p.take("type", _types, "event types, comma-separated: " + ", ".join(EVENT_TYPES))
+    domain = p.take("domain", normalize_domain, "a domain such as acme.com")
+    email = p.take("email", normalize_email, "an email address")
+    q = p.take("q", lambda raw: raw if len(raw) <= 200 else None, "at most 200 characters")
+    path = p.take("path", _path, "a page path: / and at most 500 characters")
+    limit = p.number("limit", default_limit, 1, 1000)
+    properties = tuple(
+        (name, value)
+        for name in PROPERTY_PARAMS
+        if (value := p.take(name, _short_text, "1-200 characters")) is not None
+    )
+    return StreamQuery(
+        types=types or (),
+        domain=domain,
+        email=email,
+        words=tuple(dict.fromkeys(split_words(q or ""))),
+        properties=properties,
+        path=path,
+        limit=limit,
+    )
+
+
+def parse_latest_query(args: Mapping[str, str]) -> StreamQuery:
+    """GET /signals/latest parameters: the stream's filters, no window, the newest first.
+    Raises: ApiError 400 `invalid_query`."""
+    p = _Issues(args, LATEST_PARAMS)
+    query = _filters(p, default_limit=LATEST_LIMIT)
+    p.check()
+    return query
+
+
 def parse_stream_query(args: Mapping[str, str], *, now: datetime) -> ParsedStream:
     """GET /signals parameters. Raises: ApiError 400 `invalid_query` naming each bad one."""
     p = _Issues(args, STREAM_PARAMS)
     since = p.take("since", parse_since, "an ISO-8601 time or a next_since cursor")
     until = p.take("until", _until, "an ISO-8601 time")
     days = p.number("days", DEFAULT_DAYS, 1, MAX_DAYS)
-    types = p.take("type", _types, "event types, comma-separated: " + ", ".join(EVENT_TYPES))
-    domain = p.take("domain", normalize_domain, "a domain such as acme.com")
-    email = p.take("email", normalize_email, "an email address")
-    q = p.take("q", lambda raw: raw if len(raw) <= 200 else None, "at most 200 characters")
-    limit = p.number("limit", 100, 1, 1000)
-    properties = tuple(
-        (name, value)
-        for name in PROPERTY_PARAMS
-        if (value := p.take(name, _short_text, "1-200 characters")) is not None
-    )
+    filters = _filters(p, default_limit=100)
     p.check()
     window = Position(recorded_at=now - timedelta(days=days))
     after = since or window
     if since is not None and "days" in args and window.recorded_at > since.recorded_at:
         after = window  # an explicit days narrows an older since
-    query = StreamQuery(
-        after=after,
-        until=until,
-        forward=True,  # without since, the window start is the since: same walk
-        types=types or (),
-        domain=domain,
-        email=email,
-        words=tuple(dict.fromkeys(split_words(q or ""))),
-        properties=properties,
-        limit=limit,
-    )
+    # Without since, the window start is the since: the same forward walk.
+    query = dataclasses.replace(filters, after=after, until=until, forward=True)
     return ParsedStream(query=query, start=after)
 
 
@@ -142,11 +166,13 @@ def parse_account_query(args: Mapping[str, str], *, now: datetime) -> AccountQue
     """GET /signals/accounts parameters. Raises: ApiError 400 `invalid_query`.
 
     `sort=score` takes no default window (a score already fades with time): only an explicit
-    `since` or `days` narrows it.
+    `since` or `days` narrows it. Neither does `active_days` (when the latest touch happened,
+    `occurred_at`): the recorded-at window is then only what `since` or `days` ask for.
     """
     p = _Issues(args, ACCOUNT_PARAMS)
     since = p.take("since", parse_since, "an ISO-8601 time or a next_since cursor")
     days = p.number("days", DEFAULT_DAYS, 1, MAX_DAYS)
+    active_days = p.number("active_days", 0, 1, MAX_DAYS)
     stage: Stage | None = p.take("stage", _stage, "one of " + ", ".join(STAGES))
     limit = p.number("limit", 50, 1, 500)
     sort: AccountSort = p.take("sort", _sort, "recent or score") or "recent"
@@ -156,10 +182,12 @@ def parse_account_query(args: Mapping[str, str], *, now: datetime) -> AccountQue
     active_since = since.recorded_at if since else now - timedelta(days=days)
     if since is not None and "days" in args:
         active_since = max(active_since, now - timedelta(days=days))
-    if sort == "score" and since is None and "days" not in args:
+    explicit_window = since is not None or "days" in args
+    if (sort == "score" or "active_days" in args) and not explicit_window:
         active_since = EPOCH
     return AccountQuery(
         active_since=active_since,
+        seen_since=now - timedelta(days=active_days) if active_days else None,
         stages=stages_at_or_above(stage) if stage else (),
         limit=limit,
         sort=sort,

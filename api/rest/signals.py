@@ -7,6 +7,7 @@ the ingest key. Ingest validates and publishes to the queue; the ingest worker s
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
@@ -17,6 +18,7 @@ from api.rest.json_body import parse_json
 from api.rest.signal_query import (
     encode_account_cursor,
     parse_account_query,
+    parse_latest_query,
     parse_stream_query,
     refuse_parameters,
 )
@@ -34,6 +36,7 @@ from schemas.signals.events import (
     MAX_BATCH,
     SITE_SOURCE,
     NewEvent,
+    Position,
     encode_cursor,
     normalize_domain,
     normalize_email,
@@ -44,6 +47,7 @@ from services import signals as signals_service
 from services.signals import email_hash
 
 logger = logging.getLogger(__name__)
+LATEST_EMPTY_MARGIN = timedelta(minutes=5)
 _SITE_RESERVED = Issue(
     field="source",
     code="reserved",
@@ -68,6 +72,18 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
         parsed = parse_stream_query(request.args, now=backends.clock())
         page = backends.signals.read_stream(parsed.query)
         cursor = encode_cursor(page.last or parsed.start)
+        return _json(StreamBody(events=page.events, next_since=cursor, has_more=page.has_more))
+
+    @bp.get("/latest")
+    def read_latest() -> Response:
+        """The newest events now (newest first), and the cursor to poll on from the newest."""
+        keys.require("signals", allow_bearer=True)
+        query = parse_latest_query(request.args)
+        page = backends.signals.read_stream(query)
+        # With none matching, a poll starts a little back: on Google Cloud an event of the last
+        # seconds may still be settling, and it must not fall behind the cursor.
+        start = Position(recorded_at=backends.clock() - LATEST_EMPTY_MARGIN)
+        cursor = encode_cursor(page.last or start)
         return _json(StreamBody(events=page.events, next_since=cursor, has_more=page.has_more))
 
     @bp.get("/accounts")
@@ -124,7 +140,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
     @bp.post("/events")
     def ingest_events() -> Response:
         keys.require("ingest", allow_bearer=True)
-        raw_events = _batch(request.get_data())
+        raw_events, imported = _batch(request.get_data())
         now = backends.clock()
         accepted: list[NewEvent] = []
         refused: list[Refused] = []
@@ -136,6 +152,8 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
             if isinstance(result, list):
                 refused.append(Refused(index=index, id=_raw_id(raw), issues=result))
             else:
+                if imported:
+                    result = result.model_copy(update={"imported": True})
                 accepted.append(result)
         if not accepted:
             issues = [
@@ -178,12 +196,17 @@ def _email(raw: str) -> str:
     return email
 
 
-def _batch(data: bytes) -> list[Any]:
+def _batch(data: bytes) -> tuple[list[Any], bool]:
+    """The batch's events and whether it is an import (`"import": true`: history, no alerts)."""
     body = parse_json(data)
     if not isinstance(body, dict) or not isinstance(events := body.get("events"), list):
         issue = Issue(field="events", code="missing", message="an array of events")
         raise ApiError(422, "invalid_payload", 'Send {"events": [...]}', issues=[issue])
-    if unknown := sorted(set(body) - {"events"}):
+    imported = body.get("import", False)
+    if not isinstance(imported, bool):
+        issue = Issue(field="import", code="invalid_type", message="true or false")
+        raise ApiError(422, "invalid_payload", '"import" is true or false', issues=[issue])
+    if unknown := sorted(set(body) - {"events", "import"}):
         # As for an event's own fields: a misspelt member is refused, never ignored.
         issues = [
             Issue(field=name, code="unknown_field", message="unknown field") for name in unknown
@@ -194,7 +217,7 @@ def _batch(data: bytes) -> list[Any]:
         raise ApiError(
             413, "payload_too_large", f"At most {MAX_BATCH} events per request", issues=[issue]
         )
-    return events
+    return events, imported
 
 
 def _raw_id(raw: Any) -> str | None:

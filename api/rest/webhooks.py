@@ -44,10 +44,12 @@ from schemas.signals.webhooks import (
     WebhookInput,
     WebhookListBody,
     WebhookSecretBody,
+    WebhookTestBody,
 )
 from services import webhooks as webhooks_service
 from services.deliveries import INTERNAL_TOKEN_HEADER, attempt_delivery
 from services.target_guard import UnsafeTargetError
+from services.webhook_checks import send_test_delivery
 
 HOOKS = "/api/public/v1/signals/webhooks"
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -63,7 +65,8 @@ def create_webhooks_blueprint(
     clock: Callable[[], datetime],
     keys: KeyCheck,
 ) -> Blueprint:
-    """The six webhook operations of DESIGN "Deliveries" plus the internal attempt route.
+    """The six webhook operations of DESIGN "Deliveries", the test send, and the internal
+    attempt route.
 
     The attempt route runs signal webhook deliveries and job callbacks alike (`jobs` holds a
     callback's target and secret).
@@ -149,6 +152,33 @@ def create_webhooks_blueprint(
             endpoint=_endpoint_view(made.endpoint),
             secret=made.secret,
             previous_secret_expires_at=made.previous_secret_expires_at,
+        )
+        return _json(body)
+
+    @bp.post(f"{HOOKS}/<endpoint_id>/test")
+    def test_webhook(endpoint_id: str) -> Response:
+        partner = keys.require("signals", allow_bearer=True).partner
+        refuse_parameters(request.args)
+        try:
+            sent = send_test_delivery(
+                webhooks=webhooks,
+                options=options,
+                partner=partner,
+                endpoint_id=endpoint_id,
+                now=clock(),
+            )
+        except NotFoundError as err:
+            raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
+        except webhooks_service.EndpointDisabledError as err:
+            raise ApiError(
+                409, "endpoint_disabled", "The endpoint is disabled (410 Gone); register it again"
+            ) from err
+        code = sent.status_code
+        body = WebhookTestBody(
+            webhook_id=sent.webhook_id,
+            delivered=code is not None and 200 <= code < 300,
+            status=code,
+            error=sent.error,
         )
         return _json(body)
 

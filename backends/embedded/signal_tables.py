@@ -18,6 +18,8 @@ from typing import Any
 from pydantic_core import from_json, to_json
 
 from backends.signal_codec import load_account, load_person
+from schemas.signals.events import Event
+from schemas.signals.evidence import EvidenceRecord, evidence_of
 from schemas.signals.fold import AccountState, Brief, PersonState, to_us
 from schemas.signals.rollups import ENGAGED_PAGES, RANK, STAGES, AccountRollup, PersonRollup
 from schemas.signals.scores import STAGE_WEIGHTS, add_heat
@@ -48,7 +50,9 @@ CREATE TABLE IF NOT EXISTS signal_person_rollups (
     sources TEXT NOT NULL,
     heat_log REAL,
     stage_us INTEGER,
-    days TEXT NOT NULL DEFAULT '{}'
+    days TEXT NOT NULL DEFAULT '{}',
+    stage_ev TEXT,
+    last_ev TEXT
 );
 CREATE TABLE IF NOT EXISTS signal_account_rollups (
     domain TEXT PRIMARY KEY,
@@ -63,7 +67,9 @@ CREATE TABLE IF NOT EXISTS signal_account_rollups (
     sources TEXT NOT NULL,
     heat_log REAL,
     stage_us INTEGER,
-    days TEXT NOT NULL DEFAULT '{}'
+    days TEXT NOT NULL DEFAULT '{}',
+    stage_ev TEXT,
+    last_ev TEXT
 );
 CREATE TABLE IF NOT EXISTS signal_person_pages (
     email TEXT, path TEXT, n INTEGER NOT NULL, PRIMARY KEY (email, path)
@@ -96,34 +102,37 @@ SCORE_COLUMNS = (
     ("stage_us", "INTEGER"),
     ("days", "TEXT NOT NULL DEFAULT '{}'"),
 )
+# The evidence records (schemas/signals/evidence.py) as JSON; null in rows written before them.
+EVIDENCE_COLUMNS = (("stage_ev", "TEXT"), ("last_ev", "TEXT"))
 INSERT_EVENT = "INSERT INTO signal_events VALUES (?, ?, ?, ?, ?, ?, ?)"
 # An id stored before is skipped, not an error: the caller counts the rows that went in.
 INSERT_NEW_EVENT_INTO = "INSERT OR IGNORE INTO signal_events"
 PERSON_COLUMNS = (
     "email, name, domain, stage_rank, first_us, last_us, rec_us, events, first_pages, sources,"
-    " heat_log, stage_us, days"
+    " heat_log, stage_us, days, stage_ev, last_ev"
 )
 ACCOUNT_COLUMNS = (
     "domain, name, stage_rank, first_us, last_us, rec_us, events, anon_rank, anon_pages, sources,"
-    " heat_log, stage_us, days"
+    " heat_log, stage_us, days, stage_ev, last_ev"
 )
 # Roll-up rows are rewritten in place with the folded values; tallies are added to.
 UPSERT_PERSON = (
-    f"INSERT INTO signal_person_rollups ({PERSON_COLUMNS}) VALUES ({', '.join('?' * 13)})"  # noqa: S608  # fixed names
+    f"INSERT INTO signal_person_rollups ({PERSON_COLUMNS}) VALUES ({', '.join('?' * 15)})"  # noqa: S608  # fixed names
     " ON CONFLICT (email) DO UPDATE SET name = excluded.name, domain = excluded.domain,"
     " stage_rank = excluded.stage_rank, first_us = excluded.first_us,"
     " last_us = excluded.last_us, rec_us = excluded.rec_us, events = excluded.events,"
     " first_pages = excluded.first_pages, sources = excluded.sources,"
-    " heat_log = excluded.heat_log, stage_us = excluded.stage_us, days = excluded.days"
+    " heat_log = excluded.heat_log, stage_us = excluded.stage_us, days = excluded.days,"
+    " stage_ev = excluded.stage_ev, last_ev = excluded.last_ev"
 )
 UPSERT_ACCOUNT = (
-    f"INSERT INTO signal_account_rollups ({ACCOUNT_COLUMNS}) VALUES ({', '.join('?' * 13)})"  # noqa: S608  # fixed names
+    f"INSERT INTO signal_account_rollups ({ACCOUNT_COLUMNS}) VALUES ({', '.join('?' * 15)})"  # noqa: S608  # fixed names
     " ON CONFLICT (domain) DO UPDATE SET name = excluded.name,"
     " stage_rank = excluded.stage_rank, first_us = excluded.first_us,"
     " last_us = excluded.last_us, rec_us = excluded.rec_us, events = excluded.events,"
     " anon_rank = excluded.anon_rank, anon_pages = excluded.anon_pages,"
     " sources = excluded.sources, heat_log = excluded.heat_log, stage_us = excluded.stage_us,"
-    " days = excluded.days"
+    " days = excluded.days, stage_ev = excluded.stage_ev, last_ev = excluded.last_ev"
 )
 ADD_PERSON_PAGE = (
     "INSERT INTO signal_person_pages VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n"
@@ -147,6 +156,17 @@ def _json(value: Any) -> str:
     return to_json(value).decode()
 
 
+def _evidence_json(kept: Event | EvidenceRecord | None) -> str | None:
+    """A state's evidence as its column holds it: an event folded now becomes its record."""
+    if kept is None:
+        return None
+    return _json(evidence_of(kept) if isinstance(kept, Event) else kept)
+
+
+def _evidence(text: str | None) -> EvidenceRecord | None:
+    return None if text is None else dict(from_json(text))
+
+
 def person_row(p: PersonState) -> tuple[Any, ...]:
     return (
         p.email,
@@ -162,6 +182,8 @@ def person_row(p: PersonState) -> tuple[Any, ...]:
         p.heat_log,
         p.stage_us,
         _json(p.days),
+        _evidence_json(p.stage_ev),
+        _evidence_json(p.last_ev),
     )
 
 
@@ -180,6 +202,8 @@ def account_row(a: AccountState) -> tuple[Any, ...]:
         a.heat_log,
         a.stage_us,
         _json(a.days),
+        _evidence_json(a.stage_ev),
+        _evidence_json(a.last_ev),
     )
 
 
@@ -189,7 +213,9 @@ def brief_row(domain: str, email: str, brief: Brief) -> tuple[Any, ...]:
 
 def person_state(row: sqlite3.Row | tuple[Any, ...]) -> PersonState:
     """A PersonState from a row of PERSON_COLUMNS."""
-    email, name, domain, rank, first, last, rec, events, first_pages, sources, heat, at, days = row
+    email, name, domain, rank, first, last, rec, events, first_pages, sources, heat, at, days = row[
+        :13
+    ]
     return PersonState(
         email,
         name,
@@ -204,13 +230,15 @@ def person_state(row: sqlite3.Row | tuple[Any, ...]) -> PersonState:
         heat,
         at,
         from_json(days),
+        _evidence(row[13]),
+        _evidence(row[14]),
     )
 
 
 def account_state(row: sqlite3.Row | tuple[Any, ...]) -> AccountState:
     """An AccountState from a row of ACCOUNT_COLUMNS."""
     domain, name, rank, first, last, rec, events, anon_rank, anon_pages, sources, heat, at, days = (
-        row
+        row[:13]
     )
     return AccountState(
         domain,
@@ -226,6 +254,8 @@ def account_state(row: sqlite3.Row | tuple[Any, ...]) -> AccountState:
         heat,
         at,
         from_json(days),
+        _evidence(row[13]),
+        _evidence(row[14]),
     )
 
 
@@ -251,7 +281,13 @@ def read_person(conn: sqlite3.Connection, email: str) -> PersonRollup | None:
         heat_log=s.heat_log,
         stage_reached_at=None if s.stage_us is None else from_us(s.stage_us),
         days=s.days,
+        stage_event=_record(s.stage_ev),
+        last_event=_record(s.last_ev),
     )
+
+
+def _record(kept: Event | EvidenceRecord | None) -> EvidenceRecord | None:
+    return evidence_of(kept) if isinstance(kept, Event) else kept
 
 
 def read_account(conn: sqlite3.Connection, row: sqlite3.Row | tuple[Any, ...]) -> AccountRollup:
@@ -287,6 +323,8 @@ def read_account(conn: sqlite3.Connection, row: sqlite3.Row | tuple[Any, ...]) -
         heat_log=s.heat_log,
         stage_reached_at=None if s.stage_us is None else from_us(s.stage_us),
         days=s.days,
+        stage_event=_record(s.stage_ev),
+        last_event=_record(s.last_ev),
     )
 
 
@@ -306,6 +344,8 @@ def write_person(conn: sqlite3.Connection, person: PersonRollup) -> None:
         heat_log=person.heat_log,
         stage_us=_us_or_none(person.stage_reached_at),
         days=dict(person.days),
+        stage_ev=person.stage_event,
+        last_ev=person.last_event,
     )
     conn.execute(UPSERT_PERSON, person_row(state))
     conn.executemany(ADD_PERSON_PAGE, [(person.email, p, n) for p, n in person.pages.items()])
@@ -331,6 +371,8 @@ def replace_account(conn: sqlite3.Connection, domain: str, account: AccountRollu
         heat_log=account.heat_log,
         stage_us=_us_or_none(account.stage_reached_at),
         days=dict(account.days),
+        stage_ev=account.stage_event,
+        last_ev=account.last_event,
     )
     conn.execute(UPSERT_ACCOUNT, account_row(state))
     conn.executemany(ADD_ACCOUNT_PAGE, [(domain, p, n) for p, n in account.pages.items()])
@@ -369,6 +411,19 @@ def add_score_columns(conn: sqlite3.Connection) -> int:
                 f"UPDATE {table} SET heat_log = ? WHERE {key} = ?",  # noqa: S608  # fixed names
                 [(add_heat(None, STAGE_WEIGHTS[rank], last), k) for k, rank, last in rows],
             )
+        changed += bool(missing)
+    return changed
+
+
+def add_evidence_columns(conn: sqlite3.Connection) -> int:
+    """Add the evidence columns to roll-up tables of files written before them; how many
+    tables. Their evidence stays null until their next stage or touch."""
+    changed = 0
+    for table in ("signal_person_rollups", "signal_account_rollups"):
+        have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+        missing = [(name, kind) for name, kind in EVIDENCE_COLUMNS if name not in have]
+        for name, kind in missing:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
         changed += bool(missing)
     return changed
 

@@ -41,6 +41,7 @@ from backends.embedded.signal_tables import (
     UPSERT_PERSON,
     account_row,
     account_state,
+    add_evidence_columns,
     add_score_columns,
     brief_row,
     first_layout_tables,
@@ -122,6 +123,8 @@ class SqliteSignalStore:
         with db.transaction() as conn:
             if add_score_columns(conn):
                 logger.info("signal roll-ups given score columns")
+            if add_evidence_columns(conn):
+                logger.info("signal roll-ups given evidence columns")
         db.ensure_schema("signal_rollup_indexes", INDEX_DDL)
 
     def store_events(self, events: Sequence[NewEvent]) -> StoreResult:
@@ -231,6 +234,9 @@ def accounts_list_statement(query: AccountQuery) -> tuple[str, list[object]]:
     if query.min_heat_log is not None:
         sql += " AND heat_log >= ?"
         params.append(query.min_heat_log)
+    if query.seen_since is not None:
+        sql += " AND last_us >= ?"
+        params.append(to_us(query.seen_since))
     key = "heat_log" if query.sort == "score" else "rec_us"
     if query.sort == "score":
         sql += " AND heat_log IS NOT NULL"
@@ -334,4 +340,7 @@ def _filters(query: StreamQuery) -> tuple[str, list[object]]:
     for name, value in query.properties:
         clauses.append("json_extract(body, ?) = ?")
         params += [f"$.properties.{name}", value]
+    if query.path is not None:
+        clauses.append("json_extract(body, '$.page.path') = ?")
+        params.append(query.path)
     return " AND ".join(clauses), params

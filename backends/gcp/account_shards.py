@@ -6,7 +6,8 @@ An event of a person goes to the shard its email hashes to (so a person's own ru
 naming an account but no person goes to shard 0 (the anonymous visitor). Each shard is an
 AccountRollup of its own events, folded in the transaction that stores them; reading an account
 merges its shards (`merge_shards`). The listing document `signal_accounts/{domain}` holds only
-what the accounts list sorts and filters on (stage_rank, heat_log, last_recorded_us), written
+what the accounts list sorts and filters on (stage_rank, heat_log, last_recorded_us and
+last_seen_us, when the latest touch happened), written
 after the commit with Firestore's `Maximum` transform, which never contends and never goes back.
 
 Limits respected: at most ~1 write a second per shard is sustained by Firestore per document,
@@ -62,6 +63,13 @@ def merge_shards(shards: Iterable[AccountRollup]) -> AccountRollup | None:
     named = [p for p in sorted(parts, key=lambda p: p.last_recorded_at) if p.name]
     reached = [p.stage_reached_at for p in parts if RANK[p.stage] == top and p.stage_reached_at]
     anon = next((p for p in parts if p.anon_stage is not None), None)
+    # The evidence of the shard that reached the top stage first, and of the latest touch.
+    first_top = min(
+        (p for p in parts if RANK[p.stage] == top and p.stage_reached_at),
+        key=lambda p: (p.stage_reached_at, _recorded(p.stage_event)),
+        default=None,
+    )
+    latest = max(parts, key=lambda p: (p.last_seen, _recorded(p.last_event)))
     return AccountRollup(
         domain=parts[0].domain,
         name=named[-1].name if named else None,
@@ -78,7 +86,14 @@ def merge_shards(shards: Iterable[AccountRollup]) -> AccountRollup | None:
         heat_log=merge_heat(p.heat_log for p in parts),
         stage_reached_at=min(reached) if reached else None,
         days=_days(p.days for p in parts),
+        stage_event=first_top.stage_event if first_top else None,
+        last_event=latest.last_event,
     )
+
+
+def _recorded(record: dict[str, Any] | None) -> str:
+    """When a kept evidence record's event was stored (ISO, UTC: sorts as text); '' if none."""
+    return str(record.get("rec", "")) if record else ""
 
 
 def merge_heat(logs: Iterable[float | None]) -> float | None:
@@ -124,6 +139,6 @@ def _days(maps: Iterable[dict[str, int]]) -> dict[str, int]:
     return days
 
 
-def listing_fields(account: AccountRollup) -> tuple[int, float | None, datetime]:
-    """What the listing document holds: stage rank, heat_log, last_recorded_at."""
-    return RANK[account.stage], account.heat_log, account.last_recorded_at
+def listing_fields(account: AccountRollup) -> tuple[int, float | None, datetime, datetime]:
+    """What the listing document holds: stage rank, heat_log, last_recorded_at, last_seen."""
+    return RANK[account.stage], account.heat_log, account.last_recorded_at, account.last_seen

@@ -160,6 +160,8 @@ def _local_filter(
         checks.append(lambda e: set(query.words) <= set(event_words(e)))
     if query.properties:
         checks.append(lambda e: all(e.properties.get(k) == v for k, v in query.properties))
+    if query.path is not None:
+        checks.append(lambda e: e.page.path == query.path)
     if not checks:
         return None
     return lambda event: all(check(event) for check in checks)

@@ -277,11 +277,17 @@ class FirestoreSignalStore:
         if account is None:
             ref.delete(**self._deadline.write)
             return
-        rank, heat, last = listing_fields(account)
-        us = to_us(last)
+        rank, heat, last, seen = listing_fields(account)
+        us, seen_us = to_us(last), to_us(seen)
         if replace:
             ref.set(
-                {"domain": domain, "stage_rank": rank, "heat_log": heat, "last_recorded_us": us},
+                {
+                    "domain": domain,
+                    "stage_rank": rank,
+                    "heat_log": heat,
+                    "last_recorded_us": us,
+                    "last_seen_us": seen_us,
+                },
                 **self._deadline.write,
             )
             return
@@ -289,6 +295,7 @@ class FirestoreSignalStore:
             "domain": domain,
             "stage_rank": firestore.Maximum(rank),
             "last_recorded_us": firestore.Maximum(us),
+            "last_seen_us": firestore.Maximum(seen_us),
         }
         if heat is not None:
             fields["heat_log"] = firestore.Maximum(heat)
@@ -424,7 +431,8 @@ class FirestoreSignalStore:
         """Over the listing documents (backends/gcp/account_shards.py). `recent`: a range on
         last_recorded_us, so min_score is applied while scanning; `score`: a range on heat_log,
         so an old active_since is applied while scanning (the API sends the epoch unless a
-        window is asked for). The accounts of the page are then merged from their shards."""
+        window is asked for); seen_since (last_seen_us) is applied while scanning in either.
+        The accounts of the page are then merged from their shards."""
         score = query.sort == "score"
         key = "heat_log" if score else "last_recorded_us"
         since_us = to_us(query.active_since)
@@ -445,7 +453,14 @@ class FirestoreSignalStore:
             after_key: Any = query.after.key if score else int(query.after.key)
             q = q.start_after({key: after_key, "domain": query.after.domain})
 
+        seen_us = None if query.seen_since is None else to_us(query.seen_since)
+
         def wanted(doc: dict[str, Any]) -> bool:
+            # A listing written before last_seen_us was kept goes by its last recorded event
+            # until its account's next write.
+            seen = doc.get("last_seen_us", doc.get("last_recorded_us", 0))
+            if seen_us is not None and seen < seen_us:
+                return False
             if score:
                 return bool(doc.get("last_recorded_us", 0) >= since_us)
             low, heat = query.min_heat_log, doc.get("heat_log")

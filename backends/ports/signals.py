@@ -32,6 +32,7 @@ class StreamQuery:
     words: tuple[str, ...] = ()  # every word must match
     # (name, value) pairs every event's properties must hold: utm_campaign, utm_source
     properties: tuple[tuple[str, str], ...] = ()
+    path: str | None = None  # the page's path, exactly
     limit: int = 100
 
 
@@ -71,6 +72,8 @@ class AccountQuery:
 
     active_since: datetime
     stages: tuple[Stage, ...] = ()  # empty: any stage
+    # Accounts whose latest touch happened (occurred_at, `last_seen`) at or after this time.
+    seen_since: datetime | None = None
     limit: int = 50
     sort: AccountSort = "recent"
     min_heat_log: float | None = None

@@ -147,6 +147,9 @@ class DeliveryOptions:
     own_origins: tuple[tuple[str, int], ...] = ()
     rotation_overlap: timedelta = timedelta(hours=24)
     timeout_seconds: float = 10.0
+    # Alerts go out only for touches that happened within this window (SIGNAL_FRESH_HOURS).
+    fresh_window: timedelta = timedelta(hours=24)
+    public_base_url: str = ""  # links in messages (a Slack alert's account timeline)
     # host, port -> addresses; None: the system resolver (tests pass a fixed hosts table)
     resolver: Callable[[str, int], list[str]] | None = field(
         default=None, repr=False, compare=False

@@ -18,6 +18,7 @@ from schemas.openapi.placeholders import (
     CollectBeaconDoc,
     CollectFormDoc,
     IngestBatchDoc,
+    LatestQueryDoc,
     SignalsQueryDoc,
 )
 from schemas.signals.bodies import (
@@ -37,6 +38,7 @@ from schemas.signals.webhooks import (
     WebhookInput,
     WebhookListBody,
     WebhookSecretBody,
+    WebhookTestBody,
 )
 
 __all__ = ["SIGNAL_OPERATIONS", "WEBHOOK_OPERATIONS"]
@@ -57,6 +59,19 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         (Reply(200, "Events and `next_since` for the next poll", StreamBody),),
         description="Poll with `since=<next_since>`: no gap, no duplicate.",
         query=SignalsQueryDoc,
+        errors=(400, *KEYED, 503),
+    ),
+    Operation(
+        "get",
+        f"{SIGNALS}/latest",
+        "latestSignals",
+        "Signals",
+        "The newest touches now",
+        "signals",
+        (Reply(200, "The newest events and `next_since` to poll on from them", StreamBody),),
+        description="Newest first, no window; `has_more` says older ones match too. Poll on with"
+        " `GET /signals?since=<next_since>` and the same filters.",
+        query=LatestQueryDoc,
         errors=(400, *KEYED, 503),
     ),
     Operation(
@@ -221,6 +236,20 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         ),
         params=(HOOK_ID, IDEMPOTENCY),
         errors=(400, *KEYED, 404, 409, 422, 503),
+    ),
+    Operation(
+        "post",
+        f"{HOOKS}/{{id}}/test",
+        "testWebhook",
+        "Webhooks",
+        "Send a signed test delivery now",
+        "signals",
+        (Reply(200, "What the receiver answered (its status code only)", WebhookTestBody),),
+        description="Type `webhook.test` with a sample event (a Slack endpoint gets a test"
+        " message); signed with the endpoint's secrets, not retried, not in the delivery log."
+        " 409 `endpoint_disabled` once the receiver answered 410 Gone.",
+        params=(HOOK_ID,),
+        errors=(400, *KEYED, 404, 409, 503),
     ),
     Operation(
         "get",

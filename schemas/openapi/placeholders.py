@@ -97,6 +97,24 @@ class SignalsQueryDoc(_Doc):
     utm_source: str | None = Field(
         default=None, max_length=200, description="Site events of this source (utm_source)"
     )
+    path: str | None = Field(
+        default=None, max_length=500, description="Events on this page path, exactly (`/p/x`)"
+    )
+
+
+class LatestQueryDoc(_Doc):
+    """GET /signals/latest: the stream's filters, no window."""
+
+    type: str | None = Field(default=None, description="Event types, comma-separated")
+    domain: str | None = Field(default=None, description="One company domain")
+    email: str | None = None
+    q: str | None = Field(
+        default=None, max_length=200, description="Words in person, account, page, properties"
+    )
+    path: str | None = Field(default=None, max_length=500, description="One page path, exactly")
+    utm_campaign: str | None = Field(default=None, max_length=200)
+    utm_source: str | None = Field(default=None, max_length=200)
+    limit: int = Field(default=20, ge=1, le=1000)
 
 
 class AccountsQueryDoc(_Doc):
@@ -105,8 +123,16 @@ class AccountsQueryDoc(_Doc):
         default=7,
         ge=1,
         le=365,
-        description="Active in the last N days: the window when there is no since (none by "
-        "default with sort=score); given with a since older than N days, it starts there instead",
+        description="An event recorded in the last N days: the window when there is no since"
+        " (none by default with sort=score or active_days); given with a since older than N"
+        " days, it starts there instead",
+    )
+    active_days: int | None = Field(
+        default=None,
+        ge=1,
+        le=365,
+        description="The latest touch happened (occurred_at) in the last N days: an old touch"
+        " imported today is not recent activity",
     )
     stage: Stage | None = Field(default=None, description="This stage or higher")
     limit: int = Field(default=50, ge=1, le=500)
@@ -123,6 +149,12 @@ class IngestBatchDoc(_Doc):
     """Up to 500 events; each is validated on its own and refused alone when it fails."""
 
     events: list[EventInput] = Field(min_length=1, max_length=500)
+    imported: bool = Field(
+        default=False,
+        alias="import",
+        description="History (a CRM export, a backfill): stored and delivered as usual, never"
+        " alerting; each event reads `imported: true`",
+    )
 
 
 class CollectBeaconDoc(BaseModel):

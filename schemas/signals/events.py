@@ -118,6 +118,10 @@ class NewEvent(_Strict):
     account: Account = Account.model_construct()
     page: Page = Page.model_construct()
     properties: dict[str, PropertyValue] = Field(default_factory=dict)
+    imported: bool = Field(
+        default=False,
+        description='Sent in an ingest batch marked `"import": true` (history): it never alerts',
+    )
 
 
 class Event(NewEvent):

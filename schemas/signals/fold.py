@@ -8,7 +8,10 @@ grown. The rules are `fold_event`'s (schemas/signals/rollups.py), restated for t
 - the 3+ distinct pages rule only needs the first ENGAGED_PAGES distinct paths, kept in the
   state (`first_pages`); the full page counts are tallies added to blindly;
 - stages only rise, so an account's stage is the higher of itself and each new brief or
-  anonymous stage (fold_event takes the highest over all people: the same value).
+  anonymous stage (fold_event takes the highest over all people: the same value);
+- the evidence of the stage and of the latest touch is kept as the event itself while folding
+  (no record built per event) and becomes its record (schemas/signals/evidence.py) when the
+  row is written.
 
 tests/backends/signal_store/test_signal_rollups.py checks that both folds give the same roll-ups.
 """
@@ -18,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from schemas.signals.events import Event
+from schemas.signals.evidence import EvidenceRecord
 from schemas.signals.rollups import ENGAGED_PAGES, RANK, TYPE_STAGE
 from schemas.signals.scores import add_day, add_heat, event_weight
 
@@ -50,6 +54,8 @@ class PersonState:
     heat_log: float | None = None  # schemas/signals/scores.py
     stage_us: int | None = None  # when the stage was reached
     days: dict[str, int] = field(default_factory=dict)  # daily counts, 35 days
+    stage_ev: Event | EvidenceRecord | None = None  # the event that reached the stage
+    last_ev: Event | EvidenceRecord | None = None  # the latest touch (by occurred_at)
 
 
 @dataclass(slots=True)
@@ -69,6 +75,8 @@ class AccountState:
     heat_log: float | None = None
     stage_us: int | None = None
     days: dict[str, int] = field(default_factory=dict)
+    stage_ev: Event | EvidenceRecord | None = None
+    last_ev: Event | EvidenceRecord | None = None
 
 
 @dataclass(slots=True)
@@ -114,7 +122,15 @@ def fold_batch(
             person = people.get(email)
             if person is None:
                 person = people[email] = PersonState(
-                    email, None, None, 0, occurred, occurred, recorded, stage_us=occurred
+                    email,
+                    None,
+                    None,
+                    0,
+                    occurred,
+                    occurred,
+                    recorded,
+                    stage_us=occurred,
+                    stage_ev=event,
                 )
             else:
                 new_person = person.domain is None
@@ -122,8 +138,9 @@ def fold_batch(
             person.events += 1
             if occurred < person.first_us:
                 person.first_us = occurred
-            if occurred > person.last_us:
+            if occurred >= person.last_us:  # the latest touch (a later one of a tie)
                 person.last_us = occurred
+                person.last_ev = event
             if recorded > person.rec_us:
                 person.rec_us = recorded
             person.sources[source] = person.sources.get(source, 0) + 1
@@ -139,6 +156,7 @@ def fold_batch(
             if shown > person.rank:
                 person.rank = shown
                 person.stage_us = occurred
+                person.stage_ev = event
             person.heat_log = add_heat(
                 person.heat_log, event_weight(rank, new_person=False, new_page=new_page), occurred
             )
@@ -148,15 +166,16 @@ def fold_batch(
         account = accounts.get(domain)
         if account is None:
             account = accounts[domain] = AccountState(
-                domain, None, 0, occurred, occurred, recorded, stage_us=occurred
+                domain, None, 0, occurred, occurred, recorded, stage_us=occurred, stage_ev=event
             )
         out_accounts[domain] = account
         account_rank = account.rank
         account.events += 1
         if occurred < account.first_us:
             account.first_us = occurred
-        if occurred > account.last_us:
+        if occurred >= account.last_us:
             account.last_us = occurred
+            account.last_ev = event
         if recorded > account.rec_us:
             account.rec_us = recorded
         account.sources[source] = account.sources.get(source, 0) + 1
@@ -185,6 +204,7 @@ def fold_batch(
                 account.rank = account.anon_rank
         if account.rank > account_rank:
             account.stage_us = occurred
+            account.stage_ev = event
         weight = event_weight(rank, new_person=new_person, new_page=new_page)
         account.heat_log = add_heat(account.heat_log, weight, occurred)
         add_day(account.days, occurred)

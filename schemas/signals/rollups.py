@@ -13,6 +13,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from schemas.signals.events import Event, EventType
+from schemas.signals.evidence import (
+    Evidence,
+    EvidenceRecord,
+    Reason,
+    evidence_of,
+    evidence_view,
+)
 from schemas.signals.scores import (
     Trend,
     add_day,
@@ -21,7 +28,7 @@ from schemas.signals.scores import (
     event_weight,
     micros,
     score_at,
-    score_reasons,
+    score_why,
     trend_at,
 )
 
@@ -76,6 +83,9 @@ class PersonRollup:
     heat_log: float | None = None
     stage_reached_at: datetime | None = None
     days: dict[str, int] = field(default_factory=dict)
+    # Evidence (schemas/signals/evidence.py): the event that reached the stage, the latest touch
+    stage_event: EvidenceRecord | None = None
+    last_event: EvidenceRecord | None = None
 
 
 @dataclass
@@ -97,6 +107,8 @@ class AccountRollup:
     heat_log: float | None = None
     stage_reached_at: datetime | None = None
     days: dict[str, int] = field(default_factory=dict)
+    stage_event: EvidenceRecord | None = None
+    last_event: EvidenceRecord | None = None
 
 
 def fold_event(
@@ -146,6 +158,9 @@ def fold_event(
         account.stage = _account_stage(account)
         if before is None or RANK[account.stage] > RANK[before]:
             account.stage_reached_at = event.occurred_at
+            account.stage_event = evidence_of(event)
+        if event.occurred_at >= account.last_seen:
+            account.last_event = evidence_of(event)
     return account, person
 
 
@@ -193,6 +208,9 @@ def _fold_person(person: PersonRollup | None, event: Event) -> PersonRollup:
     person.stage = higher(person.stage, event_stage(event, len(person.pages)))
     if before is None or RANK[person.stage] > RANK[before]:
         person.stage_reached_at = event.occurred_at
+        person.stage_event = evidence_of(event)
+    if event.occurred_at >= person.last_seen:  # the latest touch (a later one of a tie)
+        person.last_event = evidence_of(event)
     return person
 
 
@@ -268,9 +286,15 @@ class AccountSummary(BaseModel):
     stage_reached_at: datetime | None = Field(
         description="When the account reached its stage (null: before scores were kept)"
     )
+    stage_event: Evidence | None = Field(
+        default=None, description="The event that took it to its stage (null: not kept)"
+    )
     score: int = Field(ge=0, le=100, description="0-100: stage, recency, frequency, breadth")
-    trend: Trend = Field(description="The last 7 days against the 28 before")
+    trend: Trend = Field(
+        description="The last 7 days against the 28 before; quiet: no touch in 35 days"
+    )
     reasons: list[str] = Field(description="The facts that move the score most")
+    why: list[Reason] = Field(description="The same reasons, each with the event(s) behind it")
     people: list[PersonBrief]
     pages: list[str]
     sources: list[str]
@@ -290,9 +314,11 @@ class PersonSummary(BaseModel):
     domain: str | None
     stage: Stage
     stage_reached_at: datetime | None
+    stage_event: Evidence | None = None
     score: int = Field(ge=0, le=100)
     trend: Trend
     reasons: list[str]
+    why: list[Reason]
     pages: list[str]
     sources: list[str]
     counts: PersonCounts
@@ -323,22 +349,28 @@ def account_summary(
     )
     if cap is not None:
         people = people[:cap]
+    stage_event = evidence_view(account.stage_event)
+    why = score_why(
+        stage=account.stage,
+        stage_reached_at=account.stage_reached_at,
+        stage_event=stage_event,
+        last_seen=account.last_seen,
+        last_event=evidence_view(account.last_event),
+        days=account.days,
+        people_this_week=active,
+        top_page=pages[0] if pages else None,
+        now=now,
+    )
     return AccountSummary(
         domain=account.domain,
         name=account.name,
         stage=account.stage,
         stage_reached_at=account.stage_reached_at,
+        stage_event=stage_event,
         score=score_at(account.heat_log, now),
         trend=trend_at(account.days, now),
-        reasons=score_reasons(
-            stage=account.stage,
-            stage_reached_at=account.stage_reached_at,
-            last_seen=account.last_seen,
-            days=account.days,
-            people_this_week=active,
-            top_page=pages[0] if pages else None,
-            now=now,
-        ),
+        reasons=[r.reason for r in why],
+        why=why,
         people=[PersonBrief(email=e, name=b["name"], stage=b["stage"]) for e, b in people],
         pages=_ranked(account.pages, cap),
         sources=_ranked(account.sources, cap),
@@ -356,23 +388,29 @@ def person_summary(
 ) -> PersonSummary:
     """The API view of a person at `now`."""
     pages = _ranked(person.pages, 1)
+    stage_event = evidence_view(person.stage_event)
+    why = score_why(
+        stage=person.stage,
+        stage_reached_at=person.stage_reached_at,
+        stage_event=stage_event,
+        last_seen=person.last_seen,
+        last_event=evidence_view(person.last_event),
+        days=person.days,
+        people_this_week=None,
+        top_page=pages[0] if pages else None,
+        now=now,
+    )
     return PersonSummary(
         email=person.email,
         name=person.name,
         domain=person.domain,
         stage=person.stage,
         stage_reached_at=person.stage_reached_at,
+        stage_event=stage_event,
         score=score_at(person.heat_log, now),
         trend=trend_at(person.days, now),
-        reasons=score_reasons(
-            stage=person.stage,
-            stage_reached_at=person.stage_reached_at,
-            last_seen=person.last_seen,
-            days=person.days,
-            people_this_week=None,
-            top_page=pages[0] if pages else None,
-            now=now,
-        ),
+        reasons=[r.reason for r in why],
+        why=why,
         pages=_ranked(person.pages, cap),
         sources=_ranked(person.sources, cap),
         counts=PersonCounts(pages=len(person.pages), events=person.events),

@@ -10,12 +10,15 @@ heat decays at the same rate, ordering by `heat_log` is ordering by score at any
 accounts list sorts by score with an index on a stored number.
 
 `trend` compares the events of the last 7 days with the 28 before (daily counts kept for 35
-days): `heating` at 1.5 times the earlier daily rate or more, `cooling` at half or less.
+days, by when each touch happened): `heating` at 1.5 times the earlier daily rate or more,
+`cooling` at half or less, `quiet` with no touch in those 35 days.
 """
 
 import math
 from datetime import UTC, datetime, timedelta
 from typing import Literal
+
+from schemas.signals.evidence import Evidence, Reason, describe
 
 HALF_LIFE_DAYS = 7.0
 SCORE_HALF = 25.0  # the heat that scores 50
@@ -26,7 +29,7 @@ DAYS_KEPT = 35
 _US_PER_DAY = 86_400_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
-Trend = Literal["heating", "steady", "cooling"]
+Trend = Literal["heating", "steady", "cooling", "quiet"]
 _LOG2: dict[float, float] = {}  # the few weights events have
 
 
@@ -110,8 +113,11 @@ def window_counts(days: dict[str, int], now: datetime) -> tuple[int, int]:
 
 
 def trend_at(days: dict[str, int], now: datetime) -> Trend:
-    """heating, steady or cooling: the last 7 days' daily rate against the 28 days' before."""
+    """heating, steady or cooling: the last 7 days' daily rate against the 28 days' before;
+    quiet when neither holds a touch (an old import is not "steady")."""
     recent, before = window_counts(days, now)
+    if not recent and not before:
+        return "quiet"
     recent_rate, before_rate = recent / 7, before / 28
     if recent and recent_rate >= 1.5 * before_rate:
         return "heating"
@@ -130,28 +136,42 @@ def _ago(then: datetime, now: datetime) -> str:
     return f"{days} day{'s' if days != 1 else ''} ago"
 
 
-def score_reasons(
+def score_why(
     *,
     stage: str,
     stage_reached_at: datetime | None,
+    stage_event: Evidence | None,
     last_seen: datetime,
+    last_event: Evidence | None,
     days: dict[str, int],
     people_this_week: int | None,
     top_page: str | None,
     now: datetime,
-) -> list[str]:
-    """The few facts that move a score most, strongest first (at most 4)."""
-    reasons: list[str] = []
+) -> list[Reason]:
+    """The few facts that move a score most, strongest first (at most 4), each with the
+    event(s) behind it; the stage and the last touch name theirs in words too."""
+    reasons: list[Reason] = []
     if stage != "aware" and stage_reached_at is not None:
-        reasons.append(f"{stage.replace('_', ' ')} since {_ago(stage_reached_at, now)}")
+        text = f"{stage.replace('_', ' ')} since {_ago(stage_reached_at, now)}"
+        reasons.append(_reason(text, stage_event))
     recent, before = window_counts(days, now)
+    this_week = [last_event] if last_event and days_back(last_event.occurred_at, now) < 7 else []
     if recent or before:
         touches = "touch" if recent == 1 else "touches"
-        reasons.append(f"{recent} {touches} in the last 7 days, {before} in the 28 days before")
+        text = f"{recent} {touches} in the last 7 days, {before} in the 28 days before"
+        reasons.append(Reason(reason=text, events=this_week if recent else []))
     if people_this_week:
         plural = "people were" if people_this_week != 1 else "person was"
-        reasons.append(f"{people_this_week} {plural} active this week")
+        text = f"{people_this_week} {plural} active this week"
+        reasons.append(Reason(reason=text, events=this_week))
     if top_page:
-        reasons.append(f"most read page: {top_page}")
-    reasons.append(f"last touch {_ago(last_seen, now)}")
+        reasons.append(Reason(reason=f"most read page: {top_page}", events=[]))
+    reasons.append(_reason(f"last touch {_ago(last_seen, now)}", last_event))
     return reasons[:4]
+
+
+def _reason(text: str, evidence: Evidence | None) -> Reason:
+    """A reason that names its event in words (when one was kept)."""
+    if evidence is None:
+        return Reason(reason=text, events=[])
+    return Reason(reason=f"{text}: {describe(evidence)}", events=[evidence])

@@ -10,7 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from pydantic_core import PydanticCustomError
 
 from schemas.signals.events import EventType
+from schemas.signals.evidence import Evidence
 from schemas.signals.rollups import Stage
+from schemas.signals.scores import Trend
 
 DeliveryStatusName = Literal["pending", "succeeded", "failed"]
 WebhookKind = Literal["standard", "slack"]
@@ -58,13 +60,47 @@ class WebhookInput(_Strict):
         return stages
 
 
+class DeliveryAccount(_Strict):
+    """The event's account as it stood when the delivery was made (after the event was stored)."""
+
+    domain: str = Field(examples=["acme.com"])
+    name: str | None = None
+    stage: Stage
+    stage_reached_at: datetime | None = None
+    stage_event: Evidence | None = Field(
+        default=None, description="The event that reached the stage (words: this event's only)"
+    )
+    score: int = Field(ge=0, le=100)
+    trend: Trend
+    reasons: list[str] = Field(description="As the account's summary, quoting this event only")
+
+
+class DeliveryPerson(_Strict):
+    """The event's person as they stood when the delivery was made."""
+
+    email: str = Field(examples=["ada@acme.com"])
+    name: str | None = None
+    stage: Stage
+    stage_reached_at: datetime | None = None
+    score: int = Field(ge=0, le=100)
+    trend: Trend
+
+
 class DeliveryEnvelope(_Strict):
     """A Standard Webhooks delivery's body: one event, `data` as the stream serves it, and
-    `timestamp` written as every time of the API is (UTC, `Z`)."""
+    `timestamp` written as every time of the API is (UTC, `Z`); `account` and `person` as they
+    stood once the event was stored, so a receiver needs no second call."""
 
     type: str = Field(examples=["signal.book_call"])
     timestamp: datetime
     data: dict[str, Any]
+    fresh: bool = Field(
+        default=True,
+        description="The touch happened within the freshness window (SIGNAL_FRESH_HOURS, 24 by"
+        " default) and was not imported: what Slack and stage alerts fire on",
+    )
+    account: DeliveryAccount | None = Field(default=None, description="null: no account")
+    person: DeliveryPerson | None = Field(default=None, description="null: no person")
 
 
 class WebhookEndpointView(_Strict):
@@ -121,6 +157,25 @@ class DeliveryView(_Strict):
     last_attempt_at: datetime | None = None
     next_attempt_at: datetime | None = None
     created_at: datetime
+
+
+class WebhookTestBody(_Strict):
+    """POST .../webhooks/{id}/test: what the receiver said to a signed test delivery."""
+
+    ok: Literal[True] = True
+    webhook_id: str = Field(
+        description="The test delivery's `webhook-id` (not in the delivery log)",
+        examples=["msg_0f1e2d3c4b5a69788796a5b4c3d2e1f0"],
+    )
+    delivered: bool = Field(description="The receiver answered 2xx")
+    status: int | None = Field(
+        description="The receiver's HTTP status; null when there was no answer (see `error`)"
+    )
+    error: str | None = Field(
+        default=None,
+        description="Why it was not delivered: `HTTP <status>`, `timeout`, `connection failed:"
+        " ...` or `unsafe_url: ...`; the receiver's body is never echoed",
+    )
 
 
 class DeliveryListBody(_Strict):

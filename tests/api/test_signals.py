@@ -87,8 +87,10 @@ def test_a_stored_event_carries_every_field_with_the_account_taken_from_the_emai
         "account",
         "page",
         "properties",
+        "imported",
     }
     assert event["id"] == "crm:1"
+    assert event["imported"] is False
     assert event["account"] == {"domain": "acme.com", "name": None}
     assert event["page"]["path"] == "/blog/growth-loops"
     assert event["properties"] == {"plan": "Scale", "seats": 12}

@@ -179,7 +179,8 @@ def test_a_later_touch_stamped_with_the_same_time_as_the_hand_raise_alerts_nothi
     date); the page view stored after the day's book-a-call did not take the account to a
     stage and sends no stage alert."""
     domain = f"n{uuid.uuid4().hex[:6]}.example"
-    day = "2026-11-20T00:00:00Z"
+    # Today's date: within the freshness window, so the hand-raise itself alerts.
+    day = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0).isoformat()
 
     def row(row_id: str, kind: str) -> dict[str, Any]:
         return {

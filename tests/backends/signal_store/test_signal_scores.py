@@ -54,7 +54,7 @@ def test_an_account_with_recent_hand_raises_outranks_one_with_old_ones(
     assert 40 <= hot.score <= 100
     assert cold.score <= 10
     assert cold.stage_reached_at == old
-    assert cold.reasons[0] == "hand raiser since 40 days ago"
+    assert cold.reasons[0] == "hand raiser since 40 days ago: lead form on /blog/one"
 
 
 def test_a_trend_turns_from_heating_to_cooling_as_time_passes(make_store: StoreFactory) -> None:
