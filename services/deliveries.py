@@ -385,7 +385,7 @@ def attempt_delivery(
         return None
     endpoint = None if is_callback(delivery) else webhooks.get_endpoint(delivery.endpoint_id)
     target = _target(delivery, endpoint, jobs=jobs, now=now)
-    checked = target if isinstance(target, str) else _checked(target, options=options)
+    checked = target if isinstance(target, str) else check_delivery_target(target, options=options)
     if isinstance(checked, str):  # nothing to send to: failed at once, no retries, no probe
         result = AttemptResult(status_code=None, error=checked)
         updated = next_delivery_state(delivery, result, now=now, delays=())
@@ -477,7 +477,7 @@ class CheckedTarget:
     unresolved: str = ""
 
 
-def _checked(target: Target, *, options: DeliveryOptions) -> CheckedTarget | str:
+def check_delivery_target(target: Target, *, options: DeliveryOptions) -> CheckedTarget | str:
     """The target checked now (resolved once, here), or why it is refused: `refused: ...`,
     recorded without any connection being made (a refused target fails at once; a name that
     does not resolve is retried, as DNS may answer later)."""

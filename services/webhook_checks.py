@@ -15,7 +15,7 @@ from datetime import datetime
 from backends.ports import Delivery, DeliveryOptions, WebhookEndpoint, WebhookStore
 from schemas.signals.events import Account, Event, Page, Person
 from schemas.signals.webhooks import DeliveryAccount, DeliveryEnvelope, DeliveryPerson
-from services.deliveries import Target, send_delivery
+from services.deliveries import Target, check_delivery_target, send_delivery
 from services.delivery_policy import signing_secrets
 from services.slack_messages import escape
 from services.webhooks import EndpointDisabledError, own_endpoint
@@ -60,7 +60,10 @@ def send_test_delivery(
         created_at=now,
     )
     target = Target(url=endpoint.url, secrets=signing_secrets(endpoint.secrets, now=now))
-    result = send_delivery(delivery, target, options=options, now=now)
+    checked = check_delivery_target(target, options=options)
+    if isinstance(checked, str):  # refused by the target guard: nothing was sent
+        return SentTest(webhook_id=webhook_id, status_code=None, error=checked)
+    result = send_delivery(delivery, checked, options=options, now=now)
     return SentTest(webhook_id=webhook_id, status_code=result.status_code, error=result.error)
 
 
