@@ -90,6 +90,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
             clock=backends.clock,
             preview_secret=config.preview_secret,
             page_changes=backends.page_changes,
+            brand=backends.catalog.brand,
         )
     )
     app.register_blueprint(

@@ -10,6 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from schemas.errors import Issue
+
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 SLUG_MAX_LENGTH = 80
 
@@ -209,6 +211,12 @@ class PageBody(BaseModel):
 
     ok: Literal[True] = True
     page: PageRecord
+    warnings: list[Issue] = Field(
+        default_factory=list,
+        description="The quality gate's warnings on the page as written (judgement calls such "
+        "as a universal word in a promise), judged on the page as stored; they never block "
+        "a write",
+    )
 
 
 class PageListBody(BaseModel):
