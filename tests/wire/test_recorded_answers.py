@@ -22,12 +22,13 @@ import openai
 import pytest
 
 from backends.embedded.sqlite import SqliteDatabase
+from gate.brand_rules import brand_rules
 from schemas.content.jobs import GenerationBrief, JobRecord
 from schemas.errors import Issue
 from tests.wire import providers
 from tests.wire.server import WireServer
 from tests.wire.test_model_adapters import ADAPTERS, vertex_client
-from tests.workers.generation_ports import NOW, embedded_ports
+from tests.workers.generation_ports import CATALOG, NOW, embedded_ports
 from workers.authoring.anthropic_messages import AnthropicAuthor
 from workers.authoring.base import Author
 from workers.authoring.gemini_vertex import GeminiAuthor
@@ -177,13 +178,18 @@ def test_the_retry_quotes_the_offending_text_of_each_field(
 def test_the_first_prompt_gives_the_icp_rule_the_limits_and_the_proof_list(
     wire: WireServer, tmp_path: Path
 ) -> None:
-    """What a model needs to pass the gate the first time is in the prompt."""
+    """What a model needs to pass the gate the first time is in the prompt, from the same
+    brand rules document GET /api/public/content/brand answers."""
     replay(CASES["clean-attribution-audit"], "openai", wire, tmp_path)
 
     system, user = (m["content"] for m in wire.requests[0].body["messages"])
 
     assert "`sub` names the brief's `icp` verbatim" in system
-    assert "title 60 characters" in system
-    assert "hero title 90, sub 220" in system
+    rules = brand_rules(CATALOG.brand)
+    assert f"ruleset {rules.ruleset}" in system
+    assert "title 60;" in system
+    assert "blocks[hero].title 90; blocks[hero].sub 220" in system
+    assert "seamless (instead: Say what the setup takes: steps, hours, who does it.)" in system
+    assert "never '1.2'" in system
     assert "no 'every client'" in system
     assert "The only facts you may state (the proof list):\n1. Found 18% of pipeline" in user
