@@ -162,7 +162,7 @@ class GateResult(BaseModel):
 
     passed: bool
     ruleset: str = Field(
-        description="The gate and brand-rules version applied", examples=["gate-2+brand-3f2a9c1d"]
+        description="The gate and brand-rules version applied", examples=["gate-3+brand-3f2a9c1d"]
     )
 
 
