@@ -16,6 +16,7 @@ from api.errors import register_error_handlers
 from api.rate_limits import RateLimits, install_rate_limit_headers
 from api.request_context import request_id, trace_id
 from api.rest.assets import create_assets_blueprint
+from api.rest.brand import create_brand_blueprint
 from api.rest.collect import create_collect_blueprint
 from api.rest.content import create_content_blueprint
 from api.rest.files import create_files_blueprint
@@ -72,6 +73,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.register_blueprint(create_signals_blueprint(backends=backends, keys=keys))
     app.register_blueprint(create_collect_blueprint(config, backends=backends))
     app.register_blueprint(create_content_blueprint(backends=backends, config=config, keys=keys))
+    app.register_blueprint(create_brand_blueprint(backends=backends, keys=keys))
     app.register_blueprint(create_jobs_blueprint(backends=backends, config=config, keys=keys))
     app.register_blueprint(create_assets_blueprint(blobs=backends.blobs))
 
@@ -90,6 +92,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
             clock=backends.clock,
             preview_secret=config.preview_secret,
             page_changes=backends.page_changes,
+            brand=backends.catalog.brand,
         )
     )
     app.register_blueprint(

@@ -2,6 +2,8 @@
 
 It never raises: the schema runs first (its failures become issues), then every rule that can
 read the raw structure, so a payload with a bad field and off-brand copy reports both together.
+Each finding has a severity: an `error` refuses the write, a `warning` (a judgement call: a
+universal word in a promise, or an unverifiable claim on a page sent whole) never does.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from schemas.catalog import Brand
 from schemas.content.pages import SitePageInput
 from schemas.errors import Issue, issues_from_errors
 
-GATE_VERSION = "gate-2"
+GATE_VERSION = "gate-3"
 
 
 def check_page(
@@ -26,7 +28,9 @@ def check_page(
     kept_quotes: Sequence[str] = (),
     published: Sequence[str] = (),
 ) -> list[Issue]:
-    """Every schema and gate issue of one raw page; empty when the page may be stored.
+    """Every schema and gate finding of one raw page, errors and warnings.
+
+    The page may be stored when no finding is an `error` (schemas.errors.errors_of).
 
     With a `brief` (a generated page) the ICP is the brief's and claims must come from it.
     `kept_quotes`: a change to a generated page keeps the quotes its brief's proof allowed.
@@ -45,6 +49,7 @@ def check_page(
     issues += rules.on_brand(payload, brand=brand, brief=brief, kept_quotes=kept_quotes)
     if brief is not None:
         issues += rules.supported_claims(payload, brief=brief, published=published)
+    issues += rules.universal_words(payload, brief=brief)
     return _unique(issues)
 
 
@@ -71,10 +76,10 @@ def ruleset(brand: Brand) -> str:
 
 
 def _unique(issues: list[Issue]) -> list[Issue]:
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[tuple[str, str, str, str]] = set()
     kept = []
     for issue in issues:
-        key = (issue.field, issue.code, issue.message)
+        key = (issue.field, issue.code, issue.message, issue.severity)
         if key not in seen:
             seen.add(key)
             kept.append(issue)

@@ -1,8 +1,10 @@
 """Claims a generated page may only repeat from its brief: numbers, percentages and quotes.
 
 Numbers are normalised so that "24.8 %", "24.8%" and "24.80%" agree, "3x" and "3\u00d7" agree, and
-"$9,500" and "$9500" agree. Bare whole numbers up to ten ("3 steps", "in 2 weeks") are ordinary
-copy, not claims.
+"$9,500" and "$9500" agree, and a scale written as a word or a letter agrees with itself
+("1.2 million", "1.2M" and "1.2m"; "$2.4M" and "$2.4 million"). A number that drops its scale
+("1.2" or "$2.4" where the proof says "1.2 million" or "$2.4M") is not the proof's number. Bare
+whole numbers up to ten ("3 steps", "in 2 weeks") are ordinary copy, not claims.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ from gate.text import fold
 
 _NUMBER = re.compile(
     r"(?<![\w.,])(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
-    r"(?:\s?(?P<unit>%|x|\u00d7|k|m|bn|pp|percent)(?![a-z]))?",
+    r"(?:\s?(?P<unit>%|x|\u00d7|k|m|mn|bn|pp|percent|thousand|million|billion)(?![a-z]))?",
     re.IGNORECASE,
 )
 _QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»]{12,})[\"“”„«»]")
 _NON_WORD = re.compile(r"[^a-z0-9%$.]+")
+_UNIT_WORDS = {"percent": "%", "thousand": "k", "million": "m", "mn": "m", "billion": "bn"}
+SCALES = ("k", "m", "bn")
 # Brief fields whose numbers the partner stated themselves.
 BRIEF_FACT_FIELDS = ("proof", "topic", "icp", "goal", "offer", "sections", "cta_label")
 
@@ -28,7 +32,8 @@ def numbers(text: str) -> Iterator[tuple[str, str]]:
     for match in _NUMBER.finditer(fold(text)):
         whole = match.group("num").replace(",", "")
         frac = (match.group("frac") or "").rstrip("0").rstrip(".")
-        unit = (match.group("unit") or "").lower().replace("\u00d7", "x").replace("percent", "%")
+        unit = (match.group("unit") or "").lower().replace("\u00d7", "x")
+        unit = _UNIT_WORDS.get(unit, unit)
         cur = match.group("cur") or ""
         if not cur and not unit and not frac and int(whole) <= 10:
             continue

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from gate.claims import brief_facts, brief_proof, numbers
-from gate.context import customer_quotes, inflations, is_negated, quote_key, quoted_spans
+from gate.assertions import assertions
+from gate.claims import SCALES, brief_facts, numbers
+from gate.context import customer_quotes, is_negated, quote_key, quoted_spans
 from gate.text import contains_phrase, fold, text_fields, tokens
 from gate.urls import MAX_URL_LENGTH, image_problem, link_problem
 from schemas.catalog import Brand
@@ -62,7 +63,11 @@ def hero_unique(payload: object) -> list[Issue]:
 
 
 def icp_named(payload: object, *, brand: Brand, brief: object | None = None) -> list[Issue]:
-    """The hero sub names who the page is for: the brief's ICP, else an ICP vocabulary term."""
+    """The hero sub names who the page is for: the brief's ICP, else an ICP vocabulary term.
+
+    A clause that opens with a negation ("Not for B2B SaaS companies") names who the page is
+    not for: the ICP must stand in a clause of its own that is not negated.
+    """
     heroes = _heroes(payload)
     if not heroes:
         return []
@@ -70,18 +75,41 @@ def icp_named(payload: object, *, brand: Brand, brief: object | None = None) -> 
     sub = hero.get("sub")
     if not isinstance(sub, str) or not sub.strip():
         return []
-    words = tokens(sub)
+    words, everywhere = tokens(affirmed(sub)), tokens(sub)
     icp = _brief_icp(brief)
     if icp is not None:
         if _names_brief_icp(words, icp):
             return []
+        named_negated = _names_brief_icp(everywhere, icp)
         message = f"the hero sub must say who the page is for: the brief's ICP ({icp!r})"
     else:
         if any(contains_phrase(words, tokens(term)) for term in brand.icp_vocabulary):
             return []
+        named_negated = any(
+            contains_phrase(everywhere, tokens(term)) for term in brand.icp_vocabulary
+        )
         examples = ", ".join(brand.icp_vocabulary[:4])
         message = f"the hero sub must name who the page is for, e.g. {examples}"
+    if named_negated:
+        message = (
+            "the hero sub names the ICP only in a negated clause (who the page is not for); "
+            + message
+        )
     return [Issue(field=f"blocks.{index}.sub", code="icp_missing", message=message)]
+
+
+_CLAUSES = re.compile(r"[.;:!?\u2013\u2014(]|,\s|\bbut\b|\bwhile\b")
+_NEGATED_OPENING = frozenset({"not", "never", "no", "nor", "neither", "except"})
+
+
+def affirmed(text: str) -> str:
+    """`text` without its clauses that open with a negation ("not for agencies")."""
+    kept = []
+    for clause in _CLAUSES.split(fold(text)):
+        opening = re.findall(r"[a-z']+", clause)[:2]
+        if not _NEGATED_OPENING & set(opening):
+            kept.append(clause)
+    return " | ".join(kept)
 
 
 def _brief_icp(brief: object | None) -> str | None:
@@ -203,31 +231,87 @@ def _canonical(found: str, advice: Mapping[str, object]) -> str:
 def supported_claims(
     payload: object, *, brief: object, published: Iterable[str] = ()
 ) -> list[Issue]:
-    """No number, customer quote or inflating word the brief does not state (`unsupported_claim`).
+    """No number or customer quote the brief (or the company's published terms) does not state
+    (`unsupported_claim`).
 
     A customer quote is a quote block, or quoted words with an attribution; a scare-quoted
-    phrase is not one. Quotes match the proof whatever their punctuation and case.
+    phrase is not one. Quotes match the proof whatever their punctuation and case. A number
+    that drops the scale the brief gives it ("1.2" for "1.2 million") is named as such.
     """
     facts = brief_facts(brief)
-    proof = brief_proof(brief)
     known = {norm for fact in [*facts, *published] for _raw, norm in numbers(fact)}
     proof_text = " | ".join(quote_key(fact) for fact in facts)
     issues = []
     for field, text in text_fields(payload):
         for raw, norm in numbers(text):
-            if norm not in known:
-                issues.append(_claim(field, f"the number {raw!r} is not in the brief's proof"))
+            if norm in known:
+                continue
+            scaled = [f"{norm}{scale}" for scale in SCALES if f"{norm}{scale}" in known]
+            message = (
+                f"the number {raw!r} drops the scale the brief's proof gives it"
+                f" ({scaled[0]!r}); keep it whole"
+                if scaled
+                else f"the number {raw!r} is not in the brief's proof"
+            )
+            issues.append(_claim(field, message))
         spans = [text] if field.endswith(".quote") else list(customer_quotes(text))
         issues.extend(
             _claim(field, f"the quote {span[:60]!r} is not in the brief's proof")
             for span in spans
             if quote_key(span) and quote_key(span) not in proof_text
         )
-        issues.extend(
-            _claim(field, f"{word!r} claims more than the brief's proof states")
-            for word in dict.fromkeys(inflations(text, proof, stated=facts))
-        )
     return issues
+
+
+def universal_words(payload: object, *, brief: object | None) -> list[Issue]:
+    """Universal words and multipliers judged by what their sentence asserts (gate/assertions.py).
+
+    A result claim the brief does not state is an error (`unsupported_claim`); without a brief
+    it is a warning (`unverified_claim`); a promise about the service's own practice is a
+    warning (`universal_promise`).
+    """
+    facts = brief_facts(brief) if brief is not None else []
+    issues = []
+    for field, text in text_fields(payload):
+        caption = _is_stat_caption(payload, field)
+        seen: set[str] = set()
+        for found in assertions(text, stated=facts, caption=caption):
+            if found.supported or found.word in seen:
+                continue
+            seen.add(found.word)
+            issues.append(_judged(field, found.word, claim=found.claim, briefed=brief is not None))
+    return issues
+
+
+def _judged(field: str, word: str, *, claim: bool, briefed: bool) -> Issue:
+    if claim and briefed:
+        return _claim(
+            field,
+            f"{word!r} asserts a result about clients or outcomes that the brief's proof does "
+            "not state; say what the proof says (e.g. '18 of 20 clients')",
+        )
+    if claim:
+        return Issue(
+            field=field,
+            code="unverified_claim",
+            message=f"{word!r} asserts a result about clients or outcomes; check it holds",
+            severity="warning",
+        )
+    return Issue(
+        field=field,
+        code="universal_promise",
+        message=f"{word!r} promises something about the service; make sure it is kept every time",
+        severity="warning",
+    )
+
+
+def _is_stat_caption(payload: object, field: str) -> bool:
+    parts = field.split(".")
+    if len(parts) != 5 or parts[0] != "blocks" or parts[4] != "label" or not parts[1].isdigit():
+        return False
+    blocks = dict(_blocks(payload))
+    block = blocks.get(int(parts[1]))
+    return block is not None and block.get("type") == "stats"
 
 
 def _claim(field: str, message: str) -> Issue:

@@ -8,6 +8,7 @@ the package's own templates, no clock.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal, get_args
@@ -22,6 +23,7 @@ from renderers.safe_urls import absolute_url, image_src, is_https, safe_href
 from renderers.site import Site, build_site
 from schemas.catalog import Customer
 from schemas.content.pages import PageBlock, SitePageInput
+from schemas.errors import Issue
 
 __all__ = [
     "COLLECT_PATH",
@@ -98,8 +100,10 @@ def render_page(
     hero_image_url: str | None = None,
     preview: bool = False,
     form_state: FormState = "open",
+    warnings: Sequence[Issue] = (),
 ) -> RenderedPage:
-    """The page's HTML; `preview` adds noindex and a draft banner; `form_state`, the form's."""
+    """The page's HTML; `preview` adds noindex and a draft banner listing the gate's
+    `warnings`; `form_state`, the form's."""
     canonical = f"{site.base_url}/p/{page.slug}"
     image = absolute_url(
         image_src(page.og_image_url, base_url=site.base_url)
@@ -143,6 +147,7 @@ def render_page(
             blocks=views,
             header_cta=header_cta,
             preview=preview,
+            warnings=list(warnings) if preview else [],
             form_state=form_state,
             slug=page.slug,
             collect_url=COLLECT_PATH,

@@ -1,20 +1,39 @@
 """The error model every surface shares: Issue, the problem body, pydantic errors as issues."""
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import ErrorDetails
 
+Severity = Literal["error", "warning"]
+
 
 class Issue(BaseModel):
-    """One field that failed: a dotted path with numeric indexes (`""` for the whole body)."""
+    """One field that failed: a dotted path with numeric indexes (`""` for the whole body).
+
+    `severity`: an `error` refuses the write; a `warning` (a judgement call of the quality
+    gate) never does and comes back as `warnings[]` beside the page.
+    """
 
     model_config = ConfigDict(frozen=True, defer_build=True)
 
     field: str = Field(examples=["blocks.0.sub"])
     code: str = Field(examples=["icp_missing"])
     message: str
+    severity: Severity = Field(
+        default="error", description="`error` refuses the write; `warning` never does"
+    )
+
+
+def errors_of(issues: Iterable[Issue]) -> list[Issue]:
+    """The issues that refuse a write."""
+    return [issue for issue in issues if issue.severity == "error"]
+
+
+def warnings_of(issues: Iterable[Issue]) -> list[Issue]:
+    """The judgement calls that never refuse a write."""
+    return [issue for issue in issues if issue.severity == "warning"]
 
 
 class Problem(BaseModel):

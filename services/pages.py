@@ -37,7 +37,7 @@ from schemas.content.changes import (
     unpublished,
 )
 from schemas.content.pages import SLUG_MAX_LENGTH, SLUG_PATTERN, SitePageInput
-from schemas.errors import Issue
+from schemas.errors import Issue, errors_of, warnings_of
 from services.payload_bounds import PAGE_BOUNDS, bound_payload
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "gated",
     "list_history",
     "list_visible_pages",
+    "page_warnings",
     "publish_page",
     "replace_page",
     "restore_version",
@@ -330,8 +331,9 @@ def bounded_page(payload: object) -> tuple[object, list[Issue]]:
 
 
 def gated(*, payload: object, brand: Brand, kept_from: StoredPage | None = None) -> SitePageInput:
-    """The page if it passes bounds, schema and gate. Raises: GateRefusedError with every issue
-    (the bounds' alone when a bound stops the reading: `bounded_page`).
+    """The page if it passes the bounds and no schema or gate finding is an error. Raises:
+    GateRefusedError with every error (the bounds' alone when a bound stops the reading:
+    `bounded_page`; the gate's warnings never refuse a write; page_warnings gives them).
 
     `kept_from`: the stored page a change starts from. A generated page was gated against its
     brief: its hero `sub` names the brief's ICP (which the ICP vocabulary need not hold) and its
@@ -339,6 +341,22 @@ def gated(*, payload: object, brand: Brand, kept_from: StoredPage | None = None)
     that `sub` and those quotes as written, they stand, so an edit, a publish or a restore of a
     generated page is not refused for copy it did not touch.
     """
+    errors = errors_of(_findings(payload, brand=brand, kept_from=kept_from))
+    if errors:
+        raise GateRefusedError(errors)
+    return parse_page(payload)
+
+
+def page_warnings(*, page: StoredPage, brand: Brand) -> list[Issue]:
+    """The gate's warnings on a stored page as it stands, judged without a brief.
+
+    What a write answers as `warnings[]` and a draft's preview banner lists: the same judgement
+    whenever it is asked, since a stored page keeps no brief to weigh claims against.
+    """
+    return warnings_of(_findings(dict(page.page_input), brand=brand, kept_from=page))
+
+
+def _findings(payload: object, *, brand: Brand, kept_from: StoredPage | None) -> list[Issue]:
     # Here, not at the top: with the gate's rules (gate/check.py), the quote patterns compile
     # for the first page checked, not at start (bench/bench_startup.py).
     from gate.context import page_quotes
@@ -350,9 +368,7 @@ def gated(*, payload: object, brand: Brand, kept_from: StoredPage | None = None)
     kept = generated_hero_sub(kept_from)
     if kept is not None and hero_sub(payload) == kept:
         issues = [i for i in issues if i.code != "icp_missing"]
-    if over or issues:
-        raise GateRefusedError(over + issues)
-    return parse_page(payload)
+    return over + issues
 
 
 def hero_sub(page_input: object) -> str | None:

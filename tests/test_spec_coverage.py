@@ -36,6 +36,7 @@ COVERAGE: dict[tuple[str, str], str] = {
     ("patch", f"{PAGES}/{{slug}}"): "content.update",
     ("delete", f"{PAGES}/{{slug}}"): "content.delete",
     ("get", "/api/public/content/jobs/{id}"): "content.jobs",
+    ("get", "/api/public/content/brand"): "content.brand",
     ("get", f"{PAGES}/{{slug}}/versions"): "content.history",
     ("get", f"{PAGES}/{{slug}}/versions/{{n}}"): "content.history",
     ("post", f"{PAGES}/{{slug}}/versions/{{n}}/restore"): "content.history",

@@ -17,7 +17,7 @@ from backends.ports import Blob, BlobStore, JobStore, PageStore, QuotaExceededEr
 from schemas.catalog import Brand
 from schemas.content.jobs import MAX_WRITER_CALLS, GenerationBrief, JobError, JobRecord
 from schemas.content.pages import SitePageInput
-from schemas.errors import Issue
+from schemas.errors import Issue, errors_of
 from schemas.public import Company
 from services import pages as pages_service
 from services.pages import PageChanged
@@ -110,10 +110,11 @@ def _run_attempts(job: JobRecord, *, ports: GenerationPorts, worker: str) -> Job
                 taken = _update(ports, job_id, steps.fail, error=error, issues=[], worker=worker)
                 return _notify(ports, taken)
             return _notify(ports, _update(ports, job_id, steps.succeed, worker=worker))
-        feedback = gate_feedback(list(draft.issues or []), draft.payload)
+        # Only errors go back: a warning is a judgement call the page may keep.
+        feedback = gate_feedback(errors_of(draft.issues or []), draft.payload)
     error = JobError(code="invalid_payload", message="The page failed the quality gate twice")
-    last = job.drafts[-1].issues if job.drafts else None
-    failed = _update(ports, job_id, steps.fail, error=error, issues=list(last or []), worker=worker)
+    last = errors_of(job.drafts[-1].issues or []) if job.drafts else []
+    failed = _update(ports, job_id, steps.fail, error=error, issues=last, worker=worker)
     return _notify(ports, failed)
 
 
@@ -144,9 +145,9 @@ def _write_draft(
 
 def _fail_spent(job: JobRecord, *, ports: GenerationPorts, worker: str) -> JobRecord:
     last = job.drafts[-1] if job.drafts else None
-    if last is not None and last.issues:
+    if last is not None and errors_of(last.issues or []):
         error = JobError(code="invalid_payload", message="The page failed the quality gate")
-        issues = list(last.issues)
+        issues = errors_of(last.issues or [])
     else:
         error = JobError(code="model_failed", message="The writer did not answer", retryable=True)
         issues = []

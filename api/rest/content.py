@@ -101,7 +101,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
         page = _visible(slug, principal, backends)
         if etag_listed(request.headers.get("If-None-Match"), etag(page)):
             return Response(status=304, headers={"ETag": etag(page)})
-        return _page_response(page, 200, config)
+        return _page_response(page, 200, config, backends)
 
     @bp.patch("/<slug>")
     def patch_page(slug: str) -> Response:
@@ -145,6 +145,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
             ),
             200,
             config,
+            backends,
         )
 
     @bp.delete("/<slug>")
@@ -164,6 +165,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
             ),
             200,
             config,
+            backends,
         )
 
     register_history_routes(bp, backends=backends, config=config, keys=keys, idempotent=idempotent)
@@ -249,7 +251,7 @@ def register_history_routes(
                         404, "not_found", f"No version {number} of page {slug!r}"
                     ) from err
                 raise
-            return _page_response(restored, 200, config)
+            return _page_response(restored, 200, config, backends)
 
         return idempotent.run(principal, {"restore": number}, restore)
 
@@ -276,7 +278,7 @@ def _replace(
             check=_check_post_preconditions,
         )
     )
-    response = _page_response(saved, 201, config)
+    response = _page_response(saved, 201, config, backends)
     response.headers["Location"] = f"{PREFIX}/{saved.slug}"
     return response
 
@@ -408,8 +410,12 @@ def _version(page: StoredPage, config: AppConfig) -> VersionRecord:
     return version_record(page, base_url=config.base_url)
 
 
-def _page_response(page: StoredPage, status: int, config: AppConfig) -> Response:
-    response = _json(PageBody(page=_record(page, config)).model_dump_json(), status)
+def _page_response(
+    page: StoredPage, status: int, config: AppConfig, backends: Backends
+) -> Response:
+    warnings = pages_service.page_warnings(page=page, brand=backends.catalog.brand)
+    body = PageBody(page=_record(page, config), warnings=warnings)
+    response = _json(body.model_dump_json(), status)
     response.headers["ETag"] = etag(page)
     return response
 

@@ -79,7 +79,8 @@ def create_jobs_blueprint(*, backends: Backends, config: AppConfig, keys: KeyChe
             raise ApiError(404, "not_found", f"No job {job_id!r}")
         page = surface.page_json(job) if job.status == "succeeded" else None
         view = surface.view(job)
-        return _json({"ok": True, "job": view, "page": page, "notes": view["notes"]}, 200)
+        body = {"ok": True, "job": view, "page": page}
+        return _json(body | {"warnings": view["warnings"], "notes": view["notes"]}, 200)
 
     return bp
 
@@ -178,7 +179,8 @@ class _Jobs:
         if job.status == "succeeded":
             page = self.page_json(job)
             if page is not None:
-                body = {"ok": True, "page": page, "job": view, "notes": view["notes"]}
+                body = {"ok": True, "page": page, "job": view}
+                body |= {"warnings": view["warnings"], "notes": view["notes"]}
                 response = _json(body, 201)
                 response.headers["Location"] = f"/api/public/content/pages/{job.page_slug}"
                 response.headers["ETag"] = f'"v{page["version"]}"'  # as api.rest.page_records.etag

@@ -27,7 +27,9 @@ from api.rest.page_cache import SECURITY_HEADERS, CachedPage, PageCache, PageLoo
 from api.rest.previews import verify_preview_token
 from backends.bundle import PageChanges
 from backends.ports import PageStore, StoredPage, UnavailableError
+from schemas.catalog import Brand
 from schemas.content.pages import SLUG_PATTERN, SitePageInput
+from services.pages import page_warnings
 
 if TYPE_CHECKING:
     from renderers.assets import Asset
@@ -128,8 +130,11 @@ def create_pages_blueprint(
     freshness_seconds: float = 1.0,
     monotonic: Callable[[], float] = time.monotonic,
     page_changes: PageChanges | None = None,
+    brand: Brand | None = None,
 ) -> Blueprint:
     """GET /p/{slug} for published pages (drafts with a valid preview token), and /static/.
+
+    `brand`: the rules a draft preview's banner judges the page by (its gate warnings).
 
     `site` builds the site's shared facts, once, for the first request that needs them.
     `page_changes`: told of every page write in this process (services/pages.py), so the
@@ -153,6 +158,9 @@ def create_pages_blueprint(
             from renderers.page_html import render_page
 
             page = SitePageInput.model_validate(stored.page_input)
+            warnings = (
+                page_warnings(page=stored, brand=brand) if preview and brand is not None else []
+            )
             return CachedPage.of(
                 render_page(
                     page,
@@ -160,6 +168,7 @@ def create_pages_blueprint(
                     hero_image_url=stored.hero_image_url,
                     preview=preview,
                     form_state=form_state,
+                    warnings=warnings,
                 ),
                 cache_control=PREVIEW_CACHE_CONTROL if preview else PAGE_CACHE_CONTROL,
                 noindex=preview or page.noindex,

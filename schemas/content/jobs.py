@@ -19,7 +19,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from schemas.content.pages import SLUG_PATTERN, PageRecord
-from schemas.errors import Issue
+from schemas.errors import Issue, errors_of, warnings_of
 
 __all__ = [
     "MAX_WRITER_CALLS",
@@ -151,7 +151,13 @@ class JobDraft(BaseModel):
 
     @property
     def passed(self) -> bool:
-        return self.issues is not None and not self.issues
+        """Gated, and no finding is an error (warnings never refuse a page)."""
+        return self.issues is not None and not errors_of(self.issues)
+
+    @property
+    def warnings(self) -> list[Issue]:
+        """The gate's warnings on this draft."""
+        return warnings_of(self.issues or [])
 
 
 class JobRecord(BaseModel):
@@ -191,6 +197,12 @@ class JobRecord(BaseModel):
     def finished(self) -> bool:
         return self.status in ("succeeded", "failed")
 
+    @property
+    def warnings(self) -> list[Issue]:
+        """The gate's warnings on the draft that became the page (none before it passed)."""
+        passed = [draft for draft in self.drafts if draft.passed]
+        return passed[-1].warnings if passed else []
+
     @classmethod
     def read_stored(cls, data: str | dict[str, Any]) -> Self:
         """A job as a store kept it (its brief was checked once, when it was created)."""
@@ -213,6 +225,12 @@ class JobView(BaseModel):
     hero_image_url: str | None
     error: JobError | None
     issues: list[Issue]
+    warnings: list[Issue] = Field(
+        default_factory=list,
+        description="The quality gate's warnings on the page it passed (judgement calls, such "
+        "as a universal word in a promise); they never block and are never sent back to the "
+        "writer",
+    )
     notes: list[BriefNote] = Field(
         description="What of the brief the page left out and why (`offer` dropped: off-brand "
         "word; a section merged); empty when every element was used"
@@ -242,6 +260,7 @@ class JobView(BaseModel):
             hero_image_url=hero,
             error=job.error,
             issues=job.issues,
+            warnings=job.warnings,
             notes=job.notes,
             created_at=job.created_at,
             updated_at=job.updated_at,
@@ -267,6 +286,10 @@ class JobBody(BaseModel):
     ok: bool = True
     job: JobView
     page: PageRecord | None = None
+    warnings: list[Issue] = Field(
+        default_factory=list,
+        description="The quality gate's warnings on the page (never blocking); as job.warnings",
+    )
     notes: list[BriefNote] = Field(
         default_factory=list, description="What of the brief the page left out, and why"
     )
@@ -280,6 +303,10 @@ class GeneratedPage(BaseModel):
     ok: bool = True
     page: PageRecord
     job: JobView
+    warnings: list[Issue] = Field(
+        default_factory=list,
+        description="The quality gate's warnings on the page (never blocking); as job.warnings",
+    )
     notes: list[BriefNote] = Field(
         default_factory=list, description="What of the brief the page left out, and why"
     )

@@ -10,6 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from schemas.errors import Issue
+
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 SLUG_MAX_LENGTH = 80
 
@@ -173,7 +175,7 @@ class GateResult(BaseModel):
 
     passed: bool
     ruleset: str = Field(
-        description="The gate and brand-rules version applied", examples=["gate-2+brand-3f2a9c1d"]
+        description="The gate and brand-rules version applied", examples=["gate-3+brand-3f2a9c1d"]
     )
 
 
@@ -222,6 +224,12 @@ class PageBody(BaseModel):
 
     ok: Literal[True] = True
     page: PageRecord
+    warnings: list[Issue] = Field(
+        default_factory=list,
+        description="The quality gate's warnings on the page as written (judgement calls such "
+        "as a universal word in a promise), judged on the page as stored; they never block "
+        "a write",
+    )
 
 
 class PageListBody(BaseModel):

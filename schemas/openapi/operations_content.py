@@ -1,5 +1,6 @@
 """The Content API's rows of the OpenAPI table: SPEC "Content API", DESIGN "Pages", "Generation"."""
 
+from schemas.content.brand_rules import BrandRulesBody
 from schemas.content.jobs import GeneratedPage, GenerationBrief, JobAccepted, JobBody
 from schemas.content.pages import (
     PageBody,
@@ -72,7 +73,8 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "content",
         (Reply(201, "Stored; published unless `is_published` is false", PageBody, headers=ETAG),),
         description="Passes the schema and the brand gate, then publishes at /p/{slug}. A slug"
-        " another partner's page has answers 409 `slug_taken` and changes nothing.",
+        " another partner's page has answers 409 `slug_taken` and changes nothing. The gate's"
+        " errors refuse the write (422); its warnings never do and come back as `warnings[]`.",
         request=SitePageInput,
         request_example=PAGE_EXAMPLE,
         params=(IDEMPOTENCY, CREATE_IF_MATCH, CREATE_IF_NONE_MATCH),
@@ -106,8 +108,10 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
                 headers=("Location",),
             ),
         ),
-        description="The writer retries once with the gate's failures; a second failure is 422."
-        " A brief for a slug another partner's page has answers 409 `slug_taken` at once.",
+        description="The writer retries once with the gate's errors; a second failure is 422."
+        " The gate's warnings never block and are never sent back to the writer; they come back"
+        " as `warnings[]` with the page and on the job. A brief for a slug another partner's"
+        " page has answers 409 `slug_taken` at once.",
         request=GenerationBrief,
         request_example=BRIEF_EXAMPLE,
         params=(IDEMPOTENCY, PREFER),
@@ -198,5 +202,22 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         (Reply(200, "queued, running, succeeded (with the page) or failed", JobBody),),
         params=(JOB_ID,),
         errors=(400, *KEYED, 404, 503),
+    ),
+    Operation(
+        "get",
+        "/api/public/content/brand",
+        "getBrandRules",
+        "Content",
+        "The brand rules the quality gate applies now",
+        "content",
+        (
+            Reply(
+                200, "Ruleset, ICP vocabulary, banned wording, allowances, limits", BrandRulesBody
+            ),
+        ),
+        description="One document, built from the same data the gate reads: each rule's `code`"
+        " is the code its findings carry, with its severity (`error` refuses a write, `warning`"
+        " never does).",
+        errors=(400, *KEYED, 503),
     ),
 )

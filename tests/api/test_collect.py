@@ -291,6 +291,7 @@ def test_a_beacon_of_an_unknown_type_or_shape_is_422(client: FlaskClient) -> Non
         "field": "colour",
         "code": "unknown_field",
         "message": "unknown field",
+        "severity": "error",
     }
 
 

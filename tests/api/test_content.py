@@ -45,7 +45,7 @@ def test_post_publishes_a_page_that_is_served_at_its_url(
     assert page["version"] == 1
     assert page["source"] == "api"
     assert page["gate"]["passed"] is True
-    assert page["gate"]["ruleset"].startswith("gate-2+brand-")
+    assert page["gate"]["ruleset"].startswith("gate-3+brand-")
     assert page["published_at"] == page["created_at"] == page["updated_at"]
     assert page["preview_url"] is None
     assert client.get("/p/growth-audit").status_code == 200
@@ -75,7 +75,7 @@ def test_get_one_page_answers_the_stored_record_with_a_strong_etag(client: Flask
     )
 
     assert response.status_code == 200
-    assert response.get_json() == {"ok": True, "page": created}
+    assert response.get_json() == {"ok": True, "page": created, "warnings": []}
     assert response.headers["ETag"] == '"v1"'
     assert again.status_code == 304
 

@@ -66,6 +66,7 @@ SPEC_ENDPOINTS = [
 # DESIGN.md "Contract decisions": the endpoints it adds to SPEC's.
 DESIGN_ENDPOINTS = [
     ("get", "/api/public/content/jobs/{id}"),
+    ("get", "/api/public/content/brand"),
     ("get", "/api/public/content/pages/{slug}/versions"),
     ("get", "/api/public/content/pages/{slug}/versions/{n}"),
     ("post", "/api/public/content/pages/{slug}/versions/{n}/restore"),

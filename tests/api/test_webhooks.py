@@ -195,6 +195,7 @@ def test_unsafe_targets_are_refused_with_unsafe_url(api: FlaskClient, url: str) 
             "field": "url",
             "code": "unsafe_url",
             "message": response.get_json()["issues"][0]["message"],
+            "severity": "error",
         }
     ]
 

@@ -50,5 +50,11 @@ def text(length: int, prefix: str = "") -> str:
 
 
 def codes(issues: list[Any]) -> list[tuple[str, str]]:
-    """(field, code) of each issue: what tests assert on, never library message text."""
-    return [(issue.field, issue.code) for issue in issues]
+    """(field, code) of each error (what refuses a write): what tests assert on, never
+    library message text."""
+    return [(issue.field, issue.code) for issue in issues if issue.severity == "error"]
+
+
+def warning_codes(issues: list[Any]) -> list[tuple[str, str]]:
+    """(field, code) of each warning (a judgement call that never refuses a write)."""
+    return [(issue.field, issue.code) for issue in issues if issue.severity == "warning"]

@@ -50,6 +50,31 @@ def test_a_number_not_in_the_brief_is_an_unsupported_claim(brand: Brand, value: 
     ]
 
 
+SCALED = BRIEF | {"proof": ["Merged 1.2 million CRM records", "$2.4M in sourced pipeline"]}
+
+
+@pytest.mark.spec("content.gate.claims")
+@pytest.mark.parametrize("value", ["1.2M", "1.2 million", "1.2m", "$2.4M", "$2.4 million"])
+def test_a_number_keeping_the_proofs_scale_passes(brand: Brand, value: str) -> None:
+    """A scale as a word or a letter is the same number: '1.2M' is the proof's '1.2 million'."""
+    page = _page_with({"type": "stats", "items": [{"value": value, "label": "measured"}]})
+
+    assert check_page(page, brand=brand, brief=SCALED) == []
+
+
+@pytest.mark.spec("content.gate.claims")
+@pytest.mark.parametrize("value", ["1.2", "$2.4", "1.2k", "$2.4bn"])
+def test_a_number_that_drops_or_changes_the_proofs_scale_is_unsupported(
+    brand: Brand, value: str
+) -> None:
+    """'1.2' where the proof says '1.2 million' is not the proof's number."""
+    page = _page_with({"type": "stats", "items": [{"value": value, "label": "records merged"}]})
+
+    assert codes(check_page(page, brand=brand, brief=SCALED)) == [
+        ("blocks.1.items.0.value", "unsupported_claim")
+    ]
+
+
 def test_small_counts_in_copy_are_not_claims(brand: Brand) -> None:
     """DESIGN: bare whole numbers up to ten are ordinary copy ("3 steps")."""
     page = _page_with(

@@ -8,7 +8,7 @@ import pytest
 
 from gate.check import check_page
 from schemas.catalog import Brand
-from tests.gate.pages import ICP_SUB, codes, valid_page
+from tests.gate.pages import ICP_SUB, codes, valid_page, warning_codes
 
 BRIEF: dict[str, Any] = {
     "slug": "outbound",
@@ -134,14 +134,87 @@ def test_a_claim_that_inflates_the_proof_without_a_number_is_unsupported(
     assert _issues(copy, brand) == [("blocks.1.markdown", "unsupported_claim")]
 
 
+@pytest.mark.spec("content.gate.claims")
 @pytest.mark.parametrize(
     "copy",
     [
         "Every client gets a named senior strategist.",
         "We read every reply before it reaches your inbox.",
-        "Double-check the numbers with your CFO.",
+        "We report every result, including the numbers that did not move.",
+        "We never skip the strategist's review.",
+        "Your strategist checks every sequence before your team hears about it.",
+        "You always keep the copy and the data.",
     ],
 )
-def test_universal_words_that_claim_no_outcome_pass(brand: Brand, copy: str) -> None:
-    """A commitment ("every client gets a strategist") is not an inflated result."""
-    assert _issues(copy, brand) == []
+def test_a_promise_about_the_service_is_a_warning_never_an_error(brand: Brand, copy: str) -> None:
+    """DESIGN gate severities: a universal word in a promise is a judgement call, not a claim."""
+    issues = check_page(_page(copy), brand=brand, brief=BRIEF)
+
+    assert codes(issues) == []
+    assert warning_codes(issues) == [("blocks.1.markdown", "universal_promise")]
+
+
+@pytest.mark.spec("content.gate.claims")
+@pytest.mark.parametrize(
+    "copy",
+    [
+        "All our customers saw reply rates rise within a quarter.",
+        "Every client we work with grew pipeline in the first quarter.",
+        "We doubled pipeline for our clients.",
+        "Our clients never miss their pipeline target.",
+    ],
+)
+def test_a_result_claim_the_proof_does_not_state_is_an_error(brand: Brand, copy: str) -> None:
+    """The proof says 18 of 20 and 24%: a universal result about clients says more."""
+    assert _issues(copy, brand) == [("blocks.1.markdown", "unsupported_claim")]
+
+
+def test_a_stat_caption_that_inflates_the_proof_is_an_error(brand: Brand) -> None:
+    """A stat caption is a measured result: 'for all our clients' where the proof says 18/20."""
+    page = valid_page(
+        blocks=[
+            {"type": "hero", "title": "Outbound that books meetings", "sub": ICP_SUB},
+            {
+                "type": "stats",
+                "items": [{"value": "24%", "label": "higher reply rates for all our clients"}],
+            },
+        ]
+    )
+
+    assert codes(check_page(page, brand=brand, brief=BRIEF)) == [
+        ("blocks.1.items.0.label", "unsupported_claim")
+    ]
+
+
+@pytest.mark.parametrize(
+    "copy",
+    [
+        "Every Friday you get a written report.",
+        "All six agents work from one brief.",
+        "Does every reply reach a rep?",
+        "Not every test wins, and we say so.",
+        "Double-check the numbers with your CFO.",
+        "Double counting is the most common finding.",
+    ],
+)
+def test_time_expressions_counts_questions_and_negations_are_not_judged(
+    brand: Brand, copy: str
+) -> None:
+    """Nothing universal is asserted: no error and no warning."""
+    assert check_page(_page(copy), brand=brand, brief=BRIEF) == []
+
+
+def test_a_universal_the_partner_wrote_in_the_brief_is_theirs(brand: Brand) -> None:
+    """The proof says 'every client renewed': the page may say it too, without a warning."""
+    brief = BRIEF | {"proof": ["Every client renewed after the first quarter"]}
+    page = _page("Every client renewed after the first quarter.")
+
+    assert check_page(page, brand=brand, brief=brief) == []
+
+
+def test_without_a_brief_a_result_claim_is_a_warning(brand: Brand) -> None:
+    """A page sent whole has no proof to compare: the claim is flagged, never refused."""
+    issues = check_page(_page("All our customers saw reply rates rise."), brand=brand)
+
+    assert codes(issues) == []
+    assert warning_codes(issues) == [("blocks.1.markdown", "unverified_claim")]

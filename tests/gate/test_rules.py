@@ -72,6 +72,38 @@ def test_a_hero_sub_without_a_clear_icp_fails(brand: Brand, sub: str) -> None:
     assert codes(check_page(page, brand=brand)) == [("blocks.0.sub", "icp_missing")]
 
 
+@pytest.mark.spec("content.gate.icp")
+@pytest.mark.parametrize(
+    "sub",
+    [
+        "Not for B2B SaaS companies.",
+        "Built for agencies, not for heads of growth.",
+        "Never for B2B SaaS founders who want shortcuts; for agencies that do.",
+    ],
+)
+def test_a_hero_sub_that_names_the_icp_only_negated_fails(brand: Brand, sub: str) -> None:
+    """SPEC gate 2: 'not for B2B SaaS' says who the page is not for, which names no ICP."""
+    page = with_value(valid_page(), "blocks.0.sub", sub)
+
+    assert codes(check_page(page, brand=brand)) == [("blocks.0.sub", "icp_missing")]
+
+
+def test_a_not_for_clause_beside_the_icp_passes(brand: Brand) -> None:
+    """Saying who the page is not for, beside who it is for, is a clear ICP."""
+    sub = "For heads of growth at B2B SaaS companies. Not for teams that want a quick trick."
+
+    assert check_page(with_value(valid_page(), "blocks.0.sub", sub), brand=brand) == []
+
+
+def test_a_negated_brief_icp_fails_on_a_generated_page(brand: Brand) -> None:
+    """The brief's ICP in a 'not for' clause is not the page's ICP."""
+    brief = {"slug": "s", "topic": "t", "icp": "Sales ops teams at B2B SaaS companies"}
+    sub = "Not for sales ops teams at B2B SaaS companies; for agencies."
+    page = with_value(valid_page(), "blocks.0.sub", sub)
+
+    assert codes(check_page(page, brand=brand, brief=brief)) == [("blocks.0.sub", "icp_missing")]
+
+
 def test_a_generated_page_must_name_its_briefs_icp(brand: Brand) -> None:
     """DESIGN: for a generated page the ICP is the brief's."""
     brief = {"slug": "x", "topic": "t", "icp": "hospital procurement officers"}

@@ -14,6 +14,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from gate.check import check_page
+from schemas.errors import errors_of
 from tests.conftest import CONTENT_KEY
 from tests.workers.briefs import BRIEFS, SWEEP_BRIEFS
 from tests.workers.test_copy_quality import CATALOG, TERMS, compose, visible
@@ -119,7 +120,7 @@ def test_an_offer_that_times_its_own_work_meets_none_of_the_programs_timing(slug
     assert PROGRAM_STEPS.isdisjoint(steps)
     said = [(field, text) for field, text in visible(page) if PROGRAM_TIMING.search(text)]
     assert said == []
-    assert check_page(page, brand=CATALOG.brand, brief=_brief) == []
+    assert errors_of(check_page(page, brand=CATALOG.brand, brief=_brief)) == []
 
 
 @pytest.mark.spec("content.generate")
@@ -356,7 +357,7 @@ def test_acronyms_typed_in_lower_case_are_printed_as_spelled() -> None:
     said = " ".join(text for _field, text in visible(page))
     assert "You get a clean CRM in two weeks." in said
     assert " crm " not in said
-    assert check_page(page, brand=CATALOG.brand, brief=_brief) == []
+    assert errors_of(check_page(page, brand=CATALOG.brand, brief=_brief)) == []
 
 
 @pytest.mark.spec("content.generate")
@@ -377,7 +378,7 @@ def test_a_multiple_reached_from_another_is_a_stat_the_gate_accepts_on_the_first
 
     values = [item["value"] for block in blocks_of(page, "stats") for item in block["items"]]
     assert values == ["3.4x"]
-    assert check_page(page, brand=CATALOG.brand, brief=brief, published=TERMS) == []
+    assert errors_of(check_page(page, brand=CATALOG.brand, brief=brief, published=TERMS)) == []
 
 
 @pytest.mark.spec("content.generate")

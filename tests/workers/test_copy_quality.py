@@ -19,6 +19,7 @@ from gate.check import check_page
 from gate.context import quote_key
 from gate.text import text_fields
 from schemas.content.jobs import GenerationBrief
+from schemas.errors import errors_of
 from tests.workers.briefs import BRIEFS
 from workers.authoring.notes import brief_notes
 from workers.authoring.phrasing import lower_first, sentence_case, sentences
@@ -213,7 +214,7 @@ def test_the_page_passes_the_gate_on_the_first_draft(raw: dict[str, Any]) -> Non
     """The composer screens its copy against the same rules the gate applies."""
     brief, page = compose(raw)
 
-    assert check_page(page, brand=CATALOG.brand, brief=brief, published=TERMS) == []
+    assert errors_of(check_page(page, brand=CATALOG.brand, brief=brief, published=TERMS)) == []
 
 
 @pytest.mark.parametrize("raw", BRIEFS, ids=IDS)

@@ -13,7 +13,7 @@ from backends.content_files import load_catalog
 from frontdoor.settings import Settings
 from gate.check import check_page
 from schemas.content.jobs import GenerationBrief
-from schemas.errors import Issue
+from schemas.errors import Issue, errors_of
 from workers.authoring.template import TemplateWriter
 from workers.imaging.base import hero_files
 from workers.imaging.procedural import ProceduralImager
@@ -46,7 +46,7 @@ def test_the_hero_sub_names_the_briefs_icp_and_the_page_passes_the_gate() -> Non
     )
 
     assert "growth leads at series b saas" in page["blocks"][0]["sub"].lower()
-    assert check_page(page, brand=CATALOG.brand, brief=brief) == []
+    assert errors_of(check_page(page, brand=CATALOG.brand, brief=brief)) == []
 
 
 @pytest.mark.spec("content.generate")
@@ -136,7 +136,8 @@ def test_any_brief_gives_a_page_that_passes_the_gate(
         brief, brand=CATALOG.brand, company=CATALOG.company, feedback=None
     )
 
-    assert check_page({**page, "is_published": False}, brand=CATALOG.brand, brief=brief) == []
+    page = {**page, "is_published": False}
+    assert errors_of(check_page(page, brand=CATALOG.brand, brief=brief)) == []
 
 
 def test_the_hero_image_is_deterministic_per_brief_in_two_sizes_and_two_formats() -> None:

@@ -1,7 +1,9 @@
 """What every model adapter sends: the instructions, the brief as JSON, and the output schema.
 
 The schema is SitePageInput's own JSON schema with references inlined (providers' structured
-output modes take one self-contained object), so the model answers in the block registry.
+output modes take one self-contained object), so the model answers in the block registry. The
+rules come from the brand rules document (gate.brand_rules, what GET /api/public/content/brand
+answers): its limits, banned phrases with what to write instead, and the claims rule.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ import json
 from functools import cache
 from typing import Any
 
+from gate.brand_rules import RULES, brand_rules
 from schemas.catalog import Brand
+from schemas.content.brand_rules import BrandRules
 from schemas.content.jobs import GenerationBrief
 from schemas.content.pages import SitePageInput
 from schemas.errors import Issue
@@ -49,37 +53,52 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
     return node
 
 
-LIMITS = (
-    "title 60 characters; description 160; cta_label 40; hero title 90, sub 220, eyebrow "
-    "120, up to 5 bullets of 100; stats 1 to 4 items, value 24, label 80; features and steps "
-    "1 to 8 items, item title 80, body 320; quote 500; richtext markdown 4000; cta title 120; "
-    "1 to 30 blocks"
-)
+def limits_text(rules: BrandRules) -> str:
+    """The document's field limits as one line: 'title 60; blocks[hero].sub 220; ...'."""
+    parts = []
+    for limit in rules.limits:
+        if limit.max_length is not None:
+            parts.append(f"{limit.field} {limit.max_length}")
+        if limit.max_items is not None:
+            parts.append(f"{limit.field} {limit.min_items or 0} to {limit.max_items} items")
+    return "; ".join(parts)
+
+
+def _rule(code: str) -> str:
+    return next(rule.rule for rule in RULES if rule.code == code)
 
 
 def system_prompt(*, brand: Brand, company: Company) -> str:
     """The standing instructions: what the gate checks, so a page can pass it the first time."""
-    banned = ", ".join(sorted(b.phrase for b in brand.banned_wording))
-    voice = "\n".join(f"- {rule}" for rule in brand.voice)
+    rules = brand_rules(brand)
+    banned = "; ".join(f"{b.phrase} (instead: {b.suggest})" for b in rules.banned_wording)
+    voice = "\n".join(f"- {rule}" for rule in rules.voice)
     return (
         f"You write landing pages for {company.name}: {company.tagline}\n"
         f"About the company: {company.description}\n"
         "Answer with one JSON object matching the given schema, nothing else.\n"
-        "A quality gate checks every page; a page that fails is sent back once. Rules:\n"
+        f"A quality gate (ruleset {rules.ruleset}) checks every page; a page with an error is "
+        "sent back once. Rules:\n"
         "- ICP: the first block is the only hero, and its `sub` names the brief's `icp` "
-        "verbatim (for example 'For heads of growth at Series A SaaS companies: ...').\n"
-        f"- Limits, in characters: {LIMITS}. Write a shorter sentence rather than cut one.\n"
+        "verbatim (for example 'For heads of growth at Series A SaaS companies: ...'), never "
+        "in a negated clause ('not for ...').\n"
+        f"- Limits, in characters unless items: {limits_text(rules)}. Write a shorter "
+        "sentence rather than cut one.\n"
         "- Claims: state numbers, percentages and customer quotes only as the brief's proof "
-        "list gives them. Never write a number the proof does not give. Without proof, add "
-        "no stats and no quote blocks. Do not inflate the proof without numbers either: no "
-        "'every client', 'always', 'doubled' or 'tenfold' where the proof says '18 of 20' or "
-        "'24%'. Quote a customer only with the proof's words, in a quote block with `who`.\n"
+        "list gives them, each number with its scale ('1.2 million' or '1.2M', never '1.2'). "
+        "Never write a number the proof does not give. Without proof, add no stats and no "
+        "quote blocks. Do not inflate the proof without numbers either: no 'every client', "
+        "'always', 'doubled' or 'tenfold' where the proof says '18 of 20' or '24%'. "
+        f"{_rule('unsupported_claim')} Quote a customer only with the proof's words, in a "
+        "quote block with `who`.\n"
+        f"- Promises: {_rule('universal_promise')}\n"
         "- Use each proof fact once: numbers as stats (the label a whole phrase), quotes as "
         "quote blocks.\n"
         "- Give each of the brief's `sections` a block whose `title` is the section name, in "
         "order, with its own copy. Never repeat a sentence. Write in the brief's `tone`.\n"
         "- `goal` tells you what the page is for; never print it.\n"
-        f"- Never use these words, except negated ('no guaranteed meetings'): {banned}.\n"
+        "- Never use these words, except negated ('no guaranteed meetings'): "
+        f"{banned}.\n"
         "- Links are site paths or absolute https URLs.\n"
         f"Voice:\n{voice}"
     )
