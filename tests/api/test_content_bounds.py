@@ -112,4 +112,5 @@ def test_an_error_answer_lists_50_issues_and_counts_the_rest(client: FlaskClient
         "field": "blocks.1.items.0.title",
         "code": "missing",
         "message": "required",
+        "severity": "error",
     }

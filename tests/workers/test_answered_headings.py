@@ -26,6 +26,7 @@ import pytest
 from gate.check import check_page
 from gate.context import quote_key
 from schemas.content.jobs import GenerationBrief
+from schemas.errors import errors_of
 from tests.workers.heading_briefs import HEADING_BRIEFS, HELD_OUT, TUNED
 from tests.workers.test_copy_quality import CATALOG, TERMS, compose, notes_of
 from workers.authoring.phrasing import sentences
@@ -346,7 +347,7 @@ def test_the_page_passes_the_gate_with_the_companys_prices_on_the_first_draft(
     page; every other figure is the brief's."""
     brief, page = compose(raw)
 
-    assert check_page(page, brand=CATALOG.brand, brief=brief, published=TERMS) == []
+    assert errors_of(check_page(page, brand=CATALOG.brand, brief=brief, published=TERMS)) == []
 
 
 @pytest.mark.spec("content.generate")

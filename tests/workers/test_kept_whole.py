@@ -18,6 +18,7 @@ from flask.testing import FlaskClient
 from gate.check import check_page
 from renderers.page_html import render_page
 from schemas.content.pages import SitePageInput
+from schemas.errors import errors_of
 from tests.conftest import CONTENT_KEY
 from tests.renderers.test_page_html import _page, _site
 from tests.workers.test_copy_quality import CATALOG, TERMS, compose, notes_of, visible
@@ -75,7 +76,7 @@ def test_a_fact_with_no_caption_of_that_shape_is_said_whole_in_prose() -> None:
     said = " ".join(text for _field, text in visible(page))
     assert read_stat(fact) is None
     assert fact in said
-    assert check_page(page, brand=CATALOG.brand, brief=brief, published=TERMS) == []
+    assert errors_of(check_page(page, brand=CATALOG.brand, brief=brief, published=TERMS)) == []
 
 
 def test_a_caption_that_would_repeat_its_number_is_refused() -> None:
@@ -208,8 +209,8 @@ def test_the_gate_accepts_the_companys_prices_only_as_its_published_terms() -> N
     it passes as published, and is still an unsupported claim when nothing publishes it."""
     brief, page = compose({**BASE, "sections": ["Pricing"]})
 
-    unpublished = check_page(page, brand=CATALOG.brand, brief=brief)
-    assert check_page(page, brand=CATALOG.brand, brief=brief, published=TERMS) == []
+    unpublished = errors_of(check_page(page, brand=CATALOG.brand, brief=brief))
+    assert errors_of(check_page(page, brand=CATALOG.brand, brief=brief, published=TERMS)) == []
     assert {i.code for i in unpublished} == {"unsupported_claim"}
     assert any("$9,500" in i.message for i in unpublished)
 
