@@ -25,6 +25,7 @@ from frontdoor.cli_page_admin import history, list_pages, publish, restore, unpu
 from frontdoor.cli_pages import pages
 from frontdoor.cli_queues import queues
 from frontdoor.cli_signals import seed_demo, signals
+from frontdoor.cli_suppressions import unsuppress
 from frontdoor.logs import configure_logging
 from frontdoor.serve import settings_problems
 from frontdoor.settings import Settings
@@ -234,6 +235,7 @@ cli.add_command(pages)  # `pages generate BRIEF.json` (issue 5)
 for command in (list_pages, history, restore, publish, unpublish):  # issue 14
     pages.add_command(command)
 cli.add_command(signals)  # `signals tail`
+signals.add_command(unsuppress)  # `signals unsuppress EMAIL`: after an erasure
 cli.add_command(seed_demo)
 cli.add_command(queues)  # `queues dead-letters`, `queues replay` (issue 13)
 

@@ -28,6 +28,9 @@ class Settings(BaseSettings):
     ingest_api_key: SecretStr | None = None
     # Signs draft preview links (/p/{slug}?preview=...); unset: kept in DATA_DIR (embedded).
     preview_secret: SecretStr | None = None
+    # Keys the suppression list's hashes of erased addresses (frontdoor/suppression_key.py);
+    # unset: kept in DATA_DIR (embedded) or derived from INTERNAL_TOKEN (gcp).
+    suppression_key: SecretStr | None = None
     author_model: Literal["template", "gemini", "anthropic", "openai"] = "template"
     image_model: Literal["procedural", "imagen"] = "procedural"
     oauth_issuer: str | None = None
@@ -192,6 +195,13 @@ class Settings(BaseSettings):
             raise ValueError(
                 "BACKEND=gcp needs PUSH_OIDC_AUDIENCE (off only with PUBSUB_EMULATOR_HOST)"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _require_a_suppression_key_in_the_cloud(self) -> Self:
+        cloud = self.backend == "gcp" and not self.firestore_emulator_host
+        if cloud and self.suppression_key is None and self.internal_token is None:
+            raise ValueError("BACKEND=gcp needs SUPPRESSION_KEY or INTERNAL_TOKEN")
         return self
 
     @model_validator(mode="after")

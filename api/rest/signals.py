@@ -44,6 +44,7 @@ from schemas.signals.events import (
 from schemas.signals.rollups import account_summary, person_summary
 from services import signals as signals_service
 from services.signals import email_hash
+from services.suppressions import SUPPRESSED, held_events
 
 logger = logging.getLogger(__name__)
 TIMELINE_LIMIT = 1000
@@ -138,7 +139,11 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
         principal = keys.require("ingest", allow_bearer=True)
         email = _email(raw_email)
         erased = signals_service.erase_person(
-            signals=backends.signals, webhooks=backends.webhooks, email=email
+            signals=backends.signals,
+            webhooks=backends.webhooks,
+            suppressions=backends.suppressions,
+            email=email,
+            now=backends.clock(),
         )
         logger.info(
             "erased person %s: %d events and %d webhook deliveries removed",
@@ -155,6 +160,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
         raw_events = _batch(request.get_data())
         now = backends.clock()
         accepted: list[NewEvent] = []
+        at: list[int] = []  # each accepted event's index in the batch
         refused: list[Refused] = []
         for index, raw in enumerate(raw_events):
             if isinstance(raw, dict) and raw.get("source") == SITE_SOURCE:
@@ -165,6 +171,12 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
                 refused.append(Refused(index=index, id=_raw_id(raw), issues=result))
             else:
                 accepted.append(result)
+                at.append(index)
+        held = held_events(accepted, suppressions=backends.suppressions)
+        if held:  # erased addresses: refused by name until an operator lifts them
+            refused += [Refused(index=at[n], id=accepted[n].id, issues=[SUPPRESSED]) for n in held]
+            refused.sort(key=lambda r: r.index)
+            accepted = [e for n, e in enumerate(accepted) if n not in held]
         if not accepted:
             issues = [
                 Issue(

@@ -75,6 +75,9 @@ from backends.ports.signals import (
     StreamPage,
     StreamQuery,
 )
+from backends.ports.suppressions import (
+    SuppressionStore,
+)
 from backends.ports.webhooks import (
     DELIVERY_STATUSES,
     Delivery,
@@ -146,6 +149,7 @@ __all__ = [
     "StoredResponse",
     "StreamPage",
     "StreamQuery",
+    "SuppressionStore",
     "TaskQueue",
     "UnavailableError",
     "VersionList",

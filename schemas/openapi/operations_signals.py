@@ -153,10 +153,13 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
             ),
         ),
         description=(
-            "Origin-checked and rate-limited; forms work without JavaScript. The page-view"
-            " beacon (`/beacon.js`) sends `page_view` and `identify` beacons with a visitor id"
-            " and UTM fields in `properties`; those are limited per visitor id (60 a minute)"
-            " and per address (1,200 a minute)."
+            "Origin-checked and rate-limited; forms work without JavaScript. A beacon says"
+            " what the browser saw: the beacon script (`/beacon.js`) sends `page_view` and"
+            " `cta_click` beacons with a visitor id and UTM fields in `properties`, limited per"
+            " visitor id (60 a minute) and per address (1,200 a minute); a beacon naming a"
+            " person, an account, a time or a form type is refused (422). Only a form post"
+            " names a person (a landing page form, or `type=identify` from the script's"
+            " `identify()`): 20 a minute per address, whatever the visitor id."
         ),
         request=CollectBeaconDoc,
         other_requests=((FORM, CollectFormDoc),),
