@@ -14,6 +14,7 @@ from flask import Blueprint, Response, current_app, request
 from api.auth import KeyCheck
 from api.errors import RETRY_AFTER_SECONDS, ApiError, answer_unavailable
 from api.rest.json_body import parse_json
+from api.rest.signal_access import require_unlimited_signals_key
 from api.rest.signal_query import (
     encode_account_cursor,
     parse_account_query,
@@ -43,6 +44,7 @@ from schemas.signals.events import (
 )
 from schemas.signals.rollups import account_summary, person_summary
 from services import signals as signals_service
+from services.signal_visibility import read_visible_stream, visibility_of
 from services.signals import email_hash
 from services.suppressions import SUPPRESSED, held_events
 
@@ -69,15 +71,23 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
 
     @bp.get("")
     def read_stream() -> Response:
-        keys.require("signals", allow_bearer=True)
+        principal = keys.require("signals", allow_bearer=True)
         parsed = parse_stream_query(request.args, now=backends.clock())
-        page = backends.signals.read_stream(parsed.query)
+        visibility = visibility_of(
+            limits=principal.limits, partner=principal.partner, pages=backends.pages
+        )
+        if visibility is None:
+            page = backends.signals.read_stream(parsed.query)
+        else:
+            page = read_visible_stream(
+                signals=backends.signals, query=parsed.query, visibility=visibility
+            )
         cursor = encode_cursor(page.last or parsed.start)
         return _json(StreamBody(events=page.events, next_since=cursor, has_more=page.has_more))
 
     @bp.get("/accounts")
     def list_accounts() -> Response:
-        keys.require("signals", allow_bearer=True)
+        require_unlimited_signals_key(keys, "account roll-ups count every event")
         now = backends.clock()
         query = parse_account_query(request.args, now=now)
         accounts, has_more = backends.signals.list_accounts(query)
@@ -90,7 +100,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
 
     @bp.get("/accounts/<raw_domain>")
     def get_account(raw_domain: str) -> Response:
-        keys.require("signals", allow_bearer=True)
+        require_unlimited_signals_key(keys, "account roll-ups count every event")
         refuse_parameters(request.args)
         domain = normalize_domain(raw_domain)
         if domain is None:
@@ -118,7 +128,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
 
     @bp.get("/people/<raw_email>")
     def get_person(raw_email: str) -> Response:
-        keys.require("signals", allow_bearer=True)
+        require_unlimited_signals_key(keys, "person roll-ups count every event")
         email = _email(raw_email)
         signals = backends.signals
         person = signals.get_person(email)

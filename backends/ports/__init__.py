@@ -39,7 +39,9 @@ from backends.ports.jobs import (
     JobStore,
 )
 from backends.ports.keys import (
+    UNLIMITED,
     ApiKeyRecord,
+    KeyLimits,
     KeyStore,
 )
 from backends.ports.mail import (
@@ -103,6 +105,7 @@ __all__ = [
     "IDEMPOTENCY_TTL",
     "PAGE_STATUSES",
     "SCOPES",
+    "UNLIMITED",
     "VERSION_SOURCES",
     "AccountPosition",
     "AccountQuery",
@@ -127,6 +130,7 @@ __all__ = [
     "JobChange",
     "JobQueue",
     "JobStore",
+    "KeyLimits",
     "KeyStore",
     "Mailer",
     "NotFoundError",
