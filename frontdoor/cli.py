@@ -221,7 +221,9 @@ def keys_list(ctx: click.Context) -> None:
     # The limits column only when a key has limits, so the usual table stays in 80 columns.
     limited = any(record.limits.limited for record in records)
     columns = ["key id", "partner", "scope", "created (UTC)", "revoked (UTC)"]
-    table = Table(*columns, *(["limits"] if limited else []))
+    table = Table(*columns)
+    if limited:
+        table.add_column("limits", overflow="fold")  # folded, never cut short with an ellipsis
     for record in records:
         row = [
             record.key_id,
