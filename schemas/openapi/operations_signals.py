@@ -68,7 +68,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "Account summaries", AccountsBody),),
         query=AccountsQueryDoc,
-        errors=(400, *KEYED, 503),
+        errors=(400, *KEYED, 403, 503),
     ),
     Operation(
         "get",
@@ -79,7 +79,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "The account, or `seen: false` when unknown", AccountBody),),
         params=(DOMAIN,),
-        errors=(400, *KEYED, 503),
+        errors=(400, *KEYED, 403, 503),
     ),
     Operation(
         "get",
@@ -90,7 +90,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "The person, or `seen: false` when unknown", PersonBody),),
         params=(EMAIL,),
-        errors=(400, *KEYED, 503),
+        errors=(400, *KEYED, 403, 503),
     ),
     Operation(
         "delete",
@@ -101,7 +101,10 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "ingest",
         (
             Reply(
-                200, "Events and roll-ups of this person removed; the erasure is logged", EraseBody
+                200,
+                "Events and roll-ups of this person removed, the address held in the"
+                " suppression list (its later events are refused); the erasure is logged",
+                EraseBody,
             ),
         ),
         params=(EMAIL,),
@@ -181,7 +184,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         params=(IDEMPOTENCY,),
         request=WebhookInput,
         request_example={"url": "https://hooks.example.com/kestrel", "types": ["book_call"]},
-        errors=(400, *KEYED, 408, 409, 415, 422, 503),
+        errors=(400, *KEYED, 403, 408, 409, 415, 422, 503),
     ),
     Operation(
         "get",
@@ -191,7 +194,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "List webhook endpoints",
         "signals",
         (Reply(200, "Endpoints, without secrets", WebhookListBody),),
-        errors=(400, *KEYED, 503),
+        errors=(400, *KEYED, 403, 503),
     ),
     Operation(
         "delete",
@@ -202,7 +205,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "Removed", WebhookDeletedBody),),
         params=(HOOK_ID,),
-        errors=(*KEYED, 404, 503),
+        errors=(*KEYED, 403, 404, 503),
     ),
     Operation(
         "post",
@@ -223,7 +226,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
             "the one deliveries are signed with."
         ),
         params=(HOOK_ID, IDEMPOTENCY),
-        errors=(400, *KEYED, 404, 409, 422, 503),
+        errors=(400, *KEYED, 403, 404, 409, 422, 503),
     ),
     Operation(
         "get",
@@ -235,7 +238,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         (Reply(200, "Deliveries, newest first", DeliveryListBody),),
         params=(HOOK_ID,),
         query=DeliveriesQuery,
-        errors=(400, *KEYED, 404, 503),
+        errors=(400, *KEYED, 403, 404, 503),
     ),
     Operation(
         "post",
@@ -247,6 +250,6 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         (Reply(202, "Queued for delivery (same `webhook-id`)", DeliveryBody),),
         description="409 `endpoint_disabled` once the receiver answered 410 Gone.",
         params=(DELIVERY_ID,),
-        errors=(*KEYED, 404, 409, 503),
+        errors=(*KEYED, 403, 404, 409, 503),
     ),
 )
