@@ -52,7 +52,7 @@ from schemas.signals.events import (
     SITE_SOURCE,
     UTM_FIELDS,
     VISITOR_ID,
-    Page,
+    NewEvent,
     normalize_email,
     normalize_event,
     row_id_for,
@@ -273,7 +273,7 @@ def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
     if isinstance(event, list):  # only hidden fields failed: no visitor typed them
         raise _refused_form([i.model_copy(update={"field": _form_name(i.field)}) for i in event])
     try:
-        queue_events(backends, [event])
+        queue_events(backends, [_browser_facts(event)])
     except ApiError as err:
         if err.status != 503:
             raise
@@ -305,6 +305,7 @@ def _identify(backends: Backends, now: datetime) -> Response:
         issues.append(Issue(field="visitor_id", code="missing", message="the beacon's visitor id"))
     if isinstance(event, list) or issues:
         raise _refused_form(issues)
+    event = _browser_facts(event)
     queue_events(backends, [event])
     logger.info("collect identify", extra={"event_id": event.id})
     return _recorded(event.id)
@@ -417,20 +418,32 @@ def _beacon(backends: Backends, body: dict[str, Any], now: datetime) -> Response
         if forged:
             raise ForgedBeaconError(refusal, ", ".join(forged))
         raise refusal
-    event = event.model_copy(update={"page": _page_without_query(event.page)})
+    event = _browser_facts(event)
     queue_events(backends, [event])
     return _recorded(event.id)
 
 
-def _page_without_query(page: Page) -> Page:
-    """The page as stored: its URL keeps only the campaign (`utm_*`) of its query, so an
-    address or a token in a page's query string never reaches the stream."""
-    if page.url is None:
-        return page
-    parts = urlsplit(page.url)
-    kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=False) if k in UTM_FIELDS]
-    url = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(kept), ""))
-    return page.model_copy(update={"url": url})
+def _browser_facts(event: NewEvent) -> NewEvent:
+    """A collected event as stored: its page URL and referrer keep only the campaign
+    (`utm_*`) of their query, so an address or a token in a link never reaches the stream."""
+    page = event.page
+    if page.url is not None:
+        page = page.model_copy(update={"url": campaign_url(page.url)})
+    properties = event.properties
+    referrer = properties.get("referrer")
+    if isinstance(referrer, str):
+        properties = {**properties, "referrer": campaign_url(referrer)}
+    return event.model_copy(update={"page": page, "properties": properties})
+
+
+def campaign_url(url: str) -> str:
+    """`url` without its fragment and with only the `utm_*` fields of its query."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL (an unclosed IPv6 bracket): nothing of it is kept
+        return ""
+    kept = [(k, v) for k, v in parse_qsl(parts.query) if k in UTM_FIELDS]
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(kept), ""))
 
 
 def _recorded(event_id: str) -> Response:

@@ -45,21 +45,22 @@
       var value = params.get(name);
       if (value) out[name] = value.slice(0, 200);
     });
-    if (document.referrer) out.referrer = document.referrer.slice(0, 1000);
+    if (document.referrer) out.referrer = withCampaignOnly(document.referrer).slice(0, 1000);
     return out;
   }
 
-  // The page's address as sent: only its campaign stays of the query, so an address or a
-  // token in a link's query string never leaves the browser.
-  function pageUrl() {
-    var params = new URLSearchParams(location.search);
+  // An address as sent: only its campaign stays of the query, so an address or a token in a
+  // link's query string never leaves the browser.
+  function withCampaignOnly(href) {
+    var url;
+    try { url = new URL(href); } catch (e) { return ""; }
     var kept = new URLSearchParams();
     UTM.forEach(function (name) {
-      var value = params.get(name);
+      var value = url.searchParams.get(name);
       if (value) kept.set(name, value.slice(0, 200));
     });
     var query = kept.toString();
-    return (location.origin + location.pathname + (query ? "?" + query : "")).slice(0, 2000);
+    return url.origin + url.pathname + (query ? "?" + query : "");
   }
 
   function send(body) {
@@ -87,7 +88,7 @@
     var props = attribution();
     props.visitor_id = visitorId();
     fillForms(props);
-    var page = { url: pageUrl(), path: location.pathname.slice(0, 500), title: document.title.slice(0, 300) };
+    var page = { url: withCampaignOnly(location.href).slice(0, 2000), path: location.pathname.slice(0, 500), title: document.title.slice(0, 300) };
     send({ type: "page_view", page: page, properties: props });
     document.addEventListener("click", function (event) {
       var target = event.target instanceof Element ? event.target : null;
