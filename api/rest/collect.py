@@ -400,7 +400,7 @@ def _beacon(backends: Backends, body: dict[str, Any], now: datetime) -> Response
             for name in properties
             if name not in _BEACON_PROPERTIES
         ]
-    seen = {name: body[name] for name in ("page", "properties") if name in body}
+    seen: dict[str, Any] = {name: body[name] for name in ("page", "properties") if name in body}
     # A beacon without an id is named by its content and day (the JSON only built then).
     row_id = beacon_id or row_id_for(json.dumps(seen, sort_keys=True), now.date().isoformat())
     raw: dict[str, Any] = {
