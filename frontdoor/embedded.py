@@ -69,7 +69,7 @@ def build_backends(
     tasks = DurableTaskQueue(
         queue_table,
         retry_delays=options.retry_delays,
-        lease_seconds=max(settings.queue_lease_seconds, 45.0),
+        lease_seconds=settings.queue_lease_seconds,
     )
     starters: list[Callable[[], None]] = [tasks.start]
     closers.append(tasks.close)  # stopped after the ingest queue that feeds it

@@ -8,10 +8,7 @@ Model clients are built here, once per process, and only for the model that is c
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import threading
-import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
@@ -19,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from backends.bundle import Backends
 from backends.embedded.job_queue import DurableJobQueue
+from backends.lease_holders import holder_gone, new_holder
 from backends.ports import JobQueue, JobStore
 from frontdoor.built_once import BuiltOnce
 from frontdoor.delivery_wiring import DeliveryPorts
@@ -75,19 +73,21 @@ def start_embedded_workers(settings: Settings, backends: Backends) -> None:
 
 
 def worker_id() -> str:
-    """A delivery's name on a job lease: host, pid and a random part."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    """A delivery's name on a job lease: host, pid, the process's start time, a random part."""
+    return new_holder()
 
 
 def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
     """What the pipeline needs, from Backends and the configured models."""
     # Here, not at the top: an embedded start builds the pipeline for its first job only.
+    from workers.authoring.pricing import company_terms
     from workers.pipeline import GenerationPorts
 
     brand = backends.catalog.brand
+    published = company_terms(backends.catalog.company)
 
     def gate(payload: dict[str, Any], brief: GenerationBrief) -> list[Any]:
-        return check_page(payload, brand=brand, brief=brief)
+        return check_page(payload, brand=brand, brief=brief, published=published)
 
     return GenerationPorts(
         jobs=backends.jobs,
@@ -101,6 +101,7 @@ def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
         ruleset=ruleset(brand),
         clock=backends.clock,
         page_changed=backends.page_changes,
+        holder_gone=holder_gone,
         notify=callback_notifier(
             webhooks=backends.webhooks,
             tasks=backends.tasks,
@@ -207,6 +208,7 @@ class JobRecoveryTimer:
             lease=timedelta(seconds=settings.job_lease_seconds),
             max_requeues=settings.job_max_requeues,
             notify=notify,
+            holder_gone=holder_gone,
         )
         self._clock = clock
         self._every = settings.job_recovery_seconds

@@ -6,12 +6,18 @@ from datetime import timedelta
 
 from api.oauth.config import OAuthConfig
 from api.tools.mcp_app import McpConfig
+from domain.staff import StaffDirectory
 from frontdoor.settings import Settings
 
 
 def mcp_config(settings: Settings) -> McpConfig:
     """The MCP app's view of the settings: external IdP when OAUTH_ISSUER is set."""
     base = settings.base_url
+    staff = StaffDirectory.of(
+        domains=settings.staff_email_domains,
+        emails=settings.staff_emails,
+        claim=settings.oauth_staff_claim,
+    )
     oauth = OAuthConfig(
         issuer=base,
         resource=f"{base}/mcp",
@@ -19,6 +25,7 @@ def mcp_config(settings: Settings) -> McpConfig:
         allow_http_loopback_cimd=settings.oauth_allow_http_cimd,
         # Firestore calls go to a worker thread; SQLite reads are cheaper than the hop.
         offload_store_calls=settings.backend == "gcp",
+        staff=staff,
     )
     return McpConfig(
         base_url=base,
@@ -29,4 +36,5 @@ def mcp_config(settings: Settings) -> McpConfig:
         external_issuer=settings.oauth_issuer,
         jwks_url=settings.oauth_jwks_url,
         audience=settings.oauth_audience,
+        staff=staff,
     )

@@ -117,6 +117,7 @@ def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
         oauth_store=backends.oauth,
         mailer=backends.mailer,
         clock=backends.clock,
+        signals=backends.signals,
     )
     return LifespanBridge(asgi.app).wsgi_app
 

@@ -41,6 +41,12 @@ class Settings(BaseSettings):
     oauth_audience: str | None = None
     oauth_access_token_ttl: int = Field(default=3600, ge=1, le=86400)
     oauth_allow_http_cimd: bool = False
+    # Who is staff, and so may grant an agent the staff toolsets on /mcp (mcp.md "Staff
+    # toolsets"): email domains and addresses (JSON lists); with an external IdP, also a
+    # claim `name=value` its tokens carry (a string equal to value, or a list holding it).
+    staff_email_domains: list[str] = Field(default_factory=list)
+    staff_emails: list[str] = Field(default_factory=list)
+    oauth_staff_claim: str | None = None
     log_level: str = "INFO"
     # Seconds a request body may take to arrive, from the request reaching the service; later
     # is 408 (frontdoor/rsgi_front.py; content-api.md and signals-api.md "Limits").
@@ -80,7 +86,8 @@ class Settings(BaseSettings):
     # Generation (issue 5). AUTHOR_BASE_URL points a model adapter at another server (an
     # OpenAI-compatible one, a proxy, or a test's wire server); AUTHOR_MODEL_NAME names the
     # provider's model. VERTEX_LOCATION is Gemini's and Imagen's region. POST generate waits
-    # GENERATE_WAIT_SECONDS before answering 202; a worker holds a job for JOB_LEASE_SECONDS.
+    # GENERATE_WAIT_SECONDS before answering 202; a worker leases a job for JOB_LEASE_SECONDS
+    # and renews the lease every third of that while it works (the README's "Leases").
     author_base_url: str | None = None
     author_api_key: SecretStr | None = None
     author_model_name: str | None = None
@@ -90,14 +97,16 @@ class Settings(BaseSettings):
     image_api_key: SecretStr | None = None  # Vertex AI express mode for Imagen; unset: ADC
     vertex_location: str = "us-central1"
     generate_wait_seconds: float = Field(default=25.0, ge=0, le=120)
-    job_lease_seconds: float = Field(default=300.0, gt=0, le=3600)
+    job_lease_seconds: float = Field(default=30.0, gt=0, le=3600)
     generation_topic: str = "generation-jobs"
     generation_threads: int = Field(default=2, ge=1, le=16)
-    # Durable embedded queues (issue 13): a claimed message comes back to any worker once its
-    # lease lapses (ingest and tasks; generation messages are held JOB_LEASE_SECONDS). Every
+    # Durable embedded queues (issue 13): a claimed message is leased for QUEUE_LEASE_SECONDS
+    # (ingest and tasks; generation messages JOB_LEASE_SECONDS), renewed while its worker runs;
+    # it comes back to any worker once its lease lapses, and at once to the next start on the
+    # same host when the process that held it is gone. Every
     # JOB_RECOVERY_SECONDS (and at start) a queued or running job whose lease lapsed is queued
     # again; after JOB_MAX_REQUEUES of those it fails with error code `abandoned`.
-    queue_lease_seconds: float = Field(default=60.0, gt=0, le=3600)
+    queue_lease_seconds: float = Field(default=10.0, gt=0, le=3600)
     job_recovery_seconds: float = Field(default=60.0, gt=0, le=3600)
     job_max_requeues: int = Field(default=3, ge=0, le=100)
     # Pub/Sub push OIDC check of the worker targets (frontdoor/push_auth.py): required in gcp

@@ -24,11 +24,14 @@ def check_page(
     brand: Brand,
     brief: object | None = None,
     kept_quotes: Sequence[str] = (),
+    published: Sequence[str] = (),
 ) -> list[Issue]:
     """Every schema and gate issue of one raw page; empty when the page may be stored.
 
     With a `brief` (a generated page) the ICP is the brief's and claims must come from it.
     `kept_quotes`: a change to a generated page keeps the quotes its brief's proof allowed.
+    `published`: the company's own published prices and terms, whose figures a generated page
+    may state as the company's (a price is not a claim about clients).
     """
     # Here, not at the top: the rules compile their patterns on import, which a start that
     # checks no page yet need not pay (bench/bench_startup.py).
@@ -41,7 +44,7 @@ def check_page(
     issues += rules.safe_urls(payload)
     issues += rules.on_brand(payload, brand=brand, brief=brief, kept_quotes=kept_quotes)
     if brief is not None:
-        issues += rules.supported_claims(payload, brief=brief)
+        issues += rules.supported_claims(payload, brief=brief, published=published)
     return _unique(issues)
 
 

@@ -200,7 +200,9 @@ def _canonical(found: str, advice: Mapping[str, object]) -> str:
     return next((p for p in advice if " ".join(re.split(r"[\s\-]+", p)) == key), found)
 
 
-def supported_claims(payload: object, *, brief: object) -> list[Issue]:
+def supported_claims(
+    payload: object, *, brief: object, published: Iterable[str] = ()
+) -> list[Issue]:
     """No number, customer quote or inflating word the brief does not state (`unsupported_claim`).
 
     A customer quote is a quote block, or quoted words with an attribution; a scare-quoted
@@ -208,7 +210,7 @@ def supported_claims(payload: object, *, brief: object) -> list[Issue]:
     """
     facts = brief_facts(brief)
     proof = brief_proof(brief)
-    known = {norm for fact in facts for _raw, norm in numbers(fact)}
+    known = {norm for fact in [*facts, *published] for _raw, norm in numbers(fact)}
     proof_text = " | ".join(quote_key(fact) for fact in facts)
     issues = []
     for field, text in text_fields(payload):

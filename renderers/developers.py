@@ -36,7 +36,9 @@ AUTH_MODES: tuple[tuple[str, str], ...] = (
     (
         "Tool server (`/mcp`)",
         "OAuth 2.1 authorization code with PKCE and Dynamic Client Registration; "
-        "scopes `openid email profile`",
+        "scopes `openid email profile` for the six public tools; staff may also grant "
+        "`signals:read` (`hot_accounts`, `account_story`, `person_story`, `search_signals`; "
+        "see `/mcp.md`)",
     ),
 )
 # Package files by path: an editable install run from another directory makes `renderers` a

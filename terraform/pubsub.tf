@@ -57,8 +57,8 @@ resource "google_pubsub_subscription" "generation_jobs" {
     maximum_backoff = "600s"
   }
 
-  # A crashed worker holds its job's lease for JOB_LEASE_SECONDS (300 s); redeliveries before
-  # then are refused, so the attempts must span past it (10 attempts at 10-600 s back-off do).
+  # A crashed worker's job lease (JOB_LEASE_SECONDS, 30 s, renewed while it works) lapses soon;
+  # redeliveries before then are refused, so the attempts must span past it (they do, by far).
   dead_letter_policy {
     dead_letter_topic     = google_pubsub_topic.generation_jobs_dead_letter.id
     max_delivery_attempts = max(var.max_delivery_attempts, 10)

@@ -24,6 +24,9 @@ locals {
     IMAGE_MODEL                 = var.image_model
     VERTEX_LOCATION             = var.region
     OAUTH_ISSUER                = var.oauth_issuer
+    STAFF_EMAIL_DOMAINS         = jsonencode(var.staff_email_domains)
+    STAFF_EMAILS                = jsonencode(var.staff_emails)
+    OAUTH_STAFF_CLAIM           = var.oauth_staff_claim
     PUSH_OIDC_AUDIENCE          = local.push_audience
     PUSH_SERVICE_ACCOUNT        = google_service_account.invoker.email
     LOG_LEVEL                   = "INFO"

@@ -101,6 +101,24 @@ variable "oauth_issuer" {
   }
 }
 
+variable "staff_email_domains" {
+  description = "Email domains whose people are staff and may grant an agent the staff toolsets on /mcp (content/docs/mcp.md)."
+  type        = list(string)
+  default     = []
+}
+
+variable "staff_emails" {
+  description = "Addresses of staff outside the staff domains."
+  type        = list(string)
+  default     = []
+}
+
+variable "oauth_staff_claim" {
+  description = "With oauth_issuer: the claim (name=value, e.g. groups=growth-staff) that marks a staff token."
+  type        = string
+  default     = ""
+}
+
 variable "api_min_instances" {
   description = "Minimum API instances (1 avoids cold starts on the public pages)."
   type        = number

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import CONTENT_KEY, INGEST_KEY, SIGNALS_KEY
-from tests.emulators import REPO
+from tests.emulators import REPO, free_port
 
 FIXED_KEYS = {
     "CONTENT_API_KEY": CONTENT_KEY,
@@ -20,10 +20,17 @@ FIXED_KEYS = {
 
 
 def run_probe(script: str, data_dir: Path) -> Any:
-    """The JSON of the script's last line of output; fails the test if the script failed."""
+    """The JSON of the script's last line of output; fails the test if the script failed.
+
+    The probe gets a free port of its own, so it runs while `make run` serves on 8080."""
     result = subprocess.run(  # noqa: S603  # our own interpreter on a fixed script
         [sys.executable, "-c", script],
-        env={**FIXED_KEYS, "PATH": "/usr/bin:/bin", "DATA_DIR": str(data_dir)},
+        env={
+            **FIXED_KEYS,
+            "PATH": "/usr/bin:/bin",
+            "DATA_DIR": str(data_dir),
+            "PORT": str(free_port()),
+        },
         cwd=REPO,
         capture_output=True,
         text=True,

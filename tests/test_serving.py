@@ -38,7 +38,7 @@ from frontdoor.composition import (
     PathDispatcher,
 )
 from frontdoor.settings import Settings
-from tests.emulators import REPO
+from tests.emulators import REPO, free_port
 from tests.polling import wait_for
 from tests.probes import FIXED_KEYS, run_probe
 from tests.served import Served, start_served
@@ -48,7 +48,7 @@ def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[st
     """GET over a real socket: status, lower-cased headers and body, errors included."""
     req = urllib.request.Request(url, headers=headers or {})  # noqa: S310  # loopback only
     try:
-        with urllib.request.urlopen(req, timeout=5) as resp:  # noqa: S310  # loopback only
+        with urllib.request.urlopen(req, timeout=30) as resp:  # noqa: S310  # loopback only
             return resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.read()
     except urllib.error.HTTPError as err:
         return err.code, {k.lower(): v for k, v in err.headers.items()}, err.read()
@@ -147,10 +147,11 @@ def test_fixed_keys_from_the_environment_print_no_key_block(served: Served) -> N
 
 
 def run_serve(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """`python -m frontdoor.serve` expected to stop before serving."""
+    """`python -m frontdoor.serve` expected to stop before serving (on a free port of its own,
+    so it runs while `make run` serves on 8080)."""
     return subprocess.run(
         [sys.executable, "-m", "frontdoor.serve"],
-        env={**FIXED_KEYS, "PATH": "/usr/bin:/bin", **env},
+        env={**FIXED_KEYS, "PATH": "/usr/bin:/bin", "PORT": str(free_port()), **env},
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -27,6 +27,7 @@ from workers.authoring.notes import brief_notes
 from workers.authoring.prompt import gate_feedback
 from workers.imaging.base import HeroImager, ImageModelError, hero_files
 from workers.imaging.procedural import ProceduralImager
+from workers.lease_keeper import keep_job_lease
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +53,9 @@ class GenerationPorts:
     notify: Notify | None = None
     # Told the slug of every page stored: the CDN purge and this process's /p/ lookup memo.
     page_changed: PageChanged = field(default=lambda _slug: None)
+    # Whether a job's lease holder is known to be gone (a process of this host that exited):
+    # its lease is taken over at once (backends/lease_holders.py).
+    holder_gone: Callable[[str | None], bool] = field(default=lambda _holder: False)
 
 
 def run_generation(
@@ -62,8 +66,18 @@ def run_generation(
     Raises: JobFinishedError (a duplicate), JobBusyError (another worker has it),
     LeaseLostError, and port errors such as UnavailableError (deliver again).
     """
-    job = _update(ports, job_id, steps.start_attempt, worker=worker, lease=lease)
+    stored = ports.jobs.get_job(job_id)
+    holder = stored.lease_owner if stored is not None else None
+    released = holder if holder is not None and ports.holder_gone(holder) else None
+    job = _update(ports, job_id, steps.start_attempt, worker=worker, lease=lease, released=released)
     logger.info("job %s attempt %d started", job_id, job.attempts, extra={"job_id": job_id})
+    with keep_job_lease(ports.jobs, job_id, worker=worker, lease=lease, clock=ports.clock):
+        return _run_attempts(job, ports=ports, worker=worker)
+
+
+def _run_attempts(job: JobRecord, *, ports: GenerationPorts, worker: str) -> JobRecord:
+    """The writer, the hero image, the gate and its one retry, the page: from where the job is."""
+    job_id = job.id
     feedback: list[Issue] | None = None
     for attempt in range(1, MAX_WRITER_CALLS + 1):  # the gate's one retry
         if len(job.drafts) < attempt:
@@ -115,7 +129,8 @@ def _write_draft(
         return _update(ports, job.id, steps.fail, error=error, issues=[], worker=worker)
     notes = brief_notes(job.brief, payload, brand=ports.brand)
     if isinstance(ports.author, NotingAuthor):
-        notes += ports.author.brief_notes(job.brief)
+        own = ports.author.brief_notes(job.brief, brand=ports.brand, company=ports.company)
+        notes = [n for n in notes if n.field not in {o.field for o in own}] + own
     return _update(ports, job.id, steps.record_draft, payload, notes=notes, worker=worker)
 
 

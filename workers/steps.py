@@ -40,11 +40,22 @@ class WriterBudgetSpentError(StepRefusedError):
     """The writer was already called MAX_WRITER_CALLS times for this job."""
 
 
-def start_attempt(job: JobRecord, *, worker: str, now: datetime, lease: timedelta) -> JobRecord:
-    """Take the job's lease for this delivery and count the attempt."""
+def start_attempt(
+    job: JobRecord,
+    *,
+    worker: str,
+    now: datetime,
+    lease: timedelta,
+    released: str | None = None,
+) -> JobRecord:
+    """Take the job's lease for this delivery and count the attempt.
+
+    `released` names a holder known to be gone (its process exited): its lease is taken over
+    at once instead of waiting for it to lapse.
+    """
     if job.finished:
         raise JobFinishedError(job.id)
-    held = job.lease_owner not in (None, worker)
+    held = job.lease_owner not in (None, worker, released)
     if held and job.lease_until is not None and job.lease_until > now:
         raise JobBusyError(job.id)
     return job.model_copy(
@@ -57,6 +68,12 @@ def start_attempt(job: JobRecord, *, worker: str, now: datetime, lease: timedelt
             "updated_at": now,
         }
     )
+
+
+def renew_lease(job: JobRecord, *, worker: str, now: datetime) -> JobRecord:
+    """A worker still at the job extends its lease by a lease's length from now."""
+    _own(job, worker)
+    return job.model_copy(update={"lease_until": now + timedelta(seconds=job.lease_seconds)})
 
 
 def claim_writer_call(job: JobRecord, *, worker: str, now: datetime) -> JobRecord:

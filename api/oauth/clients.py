@@ -25,6 +25,8 @@ import httpx
 from mcp.shared.auth import OAuthClientInformationFull
 from pydantic import AnyUrl, ValidationError
 
+from domain.staff import STAFF_SCOPES
+
 logger = logging.getLogger(__name__)
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "[::1]", "::1", "localhost"})
@@ -38,7 +40,17 @@ presented_client_secrets: ContextVar[Mapping[str, str] | None] = ContextVar(
 
 
 class RegisteredClient(OAuthClientInformationFull):
-    """A client record whose loopback redirect URIs match on any port."""
+    """A client record whose loopback redirect URIs match on any port, and which may ask for
+    the staff toolsets' scopes whatever it registered with: those are granted by who the
+    person is (domain/staff.py), and a client registered before it needed them can step up."""
+
+    def validate_scope(self, requested_scope: str | None) -> list[str] | None:
+        if requested_scope is None:
+            return None
+        staff = [s for s in requested_scope.split(" ") if s in STAFF_SCOPES]
+        others = " ".join(s for s in requested_scope.split(" ") if s not in STAFF_SCOPES)
+        checked = super().validate_scope(others) if others else []
+        return [*(checked or []), *staff]
 
     def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
         if redirect_uri is not None and any(

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
 from typing import TypeVar
 
 import anyio.to_thread
+
+from domain.staff import PUBLIC_SCOPES, STAFF_SCOPES, StaffDirectory
 
 T = TypeVar("T")
 
@@ -28,7 +30,10 @@ class OAuthConfig:
 
     issuer: str
     resource: str
-    scopes: tuple[str, ...] = ("openid", "email", "profile")
+    # The sign-in scopes every token carries (a client that names none gets these).
+    scopes: tuple[str, ...] = PUBLIC_SCOPES
+    # Who may be granted the staff toolsets' scopes (domain/staff.py).
+    staff: StaffDirectory = field(default_factory=StaffDirectory)
     access_token_ttl: timedelta = timedelta(hours=1)
     # Stored expiry = announced expiry + this grace: the SDK client refreshes by its own clock
     # and, if the server expired first, answers the 401 with a full new sign-in.
@@ -44,6 +49,11 @@ class OAuthConfig:
     signins_per_hour: int = 10
     allow_http_loopback_cimd: bool = False
     offload_store_calls: bool = True
+
+    @property
+    def supported_scopes(self) -> tuple[str, ...]:
+        """Every scope a client may ask for: the sign-in ones and the staff toolsets'."""
+        return (*self.scopes, *STAFF_SCOPES)
 
 
 def sha256_hex(value: str) -> str:

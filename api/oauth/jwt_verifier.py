@@ -1,7 +1,9 @@
 """Bearer tokens from an external identity provider: JWTs checked against its JWKS with PyJWT.
 
 Audience (the /mcp resource, or a configured audience), issuer, expiry and signature are
-checked; scopes come from `scope` (space-separated) or `scp` (a list or a string). Keys that
+checked; scopes come from `scope` (space-separated) or `scp` (a list or a string), the staff
+toolsets' only when the token is staff's (the configured claim, or a verified staff email:
+domain/staff.py), whatever the provider granted. Keys that
 cannot be fetched are the port's UnavailableError (503 temporarily_unavailable), not a
 refused token.
 """
@@ -17,6 +19,7 @@ import jwt
 from mcp.server.auth.provider import AccessToken
 
 from backends.ports import UnavailableError
+from domain.staff import StaffDirectory, granted_scopes
 
 logger = logging.getLogger(__name__)
 
@@ -33,8 +36,10 @@ class JwtTokenVerifier:
         resource: str,
         audience: str | None = None,
         jwks_url: str | None = None,
+        staff: StaffDirectory | None = None,
     ) -> None:
         self.issuer = issuer
+        self.staff = staff or StaffDirectory()
         self.resource = resource
         self.audience = audience or resource
         self._jwks_url = jwks_url
@@ -68,7 +73,7 @@ class JwtTokenVerifier:
         return AccessToken(
             token=token,
             client_id=str(claims.get("client_id") or claims.get("azp") or claims.get("sub", "")),
-            scopes=_scopes(claims),
+            scopes=granted_scopes(_scopes(claims), staff=self.staff.has_claims(claims)),
             expires_at=int(claims["exp"]),
             # The audience was checked above, so the token is for this resource.
             resource=self.resource,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -133,9 +133,10 @@ class BuiltinOAuthProvider:
         return f"{self.config.issuer}/oauth/signin?tx={pending.tx_id}"
 
     def issue_code(
-        self, pending: PendingAuthorization, *, subject: str
+        self, pending: PendingAuthorization, *, subject: str, scopes: Sequence[str]
     ) -> tuple[str, AuthorizationParams]:
-        """Store a new authorization code for a consented request; the code and its request."""
+        """Store a new authorization code for a consented request, carrying the scopes the
+        person was granted (domain/staff.granted_scopes); the code and its request."""
         params = AuthorizationParams.model_validate_json(pending.request)
         code = secrets.token_urlsafe(32)
         self.store.add_code(
@@ -143,7 +144,7 @@ class BuiltinOAuthProvider:
                 code_hash=sha256_hex(code),
                 client_id=pending.client_id,
                 subject=subject,
-                scopes=tuple(params.scopes or self.config.scopes),
+                scopes=tuple(scopes),
                 code_challenge=params.code_challenge,
                 redirect_uri=str(params.redirect_uri),
                 redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,

@@ -24,7 +24,9 @@ from api.oauth.provider import BuiltinOAuthProvider
 def authorization_server_routes(provider: BuiltinOAuthProvider) -> list[BaseRoute]:
     oauth = provider.config
     registration = ClientRegistrationOptions(
-        enabled=True, valid_scopes=list(oauth.scopes), default_scopes=list(oauth.scopes)
+        enabled=True,
+        valid_scopes=list(oauth.supported_scopes),
+        default_scopes=list(oauth.scopes),
     )
     revocation = RevocationOptions(enabled=True)
     sdk_routes = create_auth_routes(

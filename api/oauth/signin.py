@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from email_validator import EmailNotValidError, validate_email
 from mcp.server.auth.provider import AuthorizationParams, construct_redirect_uri
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -28,6 +29,7 @@ from api.oauth.config import sha256_hex
 from api.oauth.paths import CODE_PATH, CONSENT_PATH, SIGNIN_PATH
 from api.oauth.provider import BuiltinOAuthProvider
 from backends.ports import Mailer, PendingAuthorization
+from domain.staff import STAFF_TOOLSETS, granted_scopes
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +69,10 @@ button.secondary{{background:transparent;color:{ink};border-color:{muted}}}
 .actions{{display:flex;gap:.75rem}}
 .error{{color:{danger};font-weight:600;margin:.25rem 0}}
 .muted,.muted a{{color:{muted}}}
+fieldset{{border:1px solid {line};border-radius:.5rem;margin:1rem 0;padding:.5rem 1rem}}
+legend{{font-weight:600;padding:0 .25rem}}
+label.toolset{{display:flex;gap:.5rem;align-items:flex-start;font-weight:400;margin:.5rem 0}}
+label.toolset input{{width:auto;margin-top:.3rem}}
 """
 SCOPE_TEXT = {
     "openid": "Know that it is you (sign-in)",
@@ -220,9 +226,12 @@ class _Pages:
                 "This app is no longer registered. Go back to it and connect again.",
                 400,
             )
+        staff = self.config.staff.has_email(pending.subject)
         if request.method == "GET":
             name = client.client_name or client.client_id
-            return self._consent_form(pending, request.cookies.get(COOKIE, ""), name, params)
+            return self._consent_form(
+                pending, request.cookies.get(COOKIE, ""), name, params, staff=staff
+            )
         await self.provider.io(self.store.delete_pending, pending.tx_id)
         if form.get("decision") != "allow":
             target = construct_redirect_uri(
@@ -232,10 +241,17 @@ class _Pages:
                 iss=self.config.issuer,
             )
             return RedirectResponse(target, status_code=303, headers=NO_STORE)
-        code, params = await self.provider.io(
-            self.provider.issue_code, pending, subject=pending.subject
+        kept = form.getlist("toolset") if isinstance(form, FormData) else []
+        scopes = granted_scopes(
+            params.scopes or self.config.scopes, staff=staff, kept=[str(k) for k in kept]
         )
-        logger.info("authorization granted", extra={"client_id": pending.client_id})
+        code, params = await self.provider.io(
+            self.provider.issue_code, pending, subject=pending.subject, scopes=scopes
+        )
+        logger.info(
+            "authorization granted",
+            extra={"client_id": pending.client_id, "scopes": " ".join(scopes), "staff": staff},
+        )
         target = construct_redirect_uri(
             str(params.redirect_uri), code=code, state=params.state, iss=self.config.issuer
         )
@@ -318,11 +334,15 @@ class _Pages:
         csrf: str,
         client_name: str,
         params: AuthorizationParams,
+        *,
+        staff: bool,
     ) -> HTMLResponse:
         host = urlsplit(str(params.redirect_uri)).netloc
+        requested = params.scopes or ()
         scopes = "".join(
-            f"<li>{html.escape(SCOPE_TEXT.get(s, s))}</li>" for s in params.scopes or ()
+            f"<li>{html.escape(SCOPE_TEXT[s])}</li>" for s in requested if s in SCOPE_TEXT
         )
+        staff_asked = [s for s in requested if s in STAFF_TOOLSETS]
         body = f"""
 <h1>Allow {html.escape(client_name)}?</h1>
 <p><strong>{html.escape(client_name)}</strong> wants to use the
@@ -332,12 +352,33 @@ After you decide, you go back to <strong>{html.escape(host)}</strong>.</p>
 <ul>{scopes}<li>Read the company's public records (read-only)</li></ul>
 <form method="post" action="{CONSENT_PATH}">
   {_hidden(pending, csrf)}
+  {self._toolsets(staff_asked, staff=staff)}
   <div class="actions">
     <button type="submit" name="decision" value="allow">Allow</button>
     <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
   </div>
 </form>"""
         return self._page(f"Allow {client_name}?", body, 200)
+
+    def _toolsets(self, asked: list[str], *, staff: bool) -> str:
+        """The staff toolsets the app asked for: ticked boxes the person may untick, or, for
+        someone who is not staff, a line saying the app gets the public tools only."""
+        if not asked:
+            return ""
+        if not staff:
+            return (
+                '<p class="muted">It also asked for staff toolsets. Those are only for '
+                f"{html.escape(self.brand.name)} staff, so it gets the public tools.</p>"
+            )
+        boxes = "".join(
+            f'<label class="toolset"><input type="checkbox" name="toolset" '
+            f'value="{html.escape(s)}" checked> {html.escape(STAFF_TOOLSETS[s])}</label>'
+            for s in asked
+        )
+        return (
+            "<fieldset><legend>As staff, it may also (untick any you do not want to "
+            f"allow):</legend>{boxes}</fieldset>"
+        )
 
     def _message(self, title: str, text: str, status: int) -> HTMLResponse:
         return self._page(title, f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>", status)

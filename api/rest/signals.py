@@ -22,14 +22,12 @@ from api.rest.signal_query import (
     refuse_parameters,
 )
 from backends.bundle import Backends
-from backends.ports import AccountPosition, StreamQuery, UnavailableError
+from backends.ports import UnavailableError
 from schemas.errors import Issue
 from schemas.signals.bodies import (
-    AccountBody,
     AccountsBody,
     EraseBody,
     IngestBody,
-    PersonBody,
     Refused,
     StreamBody,
 )
@@ -42,20 +40,18 @@ from schemas.signals.events import (
     normalize_email,
     normalize_event,
 )
-from schemas.signals.rollups import account_summary, person_summary
+from services import signal_reads
 from services import signals as signals_service
 from services.signal_visibility import read_visible_stream, visibility_of
 from services.signals import email_hash
 from services.suppressions import SUPPRESSED, held_events
 
 logger = logging.getLogger(__name__)
-TIMELINE_LIMIT = 1000
 _SITE_RESERVED = Issue(
     field="source",
     code="reserved",
     message=f"{SITE_SOURCE!r} is the site's own forms and beacons; name your system instead",
 )
-PEOPLE_LIMIT = 100
 
 
 def _json(model: Any, status: int = 200) -> Response:
@@ -90,12 +86,10 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
         require_unlimited_signals_key(keys, "account roll-ups count every event")
         now = backends.clock()
         query = parse_account_query(request.args, now=now)
-        accounts, has_more = backends.signals.list_accounts(query)
-        summaries = [account_summary(a, now=now) for a in accounts]
-        cursor = None
-        if has_more and accounts:
-            position = AccountPosition.of(accounts[-1], query.sort)
-            cursor = encode_account_cursor(query.sort, position)
+        summaries, has_more, last = signal_reads.list_accounts(
+            signals=backends.signals, query=query, now=now
+        )
+        cursor = encode_account_cursor(query.sort, last) if last is not None else None
         return _json(AccountsBody(accounts=summaries, has_more=has_more, next_cursor=cursor))
 
     @bp.get("/accounts/<raw_domain>")
@@ -108,41 +102,19 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
                 field="domain", code="invalid_domain", message="a domain such as acme.com"
             )
             raise ApiError(400, "invalid_domain", "Give a domain such as acme.com", issues=[issue])
-        signals, now = backends.signals, backends.clock()
-        account = signals.get_account(domain)
-        if account is None:
-            return _json(AccountBody(seen=False, domain=domain))
-        summary = account_summary(account, now=now, cap=None)
-        # The first PEOPLE_LIMIT in the summary's order (highest stage, most events first).
-        people = [signals.get_person(b.email) for b in summary.people[:PEOPLE_LIMIT]]
-        timeline = signals.read_stream(StreamQuery(domain=domain, limit=TIMELINE_LIMIT))
-        body = AccountBody(
-            seen=True,
-            domain=domain,
-            account=summary,
-            people=[person_summary(p, now=now, cap=None) for p in people if p is not None],
-            timeline=timeline.events,
-            timeline_truncated=timeline.has_more,
+        return _json(
+            signal_reads.account_story(
+                signals=backends.signals, domain=domain, now=backends.clock()
+            )
         )
-        return _json(body)
 
     @bp.get("/people/<raw_email>")
     def get_person(raw_email: str) -> Response:
         require_unlimited_signals_key(keys, "person roll-ups count every event")
         email = _email(raw_email)
-        signals = backends.signals
-        person = signals.get_person(email)
-        if person is None:
-            return _json(PersonBody(seen=False, email=email))
-        timeline = signals.read_stream(StreamQuery(email=email, limit=TIMELINE_LIMIT))
-        body = PersonBody(
-            seen=True,
-            email=email,
-            person=person_summary(person, now=backends.clock(), cap=None),
-            timeline=timeline.events,
-            timeline_truncated=timeline.has_more,
+        return _json(
+            signal_reads.person_story(signals=backends.signals, email=email, now=backends.clock())
         )
-        return _json(body)
 
     @bp.delete("/people/<raw_email>")
     def erase_person(raw_email: str) -> Response:

@@ -15,18 +15,19 @@ import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
 from mcp.server.auth.provider import ProviderTokenVerifier, TokenVerifier
-from mcp.server.auth.routes import cors_middleware
+from mcp.server.auth.routes import build_resource_metadata_url, cors_middleware
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.auth import ProtectedResourceMetadata
+from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.middleware import Middleware
@@ -42,10 +43,13 @@ from api.oauth.routes import authorization_server_routes
 from api.oauth.signin import Brand, create_signin_routes
 from api.tools.mcp_paths import PRM_ROOT
 from api.tools.mcp_tools import create_mcp_server
-from backends.ports import Mailer, OAuthStore
+from api.tools.staff_tools import TOOL_SCOPES, StaffPorts
+from api.tools.tool_scopes import ToolScopeChallenge
+from backends.ports import Mailer, OAuthStore, SignalStore
+from domain.staff import PUBLIC_SCOPES, STAFF_SCOPES, StaffDirectory
 from schemas.catalog import Catalog
 
-SCOPES = ("openid", "email", "profile")
+SCOPES = PUBLIC_SCOPES
 INVALID_REQUEST = -32600  # JSON-RPC 2.0
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 MCP_ALLOW_HEADERS = [
@@ -72,6 +76,7 @@ class McpConfig:
     external_issuer: str | None = None
     jwks_url: str | None = None
     audience: str | None = None
+    staff: StaffDirectory = field(default_factory=StaffDirectory)
 
     @property
     def resource(self) -> str:
@@ -94,6 +99,7 @@ def create_mcp_asgi_app(
     oauth_store: OAuthStore,
     mailer: Mailer,
     clock: Callable[[], datetime],
+    signals: SignalStore | None = None,
 ) -> McpAsgiApp:
     """Built-in authorization server unless `external_issuer` is set; then JWTs from the IdP."""
     routes: list[BaseRoute] = []
@@ -105,9 +111,12 @@ def create_mcp_asgi_app(
             resource=config.resource,
             audience=config.audience,
             jwks_url=config.jwks_url,
+            staff=config.staff,
         )
     else:
-        oauth = config.oauth or OAuthConfig(issuer=config.base_url, resource=config.resource)
+        oauth = config.oauth or OAuthConfig(
+            issuer=config.base_url, resource=config.resource, staff=config.staff
+        )
         issuer = oauth.issuer
         provider = BuiltinOAuthProvider(oauth_store, oauth, clock=clock)
         verifier = ProviderTokenVerifier(provider)  # type: ignore[arg-type]  # our provider is structurally one
@@ -121,8 +130,9 @@ def create_mcp_asgi_app(
         validate_token_resource=True,
         service_documentation_url=f"{config.base_url}/developers",
     )
+    staff = StaffPorts(signals=signals, clock=clock) if signals is not None else None
     mcp = create_mcp_server(
-        catalog, token_verifier=verifier, auth=auth, website_url=config.base_url
+        catalog, token_verifier=verifier, auth=auth, website_url=config.base_url, staff=staff
     )
     # The SDK logs every stateless request at INFO ("Terminating session: None").
     logging.getLogger("mcp.server.streamable_http").setLevel(logging.WARNING)
@@ -132,7 +142,12 @@ def create_mcp_asgi_app(
     prm = _prm_endpoint(config.resource, issuer, catalog.company.name)
     for route in mcp_app.routes:
         if isinstance(route, Route) and route.path == "/mcp":
-            route = Route("/mcp", endpoint=_mcp_cors(_JsonRefusals(_ScopeChallenge(route.app))))
+            gated = ToolScopeChallenge(
+                route.app,
+                TOOL_SCOPES,
+                resource_metadata_url=str(build_resource_metadata_url(AnyHttpUrl(config.resource))),
+            )
+            route = Route("/mcp", endpoint=_mcp_cors(_JsonRefusals(_ScopeChallenge(gated))))
         elif isinstance(route, Route) and route.path.startswith(PRM_ROOT):
             route = Route(route.path, endpoint=prm, methods=["GET", "OPTIONS"])
         routes.append(route)
@@ -163,7 +178,7 @@ def _prm_endpoint(resource: str, issuer: str, name: str) -> ASGIApp:
         {
             "resource": resource,
             "authorization_servers": [issuer],
-            "scopes_supported": list(SCOPES),
+            "scopes_supported": [*SCOPES, *STAFF_SCOPES],
             "resource_name": f"{name} MCP tools",
         }
     )
@@ -210,13 +225,17 @@ class _ScopeChallenge:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def send_with_scope(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] == 403:
+                # The SDK's challenge for the sign-in scopes lacks `scope=`; a tool's own
+                # challenge (api/tools/tool_scopes.py) already names it.
                 message = {
                     **message,
                     "headers": [
                         (
                             k,
                             v + self.scope_param
-                            if k == b"www-authenticate" and b"insufficient_scope" in v
+                            if k == b"www-authenticate"
+                            and b"insufficient_scope" in v
+                            and b' scope="' not in v
                             else v,
                         )
                         for k, v in message["headers"]

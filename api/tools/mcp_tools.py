@@ -1,4 +1,5 @@
-"""The MCP tool server: six read-only tools over the public records, on the official SDK.
+"""The MCP tool server: six read-only tools over the public records, on the official SDK, and
+the staff toolsets (api/tools/staff_tools.py) for those granted their scopes.
 
 The tools are `async` although they do no I/O: the SDK runs a sync tool in a worker
 thread, a hop that costs more than the lookup itself.
@@ -19,6 +20,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from api.tools.staff_tools import TOOL_SCOPES, StaffPorts, add_staff_tools
+from api.tools.tool_scopes import ToolScopes
 from schemas.catalog import Catalog
 from services.public_records import (
     BlogPostList,
@@ -40,6 +43,9 @@ its blog and its open roles. Every result is the same record the public JSON API
 at /api/public/v1/. Start with get_company_info for who the company is, what its agents do
 and what it costs. To read one experiment or role, list first (list_experiments,
 list_careers) and pass a `slug` from the list to get_experiment or get_career.
+Staff who granted the signal toolset also get hot_accounts (start there: the accounts
+to act on today), account_story, person_story and search_signals, each the Signal API's
+answer for the same data.
 """
 
 Slug = Annotated[str, Field(min_length=1, max_length=120, examples=["launch-week"])]
@@ -51,8 +57,11 @@ def create_mcp_server(
     token_verifier: TokenVerifier | None = None,
     auth: AuthSettings | None = None,
     website_url: str | None = None,
+    staff: StaffPorts | None = None,
 ) -> MCPServer:
-    """The MCP server with its six tools; pass a verifier and AuthSettings to require OAuth."""
+    """The MCP server with its six public tools, and the staff tools when `staff` is given
+    (shown to callers whose token holds their scope); pass a verifier and AuthSettings to
+    require OAuth."""
     records = PublicRecords(catalog)
     mcp = MCPServer(
         catalog.company.name,
@@ -62,7 +71,10 @@ def create_mcp_server(
         website_url=website_url,
         token_verifier=token_verifier,
         auth=auth,
+        middleware=[ToolScopes(TOOL_SCOPES)],
     )
+    if staff is not None:
+        add_staff_tools(mcp, staff)
 
     @mcp.tool(
         title="Company overview",

@@ -25,7 +25,7 @@ class DurableJobQueue:
         *,
         threads: int = 2,
         max_attempts: int = 5,
-        lease_seconds: float = 300.0,
+        lease_seconds: float = 30.0,
     ) -> None:
         self.queue = DurableQueue(
             table,

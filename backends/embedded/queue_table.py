@@ -5,7 +5,9 @@ process put at the same time share one transaction (backends/embedded/group_comm
 `claim` leases due rows to one consumer and counts the attempt; `ack` deletes a leased row;
 `retry` puts it back after a delay or, on its last attempt, moves it to `dead_letters`. A row
 whose consumer died keeps its lease time as its due time, so it is claimed again once the lease
-lapses: delivery is at least once, across threads and processes on the same file.
+lapses: delivery is at least once, across threads and processes on the same file. A consumer
+at work `renew`s its lease; `release_gone` makes the rows of consumers known to have exited
+due at once (a start on the same host, backends/lease_holders.py).
 
 Why a table of our own and not a PyPI queue (checked for issue 13): persist-queue's
 SQLiteAckQueue and litequeue keep an ack state per row but have no lease that lapses (an
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -63,6 +65,7 @@ _INSERT = f"{_INSERT_INTO} VALUES (?, ?, ?, ?, ?)"
 _CHUNK = 500
 _LEASE = "UPDATE queue_messages SET attempts = attempts + 1, due = ?, lease_owner = ?"
 _ACK = "DELETE FROM queue_messages WHERE lease_owner = ?"
+_RENEW = "UPDATE queue_messages SET due = ? WHERE lease_owner = ?"
 # Task names are remembered this long after their task was queued (Cloud Tasks: about an hour
 # after deletion; we keep a day, as the in-memory queue did).
 NAME_MEMORY_SECONDS = 24 * 3600.0
@@ -207,6 +210,50 @@ class QueueTable:
             for row in live
         ]
         return leased, [bytes(row["body"]) for row in spent]
+
+    def renew(self, messages: Sequence[Leased], *, lease_seconds: float) -> int:
+        """Extend the leases of messages their consumers still hold to `lease_seconds` from
+        now (a worker that is still at work keeps its messages); how many were extended."""
+        if not messages:
+            return 0
+        due = time.time() + lease_seconds
+        by_owner: dict[str, list[int]] = {}
+        for message in messages:
+            by_owner.setdefault(message.owner, []).append(message.id)
+        renewed = 0
+        with self._db.transaction() as conn:
+            for owner, ids in by_owner.items():
+                for chunk in _chunks(ids):
+                    renewed += conn.execute(
+                        f"{_RENEW} AND id IN ({_marks(len(chunk))})",
+                        (due, owner, *chunk),
+                    ).rowcount
+        return renewed
+
+    def release_gone(self, queue: str, *, gone: Callable[[str], bool]) -> int:
+        """Make the messages leased to consumers that `gone` names (processes that exited)
+        due now, without waiting for their leases to lapse; how many."""
+        now = time.time()
+        owners = [
+            row[0]
+            for row in self._db.connection().execute(
+                "SELECT DISTINCT lease_owner FROM queue_messages"
+                " WHERE queue = ? AND due > ? AND lease_owner IS NOT NULL",
+                (queue, now),
+            )
+        ]
+        dead = [owner for owner in owners if gone(owner)]
+        if not dead:
+            return 0
+        released = 0
+        with self._db.transaction() as conn:
+            for owner in dead:
+                released += conn.execute(
+                    "UPDATE queue_messages SET due = ?, lease_owner = NULL"
+                    " WHERE queue = ? AND lease_owner = ?",
+                    (now, queue, owner),
+                ).rowcount
+        return released
 
     def ack(self, message: Leased) -> None:
         """Done: the message is gone (a no-op if another consumer took it over)."""

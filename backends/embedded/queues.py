@@ -4,10 +4,14 @@
 queue_table.py), so a 2xx given after it survives a kill -9. Worker threads claim messages
 with a lease: a handler that returns acks, one that raises gets the message again after a
 back-off, and after `max_attempts` the message moves to the dead letters (`frontdoor queues
-dead-letters` lists them, `frontdoor queues replay` queues them again). A message whose worker
-died is claimed again when its lease lapses, by this process or any other on the same file; one
-whose worker died holding its last attempt is dead-lettered by the next claim, and
-`on_dead_letter` hears of it as of any other (Pub/Sub pushes both to the dead-letter worker).
+dead-letters` lists them, `frontdoor queues replay` queues them again). A lease is short
+(`lease_seconds`) and renewed every third of it while its delivery runs, as a Pub/Sub
+subscriber extends its ack deadline, so a message whose worker died is claimed again a lease
+after the worker's last renewal, by this process or any other on the same file, and at once
+by the next start on the same host once the worker's process is gone (its lease names the
+host, pid and start time: backends/lease_holders.py). One whose worker died holding its last
+attempt is dead-lettered by the next claim, and `on_dead_letter` hears of it as of any other
+(Pub/Sub pushes both to the dead-letter worker).
 
 `start_batches` hands a worker up to `batch` due messages at once (one claim, one handler call,
 one ack transaction), as a Pub/Sub pull subscriber takes several messages per pull: a message
@@ -23,15 +27,13 @@ together (each waits at most that long more).
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import threading
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from backends.embedded.queue_table import Leased, QueueTable
+from backends.lease_holders import holder_gone, new_holder
 from backends.ports import DeliverLaterError
 
 logger = logging.getLogger(__name__)
@@ -40,11 +42,15 @@ T = TypeVar("T")
 
 # Other processes' messages and lapsed leases are noticed by polling this often when idle.
 POLL_SECONDS = 0.5
+# A lease is renewed every third of its length while its delivery runs, for this long at most
+# (as a push subscription's ack deadline bounds a push, or the Pub/Sub client's
+# max_lease_duration a pull): a handler hung past it loses its messages to another worker.
+MAX_HOLD_SECONDS = 3600.0
 
 
 def consumer_id() -> str:
-    """A consumer's name on a lease: host, pid and a random part."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    """A consumer's name on a lease: host, pid, the process's start time and a random part."""
+    return new_holder()
 
 
 class DurableQueue:
@@ -60,7 +66,8 @@ class DurableQueue:
         linger_seconds: float = 0.0,
         max_attempts: int = 5,
         backoff: Callable[[int], float] | None = None,
-        lease_seconds: float = 60.0,
+        lease_seconds: float = 10.0,
+        max_hold_seconds: float = MAX_HOLD_SECONDS,
         poll_seconds: float = POLL_SECONDS,
         on_dead_letter: Callable[[bytes], None] | None = None,
     ) -> None:
@@ -72,6 +79,7 @@ class DurableQueue:
         self._max_attempts = max_attempts
         self._backoff = backoff or (lambda attempt: 0.05 * 2 ** (attempt - 1))
         self._lease = lease_seconds
+        self._max_hold = max_hold_seconds
         self._poll = poll_seconds
         self._on_dead_letter = on_dead_letter
         self._deliver: Callable[[list[Leased]], None] | None = None
@@ -79,6 +87,8 @@ class DurableQueue:
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
         self._handled = 0
+        self._held: dict[int, tuple[Leased, float]] = {}  # message id -> (lease, claimed at)
+        self._held_lock = threading.Lock()
 
     def set_dead_letter_handler(self, handler: Callable[[bytes], None] | None) -> None:
         """Called with a message's body when it is dead-lettered (before the threads start)."""
@@ -134,6 +144,10 @@ class DurableQueue:
                 threading.Thread(target=self._run, name=f"{self.name}-{i}", daemon=True)
                 for i in range(self._threads_wanted)
             ]
+            self._threads.append(
+                threading.Thread(target=self._renew_leases, name=f"{self.name}-lease", daemon=True)
+            )
+        self._release_gone()
         for thread in self._threads:
             thread.start()
 
@@ -207,16 +221,55 @@ class DurableQueue:
                 self._idle()
                 continue
             assert self._deliver is not None  # noqa: S101  # _start sets it before any thread
+            self._hold(leased)
             try:
                 self._deliver(leased)
             except Exception:  # the worker's top level: acking failed; the leases will lapse
                 logger.exception("%s: settling a delivery failed", self.name)
+            finally:
+                self._unhold(leased)
             with self._wake:
                 self._handled += 1
                 self._wake.notify_all()
             if len(leased) < self._batch and self._linger:
                 # Messages come one by one (page views): let the next ones gather.
                 self._stopping.wait(self._linger)
+
+    def _release_gone(self) -> None:
+        """At start: messages leased to processes of this host that exited are due now."""
+        try:
+            released = self.table.release_gone(self.name, gone=holder_gone)
+        except Exception:  # a start's best effort: the leases lapse on their own otherwise
+            logger.exception("%s: releasing the leases of exited processes failed", self.name)
+            return
+        if released:
+            logger.warning(
+                "%s: %d messages held by exited processes delivered again",
+                self.name,
+                released,
+                extra={"queue": self.name},
+            )
+
+    def _hold(self, leased: list[Leased]) -> None:
+        now = time.monotonic()
+        with self._held_lock:
+            self._held.update((message.id, (message, now)) for message in leased)
+
+    def _unhold(self, leased: list[Leased]) -> None:
+        with self._held_lock:
+            for message in leased:
+                self._held.pop(message.id, None)
+
+    def _renew_leases(self) -> None:
+        """Extend the leases of the messages being handled, every third of a lease."""
+        while not self._stopping.wait(self._lease / 3):
+            cutoff = time.monotonic() + self._lease - self._max_hold
+            with self._held_lock:
+                held = [message for message, since in self._held.values() if since > cutoff]
+            try:
+                self.table.renew(held, lease_seconds=self._lease)
+            except Exception:  # the renewer's top level: a locked file, try at the next turn
+                logger.exception("%s: renewing leases failed", self.name)
 
     def _idle(self) -> None:
         wait = self._poll

@@ -4,7 +4,7 @@ Like Cloud Tasks: a task is committed to disk before `enqueue` returns, waits fo
 time, is deduped by name (names are remembered for a day), and is retried after each of
 `retry_delays` until it answers 2xx; after its last attempt it moves to the dead letters
 (`frontdoor queues dead-letters`), never to the log alone. Tasks whose worker died are posted
-again once their lease lapses.
+again once their lease lapses (renewed while a post runs), or at the next start on the host.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ if TYPE_CHECKING:  # httpx loads with the first task, not with the app (bench/be
 logger = logging.getLogger(__name__)
 
 TASK_QUEUE = "tasks"
-# A delivery's own timeout is 10 s and the client's 30 s: a lease past both.
-TASK_LEASE_SECONDS = 60.0
+# Renewed while a post runs (its timeout is 30 s), so a short lease: a task whose worker died
+# is posted again soon after.
+TASK_LEASE_SECONDS = 10.0
 
 
 class TaskFailedError(Exception):

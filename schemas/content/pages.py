@@ -92,10 +92,23 @@ class FaqBlock(_Strict):
     items: list[FaqItem] = Field(min_length=1, max_length=12)
 
 
+NEXT_STEP_MAX = 200
+NEXT_STEPS_MAX = 4
+
+
 class LeadformBlock(_Strict):
     type: Literal["leadform"]
     title: str | None = None
     sub: str | None = None
+    next: list[Annotated[str, Field(min_length=1, max_length=NEXT_STEP_MAX)]] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=NEXT_STEPS_MAX,
+        description="What happens after a visitor sends the form, one step per item, shown "
+        "under 'What happens next' and after sending; left out, the company's own steps (a "
+        "strategist reads the request, emails within one business day to find a time for a "
+        "45-minute intro call)",
+    )
 
 
 class CtaBlock(_Strict):

@@ -19,6 +19,7 @@ from backends.ports import ConflictError, JobStore, NotFoundError
 from schemas.content.jobs import GenerationBrief, JobError, JobRecord
 from tests.polling import wait_for
 from workers import steps
+from workers.lease_keeper import keep_job_lease
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 PROJECT = "demo-frontdoor"
@@ -77,6 +78,56 @@ def test_unfinished_jobs_are_listed_with_their_leases_for_recovery(store: JobSto
     assert set(listed) == {"queued-1", "running-1"}
     assert listed["running-1"].lease_until == NOW + lease
     assert listed["running-1"].lease_owner == "w"
+
+
+def test_a_worker_at_work_renews_its_job_lease_until_its_run_ends(store: JobStore) -> None:
+    """A job's lease is short and follows the work: renewed while its worker runs, no more
+    once the run ends (then it lapses, and recovery or a redelivery takes the job over)."""
+    lease = timedelta(seconds=0.6)
+    store.create_job(_job("renewed"))
+    started = store.update_job(
+        "renewed",
+        lambda j: steps.start_attempt(j, worker="w", now=datetime.now(UTC), lease=lease),
+    )
+    assert started.lease_until is not None
+
+    with keep_job_lease(store, "renewed", worker="w", lease=lease, clock=lambda: datetime.now(UTC)):
+        wait_for(
+            lambda: _lease_until("renewed", store) > started.lease_until + 2 * lease,  # type: ignore[operator]
+            timeout=10,
+            what="the lease renewed past two leases from its start",
+        )
+    ended = _lease_until("renewed", store)
+    wait_for(lambda: datetime.now(UTC) > ended + lease, timeout=10, what="a lease gone by")
+
+    assert _lease_until("renewed", store) == ended  # no renewal after the run
+
+
+def test_a_job_whose_holder_is_gone_is_taken_over_at_once(store: JobStore) -> None:
+    """A lease whose holder is known to be gone (its process exited) need not lapse first."""
+    store.create_job(_job("orphan"))
+    lease = timedelta(seconds=30)
+    store.update_job(
+        "orphan", lambda j: steps.start_attempt(j, worker="dead", now=NOW, lease=lease)
+    )
+
+    with pytest.raises(steps.JobBusyError):
+        store.update_job(
+            "orphan", lambda j: steps.start_attempt(j, worker="next", now=NOW, lease=lease)
+        )
+    taken = store.update_job(
+        "orphan",
+        lambda j: steps.start_attempt(j, worker="next", now=NOW, lease=lease, released="dead"),
+    )
+
+    assert (taken.lease_owner, taken.attempts) == ("next", 2)
+
+
+def _lease_until(job_id: str, store: JobStore) -> datetime:
+    job = store.get_job(job_id)
+    assert job is not None
+    assert job.lease_until is not None
+    return job.lease_until
 
 
 def test_an_unknown_job_reads_as_none(store: JobStore) -> None:

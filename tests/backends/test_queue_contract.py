@@ -3,8 +3,11 @@ subscription with a dead-letter policy (on the emulator) keep the same promises.
 
 Both sides push each message to a local receiver as the worker would see it; the receiver's
 answer is the worker's (2xx acks). Delivery is at least once, a message that fails is delivered
-again, one that fails `max_attempts` (5, Pub/Sub's least) times is held as a dead letter, and
-one whose worker never answers is delivered again once its lease (ack deadline) lapses.
+again, one that fails `max_attempts` (5, Pub/Sub's least) times is held as a dead letter, one
+whose worker is still at work past its lease is not delivered again meanwhile (the embedded
+queue renews a short lease; a push holds its message until its request ends), and one whose
+worker never answers is delivered again once its deadline (the push's ack deadline, the
+embedded queue's longest hold) lapses.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -44,7 +48,8 @@ class QueueSide:
     lease_seconds: float
 
 
-Build = Callable[[Receiver, float], QueueSide]
+# (the receiver, the lease, the deadline: the longest one delivery may hold its message)
+Build = Callable[[Receiver, float, float], QueueSide]
 
 
 @pytest.fixture(params=["embedded", pytest.param("pubsub", marks=pytest.mark.emulator)])
@@ -52,7 +57,7 @@ def build_side(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Build
     closers: list[Callable[[], None]] = []
     if request.param == "embedded":
 
-        def embedded(receiver: Receiver, lease: float) -> QueueSide:
+        def embedded(receiver: Receiver, lease: float, deadline: float) -> QueueSide:
             table = QueueTable(queue_database(tmp_path))
             queue = DurableQueue(
                 table,
@@ -61,6 +66,7 @@ def build_side(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Build
                 max_attempts=MAX_ATTEMPTS,
                 backoff=lambda attempt: 0.05,
                 lease_seconds=lease,
+                max_hold_seconds=deadline,
                 poll_seconds=0.05,
             )
             client = httpx.Client(timeout=60)
@@ -80,12 +86,14 @@ def build_side(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Build
         yield embedded
     else:
         request.getfixturevalue("pubsub_emulator")
-        yield lambda receiver, lease: _pubsub_side(receiver, lease, closers)
+        yield lambda receiver, lease, deadline: _pubsub_side(receiver, deadline, closers)
     for close in reversed(closers):
         close()
 
 
-def _pubsub_side(receiver: Receiver, lease: float, closers: list[Callable[[], None]]) -> QueueSide:
+def _pubsub_side(
+    receiver: Receiver, deadline: float, closers: list[Callable[[], None]]
+) -> QueueSide:
     from google.cloud import pubsub_v1  # type: ignore[attr-defined,unused-ignore]  # no stubs
 
     from backends.gcp.pubsub import PubSubPublisher
@@ -103,7 +111,8 @@ def _pubsub_side(receiver: Receiver, lease: float, closers: list[Callable[[], No
             "name": subscriber.subscription_path(PROJECT, f"work-{suffix}-push"),
             "topic": topic,
             "push_config": {"push_endpoint": f"{receiver.url}/push"},
-            "ack_deadline_seconds": max(10, int(lease)),  # Pub/Sub's least
+            # A push holds its message for its request, up to the ack deadline (10 s at least).
+            "ack_deadline_seconds": max(10, int(deadline)),
             "dead_letter_policy": {"dead_letter_topic": dead, "max_delivery_attempts": 5},
         }
     )
@@ -126,13 +135,13 @@ def _pubsub_side(receiver: Receiver, lease: float, closers: list[Callable[[], No
             base64.b64decode(json.loads(req.body)["message"]["data"]) for req in r.requests
         ],
         dead_letters=dead_letters,
-        lease_seconds=lease,
+        lease_seconds=deadline,
     )
 
 
 def test_a_published_message_is_delivered_and_acked_by_a_2xx(build_side: Build) -> None:
     with running_receiver() as receiver:
-        side = build_side(receiver, 10)
+        side = build_side(receiver, 10, 10)
 
         side.publish(b'{"n": 1}')
 
@@ -145,7 +154,7 @@ def test_a_message_whose_worker_fails_is_delivered_again_until_it_succeeds(
     build_side: Build,
 ) -> None:
     with running_receiver([500, 503]) as receiver:
-        side = build_side(receiver, 10)
+        side = build_side(receiver, 10, 10)
 
         side.publish(b"flaky")
 
@@ -157,7 +166,7 @@ def test_a_message_whose_worker_fails_is_delivered_again_until_it_succeeds(
 
 def test_a_message_that_fails_every_attempt_is_held_as_a_dead_letter(build_side: Build) -> None:
     with running_receiver(default_status=500) as receiver:
-        side = build_side(receiver, 10)
+        side = build_side(receiver, 10, 10)
 
         side.publish(b"poison")
 
@@ -166,10 +175,32 @@ def test_a_message_that_fails_every_attempt_is_held_as_a_dead_letter(build_side:
         assert side.delivered(receiver) == [b"poison"] * MAX_ATTEMPTS
 
 
-def test_a_message_whose_worker_never_answers_is_delivered_again_after_its_lease(
+def test_a_message_whose_worker_is_at_work_past_its_lease_is_not_delivered_again_meanwhile(
     build_side: Build,
 ) -> None:
-    """A worker that hangs (or died) holds the message only until the lease lapses."""
+    """A worker still at work keeps its message: its lease follows the work."""
+    arrivals: list[float] = []
+    working = threading.Event()
+
+    def work_for_three_leases() -> None:
+        arrivals.append(time.monotonic())  # every delivery, before its answer is recorded
+        if len(arrivals) == 1:
+            working.wait(3.5)  # the first delivery's work: three and a half leases of 1 s
+
+    with running_receiver(on_request=work_for_three_leases) as receiver:
+        side = build_side(receiver, 1, 10)
+        side.publish(b"slow")
+
+        receiver.wait_for(1, timeout=30)  # the first answer recorded (or a redelivery's)
+
+        assert len(arrivals) == 1  # no second delivery while the first worked
+        assert side.delivered(receiver) == [b"slow"]
+
+
+def test_a_message_whose_worker_never_answers_is_delivered_again_after_its_deadline(
+    build_side: Build,
+) -> None:
+    """A worker that hangs (or died) holds the message only until its deadline lapses."""
     release = threading.Event()
     first = threading.Event()
 
@@ -179,7 +210,7 @@ def test_a_message_whose_worker_never_answers_is_delivered_again_after_its_lease
             release.wait(30)  # the first delivery's worker never answers in time
 
     with running_receiver(on_request=hang_first) as receiver:
-        side = build_side(receiver, 2)
+        side = build_side(receiver, 1, 3)
         side.publish(b"held")
 
         receiver.wait_for(1, timeout=30)  # the redelivery, recorded while the first still hangs
@@ -196,7 +227,7 @@ from backends.embedded.queue_table import QueueTable, queue_database
 from backends.embedded.queues import DurableQueue
 
 queue = DurableQueue(QueueTable(queue_database(Path(sys.argv[1]))), "contract", threads=1,
-                     lease_seconds=1.0, poll_seconds=0.05)
+                     lease_seconds=120.0, poll_seconds=0.05)
 def hang(body):
     print("claimed", body.decode(), flush=True)
     threading.Event().wait()
@@ -205,10 +236,11 @@ threading.Event().wait()
 """
 
 
-def test_embedded_a_message_claimed_by_a_process_killed_with_sigkill_is_delivered_again(
+def test_embedded_a_message_held_by_a_process_killed_with_sigkill_is_delivered_at_the_next_start(
     tmp_path: Path,
 ) -> None:
-    """kill -9 in the middle: committed messages survive, a held one comes back after its lease."""
+    """kill -9 in the middle: committed messages survive, and the one the dead process held
+    (on a 2-minute lease) is delivered by the next start on this host without waiting for it."""
     table = QueueTable(queue_database(tmp_path))
     table.put("contract", [b"a", b"b"])  # committed before the process that takes them starts
     proc = subprocess.Popen(  # noqa: S603  # this interpreter, a fixed script
@@ -226,7 +258,7 @@ def test_embedded_a_message_claimed_by_a_process_killed_with_sigkill_is_delivere
         if proc.stdout is not None:
             proc.stdout.close()
     got: list[bytes] = []
-    queue = DurableQueue(table, "contract", threads=1, lease_seconds=5, poll_seconds=0.05)
+    queue = DurableQueue(table, "contract", threads=1, lease_seconds=120, poll_seconds=0.05)
     queue.start(got.append)
     try:
         assert queue.drain(timeout=20)

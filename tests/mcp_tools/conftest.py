@@ -107,7 +107,7 @@ def read_code(outbox: Path, email: str, seen: set[str]) -> str:
     """The six-digit code of the newest message to `email` not read before."""
     for path in sorted(outbox.glob("*.json"), reverse=True):
         message = json.loads(path.read_text(encoding="utf-8"))
-        if message["to"] == email and path.name not in seen:
+        if message["to"].lower() == email.lower() and path.name not in seen:
             seen.add(path.name)
             match = re.search(r"\b(\d{6})\b", message["text"])
             assert match, message
@@ -123,6 +123,8 @@ class HeadlessBrowser:
     # One address per sign-in: the per-address hourly limit would otherwise trip across tests.
     email: str = field(default_factory=lambda: f"ada+{secrets.token_hex(4)}@example.com")
     decision: str = "allow"
+    # Staff toolsets (checkbox values) to untick on the consent page; the rest stay ticked.
+    untick: frozenset[str] = frozenset()
     authorize_urls: list[str] = field(default_factory=list)
     pages: dict[str, str] = field(default_factory=dict)
     _result: AuthorizationCodeResult | None = None
@@ -153,7 +155,16 @@ class HeadlessBrowser:
             consent_url = urljoin(code_url, response.headers["location"])
             page = await http.get(consent_url)
             self.pages["consent"] = page.text
-            response = await self._submit(http, consent_url, page.text, {"decision": self.decision})
+            ticked = [
+                str(i.get("value"))
+                for i in parse_forms(page.text).inputs
+                if i.get("type") == "checkbox"
+                and "checked" in i
+                and i.get("value") not in self.untick
+            ]
+            response = await self._submit(
+                http, consent_url, page.text, {"decision": self.decision, "toolset": ticked}
+            )
             target = response.headers["location"]
         query = {k: v[0] for k, v in parse_qs(urlsplit(target).query).items()}
         self.pages["redirect"] = target
@@ -162,11 +173,15 @@ class HeadlessBrowser:
         )
 
     async def _submit(
-        self, http: httpx2.AsyncClient, page_url: str, html: str, fields: dict[str, str]
+        self,
+        http: httpx2.AsyncClient,
+        page_url: str,
+        html: str,
+        fields: dict[str, str | list[str]],
     ) -> httpx2.Response:
         forms = parse_forms(html)
         assert len(forms.forms) == 1, html
-        data = {
+        data: dict[str, str | list[str]] = {
             str(i["name"]): str(i.get("value") or "")
             for i in forms.inputs
             if i.get("type") == "hidden"
@@ -310,7 +325,9 @@ async def access_token(served: Served, **overrides: str) -> dict[str, str]:
     return {**response.json(), "client_id": client_id}
 
 
-def call_tool_raw(served: Served, token: str | None, *, host: str | None = None) -> httpx2.Response:
+def call_tool_raw(
+    served: Served, token: str | None, *, host: str | None = None, tool: str = "get_company_info"
+) -> httpx2.Response:
     """One stateless tools/call POST, as the bench and a plain HTTP agent send it."""
     headers = {
         "Accept": "application/json, text/event-stream",
@@ -325,7 +342,7 @@ def call_tool_raw(served: Served, token: str | None, *, host: str | None = None)
         "jsonrpc": "2.0",
         "id": 1,
         "method": "tools/call",
-        "params": {"name": "get_company_info", "arguments": {}},
+        "params": {"name": tool, "arguments": {}},
     }
     return httpx2.post(f"{served.base}/mcp", json=body, headers=headers)
 

@@ -72,7 +72,9 @@ async def sign_in(provider: BuiltinOAuthProvider, client: OAuthClientInformation
         csrf_hash="0" * 64,
         expires_at=provider.clock() + timedelta(minutes=10),
     )
-    code, _ = provider.issue_code(pending, subject="ada@acme.example")
+    code, _ = provider.issue_code(
+        pending, subject="ada@acme.example", scopes=provider.config.scopes
+    )
     loaded = await provider.load_authorization_code(client, code)
     assert loaded is not None
     tokens = await provider.exchange_authorization_code(client, loaded)

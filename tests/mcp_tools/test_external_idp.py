@@ -68,7 +68,12 @@ def idp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IdpMode]:
             "response_types_supported": ["code"],
             "code_challenge_methods_supported": ["S256"],
         }
-        served = start_served(tmp_path_factory.mktemp("mcp-idp"), oauth_issuer=url)
+        served = start_served(
+            tmp_path_factory.mktemp("mcp-idp"),
+            oauth_issuer=url,
+            oauth_staff_claim="groups=growth-staff",
+            staff_email_domains='["kestrel.example"]',
+        )
         yield IdpMode(served, Issuer(url, key))
         served.proc.stop()
 
@@ -163,3 +168,34 @@ def test_keys_the_identity_provider_cannot_serve_are_503_not_a_refused_token(
     assert response.status_code == 503
     assert response.headers["retry-after"] == "5"
     assert response.json()["error"] == "temporarily_unavailable"
+
+
+@pytest.mark.parametrize(
+    ("case", "claims", "staff"),
+    [
+        ("the staff claim", {"groups": ["sales", "growth-staff"]}, True),
+        ("a verified staff email", {"email": "lin@kestrel.example", "email_verified": True}, True),
+        ("no staff claim", {"groups": ["sales"]}, False),
+        (
+            "an unverified staff email",
+            {"email": "lin@kestrel.example", "email_verified": False},
+            False,
+        ),
+    ],
+)
+def test_a_staff_scope_from_the_identity_provider_counts_only_on_a_staff_token(
+    idp: IdpMode, case: str, claims: dict[str, Any], staff: bool
+) -> None:
+    """mcp.md Staff toolsets: OAUTH_STAFF_CLAIM (or a verified staff email) marks a staff
+    token; any other keeps the public tools whatever scopes the provider granted."""
+    token = idp.token(scope="openid email profile signals:read", **claims)
+
+    response = call_tool_raw(idp.served, token, tool="hot_accounts")
+
+    assert response.status_code == 200, case
+    result = response.json()["result"]
+    assert result.get("isError", False) is not staff, case
+    if staff:
+        assert result["structuredContent"]["accounts"] == [], case
+    else:
+        assert "insufficient_scope" in result["content"][0]["text"], case

@@ -13,11 +13,13 @@ from backends.embedded.sqlite import SqliteDatabase
 from frontdoor.settings import Settings
 from gate.check import check_page, ruleset
 from workers.authoring.base import Author
+from workers.authoring.pricing import company_terms
 from workers.imaging.procedural import ProceduralImager
 from workers.pipeline import GenerationPorts
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 CATALOG = load_catalog(Settings().content_dir)
+TERMS = company_terms(CATALOG.company)  # the company's prices, which a pricing section states
 
 
 def embedded_ports(db: SqliteDatabase, folder: Path, *, author: Author) -> GenerationPorts:
@@ -30,7 +32,7 @@ def embedded_ports(db: SqliteDatabase, folder: Path, *, author: Author) -> Gener
         imager=ProceduralImager(),
         brand=brand,
         company=CATALOG.company,
-        gate=lambda payload, brief: check_page(payload, brand=brand, brief=brief),
+        gate=lambda payload, brief: check_page(payload, brand=brand, brief=brief, published=TERMS),
         ruleset=ruleset(brand),
         clock=lambda: NOW,
     )

@@ -22,10 +22,13 @@ from schemas.content.jobs import GenerationBrief
 from tests.workers.briefs import BRIEFS
 from workers.authoring.notes import brief_notes
 from workers.authoring.phrasing import lower_first, sentence_case, sentences
-from workers.authoring.proof import read_quote
+from workers.authoring.pricing import company_terms
+from workers.authoring.proof import read_quote, read_stat
+from workers.authoring.sections import kind_of
 from workers.authoring.template import TemplateWriter
 
 CATALOG = load_catalog(Settings().content_dir)
+TERMS = company_terms(CATALOG.company)
 META = {"title", "description", "cta_label"}
 # Words a clipped text ends on; a whole sentence (ending . ! ?) may end on "on" or "be".
 DANGLING = frozenset(
@@ -53,6 +56,13 @@ def copy(page: dict[str, Any]) -> list[tuple[str, str]]:
 def visible(page: dict[str, Any]) -> list[tuple[str, str]]:
     """Copy a visitor reads as prose (buttons repeat by design: the hero's and the closing's)."""
     return [(f, t) for f, t in copy(page) if f not in META and not f.endswith("ctaLabel")]
+
+
+def notes_of(brief: GenerationBrief, page: dict[str, Any]) -> list[Any]:
+    """The notes a generate answer carries: the page's, with the writer's own replacing them."""
+    own = TemplateWriter().brief_notes(brief, brand=CATALOG.brand, company=CATALOG.company)
+    noted = brief_notes(brief, page, brand=CATALOG.brand)
+    return [n for n in noted if n.field not in {o.field for o in own}] + own
 
 
 def page_key(page: dict[str, Any]) -> str:
@@ -125,10 +135,16 @@ def test_every_proof_fact_is_used_once_where_it_fits(raw: dict[str, Any]) -> Non
     labels = [i["label"] for b in blocks if b["type"] == "stats" for i in b["items"]]
     text = page_key(page)
 
+    stats = [i for b in blocks if b["type"] == "stats" for i in b["items"]]
+
     for fact in brief.proof:
         quote = read_quote(fact)
+        stat = read_stat(fact)
         if quote is not None:
             assert [q for q in quotes if q["quote"] == quote.quote and q["who"]], fact
+        elif stat is not None:  # its figure shown large over what the figure measures
+            assert {"value": stat.value, "label": stat.label} in stats, fact
+            assert stat.value in fact, fact
         else:
             assert quote_key(fact.rstrip(".")) in text, fact
             assert text.count(quote_key(fact.rstrip("."))) == 1 or fact in labels, fact
@@ -137,11 +153,18 @@ def test_every_proof_fact_is_used_once_where_it_fits(raw: dict[str, Any]) -> Non
 @pytest.mark.parametrize("raw", BRIEFS, ids=IDS)
 def test_each_requested_section_is_a_heading_in_order(raw: dict[str, Any]) -> None:
     """`sections`: each appears as a block title, in the brief's order, with a body (a name typed
-    in lower case starts with its capital: "why it matters" is "Why it matters", "faq" "FAQ")."""
+    in lower case starts with its capital: "why it matters" is "Why it matters", "faq" "FAQ"),
+    unless nothing answers it: then it is left out and a note names it."""
     brief, page = compose(raw)
     titles = [b.get("title", "").lower() for b in page["blocks"]]
+    left_out = {
+        brief.sections[int(n.field.split(".")[1])].strip().lower()
+        for n in notes_of(brief, page)
+        if n.field.startswith("sections.") and "left out" in n.message
+    }
     wanted = list(dict.fromkeys(s.strip().lower() for s in brief.sections))
     wanted = [s for i, s in enumerate(wanted) if s.lower() not in map(str.lower, wanted[:i])]
+    wanted = [s for s in wanted if s not in left_out]
 
     positions = [titles.index(name) for name in wanted]
 
@@ -156,13 +179,33 @@ def test_each_requested_section_is_a_heading_in_order(raw: dict[str, Any]) -> No
 
 @pytest.mark.parametrize("raw", BRIEFS, ids=IDS)
 def test_no_number_is_stated_that_the_proof_does_not_give(raw: dict[str, Any]) -> None:
-    """Every figure on the page, however small, comes from `proof` (or the ICP, named as given)."""
+    """Every figure on the page, however small, comes from `proof` (or the ICP, named as given);
+    under a pricing heading, the company's own published prices and terms too."""
     brief, page = compose(raw)
     allowed = set(_FIGURE.findall(" ".join([*brief.proof, brief.icp])))
+    priced = allowed | set(_FIGURE.findall(" ".join(TERMS)))
+    pricing = {
+        f"blocks.{i}"
+        for i, b in enumerate(page["blocks"])
+        if kind_of(b.get("title") or "") == "pricing"
+        or re.search(r"(?i)\b(?:timeline|schedule|when|timing)\b", b.get("title") or "")
+    }
 
-    stated = {n for _f, text in copy(page) for n in _FIGURE.findall(text)}
+    stated = {
+        n
+        for f, text in copy(page)
+        if ".".join(f.split(".")[:2]) not in pricing
+        for n in _FIGURE.findall(text)
+    }
+    stated_priced = {
+        n
+        for f, text in copy(page)
+        if ".".join(f.split(".")[:2]) in pricing
+        for n in _FIGURE.findall(text)
+    }
 
     assert stated <= allowed
+    assert stated_priced <= priced
 
 
 @pytest.mark.parametrize("raw", BRIEFS, ids=IDS)
@@ -170,7 +213,7 @@ def test_the_page_passes_the_gate_on_the_first_draft(raw: dict[str, Any]) -> Non
     """The composer screens its copy against the same rules the gate applies."""
     brief, page = compose(raw)
 
-    assert check_page(page, brand=CATALOG.brand, brief=brief) == []
+    assert check_page(page, brand=CATALOG.brand, brief=brief, published=TERMS) == []
 
 
 @pytest.mark.parametrize("raw", BRIEFS, ids=IDS)

@@ -99,3 +99,51 @@ def test_a_job_stale_after_its_requeues_ends_failed_abandoned(
     assert job.error is not None
     assert (job.error.code, job.error.retryable) == ("abandoned", True)
     assert jobs.list_unfinished_jobs() == []
+
+
+def test_a_running_job_whose_holder_is_gone_is_queued_again_before_its_lease_lapses(
+    jobs: SqliteJobStore, table: QueueTable
+) -> None:
+    """At start, a job held by a process of this host that exited is taken back at once."""
+    _job(jobs, "killed-worker")
+    jobs.update_job(
+        "killed-worker", lambda j: steps.start_attempt(j, worker="w1", now=NOW, lease=LEASE)
+    )
+
+    alive = recover_stale_jobs(
+        jobs=jobs,
+        job_queue=DurableJobQueue(table),
+        now=NOW + timedelta(seconds=1),
+        lease=LEASE,
+        max_requeues=2,
+        holder_gone=lambda holder: False,
+    )
+    gone = recover_stale_jobs(
+        jobs=jobs,
+        job_queue=DurableJobQueue(table),
+        now=NOW + timedelta(seconds=1),
+        lease=LEASE,
+        max_requeues=2,
+        holder_gone=lambda holder: holder == "w1",
+    )
+
+    assert (alive, gone) == ((0, 0), (1, 0))
+    assert _queued_ids(table) == ["killed-worker"]
+
+
+def test_a_queued_job_waiting_its_turn_past_a_short_lease_is_left_alone(
+    jobs: SqliteJobStore, table: QueueTable
+) -> None:
+    """A short lease does not make a job that waits behind a long queue look lost."""
+    _job(jobs, "waiting")
+
+    found = recover_stale_jobs(
+        jobs=jobs,
+        job_queue=DurableJobQueue(table),
+        now=NOW + timedelta(minutes=2),
+        lease=timedelta(seconds=30),
+        max_requeues=2,
+    )
+
+    assert found == (0, 0)
+    assert _queued_ids(table) == []

@@ -81,13 +81,13 @@ def test_numbers_outside_the_proof_are_left_out() -> None:
 def test_sections_are_followed_in_order_and_unknown_ones_become_richtext() -> None:
     """SPEC brief `sections`: the page follows them; a section the registry lacks is prose."""
     page = write(
-        sections=["Questions", "How it works", "Why now"],
+        sections=["Questions", "How it works", "Weekly reports"],
         proof=["Cut cost per opportunity by 32% across 14 clients"],
     )
 
     types = [block["type"] for block in page["blocks"]]
     assert types[:4] == ["hero", "faq", "steps", "richtext"]
-    assert page["blocks"][3]["title"] == "Why now"
+    assert page["blocks"][3]["title"] == "Weekly reports"
 
 
 @pytest.mark.spec("content.generate")

@@ -44,8 +44,12 @@ class Author(Protocol):
 @runtime_checkable
 class NotingAuthor(Protocol):
     """An author with notes of its own on a brief: what it read its own way (the built-in
-    writer's `tone` when it names none of its voices). A model reads the tone as it is written,
-    so the model adapters have none."""
+    writer's `tone` when it names none of its voices), a section it left out because nothing
+    answers it, a goal it cannot serve. A model reads the brief as it is written, so the model
+    adapters have none."""
 
-    def brief_notes(self, brief: GenerationBrief) -> list[BriefNote]:
-        """The notes to add to the page's (workers/authoring/notes.py)."""
+    def brief_notes(
+        self, brief: GenerationBrief, *, brand: Brand, company: Company
+    ) -> list[BriefNote]:
+        """The notes to add to the page's (workers/authoring/notes.py); one on a field the
+        page's notes also name replaces theirs, since the writer knows why."""

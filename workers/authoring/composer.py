@@ -25,9 +25,11 @@ from typing import Any
 
 from gate.context import quote_key
 from schemas.catalog import Brand
-from schemas.content.jobs import GenerationBrief
+from schemas.content.jobs import BriefNote, GenerationBrief
 from schemas.public import Company
 from workers.authoring.agents import GENERIC_WORDS, agent_sentence, agents_for, name_strangers
+from workers.authoring.answers import FRAMING_WORDS, leave_out_note, not_for, subject_words
+from workers.authoring.goals import next_steps, unserved_goal
 from workers.authoring.material import Pool, Screen, fill_pool
 from workers.authoring.phrasing import (
     closed_sentence,
@@ -41,14 +43,21 @@ from workers.authoring.phrasing import (
     upper_first,
     with_acronyms,
 )
+from workers.authoring.pricing import company_terms, plans_lasting, price_cards, price_terms
 from workers.authoring.proof import sort_proof
-from workers.authoring.scope import contradicts, own_timeline, stated_timeline
+from workers.authoring.scope import (
+    contradicts,
+    durations,
+    own_timeline,
+    stated_span,
+    stated_timeline,
+)
 from workers.authoring.sections import kind_of
 from workers.authoring.voices import voice_of
 from workers.imaging.compositions import hero_alt
 
 Block = dict[str, Any]
-_FORM_GOALS = re.compile(r"\b(form|lead|sign ?up|reply|request|enquir\w*|contact|download)\b")
+_FORM_GOALS = re.compile(r"\b(form|lead|reply|request|enquir\w*|contact|download)\b")
 _CTA_BY_GOAL = (
     (re.compile(r"\baudit\b"), "Book an audit call"),
     (re.compile(r"\b(reply|email|note|message|write)\b"), "Send us a note"),
@@ -57,6 +66,7 @@ _CTA_BY_GOAL = (
     (re.compile(r"\b(call|meeting|schedule|book|talk|chat)\b"), "Book a call"),
 )
 _PROOF_KINDS = ("results", "proof", "quote")
+_ASKS_WHEN = re.compile(r"(?i)\b(?:timeline|schedule|when|timing)\b")
 
 
 class Composer:
@@ -78,6 +88,11 @@ class Composer:
         self.company = company
         self.voice = voice_of(brief.tone)
         self.screen = Screen(brand=brand, proof=brief.proof)
+        # The company's own prices and terms may be stated under a pricing or timeline heading:
+        # they are what the company publishes, not a claim about clients.
+        self.priced = Screen(brand=brand, proof=brief.proof, published=company_terms(company))
+        self.left_out: list[BriefNote] = []
+        self.goal_note = unserved_goal(brief)
         # A heading that names a block kind ("What you get", "Results") says nothing about the
         # subject: its words would match agents to the page by "what" or "result".
         self.subject = [name for name in brief.sections if kind_of(name) == "richtext"]
@@ -90,6 +105,7 @@ class Composer:
         )
         self.pool = Pool()
         self.features_planned = False
+        self.asked: dict[str, tuple[int, str]] = {}  # a requested heading: its index and name
         self.fit_said = False  # a "Who it's for" section answers the FAQ's fit question
         self.assigned: dict[str, str] = {}
         proof = sort_proof(brief.proof, ok=self.screen.ok)
@@ -104,6 +120,8 @@ class Composer:
             timeline=self.timeline,
             screen=self.screen,
         )
+        for fact in self.plain:  # a fact about a heading's subject may answer it
+            self.pool.add(fact, "proof")
 
     # --- material ---------------------------------------------------------------------
 
@@ -116,6 +134,11 @@ class Composer:
             return []
         timed = next((s for s in self.offer if stated_timeline(s) and _says_work(s)), None)
         return [self.pool.spend(timed)] if timed else []
+
+    @property
+    def serves_goal(self) -> bool:
+        """Whether the page can serve the brief's goal (goals.py); else it prints no other."""
+        return self.goal_note is None
 
     def pick(self, options: tuple[str, ...]) -> str:
         """A seeded choice among a voice's phrasings."""
@@ -146,17 +169,17 @@ class Composer:
             blocks.extend(self.section(kind, title, plan=plan))
         if not proof_home:
             blocks.extend(self.unplaced_proof())
-        if not any(b["type"] in ("cta", "leadform") for b in blocks[1:]):
+        if self.serves_goal and not any(b["type"] in ("cta", "leadform") for b in blocks[1:]):
             blocks.append(self.closing())
         name_strangers(blocks, self.company.agents)
         payload: dict[str, Any] = {
             "slug": brief.slug,
             "title": self.page_title(hero["title"]),
-            "cta_label": self.cta_label(),
-            "cta_href": self.cta_href(),
             "is_published": brief.publish,
             "blocks": blocks[:30],
         }
+        if self.serves_goal:
+            payload["cta_label"], payload["cta_href"] = self.cta_label(), self.cta_href()
         description = self.description()
         if description:
             payload["description"] = description
@@ -167,7 +190,7 @@ class Composer:
         if self.brief.sections:
             seen: set[str] = set()
             planned = []
-            for name in self.brief.sections:
+            for index, name in enumerate(self.brief.sections):
                 key = name.strip().lower()
                 if key in seen:
                     continue  # the same section twice: merged into the first
@@ -176,6 +199,7 @@ class Composer:
                 heading = (
                     sentence_case(name.strip()) if self.screen.ok(name) else self._heading(kind)
                 )
+                self.asked.setdefault(heading, (index, name))
                 planned.append((kind, heading))
             return planned
         plan = [("features", self._heading("features"))]
@@ -210,6 +234,8 @@ class Composer:
         kinds = [k for k, _t in plan]
         if kind == "features":
             return [self.features(title)]
+        if kind == "steps" and _ASKS_WHEN.search(title):
+            return [self.timeline_steps(title)]
         if kind == "steps":
             return [self.steps(title)]
         if kind == "faq":
@@ -240,13 +266,19 @@ class Composer:
         if kind == "leadform":
             return [self.form(title)]
         if kind == "cta":
+            if not self.serves_goal:
+                return self._leave_out(title, "the page has no way to serve the brief's goal")
             return [self.closing(title)]
+        if kind == "pricing":
+            return self.pricing(title)
         if kind == "terms":
             return [self.prose(title, sources=("terms", "engagement"))]
         if kind == "fit":
             self.fit_said = True
             return [{"type": "richtext", "title": title, "markdown": self._fit_answer()}]
-        return [self.prose(title)]
+        if kind == "notfit":
+            return self.not_for(title)
+        return self.answer(title)
 
     # --- blocks -----------------------------------------------------------------------
 
@@ -268,13 +300,9 @@ class Composer:
         sub = first_fit(options, 220) or f"For {icp}."
         if lead and lead in sub:
             self.pool.spend(lead)
-        hero: Block = {
-            "type": "hero",
-            "title": title,
-            "sub": sub,
-            "ctaLabel": self.cta_label(),
-            "ctaHref": self.cta_href(),
-        }
+        hero: Block = {"type": "hero", "title": title, "sub": sub}
+        if self.serves_goal:
+            hero["ctaLabel"], hero["ctaHref"] = self.cta_label(), self.cta_href()
         bullets = [
             self.pool.spend(s) for s in self.offer if len(s) <= 100 and not self.pool.is_used(s)
         ][:3]
@@ -413,6 +441,42 @@ class Composer:
             items += self._offer_steps()
         return {"type": "steps", "title": title, "items": items or self._fallback()}
 
+    def timeline_steps(self, title: str) -> Block:
+        """ "Timeline": every step in time, each saying when, with the company's own timings
+        (an intro call of 45 minutes, a two-week audit). A brief timing its own work gets the
+        intro call, then its work over the time it states and what is left at the end; when
+        the offer has no sentence left for that, the company's step or plan for the same work."""
+        steps = self.company.engagement_model.steps
+        own: list[dict[str, str]] = []
+        if self.timeline is not None:
+            own = self._offer_steps()
+            steps = [
+                step
+                for index, step in enumerate(steps)
+                if (index == 0 and not contradicts(step, self.timeline))
+                or (not own and durations(step.partition(": ")[0]) == [self.timeline])
+            ]
+        items = []
+        for step in steps:
+            head, _, body = step.partition(": ")
+            head = head if self.priced.ok(head) else _without_numbers(head)
+            kept = [s for s in sentences(body) if self.priced.ok(s) and not self.pool.is_used(s)]
+            if head and kept:
+                items.append({"title": upper_first(head), "body": upper_first(" ".join(kept))})
+        if self.timeline is not None and len(items) < 2 and not own:
+            own = [
+                {"title": self.voice.step_titles[0], "body": closed_sentence(plan.summary)}
+                for plan in plans_lasting(self.company, self.timeline)[:1]
+                if self.priced.ok(plan.summary)
+                and not self.pool.is_used(closed_sentence(plan.summary))
+            ]
+        span = stated_span(self.brief.topic, self.brief.offer)
+        for item in own:
+            last = item["title"] == self.voice.step_titles[1]
+            item["title"] = "At the end" if last else f"Over {span}" if span else item["title"]
+            items.append(item)
+        return {"type": "steps", "title": title, "items": items or self._fallback()}
+
     def _offer_steps(self) -> list[dict[str, str]]:
         """The offer's own work and what the client gets, as steps titled in the voice."""
         work_title, result_title = self.voice.step_titles
@@ -457,7 +521,7 @@ class Composer:
         """The proof no requested section took: its own heading, stats and quotes."""
         blocks = (
             self.results(self.pick(self.voice.headings["results"]))
-            if (self.stats or self.plain)
+            if (self.stats or any(not self.pool.is_used(s) for s in self.plain))
             else []
         )
         return blocks + self.quote_blocks()
@@ -503,7 +567,7 @@ class Composer:
         wanted = (content_words(title) | self.words) - GENERIC_WORDS
         # Agents belong to a features section when the page has one; prose takes the rest.
         # An agent's work is a promise, so it is said only under a heading or for a brief
-        # about it; the program's terms only under a terms heading ("Pricing", "Terms").
+        # about it; the program's terms only under a terms heading ("Terms").
         order = sources or (
             ("offer", "engagement") if self.features_planned else ("offer", "agent", "engagement")
         )
@@ -525,13 +589,89 @@ class Composer:
             "markdown": " ".join(body) or self.company.tagline,
         }
 
+    def answer(self, title: str) -> list[Block]:
+        """A free heading answered from material about it, or left out with a note.
+
+        A heading that names a subject ("Security", "Integrations") is answered only by
+        sentences about that subject (relevance.py's floor); one that only frames the brief
+        ("The problem", "Why it matters") by sentences about the brief's own subject.
+        """
+        subject = subject_words(title)
+        wanted = subject or (self.words - GENERIC_WORDS - FRAMING_WORDS)
+        order = ("offer", "proof") + (
+            ("engagement",) if self.features_planned else ("agent", "engagement")
+        )
+        own = self.assigned.get(title)
+        if own and not self.pool.is_used(own):
+            first: str | None = self.pool.spend(own)
+        else:
+            first = self.pool.take(wanted, sources=order, relevant=True)
+        if first is None:
+            what = f"about {title.lower()!r}" if subject else "about the brief's topic"
+            return self._leave_out(
+                title,
+                f"nothing in the brief or the company's content that the page has not already "
+                f"said is {what}",
+                f"state in the offer what a buyer should know {what}",
+            )
+        second = self.pool.take(wanted, sources=order, relevant=True, min_shared=2)
+        body = " ".join(_unlabelled(s, title) for s in (first, second) if s)
+        return [{"type": "richtext", "title": title, "markdown": body}]
+
+    def pricing(self, title: str) -> list[Block]:
+        """The company's plans with their prices, or left out when they do not price the
+        brief's own piece of work (scope.py)."""
+        plans = None if self.timeline is None else plans_lasting(self.company, self.timeline)
+        if plans == []:
+            return self._leave_out(
+                title,
+                "the company's price list prices its program, not the piece of work this "
+                "brief sells",
+                "state the work's price in the offer",
+            )
+        cards = price_cards(self.company, ok=self.priced.ok, plans=plans)
+        for card in cards:  # said once: a timeline step does not say a plan's summary again
+            for said in sentences(card["body"]):
+                self.pool.spend(said)
+        if not cards:
+            return self._leave_out(
+                title, "no price in the company's content may be printed", "state a price"
+            )
+        block: Block = {"type": "features", "title": title, "items": cards}
+        terms = price_terms(self.company, ok=self.priced.ok) if plans is None else []
+        lede = [self.pool.spend(t) for t in terms if not self.pool.is_used(t)]
+        if lede:
+            block["lede"] = " ".join(lede)
+        return [block]
+
+    def not_for(self, title: str) -> list[Block]:
+        """ "Who it is not for": only what the brief itself says about who it does not suit."""
+        said = [s for s in self.offer if not_for(s) and not self.pool.is_used(s)]
+        if not said:
+            return self._leave_out(
+                title,
+                "neither the brief nor the company's content says who the offer does not suit",
+                "add a sentence to the offer saying who it is not for",
+            )
+        return [
+            {"type": "richtext", "title": title, "markdown": " ".join(map(self.pool.spend, said))}
+        ]
+
+    def _leave_out(self, title: str, why: str, add: str | None = None) -> list[Block]:
+        index, name = self.asked.get(title, (None, title))
+        if index is not None:
+            self.left_out.append(leave_out_note(index, name, why=why, add=add))
+        return []
+
     def form(self, title: str) -> Block:
-        return {"type": "leadform", "title": title, "sub": self.pick(self.voice.cta_subs)}
+        block: Block = {"type": "leadform", "title": title, "sub": self.pick(self.voice.cta_subs)}
+        block["next"] = next_steps(self.brief.goal, voice=self.voice.name)
+        return block
 
     def closing(self, title: str | None = None) -> Block:
         heading = title or self.pick(self.voice.cta_titles)
         goal = (self.brief.goal or "").lower()
-        if _FORM_GOALS.search(goal) and title is None:
+        if _FORM_GOALS.search(goal):  # a write-up or a reply is asked for through the form
             return self.form(heading)
         return {
             "type": "cta",
@@ -555,6 +695,15 @@ class Composer:
         ):
             return href
         return str(self.company.urls.book_call)
+
+
+def _unlabelled(sentence: str, heading: str) -> str:
+    """A sentence the brief labelled with the heading's words ("Security: we work in ...")
+    without the label, which the heading above it already says."""
+    label, colon, rest = sentence.partition(": ")
+    if colon and rest and content_words(label) and content_words(label) <= content_words(heading):
+        return upper_first(rest)
+    return sentence
 
 
 def _says_work(sentence: str) -> bool:

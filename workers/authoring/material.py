@@ -1,14 +1,15 @@
 """What the built-in writer may say, as a pool of sentences each used at most once per page.
 
 Every sentence is checked before it goes in: no banned wording, no number the proof does not
-state, no quoted words, no inflating claim. Sections draw from the pool by relevance, so the
-same sentence never appears twice on a page.
+state, no quoted words, no inflating claim. Sections draw from the pool by relevance to their
+heading (relevance.py), so the same sentence never appears twice on a page and never under a
+heading it does not answer.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from gate.claims import numbers
@@ -18,6 +19,7 @@ from schemas.catalog import Brand
 from schemas.public import Company
 from workers.authoring.agents import agent_sentence
 from workers.authoring.phrasing import closed_sentence, content_words, lower_first, sentences
+from workers.authoring.relevance import RELEVANCE_FLOOR, Ranker
 from workers.authoring.scope import contradicts
 
 # A figure stands alone and whole: the 2 in "B2B" or the 4 in "Q4" is part of a word, and the
@@ -38,11 +40,15 @@ class Fact:
 class Screen:
     """Decides whether a text may be printed, and if not, why."""
 
-    def __init__(self, *, brand: Brand, proof: Iterable[str]) -> None:
+    def __init__(
+        self, *, brand: Brand, proof: Iterable[str], published: Iterable[str] = ()
+    ) -> None:
+        """`published`: the company's own prices and terms, whose figures may be stated too."""
         self.proof = list(proof)
-        self.known = {norm for fact in self.proof for _raw, norm in numbers(fact)}
+        stated = [*self.proof, *published]
+        self.known = {norm for fact in stated for _raw, norm in numbers(fact)}
         # The gate lets small counts pass ("3 steps"); the writer states no figure but proof's.
-        self.digits = {d for fact in self.proof for d in _DIGITS.findall(fact)}
+        self.digits = {d for fact in stated for d in _DIGITS.findall(fact)}
         phrases = sorted((b.phrase for b in brand.banned_wording), key=len, reverse=True)
         parts = [
             r"[\s\-\u2010\u2011\u2013]+".join(map(re.escape, re.split(r"[\s\-]+", fold(p))))
@@ -78,10 +84,12 @@ class Pool:
 
     facts: list[Fact] = field(default_factory=list)
     used: set[str] = field(default_factory=set)
+    _ranker: Ranker | None = field(default=None, repr=False)
 
     def add(self, text: str, source: str) -> None:
         if _key(text) not in {_key(f.text) for f in self.facts}:
             self.facts.append(Fact(text, source, frozenset(content_words(text))))
+            self._ranker = None
 
     def spend(self, text: str) -> str:
         self.used.add(_key(text))
@@ -94,6 +102,11 @@ class Pool:
     def is_used(self, text: str) -> bool:
         return _key(text) in self.used
 
+    def keep(self, wanted: Callable[[Fact], bool]) -> None:
+        """Only the facts `wanted` keeps stay in the pool."""
+        self.facts = [f for f in self.facts if wanted(f)]
+        self._ranker = None
+
     def take(
         self,
         topic: Iterable[str],
@@ -103,21 +116,25 @@ class Pool:
         relevant: bool = False,
         min_shared: int = 1,
     ) -> str | None:
-        """The unused sentence from `sources` that shares most words with `topic`.
+        """The unused sentence from `sources` that answers `topic` best (BM25, relevance.py).
 
-        With `relevant`, only one that shares at least one word (an answer must fit its question).
+        With `relevant`, only one that scores at least the floor and shares `min_shared` words
+        (an answer must fit its question); without, the best of any, in source order.
         """
         wanted = content_words(" ".join(topic))
-        best: tuple[int, int, Fact] | None = None
+        if self._ranker is None:
+            self._ranker = Ranker([f.words for f in self.facts])
+        scores = self._ranker.scores(wanted)
+        best: tuple[float, int, Fact] | None = None
         for order, fact in enumerate(self.facts):
             if fact.source not in sources or self.is_used(fact.text) or len(fact.text) > limit:
                 continue
-            shared = len(fact.words & wanted)
-            if relevant and shared < min_shared:
+            score = scores[order]
+            if relevant and (score < RELEVANCE_FLOOR or len(fact.words & wanted) < min_shared):
                 continue
-            score = shared * 10 - sources.index(fact.source)
-            if best is None or (score, -order) > (best[0], best[1]):
-                best = (score, -order, fact)
+            ranked = score * 10 - sources.index(fact.source)
+            if best is None or (ranked, -order) > (best[0], best[1]):
+                best = (ranked, -order, fact)
         return self.spend(best[2].text) if best else None
 
 
@@ -147,7 +164,7 @@ def fill_pool(
         )
         for text in [term, *sentences(company.engagement_model.cancellation)]:
             pool.add(text, "terms")
-    pool.facts = [f for f in pool.facts if screen.ok(f.text)]
+    pool.keep(lambda fact: screen.ok(fact.text))
 
 
 def _key(text: str) -> str:

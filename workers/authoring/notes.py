@@ -90,7 +90,8 @@ def _offer(brief: GenerationBrief, page: _Page, screen: Screen) -> Iterator[Brie
             why = "one word is not a sentence a buyer can read; say what the client gets"
             yield _note("offer", "dropped", f"{_start(sentence)} left out: {why}")
             continue
-        if page.says(sentence):
+        # "Security: we work in ..." is printed without its label under the heading it names.
+        if page.says(sentence) or page.says(sentence.partition(": ")[2]):
             continue
         code, why = _why(screen, sentence, "no block had room for it")
         yield _note("offer", code, f"{_start(sentence)} left out: {why}")

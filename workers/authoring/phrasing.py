@@ -68,9 +68,12 @@ def fit_phrase(text: str, limit: int) -> str | None:
 
 
 def _splits_list(text: str, end: int) -> bool:
-    """A comma cut inside "a, b and c" would leave the list half said."""
+    """A cut inside "a, b and c" would leave the list half said: at a comma with "and" or "or"
+    to come, or before the "and" or "or" that closes a list the head began ("ad, web")."""
     if text[end] != ",":
-        return False
+        following = text[end:].split()[:1]
+        last_clause = re.split(r"[;:]\s| [\u2013\u2014] ", text[:end])[-1]
+        return following in (["and"], ["or"]) and "," in last_clause
     following = text[end + 1 :].split()[:5]
     return any(word in ("and", "or") for word in following)
 
@@ -79,7 +82,10 @@ def _open_clause(head: str) -> bool:
     """The head's last clause began with a subordinating word, so it may be unfinished."""
     last = re.split(r"[,;:]\s", head)[-1].lower()
     return (
-        re.search(r"\b(when|while|because|if|which|that|where|so|after|before)\b", last) is not None
+        re.search(
+            r"\b(when|while|because|if|which|that|where|so|after|before|who|whose|whom)\b", last
+        )
+        is not None
     )
 
 
@@ -188,9 +194,26 @@ _ACRONYMS = {
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
 
+# "it" is the pronoun unless it names a department: before a word for its people or work
+# ("it teams", "it security"), or after a role ("heads of it", "VP of it").
+_IT = re.compile(
+    r"\b(?P<role>(?:heads?|vps?|VPs?|ctos?|CTOs?|directors?|managers?) of )?it"
+    r"(?P<work> (?:teams?|leaders?|managers?|directors?|heads?|admins?|administrators?|"
+    r"departments?|security|ops|operations|budgets?|buyers?|staff|support|services|"
+    r"infrastructure)\b)?\b"
+)
+
+
+def _it(match: re.Match[str]) -> str:
+    if match.group("role") is None and match.group("work") is None:
+        return match.group(0)
+    return f"{match.group('role') or ''}IT{match.group('work') or ''}"
+
+
 def with_acronyms(text: str) -> str:
     """`text` with each acronym typed all in lower case written as it is spelled ("crm" ->
-    "CRM"); a word typed with any capital is left as written."""
+    "CRM", "it teams" -> "IT teams"); a word typed with any capital is left as written."""
+    text = _IT.sub(_it, text)
     return _WORD.sub(
         lambda m: _ACRONYMS.get(m.group(0), m.group(0)) if m.group(0).islower() else m.group(0),
         text,

@@ -1,7 +1,8 @@
 """The brief's proof read as page material: quoted proof as attributed quotes, numbers as stats.
 
-A stat's value is the fact's leading figure and its caption the whole fact; a fact longer than
-a caption may be is said in prose instead, whole. A fact that fits neither shape is prose.
+A stat's value is the fact's leading figure with its scale and unit, and its caption what the
+figure measures (captions.py); a fact with no such caption, or one too long for it, is said in
+prose instead, whole. A fact that fits neither shape is prose.
 Pure text functions.
 """
 
@@ -11,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from workers.authoring.captions import caption
 from workers.authoring.phrasing import closed_sentence
 
 _QUOTE = re.compile(
@@ -23,9 +25,11 @@ _SINGLE_QUOTE = re.compile(
     r"^\s*['\u2018](?P<quote>[^\"\u201c\u201d]{8,480}?)['\u2019]\s*[,.]?\s*[-\u2013\u2014]+\s*"
     r"(?P<who>[^'\"\u2018\u2019\u201c\u201d]{2,160})$"
 )
+# A figure with its scale: "1.2 million" and "$2.4M" are shown whole, never "1.2" or "$2.4".
+_SCALE = r"(?:\s?(?:%|x|\u00d7|k|m|bn|pp)|\s(?:thousand|million|billion|trillion))"
 _FIGURE = re.compile(
-    r"(?<![\w.])(?:[$\u20ac\u00a3]\s?)?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:\s?(?:%|x|\u00d7|k|m|bn|pp))?"
-    r"|(?<![\w.])(?:[$\u20ac\u00a3]\s?)?\d+(?:\.\d+)?(?:\s?(?:%|x|\u00d7|k|m|bn|pp))?(?![\w])",
+    rf"(?<![\w.])(?:[$\u20ac\u00a3]\s?)?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?{_SCALE}?(?![\w])"
+    rf"|(?<![\w.])(?:[$\u20ac\u00a3]\s?)?\d+(?:\.\d+)?{_SCALE}?(?![\w])",
     re.IGNORECASE,
 )
 _FROM_TO = re.compile(
@@ -77,27 +81,36 @@ def read_quote(fact: str) -> Quote | None:
     elif company and "," in company:  # "Sam Cole, Head of Marketing, Paybright"
         role, _, place = company.rpartition(",")
         person, company = f"{person.strip()}, {role.strip()}", place.strip()
-    return Quote(fact=fact, quote=match.group("quote").strip(), who=person.strip(), company=company)
+    # "words," - Name: the comma led into the attribution and is not part of the words.
+    words = match.group("quote").strip().rstrip(",;:\u2013\u2014- ").strip()
+    return Quote(fact=fact, quote=words, who=person.strip(), company=company)
 
 
 def read_stat(fact: str) -> Stat | None:
-    """The stat of a proof fact with a figure worth showing large, else None."""
-    change = _FROM_TO.search(fact)
+    """The stat of a proof fact with a figure worth showing large, else None.
+
+    The value keeps its scale and unit ("1.2 million", "41 meetings"); the caption says what
+    it measures without repeating it (captions.py), and a fact with no such caption is prose.
+    """
+    text = fact.strip().rstrip(".")
+    change = _FROM_TO.search(text)
     if change:  # "rose from 8.1% to 11.4%": the figure it reached
-        value = (change.group("to") + (change.group("unit") or "")).strip()
+        start, end = change.start("to"), change.end("unit") if change.group("unit") else None
+        end = end or change.end("to")
     else:
-        matches = [m for m in _FIGURE.finditer(fact) if _weight(m.group(0).strip()) > 0]
+        matches = [m for m in _FIGURE.finditer(text) if _weight(m.group(0).strip()) > 0]
         if not matches:
             return None
         best = max(matches, key=lambda m: _weight(m.group(0).strip()))
-        unit = _UNIT.match(fact, best.end())
-        value = best.group(0).strip() + (unit.group(0).rstrip() if unit else "")
+        unit = _UNIT.match(text, best.end())
+        start, end = best.start(), unit.end() if unit else best.end()
+    value = text[start:end].strip()
     if len(value) > STAT_VALUE_MAX:
         return None
-    text = fact.strip().rstrip(".")
-    if len(text) > STAT_LABEL_MAX:  # a part of it would drop what the rest says: prose instead
+    label = caption(text, start=start, end=end)
+    if label is None or len(label) > STAT_LABEL_MAX:
         return None
-    return Stat(fact=fact, value=value, label=text)
+    return Stat(fact=fact, value=value, label=label)
 
 
 def _weight(figure: str) -> int:

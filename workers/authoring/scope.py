@@ -57,6 +57,23 @@ def stated_timeline(*texts: str | None) -> float | None:
     return max(stated) if stated else None
 
 
+def stated_span(*texts: str | None) -> str | None:
+    """The longest stretch of a day or more the texts give, as words ("four weeks")."""
+    found = [
+        (number * _DAYS[unit], count, unit)
+        for text in texts
+        if text
+        for m in _DURATION.finditer(text)
+        for count, unit in [(m.group("count").lower(), m.group("unit").lower())]
+        for number in [int(count) if count.isdigit() else _NUMBER_WORDS[count]]
+        if number * _DAYS[unit] >= 1
+    ]
+    if not found:
+        return None
+    _days, count, unit = max(found)
+    return f"{count} {unit}" + ("" if count in ("1", "one") else "s")
+
+
 def own_timeline(topic: str, offer: str | None, *, minimum_term: str) -> float | None:
     """The brief's timeline when it sells a piece of work shorter than the program's minimum
     term ("3 months"); None when it states none, or one the program spans (a 90-day plan)."""

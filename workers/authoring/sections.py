@@ -10,6 +10,12 @@ import re
 
 # Checked in order; the first kind whose cue the name holds wins.
 _KINDS: tuple[tuple[str, str, bool], ...] = (
+    (
+        "notfit",
+        r"who (?:it'?s|this is|it is|we are|we're) not for|(?:is|isn't) (?:this|it) not for you|"
+        r"not (?:a )?(?:good )?fit|who should not",
+        False,
+    ),
     ("fit", r"who (?:it'?s|this is|it is) for|who we help|is (?:this|it) for you|for whom", False),
     ("faq", r"faqs?|questions?|objections?|asked", False),
     (
@@ -20,14 +26,20 @@ _KINDS: tuple[tuple[str, str, bool], ...] = (
     ("quote", r"reviews?", True),
     ("proof", r"proof|evidence|case stud(?:y|ies)|track record", False),
     ("results", r"results?|numbers|outcomes?|metrics|impact|stats?|by the numbers", False),
-    ("cta", r"cta|call to action|next steps?|get started|book(?: a call)?|talk to us", True),
+    (
+        "cta",
+        r"cta|call to action|next steps?|get started|book(?: a call)?|talk to us|"
+        r"get (?:the|your) (?:playbook|guide|report|teardown|write-up|checklist)",
+        True,
+    ),
     ("steps", r"steps?|how it works|process|how we work|timeline|plan|roadmap|what happens", False),
-    ("terms", r"pricing|prices?|cost|fees?|terms|commitment|engagement model", True),
+    ("pricing", r"pricing|prices?|costs?|fees?|plans and pricing|how much", True),
+    ("terms", r"terms|commitment|engagement model", True),
     ("logos", r"logos?|clients|customers|trusted by", True),
     ("leadform", r"form|contact|get in touch|sign ?up|request|enquir(?:y|e)", True),
     # The founders are who "we" are; the agents and the strategist are the team a buyer meets.
     ("about", r"about us|who we are|our story|founders?|leadership", True),
-    ("features", r"(?:meet )?(?:the|our) team|what we deliver", True),
+    ("features", r"(?:meet )?(?:the|our) team|what we deliver|who does the work", True),
     (
         "features",
         r"features?|what you get|benefits?|offer|what we do|agents?|covers?|included|"

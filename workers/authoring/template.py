@@ -31,10 +31,17 @@ class TemplateWriter:
         payload = Composer(brief, brand=brand, company=company).page()
         return _drop_flagged(payload, feedback) if feedback else payload
 
-    def brief_notes(self, brief: GenerationBrief) -> list[BriefNote]:
-        """A tone that names none of the voices: the page is in the direct voice, and says so."""
-        note = tone_note(brief.tone)
-        return [] if note is None else [note]
+    def brief_notes(
+        self, brief: GenerationBrief, *, brand: Brand, company: Company
+    ) -> list[BriefNote]:
+        """The sections left out because nothing answers them, a goal the page cannot serve,
+        and a tone that names none of the voices (the page is in the direct voice)."""
+        composer = Composer(brief, brand=brand, company=company)
+        composer.page()  # the same page `write` gave: every choice is seeded by the brief
+        notes = list(composer.left_out)
+        notes += [] if composer.goal_note is None else [composer.goal_note]
+        tone = tone_note(brief.tone)
+        return notes + ([] if tone is None else [tone])
 
 
 def _drop_flagged(payload: PagePayload, feedback: list[Issue]) -> PagePayload:

@@ -1,0 +1,297 @@
+"""The staff toolsets on /mcp, through the built-in sign-in with the official Python client:
+who may grant them, what the consent page offers, what a token carries, and that each staff
+tool answers what the Signal API answers for the same data."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+import subprocess
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.conftest import INGEST_KEY, SIGNALS_KEY
+from tests.emulators import REPO
+from tests.mcp_tools.conftest import (
+    HeadlessBrowser,
+    MemoryStorage,
+    mcp_client,
+    oauth_provider,
+    start_served,
+)
+from tests.polling import wait_for
+from tests.served import Served
+
+pytestmark = pytest.mark.anyio
+
+PUBLIC_TOOLS = {
+    "get_company_info",
+    "list_experiments",
+    "get_experiment",
+    "list_blog_posts",
+    "list_careers",
+    "get_career",
+}
+SIGNAL_TOOLS = {"hot_accounts", "account_story", "person_story", "search_signals"}
+ALL_SCOPES = "openid email profile signals:read"
+SIGNALS = "/api/public/v1/signals"
+TS_SESSION = REPO / "tools" / "inspector" / "staff_session.mjs"
+TS_CLIENT = REPO / "tools" / "inspector" / "node_modules" / "@modelcontextprotocol" / "client"
+
+
+@pytest.fixture(scope="module")
+def staffed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """Staff are kestrel.example addresses and one outside address; a few touches stored."""
+    server = start_served(
+        tmp_path_factory.mktemp("mcp-staff"),
+        staff_email_domains='["kestrel.example"]',
+        staff_emails='["grace@partner.example"]',
+    )
+    now = datetime.now(UTC)
+    events = [
+        {
+            "source": "crm",
+            "row_id": f"staff-{i}",
+            "type": kind,
+            "occurred_at": (now - timedelta(minutes=10 - i)).isoformat(),
+            "person": {"email": "ada@hooli.com", "name": "Ada Lovelace"},
+            "page": {"url": "https://kestrel.example/pricing", "title": "Pricing"},
+        }
+        for i, kind in enumerate(["page_view", "article_read", "book_call"])
+    ]
+    answer = httpx2.post(
+        f"{server.base}{SIGNALS}/events",
+        json={"events": events},
+        headers={"x-api-key": INGEST_KEY},
+    )
+    assert answer.status_code == 202, answer.text
+    wait_for(
+        lambda: len(rest(server, SIGNALS, {"email": "ada@hooli.com"})["events"]) == 3,
+        what="the three touches stored",
+    )
+    yield server
+    server.stop()
+
+
+def rest(served: Served, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    response = httpx2.get(f"{served.base}{path}", params=params, headers={"x-api-key": SIGNALS_KEY})
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def staff_browser(served: Served, **kwargs: Any) -> HeadlessBrowser:
+    return HeadlessBrowser(served, email=f"lin+{secrets.token_hex(4)}@kestrel.example", **kwargs)
+
+
+async def test_a_staff_person_grants_the_signal_toolset_and_each_tool_answers_the_rest_body(
+    staffed: Served,
+) -> None:
+    """A staff sign-in keeps signals:read ticked: the token carries it, tools/list shows the
+    four signal tools beside the public six, and each answers the Signal API's body."""
+    browser, storage = staff_browser(staffed), MemoryStorage()
+
+    async with mcp_client(staffed, oauth_provider(staffed, browser, storage=storage)) as client:
+        listed = {t.name for t in (await client.list_tools()).tools}
+        hot = await client.call_tool("hot_accounts", {})
+        account = await client.call_tool("account_story", {"domain": "Hooli.com"})
+        person = await client.call_tool("person_story", {"email": "ada@hooli.com"})
+        found = await client.call_tool("search_signals", {"domain": "hooli.com", "limit": 2})
+
+    assert storage.tokens is not None
+    assert storage.tokens.scope is not None
+    assert set(storage.tokens.scope.split()) == set(ALL_SCOPES.split())
+    assert 'name="toolset"' in browser.pages["consent"]
+    assert listed == PUBLIC_TOOLS | SIGNAL_TOOLS
+    assert hot.structured_content == rest(staffed, f"{SIGNALS}/accounts", {"sort": "score"})
+    assert account.structured_content == rest(staffed, f"{SIGNALS}/accounts/hooli.com")
+    assert person.structured_content == rest(staffed, f"{SIGNALS}/people/ada@hooli.com")
+    newest = rest(staffed, SIGNALS, {"domain": "hooli.com"})["events"][:2]
+    assert found.structured_content is not None
+    assert [e["type"] for e in found.structured_content["events"]] == ["book_call", "article_read"]
+    assert found.structured_content["events"] == newest
+    assert found.structured_content["has_more"] is True
+
+
+async def test_an_unticked_toolset_is_absent_and_its_tools_answer_insufficient_scope(
+    staffed: Served,
+) -> None:
+    """Unticked at consent: the token lacks signals:read, the signal tools are not listed, a
+    call named in the 2026-07-28 headers is HTTP 403 insufficient_scope naming the scope to ask
+    for, and a handshake-era call is an error result naming it."""
+    browser, storage = staff_browser(staffed, untick=frozenset({"signals:read"})), MemoryStorage()
+
+    async with mcp_client(staffed, oauth_provider(staffed, browser, storage=storage)) as client:
+        listed = {t.name for t in (await client.list_tools()).tools}
+    assert storage.tokens is not None
+    bearer = {"Authorization": f"Bearer {storage.tokens.access_token}"}
+    async with (
+        httpx2.AsyncClient(headers=bearer, timeout=30) as http,
+        Client(
+            streamable_http_client(f"{staffed.base}/mcp", http_client=http), mode="legacy"
+        ) as legacy,
+    ):
+        refused = await legacy.call_tool("hot_accounts", {})
+    raw = httpx2.post(
+        f"{staffed.base}/mcp",
+        headers={
+            **bearer,
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "hot_accounts",
+        },
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "hot_accounts"},
+        },
+    )
+
+    assert set((storage.tokens.scope or "").split()) == {"openid", "email", "profile"}
+    assert listed == PUBLIC_TOOLS
+    assert raw.status_code == 403
+    challenge = raw.headers["www-authenticate"]
+    assert 'error="insufficient_scope"' in challenge
+    assert 'scope="openid email profile signals:read"' in challenge
+    assert "resource_metadata=" in challenge
+    assert refused.is_error
+    assert "insufficient_scope" in refused.content[0].text  # type: ignore[union-attr]
+    assert "signals:read" in refused.content[0].text  # type: ignore[union-attr]
+
+
+async def test_a_staff_person_who_granted_only_public_tools_steps_up_when_an_agent_needs_one(
+    staffed: Served,
+) -> None:
+    """The SDK client's step-up: a person who unticked the signal toolset, then an agent that
+    calls hot_accounts: the 403 insufficient_scope sends the person through consent again for
+    the scope named, and the call then succeeds."""
+    browser = staff_browser(staffed, untick=frozenset({"signals:read"}))
+
+    async with mcp_client(staffed, oauth_provider(staffed, browser)) as client:
+        first = {t.name for t in (await client.list_tools()).tools}
+        browser.untick = frozenset()  # this time the person allows it
+        hot = await client.call_tool("hot_accounts", {"limit": 1})
+
+    assert first == PUBLIC_TOOLS
+    assert len(browser.authorize_urls) == 2
+    assert "signals%3Aread" in browser.authorize_urls[1]
+    assert not hot.is_error
+    assert hot.structured_content is not None
+    assert hot.structured_content["accounts"][0]["domain"] == "hooli.com"
+
+
+@pytest.mark.parametrize("email", ["ada@example.com", "grace@partner.example.org"])
+async def test_someone_who_is_not_staff_asking_for_staff_scopes_gets_the_public_tools(
+    staffed: Served, email: str
+) -> None:
+    """RFC 6749 section 3.3: the server grants fewer scopes than asked and says so; the consent
+    page offers no staff toolset and says why."""
+    browser, storage = HeadlessBrowser(staffed, email=email), MemoryStorage()
+
+    async with mcp_client(
+        staffed, oauth_provider(staffed, browser, storage=storage, scope=ALL_SCOPES)
+    ) as client:
+        listed = {t.name for t in (await client.list_tools()).tools}
+
+    assert storage.tokens is not None
+    assert set((storage.tokens.scope or "").split()) == {"openid", "email", "profile"}
+    assert listed == PUBLIC_TOOLS
+    assert 'name="toolset"' not in browser.pages["consent"]
+    assert "only for" in browser.pages["consent"]
+
+
+async def test_a_named_staff_address_outside_the_staff_domains_is_staff(staffed: Served) -> None:
+    """STAFF_EMAILS names people one by one, whatever their domain."""
+    browser, storage = HeadlessBrowser(staffed, email="Grace@Partner.example"), MemoryStorage()
+
+    async with mcp_client(
+        staffed, oauth_provider(staffed, browser, storage=storage, scope=ALL_SCOPES)
+    ) as client:
+        listed = {t.name for t in (await client.list_tools()).tools}
+
+    assert listed == PUBLIC_TOOLS | SIGNAL_TOOLS
+
+
+def test_the_protected_resource_metadata_lists_the_staff_scopes(staffed: Served) -> None:
+    """RFC 9728 scopes_supported: the sign-in scopes and each staff toolset's."""
+    document = httpx2.get(f"{staffed.base}/.well-known/oauth-protected-resource/mcp").json()
+
+    assert document["scopes_supported"] == ALL_SCOPES.split()
+
+
+def typescript_session(
+    served: Served, email: str, *, untick: str = "", calls: list[Any] | None = None
+) -> dict[str, Any]:
+    """One session of the official TypeScript client (tools/inspector/staff_session.mjs)."""
+    node = shutil.which("node")
+    assert node is not None, "node ships with the machine image"
+    assert TS_CLIENT.exists(), "`make setup` installs tools/inspector's packages"
+    done = subprocess.run(  # noqa: S603  # our own script, on the machine's node
+        [
+            node,
+            str(TS_SESSION),
+            served.base,
+            str(served.outbox),
+            email,
+            untick,
+            json.dumps(calls or []),
+        ],
+        cwd=TS_SESSION.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_the_typescript_client_gets_the_staff_tools_with_rest_equal_answers(
+    staffed: Served,
+) -> None:
+    """The official TypeScript SDK client through the same sign-in: signals:read granted, the
+    four signal tools listed, each answering the Signal API's body."""
+    calls = [
+        ["hot_accounts", {}],
+        ["account_story", {"domain": "hooli.com"}],
+        ["person_story", {"email": "ada@hooli.com"}],
+    ]
+
+    session = typescript_session(
+        staffed, f"lin+{secrets.token_hex(4)}@kestrel.example", calls=calls
+    )
+
+    assert set(session["scope"].split()) == set(ALL_SCOPES.split())
+    assert set(session["tools"]) == PUBLIC_TOOLS | SIGNAL_TOOLS
+    results = session["results"]
+    assert results["hot_accounts"]["structuredContent"] == rest(
+        staffed, f"{SIGNALS}/accounts", {"sort": "score"}
+    )
+    assert results["account_story"]["structuredContent"] == rest(
+        staffed, f"{SIGNALS}/accounts/hooli.com"
+    )
+    assert results["person_story"]["structuredContent"] == rest(
+        staffed, f"{SIGNALS}/people/ada@hooli.com"
+    )
+
+
+def test_the_typescript_client_of_a_person_who_unticked_the_toolset_lists_no_staff_tool(
+    staffed: Served,
+) -> None:
+    """Unticked with the TypeScript client too: the token and the tool list stay public."""
+    email = f"lin+{secrets.token_hex(4)}@kestrel.example"
+
+    session = typescript_session(staffed, email, untick="signals:read")
+
+    assert set(session["scope"].split()) == {"openid", "email", "profile"}
+    assert set(session["tools"]) == PUBLIC_TOOLS
