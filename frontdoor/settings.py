@@ -207,13 +207,6 @@ class Settings(BaseSettings):
         return self
 
     @model_validator(mode="after")
-    def _require_a_suppression_key_in_the_cloud(self) -> Self:
-        cloud = self.backend == "gcp" and not self.firestore_emulator_host
-        if cloud and self.suppression_key is None and self.internal_token is None:
-            raise ValueError("BACKEND=gcp needs SUPPRESSION_KEY or INTERNAL_TOKEN")
-        return self
-
-    @model_validator(mode="after")
     def _require_project_for_gcp(self) -> Self:
         if self.backend == "gcp" and not self.google_cloud_project:
             raise ValueError("BACKEND=gcp needs GOOGLE_CLOUD_PROJECT")

@@ -30,8 +30,11 @@ def suppression_key(settings: Settings) -> bytes:
     if settings.internal_token is not None:
         token = settings.internal_token.get_secret_value().encode()
         return hmac.new(token, b"frontdoor-suppression-list", hashlib.sha256).digest()
-    # Settings refuses this outside the emulators; there a fixed key keeps tests reproducible.
-    logger.warning("SUPPRESSION_KEY and INTERNAL_TOKEN are unset: the suppression list's key")
+    # Terraform always sets INTERNAL_TOKEN; without it (an emulated run) the key is only as
+    # secret as the project's name, so an operator is told.
+    logger.error(
+        "SUPPRESSION_KEY and INTERNAL_TOKEN are unset: set one to key the suppression list"
+    )
     return hashlib.sha256(
         b"frontdoor-emulated-suppression\n" + str(settings.google_cloud_project).encode()
     ).digest()
