@@ -21,6 +21,7 @@ from backends.ports import (
     SignalDeliveries,
     SignalQueue,
     SignalStore,
+    SuppressionStore,
     TaskQueue,
     UnavailableError,
     WebhookStore,
@@ -84,6 +85,7 @@ class Backends:
     job_queue: JobQueue
     blobs: BlobStore
     oauth: OAuthStore  # the built-in authorization server's clients, codes and tokens
+    suppressions: SuppressionStore  # erased addresses, whose later events are refused
     clock: Callable[[], datetime] = utc_now
     closers: tuple[Callable[[], None], ...] = field(default=(), repr=False)
     # The queue workers and job recovery, in order, run once by `start_workers`.

@@ -18,13 +18,19 @@ from rich.table import Table
 
 from backends.bundle import Backends
 from backends.content_files import load_catalog
-from backends.ports import SCOPES, NotFoundError, Scope, UnavailableError
+from backends.ports import SCOPES, KeyLimits, NotFoundError, Scope, UnavailableError
 from domain.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
-from frontdoor.cli_options import partner_name, refuse_partner_spelled_otherwise
+from frontdoor.cli_options import (
+    event_sources,
+    event_types,
+    partner_name,
+    refuse_partner_spelled_otherwise,
+)
 from frontdoor.cli_page_admin import history, list_pages, publish, restore, unpublish
 from frontdoor.cli_pages import pages
 from frontdoor.cli_queues import queues
 from frontdoor.cli_signals import seed_demo, signals
+from frontdoor.cli_suppressions import unsuppress
 from frontdoor.logs import configure_logging
 from frontdoor.serve import settings_problems
 from frontdoor.settings import Settings
@@ -114,20 +120,60 @@ def keys() -> None:
     required=True,
     help="content_admin: the company's own team, every partner's pages",
 )
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    callback=event_types,
+    help="signals: only these event types (repeat or comma-separate)",
+)
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    callback=event_sources,
+    help="signals: only events of these sources (repeat or comma-separate)",
+)
+@click.option(
+    "--own-pages",
+    is_flag=True,
+    help="signals: only events on the pages the partner owns in the Content API",
+)
 @click.option("--quiet", is_flag=True, help="Print only the key (for shell scripts)")
 @click.pass_context
-def keys_issue(ctx: click.Context, partner: str, scope: str, quiet: bool) -> None:
-    """Issue a key; it is shown once and never again."""
+def keys_issue(
+    ctx: click.Context,
+    partner: str,
+    scope: str,
+    types: tuple[str, ...],
+    sources: tuple[str, ...],
+    own_pages: bool,
+    quiet: bool,
+) -> None:
+    """Issue a key; it is shown once and never again.
+
+    A signals key may be limited (least privilege): its stream shows only the events of the
+    given types, sources and the partner's own pages; it may not read roll-ups or webhooks.
+    """
+    limits = KeyLimits(types=types, sources=sources, own_pages=own_pages)
+    if limits.limited and scope != "signals":
+        raise click.UsageError("--type, --source and --own-pages limit a signals key only")
     backends = _backends(ctx)
     refuse_partner_spelled_otherwise(backends.keys, partner)
     raw, record = issue_key(
-        keys=backends.keys, partner=partner, scope=_scope(scope), now=backends.clock()
+        keys=backends.keys,
+        partner=partner,
+        scope=_scope(scope),
+        now=backends.clock(),
+        limits=limits,
     )
     if quiet:
         click.echo(raw)
         return
+    limited = f", limited: {limits.describe()}" if limits.limited else ""
     click.echo(
-        f"key id {record.key_id} for {partner} ({scope}); store it now, it is not shown again:"
+        f"key id {record.key_id} for {partner} ({scope}{limited}); store it now, it is not"
+        " shown again:"
     )
     click.echo(raw)
 
@@ -169,17 +215,24 @@ def keys_revoke(ctx: click.Context, key_id: str) -> None:
 @keys.command("list")
 @click.pass_context
 def keys_list(ctx: click.Context) -> None:
-    """List keys: id, partner, scope, created, revoked. Never the secret."""
+    """List keys: id, partner, scope, created, revoked, limits. Never the secret."""
     # Minutes in UTC keep the table inside 80 columns, the width of a pipe.
-    table = Table("key id", "partner", "scope", "created (UTC)", "revoked (UTC)")
-    for record in _backends(ctx).keys.list_keys():
-        table.add_row(
+    records = _backends(ctx).keys.list_keys()
+    # The limits column only when a key has limits, so the usual table stays in 80 columns.
+    limited = any(record.limits.limited for record in records)
+    columns = ["key id", "partner", "scope", "created (UTC)", "revoked (UTC)"]
+    table = Table(*columns)
+    if limited:
+        table.add_column("limits", overflow="fold")  # folded, never cut short with an ellipsis
+    for record in records:
+        row = [
             record.key_id,
             record.partner,
             record.scope,
             _minute(record.created_at),
             _minute(record.revoked_at) if record.revoked_at else "",
-        )
+        ]
+        table.add_row(*row, *([record.limits.describe()] if limited else []))
     Console().print(table)
 
 
@@ -234,6 +287,7 @@ cli.add_command(pages)  # `pages generate BRIEF.json` (issue 5)
 for command in (list_pages, history, restore, publish, unpublish):  # issue 14
     pages.add_command(command)
 cli.add_command(signals)  # `signals tail`
+signals.add_command(unsuppress)  # `signals unsuppress EMAIL`: after an erasure
 cli.add_command(seed_demo)
 cli.add_command(queues)  # `queues dead-letters`, `queues replay` (issue 13)
 

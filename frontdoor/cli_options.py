@@ -2,12 +2,49 @@
 
 from __future__ import annotations
 
+import re
+
 import click
 
 from backends.ports import KeyStore
+from schemas.signals.events import EVENT_TYPES
 from services.keys import PARTNER_NAME, spelled_otherwise
 
-__all__ = ["partner_name", "refuse_partner_spelled_otherwise"]
+__all__ = ["event_sources", "event_types", "partner_name", "refuse_partner_spelled_otherwise"]
+
+_SOURCE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")  # as an ingested event's `source`
+
+
+def _listed(values: tuple[str, ...]) -> tuple[str, ...]:
+    """Repeated and comma-separated values, in order, once each."""
+    names = (name.strip() for value in values for name in value.split(","))
+    return tuple(dict.fromkeys(name for name in names if name))
+
+
+def event_types(
+    _ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]
+) -> tuple[str, ...]:
+    """`--type` of a limited signals key: known event types only."""
+    names = _listed(value)
+    unknown = [name for name in names if name not in EVENT_TYPES]
+    if unknown:
+        raise click.BadParameter(
+            f"unknown event type {', '.join(unknown)}; one of {', '.join(EVENT_TYPES)}"
+        )
+    return names
+
+
+def event_sources(
+    _ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]
+) -> tuple[str, ...]:
+    """`--source` of a limited signals key: source names as events carry them (`site`, `crm`)."""
+    names = _listed(value)
+    bad = [name for name in names if not _SOURCE.match(name)]
+    if bad:
+        raise click.BadParameter(
+            f"{', '.join(bad)}: a source is lower-case letters, digits, _ or -"
+        )
+    return names
 
 
 def partner_name(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:

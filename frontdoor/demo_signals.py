@@ -71,7 +71,7 @@ JOURNEYS: tuple[DemoJourney, ...] = (
         "Eli Moss",
         "quarry.example",
         "Quarry Freight",
-        ("page_view", "identify", "email_click"),
+        ("page_view", "cta_click", "identify", "email_click"),
     ),
     DemoJourney(
         "fay.chen@orbit.example", "Fay Chen", "orbit.example", "Orbit Labs", ("email_open",)
@@ -116,6 +116,7 @@ _SITE_PAGES: dict[EventType, Link | None] = {
     "email_open": None,
     "email_click": Link("/research", "Research"),
     "page_view": Link("/p/revops-audit", "RevOps audit"),
+    "cta_click": Link("/p/revops-audit", "RevOps audit"),
     "identify": None,
 }
 

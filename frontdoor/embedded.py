@@ -26,11 +26,13 @@ from backends.embedded.queue_table import QueueTable, queue_database
 from backends.embedded.queues import DurableQueue
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
+from backends.embedded.suppressions import SqliteSuppressionStore
 from backends.embedded.tasks import DurableTaskQueue
 from backends.embedded.webhooks import SqliteWebhookStore
 from frontdoor.delivery_wiring import DeliveryPorts, delivery_options, webhook_secrets_box
 from frontdoor.generation_wiring import ASSETS_PREFIX, JobRecoveryTimer, start_embedded_workers
 from frontdoor.settings import Settings
+from frontdoor.suppression_key import suppression_key
 from schemas.catalog import Catalog
 from schemas.signals.events import IngestMessage
 from workers.ingest import decode_ingest_message, store_ingest_messages
@@ -59,6 +61,7 @@ def build_backends(
     db = SqliteDatabase(data_dir / "frontdoor.sqlite3")
     queue_table = QueueTable(queue_database(data_dir))
     signals = SqliteSignalStore(db)
+    suppressions = SqliteSuppressionStore(db, key=suppression_key(settings))
     closers: list[Callable[[], None]] = []
 
     options = delivery_options(settings)
@@ -92,7 +95,9 @@ def build_backends(
     )
 
     def store(messages: list[IngestMessage]) -> None:  # then webhook deliveries (issue 6B)
-        store_ingest_messages(messages, signals=signals, deliveries=delivery.deliveries)
+        store_ingest_messages(
+            messages, signals=signals, deliveries=delivery.deliveries, suppressions=suppressions
+        )
 
     starters.append(lambda: ingest.start_batches(decode_ingest_message, store))
     closers.append(ingest.close)
@@ -127,6 +132,7 @@ def build_backends(
         # A site path, not an origin: records stay right on any port or host (issue 14).
         blobs=LocalBlobStore(data_dir / "assets", base_url=ASSETS_PREFIX),
         oauth=SqliteOAuthStore(db),
+        suppressions=suppressions,
         closers=(*closers, job_queue.close, recovery.close),
         # Job recovery runs at start and on a timer: no job stays queued or running forever.
         starters=(*starters, lambda: start_embedded_workers(settings, backends), recovery.start),

@@ -152,4 +152,9 @@ def ingest_signals(cloud_event: CloudEvent) -> None:
         logger.error("signal ingest push without a message body acked")
         return
     backends = _backends()
-    handle_ingest_message(body, signals=backends.signals, deliveries=backends.deliveries)
+    handle_ingest_message(
+        body,
+        signals=backends.signals,
+        deliveries=backends.deliveries,
+        suppressions=backends.suppressions,
+    )

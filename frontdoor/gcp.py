@@ -28,12 +28,14 @@ from backends.gcp.oauth import FirestoreOAuthStore
 from backends.gcp.pages import FirestorePageStore
 from backends.gcp.pubsub import PubSubPublisher
 from backends.gcp.signals import FirestoreSignalStore
+from backends.gcp.suppressions import FirestoreSuppressionStore
 from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, queue_path
 from backends.gcp.webhooks import FirestoreWebhookStore
 from backends.ports import Cdn
 from frontdoor.delivery_wiring import DeliveryPorts, delivery_options, webhook_secrets_box
 from frontdoor.generation_wiring import JobRecoveryTimer, site_relative_url
 from frontdoor.settings import Settings
+from frontdoor.suppression_key import suppression_key
 from schemas.catalog import Catalog
 
 
@@ -130,6 +132,9 @@ def build_backends(
             deadline=deadline,
         ),
         oauth=FirestoreOAuthStore(client, deadline=deadline),
+        suppressions=FirestoreSuppressionStore(
+            client, key=suppression_key(settings), deadline=deadline
+        ),
         closers=(*closers, recovery.close),
         # At start and on a timer: no job stays queued or running forever.
         starters=(recovery.start,),

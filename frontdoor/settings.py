@@ -29,6 +29,9 @@ class Settings(BaseSettings):
     ingest_api_key: SecretStr | None = None
     # Signs draft preview links (/p/{slug}?preview=...); unset: kept in DATA_DIR (embedded).
     preview_secret: SecretStr | None = None
+    # Keys the suppression list's hashes of erased addresses (frontdoor/suppression_key.py);
+    # unset: kept in DATA_DIR (embedded) or derived from INTERNAL_TOKEN (gcp).
+    suppression_key: SecretStr | None = None
     author_model: Literal["template", "gemini", "anthropic", "openai"] = "template"
     image_model: Literal["procedural", "imagen"] = "procedural"
     oauth_issuer: str | None = None

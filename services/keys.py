@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from backends.ports import SCOPES, ApiKeyRecord, KeyStore, Scope
+from backends.ports import SCOPES, UNLIMITED, ApiKeyRecord, KeyLimits, KeyStore, Scope
 
 PREFIX = "fdk"
 BOOTSTRAP_PARTNER = "bootstrap"  # the partner of the keys set in the environment
@@ -30,6 +30,7 @@ class Principal:
     key_id: str
     partner: str
     scope: Scope
+    limits: KeyLimits = UNLIMITED  # what a limited signals key may see
 
     @property
     def admin(self) -> bool:
@@ -43,7 +44,13 @@ def hash_key(raw: str) -> str:
 
 
 def issue_key(
-    *, keys: KeyStore, partner: str, scope: Scope, now: datetime, bootstrap: bool = False
+    *,
+    keys: KeyStore,
+    partner: str,
+    scope: Scope,
+    now: datetime,
+    bootstrap: bool = False,
+    limits: KeyLimits = UNLIMITED,
 ) -> tuple[str, ApiKeyRecord]:
     """Create and store a new key; the raw key is returned once and never stored."""
     key_id = secrets.token_hex(6)
@@ -55,6 +62,7 @@ def issue_key(
         secret_hash=hash_key(raw),
         created_at=now,
         bootstrap=bootstrap,
+        limits=limits,
     )
     keys.add_key(record)
     return raw, record
@@ -158,7 +166,9 @@ class KeyRing:
             return None
         if not hmac.compare_digest(presented.encode(), record.secret_hash.encode()):
             return None
-        return Principal(key_id=record.key_id, partner=record.partner, scope=record.scope)
+        return Principal(
+            key_id=record.key_id, partner=record.partner, scope=record.scope, limits=record.limits
+        )
 
     def _environment_principal(self, scope: Scope, raw: str, presented: str) -> Principal:
         """Who an environment key is: partner `bootstrap`, unless it is a stored key (a start's
@@ -172,7 +182,9 @@ class KeyRing:
             if record is not None and hmac.compare_digest(
                 presented.encode(), record.secret_hash.encode()
             ):
-                known = Principal(key_id=record.key_id, partner=record.partner, scope=scope)
+                known = Principal(
+                    key_id=record.key_id, partner=record.partner, scope=scope, limits=record.limits
+                )
             else:
                 known = Principal(key_id=f"env-{scope}", partner=BOOTSTRAP_PARTNER, scope=scope)
             self._environment[scope] = known

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from backends.ports import SignalQueue, SignalStore, StreamQuery, WebhookStore
+from backends.ports import SignalQueue, SignalStore, StreamQuery, SuppressionStore, WebhookStore
 from schemas.signals.events import IngestMessage, NewEvent, Position
 
 __all__ = [
@@ -50,13 +50,23 @@ def queue_events(*, signal_queue: SignalQueue, events: Sequence[NewEvent]) -> No
     signal_queue.publish(encode_ingest_message(events))
 
 
-def erase_person(*, signals: SignalStore, webhooks: WebhookStore, email: str) -> ErasedPerson:
-    """Remove every event of `email` and the webhook deliveries that carry them.
+def erase_person(
+    *,
+    signals: SignalStore,
+    webhooks: WebhookStore,
+    suppressions: SuppressionStore,
+    email: str,
+    now: datetime,
+) -> ErasedPerson:
+    """Hold `email` in the suppression list, then remove every event of it and the webhook
+    deliveries that carry them.
 
-    Delivery records keep each event's payload (with the address) for replays. Those of the
-    listed events go first, while the events still name the person: if a later step fails, a
-    retry lists whatever is left and erases it.
+    The address is held first, so an event queued meanwhile is dropped by the ingest worker
+    instead of bringing the person back. Delivery records keep each event's payload (with the
+    address) for replays. Those of the listed events go first, while the events still name the
+    person: if a later step fails, a retry lists whatever is left and erases it.
     """
+    suppressions.suppress(email, now=now)
     listed = _event_ids_of(signals, email)
     deliveries = webhooks.erase_deliveries_for_events(listed)
     event_ids = signals.erase_person(email)

@@ -74,7 +74,7 @@ VALID = {
     "brief": {"slug": "storm-brief", "topic": "Audits", "icp": "Heads of growth"},
     "events": {"events": [EVENT]},
     "webhook": {"url": "https://hooks.example.com/x"},
-    "beacon": {"type": "article_read"},
+    "beacon": {"type": "page_view"},
     "register": {"redirect_uris": ["http://127.0.0.1/cb"], "client_name": "x"},
     "rpc": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
 }

@@ -16,8 +16,9 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from backends.ports import SignalDeliveries, SignalStore, StoreResult
+from backends.ports import SignalDeliveries, SignalStore, StoreResult, SuppressionStore
 from schemas.signals.events import IngestMessage, NewEvent
+from services.suppressions import without_suppressed
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +32,7 @@ def handle_ingest_message(
     *,
     signals: SignalStore,
     deliveries: SignalDeliveries | None = None,
+    suppressions: SuppressionStore | None = None,
 ) -> StoreResult | None:
     """Store one message's events; None when the message is malformed (ack it).
 
@@ -39,7 +41,7 @@ def handle_ingest_message(
     message = decode_ingest_message(data)
     if message is None or not message.events:
         return None
-    return _store(message.events, signals=signals, deliveries=deliveries)
+    return _store(message.events, signals=signals, deliveries=deliveries, held=suppressions)
 
 
 def decode_ingest_message(data: bytes) -> IngestMessage | None:
@@ -59,6 +61,7 @@ def store_ingest_messages(
     *,
     signals: SignalStore,
     deliveries: SignalDeliveries | None = None,
+    suppressions: SuppressionStore | None = None,
 ) -> None:
     """Store the events of several decoded messages, up to STORE_CHUNK events per store call.
 
@@ -69,15 +72,22 @@ def store_ingest_messages(
     for message in messages:
         chunk.extend(message.events)
         if len(chunk) >= STORE_CHUNK:
-            _store(chunk, signals=signals, deliveries=deliveries)
+            _store(chunk, signals=signals, deliveries=deliveries, held=suppressions)
             chunk = []
     if chunk:
-        _store(chunk, signals=signals, deliveries=deliveries)
+        _store(chunk, signals=signals, deliveries=deliveries, held=suppressions)
 
 
 def _store(
-    events: Sequence[NewEvent], *, signals: SignalStore, deliveries: SignalDeliveries | None
+    events: Sequence[NewEvent],
+    *,
+    signals: SignalStore,
+    deliveries: SignalDeliveries | None,
+    held: SuppressionStore | None,
 ) -> StoreResult:
+    if held is not None:
+        # Events of an address erased after they were queued, or sent by the site's forms.
+        events = without_suppressed(events, suppressions=held)
     result = signals.store_events(events)
     logger.info(
         "stored %d new of %d signal events",

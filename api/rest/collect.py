@@ -1,20 +1,26 @@
 """POST /api/public/v1/collect: the site's own form posts and beacons, no key.
 
-Origin-checked (Origin or Referer must be this service's host or one of
-COLLECT_ALLOWED_ORIGINS, else 403) and rate-limited per process, keyed by the client address
-(FORWARDED_FOR_HOPS picks it from X-Forwarded-For in gcp mode; the IP only as a salted hash,
-never logged raw; 429 with Retry-After). Forms and beacons without a visitor id get 20 a minute
-per address; the beacon's page views carry a visitor id and get 60 a minute per visitor
-(COLLECT_LIMIT_VISITOR) and 1,200 a minute per address (COLLECT_LIMIT_ADDRESS: an office
-behind one address reads many pages; a flood from one address is still refused). A form post
-(the landing pages' lead form, no JavaScript needed) answers 303 to `/p/{slug}?submitted=1`,
-or to `/p/{slug}?error=invalid_<field>#leadform` naming the first visible field refused
-(`email`, `name`, `company`), or to `?error=rate_limited#leadform` over the rate limit and
+No key means any script can post here, so collect takes only what a browser can honestly say:
+a JSON beacon is a page view or a CTA click (what the browser saw; a person, an account, a
+time or a form type in one is a 422, counted as `forged_beacon`), and only a form post names a
+person (a landing page form, or the beacon's `identify()`, which posts as a form). The time of
+every event is the server's. Origin-checked (Origin or Referer must be this service's host or
+one of COLLECT_ALLOWED_ORIGINS, else 403) and rate-limited per process, keyed by the client
+address (FORWARDED_FOR_HOPS picks it from X-Forwarded-For in gcp mode; the IP only as a salted
+hash, never logged raw; 429 with Retry-After). Form posts and beacons without a visitor id get
+20 a minute per address whatever visitor id they carry; beacons with a visitor id get 60 a
+minute per visitor (COLLECT_LIMIT_VISITOR) and 1,200 a minute per address
+(COLLECT_LIMIT_ADDRESS: an office behind one address reads many pages; a flood from one
+address is still refused). Every refusal is counted and logged (api/rest/collect_refusals.py);
+the beacons' own checks are api/rest/collect_beacon.py's.
+A landing page form post (no JavaScript needed) answers 303 to `/p/{slug}?submitted=1`, or to
+`/p/{slug}?error=invalid_<field>#leadform` naming the first visible field refused (`email`,
+`name`, `company`), or to `?error=rate_limited#leadform` over the rate limit and
 `?error=unavailable#leadform` while the ingest queue is down (both with Retry-After; a post
 naming no page gets the 429, or the 422 of a form naming no page); a hidden field out of
-shape (no visitor typed it) is a 422; a JSON beacon answers 202 (or the queue's 503). Event
-ids are `site:<hash of the submission and its day>` (or the beacon's own `id`), so a repeated
-delivery is stored once. Site events keep the UTM fields, referrer and visitor id as
+shape (no visitor typed it) is a 422; a JSON beacon and an identify answer 202 (or the queue's
+503). Event ids are `site:<hash of the submission and its day>` (or the beacon's own `id`), so
+a repeated delivery is stored once. Site events keep the UTM fields, referrer and visitor id as
 properties: a form takes them from its hidden fields (the beacon script adds them) or else
 from the query of the page URL its Referer carries.
 """
@@ -31,22 +37,30 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from flask import Blueprint, Response, current_app, json, request
+from flask import Blueprint, Response, request
 from werkzeug.datastructures import Headers
 
 from api.config import AppConfig
 from api.errors import ApiError, unsupported_media_type
-from api.rest.json_body import parse_json
+from api.rest.collect_beacon import (
+    FORM_TYPES,
+    IDENTIFY,
+    ForgedBeaconError,
+    beacon_visitor,
+    browser_facts,
+    read_beacon_body,
+    record_beacon,
+    recorded,
+)
+from api.rest.collect_refusals import CollectRefusals, RefusalReason
 from api.rest.signals import queue_events
 from backends.bundle import Backends
 from domain.client_address import client_address
 from schemas.errors import Issue
-from schemas.signals.bodies import CollectBody
 from schemas.signals.events import (
     SITE_FIELDS,
     SITE_SOURCE,
     UTM_FIELDS,
-    VISITOR_ID,
     normalize_email,
     normalize_event,
     row_id_for,
@@ -54,18 +68,7 @@ from schemas.signals.events import (
 
 logger = logging.getLogger(__name__)
 
-FORM_TYPES = frozenset({"lead_form", "newsletter_signup", "briefing_registration", "book_call"})
-BEACON_TYPES = FORM_TYPES | {
-    "url_entered",
-    "article_read",
-    "research_unlock",
-    "wizard_progress",
-    "page_view",
-    "identify",
-}
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_BEACON_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
-MAX_BEACON_BYTES = 16 * 1024
 
 
 @dataclass
@@ -106,6 +109,7 @@ def create_collect_blueprint(
     backends: Backends,
     limiter: RateLimiter | None = None,
     limits: CollectLimits | None = None,
+    refusals: CollectRefusals | None = None,
 ) -> Blueprint:
     """The collect route for this deployment's origin."""
     bp = Blueprint("collect", __name__, url_prefix="/api/public/v1")
@@ -117,12 +121,17 @@ def create_collect_blueprint(
         addresses=RateLimiter(limit=per_address),
     )
     salt = secrets.token_bytes(16)  # per process: client hashes can't be reversed by lookup
+    refused = refusals or CollectRefusals()
 
-    def check_rate(key: str, limiter: RateLimiter, now: datetime) -> None:
-        hashed = hashlib.sha256(salt + key.encode()).hexdigest()[:16]
-        wait = limiter.retry_after(hashed, now=now)
+    def hashed(key: str) -> str:
+        return hashlib.sha256(salt + key.encode()).hexdigest()[:16]
+
+    def check_rate(
+        key: str, limiter: RateLimiter, now: datetime, *, reason: RefusalReason, client: str
+    ) -> None:
+        wait = limiter.retry_after(hashed(key), now=now)
         if wait is not None:
-            logger.info("collect rate-limited", extra={"client_hash": hashed})
+            refused.count(reason, client_hash=hashed(client))
             raise ApiError(
                 429, "rate_limited", "Too many submissions", headers={"Retry-After": str(wait)}
             )
@@ -131,39 +140,46 @@ def create_collect_blueprint(
     def collect() -> Response:
         now = backends.clock()
         headers = request.headers
-        if _origin_host(headers) not in hosts:
-            raise ApiError(403, "forbidden", "Collect accepts posts from this site only")
         address = _client_ip(config, headers)
+        if _origin_host(headers) not in hosts:
+            refused.count("foreign_origin", client_hash=hashed(address))
+            raise ApiError(403, "forbidden", "Collect accepts posts from this site only")
         mimetype = request.mimetype
         if mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            # Every form post names a person: one address gets the form limit, whatever
+            # visitor ids it sends.
             try:
-                check_rate(address, rate.forms, now)
+                check_rate(address, rate.forms, now, reason="over_form_limit", client=address)
             except ApiError as err:
                 return _form_rate_limited(err)
             return _form(backends, config, now)
         if mimetype in ("application/json", "text/plain"):
             try:
-                body = _beacon_body()
+                body = read_beacon_body()
             except ApiError:
-                check_rate(address, rate.forms, now)  # a bad body counts too
+                check_rate(
+                    address, rate.forms, now, reason="over_form_limit", client=address
+                )  # a bad body counts too
                 raise
-            visitor = _visitor(body)
+            visitor = beacon_visitor(body)
             if visitor is None:
-                check_rate(address, rate.forms, now)
+                check_rate(address, rate.forms, now, reason="over_form_limit", client=address)
             else:
-                check_rate("v:" + visitor, rate.visitors, now)
-                check_rate(address, rate.addresses, now)
-            return _beacon(backends, body, now)
-        check_rate(address, rate.forms, now)
+                check_rate(
+                    "v:" + visitor, rate.visitors, now, reason="over_visitor_limit", client=address
+                )
+                check_rate(
+                    address, rate.addresses, now, reason="over_address_limit", client=address
+                )
+            try:
+                return record_beacon(backends, body, now)
+            except ForgedBeaconError as err:
+                refused.count("forged_beacon", client_hash=hashed(address), detail=err.fields)
+                raise err.refusal from None
+        check_rate(address, rate.forms, now, reason="over_form_limit", client=address)
         raise unsupported_media_type("Send a form post or a JSON beacon")
 
     return bp
-
-
-def _visitor(body: dict[str, Any]) -> str | None:
-    properties = body.get("properties")
-    visitor = properties.get("visitor_id") if isinstance(properties, dict) else None
-    return visitor if isinstance(visitor, str) and VISITOR_ID.match(visitor) else None
 
 
 def site_properties(form: Any, referer: str) -> dict[str, str]:
@@ -196,6 +212,8 @@ def _client_ip(config: AppConfig, headers: Headers) -> str:
 
 def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
     form = request.form
+    if form.get("type") == IDENTIFY:
+        return _identify(backends, now)
     slug = form.get("page", "").strip()
     if not _SLUG.match(slug) or len(slug) > 80:
         issue = Issue(field="page", code="invalid_format", message="the slug of a /p/ page")
@@ -229,13 +247,42 @@ def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
     if isinstance(event, list):  # only hidden fields failed: no visitor typed them
         raise _refused_form([i.model_copy(update={"field": _form_name(i.field)}) for i in event])
     try:
-        queue_events(backends, [event])
+        queue_events(backends, [browser_facts(event)])
     except ApiError as err:
         if err.status != 503:
             raise
         return _back_to_form(slug, "unavailable", err)  # nothing was queued
     logger.info("collect %s on %s", kind, slug, extra={"event_id": event.id})
     return _see_other(f"{path}?submitted=1")
+
+
+def _identify(backends: Backends, now: datetime) -> Response:
+    """The beacon's `identify()`, sent when the visitor sends a form of the site's own: links
+    the browser's visitor id to the address the visitor typed (202, as a beacon)."""
+    form = request.form
+    email, visitor = form.get("email", "").strip(), form.get("visitor_id", "").strip()
+    raw = {
+        "source": SITE_SOURCE,
+        "row_id": row_id_for(IDENTIFY, email.lower(), visitor, now.date().isoformat()),
+        "type": IDENTIFY,
+        "occurred_at": now.isoformat(),
+        "person": {"email": email or None},
+        "properties": site_properties(form, request.headers.get("Referer", "")),
+    }
+    event = normalize_event(raw, now=now)
+    issues = (
+        [i.model_copy(update={"field": _form_name(i.field)}) for i in event]
+        if isinstance(event, list)
+        else []
+    )
+    if not visitor:
+        issues.append(Issue(field="visitor_id", code="missing", message="the beacon's visitor id"))
+    if isinstance(event, list) or issues:
+        raise _refused_form(issues)
+    event = browser_facts(event)
+    queue_events(backends, [event])
+    logger.info("collect identify", extra={"event_id": event.id})
+    return recorded(event.id)
 
 
 # The visible fields of the lead form, in their order on the page, by the event field each fills.
@@ -261,64 +308,15 @@ def _back_to_form(slug: str, error: str, err: ApiError) -> Response:
 
 
 def _form_name(event_field: str) -> str:
-    """The form field behind an event field: `properties.utm_source` came from `utm_source`."""
+    """The form field behind an event field: `properties.utm_source` came from `utm_source`,
+    `person.email` from `email`."""
+    if event_field == "person.email":
+        return "email"
     return event_field.removeprefix("properties.")
 
 
 def _refused_form(issues: list[Issue]) -> ApiError:
     return ApiError(422, "invalid_payload", "The form failed validation", issues=issues)
-
-
-def _beacon_body() -> dict[str, Any]:
-    data = request.get_data()
-    if len(data) > MAX_BEACON_BYTES:
-        raise ApiError(
-            413,
-            "payload_too_large",
-            "A beacon is at most 16 KiB",
-            issues=[Issue(field="", code="too_long", message="at most 16 KiB")],
-        )
-    body = parse_json(data)
-    if not isinstance(body, dict):
-        issue = Issue(field="", code="invalid_type", message="a JSON object")
-        raise ApiError(422, "invalid_payload", "Send a JSON object", issues=[issue])
-    return body
-
-
-def _beacon(backends: Backends, body: dict[str, Any], now: datetime) -> Response:
-    # Every fault in one answer: id and type here, the event's own fields below.
-    issues: list[Issue] = []
-    beacon_id = body.pop("id", None)
-    if beacon_id is not None and not (isinstance(beacon_id, str) and _BEACON_ID.match(beacon_id)):
-        issues.append(_issue("id", "invalid_format", "8-64 letters, digits, - or _"))
-    kind = body.get("type")
-    if not isinstance(kind, str) or kind not in BEACON_TYPES:
-        code = "missing" if kind is None else "invalid_type"
-        issues.append(_issue("type", code, "one of " + ", ".join(sorted(BEACON_TYPES))))
-        kind = "page_view"  # a stand-in, so the other fields are still checked
-    # A beacon without an id is named by its content and day (the JSON only built then).
-    row_id = beacon_id or row_id_for(json.dumps(body, sort_keys=True), now.date().isoformat())
-    raw: dict[str, Any] = {
-        "occurred_at": now.isoformat(),
-        **body,
-        "type": kind,
-        "source": SITE_SOURCE,
-        "row_id": row_id,
-    }
-    event = normalize_event(raw, now=now)
-    if isinstance(event, list) or issues:
-        issues += event if isinstance(event, list) else []
-        raise ApiError(422, "invalid_payload", "The beacon failed validation", issues=issues)
-    queue_events(backends, [event])
-    return current_app.response_class(
-        CollectBody(id=event.id, recorded=True).model_dump_json(),
-        status=202,
-        mimetype="application/json",
-    )
-
-
-def _issue(field_name: str, code: str, message: str) -> Issue:
-    return Issue(field=field_name, code=code, message=message)
 
 
 def _see_other(location: str) -> Response:

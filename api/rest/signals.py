@@ -15,6 +15,7 @@ from flask import Blueprint, Response, current_app, request
 from api.auth import KeyCheck
 from api.errors import RETRY_AFTER_SECONDS, ApiError, answer_unavailable
 from api.rest.json_body import parse_json
+from api.rest.signal_access import require_unlimited_signals_key
 from api.rest.signal_query import (
     encode_account_cursor,
     parse_account_query,
@@ -44,7 +45,9 @@ from schemas.signals.events import (
 )
 from services import signal_reads
 from services import signals as signals_service
+from services.signal_visibility import read_visible_stream, visibility_of
 from services.signals import email_hash
+from services.suppressions import SUPPRESSED, held_events
 
 logger = logging.getLogger(__name__)
 LATEST_EMPTY_MARGIN = timedelta(minutes=5)
@@ -68,9 +71,17 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
 
     @bp.get("")
     def read_stream() -> Response:
-        keys.require("signals", allow_bearer=True)
+        principal = keys.require("signals", allow_bearer=True)
         parsed = parse_stream_query(request.args, now=backends.clock())
-        page = backends.signals.read_stream(parsed.query)
+        visibility = visibility_of(
+            limits=principal.limits, partner=principal.partner, pages=backends.pages
+        )
+        if visibility is None:
+            page = backends.signals.read_stream(parsed.query)
+        else:
+            page = read_visible_stream(
+                signals=backends.signals, query=parsed.query, visibility=visibility
+            )
         cursor = encode_cursor(page.last or parsed.start)
         return _json(StreamBody(events=page.events, next_since=cursor, has_more=page.has_more))
 
@@ -88,7 +99,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
 
     @bp.get("/accounts")
     def list_accounts() -> Response:
-        keys.require("signals", allow_bearer=True)
+        require_unlimited_signals_key(keys, "account roll-ups count every event")
         now = backends.clock()
         query = parse_account_query(request.args, now=now)
         summaries, has_more, last = signal_reads.list_accounts(
@@ -99,7 +110,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
 
     @bp.get("/accounts/<raw_domain>")
     def get_account(raw_domain: str) -> Response:
-        keys.require("signals", allow_bearer=True)
+        require_unlimited_signals_key(keys, "account roll-ups count every event")
         refuse_parameters(request.args)
         domain = normalize_domain(raw_domain)
         if domain is None:
@@ -115,7 +126,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
 
     @bp.get("/people/<raw_email>")
     def get_person(raw_email: str) -> Response:
-        keys.require("signals", allow_bearer=True)
+        require_unlimited_signals_key(keys, "person roll-ups count every event")
         email = _email(raw_email)
         return _json(
             signal_reads.person_story(signals=backends.signals, email=email, now=backends.clock())
@@ -126,7 +137,11 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
         principal = keys.require("ingest", allow_bearer=True)
         email = _email(raw_email)
         erased = signals_service.erase_person(
-            signals=backends.signals, webhooks=backends.webhooks, email=email
+            signals=backends.signals,
+            webhooks=backends.webhooks,
+            suppressions=backends.suppressions,
+            email=email,
+            now=backends.clock(),
         )
         logger.info(
             "erased person %s: %d events and %d webhook deliveries removed",
@@ -143,6 +158,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
         raw_events, imported = _batch(request.get_data())
         now = backends.clock()
         accepted: list[NewEvent] = []
+        at: list[int] = []  # each accepted event's index in the batch
         refused: list[Refused] = []
         for index, raw in enumerate(raw_events):
             if isinstance(raw, dict) and raw.get("source") == SITE_SOURCE:
@@ -155,6 +171,12 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
                 if imported:
                     result = result.model_copy(update={"imported": True})
                 accepted.append(result)
+                at.append(index)
+        held = held_events(accepted, suppressions=backends.suppressions)
+        if held:  # erased addresses: refused by name until an operator lifts them
+            refused += [Refused(index=at[n], id=accepted[n].id, issues=[SUPPRESSED]) for n in held]
+            refused.sort(key=lambda r: r.index)
+            accepted = [e for n, e in enumerate(accepted) if n not in held]
         if not accepted:
             issues = [
                 Issue(

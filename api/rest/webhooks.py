@@ -21,6 +21,7 @@ from api.auth import KeyCheck
 from api.errors import ApiError, answer_unavailable, invalid_payload, unsupported_media_type
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
+from api.rest.signal_access import require_unlimited_signals_key
 from api.rest.signal_query import parse_deliveries_query, refuse_parameters
 from backends.ports import (
     ConflictError,
@@ -77,7 +78,9 @@ def create_webhooks_blueprint(
     idempotent = Idempotency(idempotency, clock=clock)
 
     def own_endpoint(endpoint_id: str) -> WebhookEndpoint:
-        partner = keys.require("signals", allow_bearer=True).partner
+        partner = require_unlimited_signals_key(
+            keys, "webhook deliveries carry every event"
+        ).partner
         try:
             return webhooks_service.own_endpoint(
                 webhooks=webhooks, partner=partner, endpoint_id=endpoint_id
@@ -87,7 +90,7 @@ def create_webhooks_blueprint(
 
     @bp.post(HOOKS)
     def create_webhook() -> Response:
-        principal = keys.require("signals", allow_bearer=True)
+        principal = require_unlimited_signals_key(keys, "webhook deliveries carry every event")
         body = _json_body()
         return idempotent.run(principal, body, lambda: register(principal.partner, body))
 
@@ -114,14 +117,18 @@ def create_webhooks_blueprint(
 
     @bp.get(HOOKS)
     def list_webhooks() -> Response:
-        partner = keys.require("signals", allow_bearer=True).partner
+        partner = require_unlimited_signals_key(
+            keys, "webhook deliveries carry every event"
+        ).partner
         refuse_parameters(request.args)
         found = webhooks.list_endpoints(partner=partner)
         return _json(WebhookListBody(endpoints=[_endpoint_view(e) for e in found]))
 
     @bp.delete(f"{HOOKS}/<endpoint_id>")
     def delete_webhook(endpoint_id: str) -> Response:
-        partner = keys.require("signals", allow_bearer=True).partner
+        partner = require_unlimited_signals_key(
+            keys, "webhook deliveries carry every event"
+        ).partner
         try:
             webhooks_service.delete_endpoint(
                 webhooks=webhooks, partner=partner, endpoint_id=endpoint_id
@@ -132,7 +139,7 @@ def create_webhooks_blueprint(
 
     @bp.post(f"{HOOKS}/<endpoint_id>/rotate")
     def rotate_webhook_secret(endpoint_id: str) -> Response:
-        principal = keys.require("signals", allow_bearer=True)
+        principal = require_unlimited_signals_key(keys, "webhook deliveries carry every event")
         return idempotent.run(principal, {}, lambda: rotate(principal.partner, endpoint_id))
 
     def rotate(partner: str, endpoint_id: str) -> Response:
@@ -191,7 +198,9 @@ def create_webhooks_blueprint(
 
     @bp.post(f"{HOOKS}/deliveries/<delivery_id>/replay")
     def replay(delivery_id: str) -> tuple[Response, int]:
-        partner = keys.require("signals", allow_bearer=True).partner
+        partner = require_unlimited_signals_key(
+            keys, "webhook deliveries carry every event"
+        ).partner
         try:
             again = webhooks_service.replay(
                 webhooks=webhooks,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import datetime
 
 from backends.embedded.sqlite import SqliteDatabase
-from backends.ports import ApiKeyRecord, ConflictError, NotFoundError, Scope
+from backends.ports import ApiKeyRecord, ConflictError, KeyLimits, NotFoundError, Scope
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS api_keys (
@@ -27,13 +28,14 @@ class SqliteKeyStore:
         self._db = db
         db.ensure_schema("api_keys", _DDL)
         _add_bootstrap_column(db)
+        _add_limits_column(db)
 
     def add_key(self, record: ApiKeyRecord) -> None:
         try:
             with self._db.transaction() as conn:
                 conn.execute(
                     "INSERT INTO api_keys (key_id, partner, scope, secret_hash, created_at,"
-                    " revoked_at, bootstrap) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    " revoked_at, bootstrap, limits) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         record.key_id,
                         record.partner,
@@ -42,6 +44,7 @@ class SqliteKeyStore:
                         record.created_at.isoformat(),
                         record.revoked_at.isoformat() if record.revoked_at else None,
                         int(record.bootstrap),
+                        _limits_json(record.limits),
                     ),
                 )
         except sqlite3.IntegrityError as err:
@@ -87,7 +90,38 @@ def _record(row: sqlite3.Row) -> ApiKeyRecord:
         created_at=datetime.fromisoformat(row["created_at"]),
         revoked_at=datetime.fromisoformat(row["revoked_at"]) if row["revoked_at"] else None,
         bootstrap=bool(row["bootstrap"]),
+        limits=_limits(row["limits"]),
     )
+
+
+def _limits_json(limits: KeyLimits) -> str | None:
+    if not limits.limited:
+        return None
+    return json.dumps(
+        {"types": limits.types, "sources": limits.sources, "own_pages": limits.own_pages}
+    )
+
+
+def _limits(raw: str | None) -> KeyLimits:
+    if not raw:
+        return KeyLimits()
+    held = json.loads(raw)
+    return KeyLimits(
+        types=tuple(held["types"]), sources=tuple(held["sources"]), own_pages=held["own_pages"]
+    )
+
+
+def _add_limits_column(db: SqliteDatabase) -> None:
+    """A data file from before limited keys gets the column; its keys stay unlimited."""
+    if _has_column(db.connection(), "limits"):
+        return
+    with db.transaction() as conn:
+        if not _has_column(conn, "limits"):
+            conn.execute("ALTER TABLE api_keys ADD COLUMN limits TEXT")
+
+
+def _has_column(conn: sqlite3.Connection, name: str) -> bool:
+    return any(row["name"] == name for row in conn.execute("PRAGMA table_info(api_keys)"))
 
 
 def _add_bootstrap_column(db: SqliteDatabase) -> None:

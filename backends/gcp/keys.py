@@ -13,7 +13,7 @@ from backends.gcp.firestore_errors import (
     run_transaction,
     unavailable_when_transient,
 )
-from backends.ports import ApiKeyRecord, NotFoundError
+from backends.ports import ApiKeyRecord, KeyLimits, NotFoundError
 
 
 class FirestoreKeyStore:
@@ -78,6 +78,13 @@ def _to_doc(record: ApiKeyRecord) -> dict[str, Any]:
         "created_at": record.created_at,
         "revoked_at": record.revoked_at,
         "bootstrap": record.bootstrap,
+        "limits": {
+            "types": list(record.limits.types),
+            "sources": list(record.limits.sources),
+            "own_pages": record.limits.own_pages,
+        }
+        if record.limits.limited
+        else None,
     }
 
 
@@ -90,4 +97,13 @@ def _from_doc(doc: dict[str, Any]) -> ApiKeyRecord:
         created_at=doc["created_at"],
         revoked_at=doc.get("revoked_at"),
         bootstrap=bool(doc.get("bootstrap", False)),
+        limits=_limits(doc.get("limits")),
+    )
+
+
+def _limits(held: dict[str, Any] | None) -> KeyLimits:
+    if not held:
+        return KeyLimits()
+    return KeyLimits(
+        types=tuple(held["types"]), sources=tuple(held["sources"]), own_pages=held["own_pages"]
     )

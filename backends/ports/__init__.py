@@ -40,7 +40,9 @@ from backends.ports.jobs import (
     JobStore,
 )
 from backends.ports.keys import (
+    UNLIMITED,
     ApiKeyRecord,
+    KeyLimits,
     KeyStore,
 )
 from backends.ports.mail import (
@@ -76,6 +78,9 @@ from backends.ports.signals import (
     StreamPage,
     StreamQuery,
 )
+from backends.ports.suppressions import (
+    SuppressionStore,
+)
 from backends.ports.webhooks import (
     DELIVERY_STATUSES,
     Delivery,
@@ -101,6 +106,7 @@ __all__ = [
     "IDEMPOTENCY_TTL",
     "PAGE_STATUSES",
     "SCOPES",
+    "UNLIMITED",
     "VERSION_SOURCES",
     "AccountPosition",
     "AccountQuery",
@@ -125,6 +131,7 @@ __all__ = [
     "JobChange",
     "JobQueue",
     "JobStore",
+    "KeyLimits",
     "KeyStore",
     "Mailer",
     "NotFoundError",
@@ -148,6 +155,7 @@ __all__ = [
     "StoredResponse",
     "StreamPage",
     "StreamQuery",
+    "SuppressionStore",
     "TaskQueue",
     "UnavailableError",
     "VersionList",

@@ -13,6 +13,35 @@ from domain.scopes import Scope
 
 
 @dataclass(frozen=True)
+class KeyLimits:
+    """What a signals key may see (empty: no limit of that kind): event types, sources, and
+    with `own_pages` only events on the pages its partner owns in the Content API."""
+
+    types: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    own_pages: bool = False
+
+    @property
+    def limited(self) -> bool:
+        """Whether any limit applies."""
+        return bool(self.types or self.sources or self.own_pages)
+
+    def describe(self) -> str:
+        """One line for `keys list`: `types=lead_form sources=site own-pages`, or ``."""
+        parts = []
+        if self.types:
+            parts.append("types=" + ",".join(self.types))
+        if self.sources:
+            parts.append("sources=" + ",".join(self.sources))
+        if self.own_pages:
+            parts.append("own-pages")
+        return " ".join(parts)
+
+
+UNLIMITED = KeyLimits()
+
+
+@dataclass(frozen=True)
 class ApiKeyRecord:
     """A partner key as stored: the secret only as its hash."""
 
@@ -25,6 +54,7 @@ class ApiKeyRecord:
     # Issued by a `make run` start (not the environment, not the CLI): the next start that
     # prints new keys revokes it.
     bootstrap: bool = False
+    limits: KeyLimits = UNLIMITED
 
     @property
     def active(self) -> bool:

@@ -4,7 +4,10 @@
  * data-consent="required" on the script tag waits for the visitor's yes (a small notice,
  * styled by our stylesheet on our pages and by itself on other sites).
  * Lead forms posting to /collect get hidden visitor_id, referrer and utm_* fields.
- * window.frontdoor.identify(email) links this visitor to a person (an identify event). */
+ * A click on one of the page's buttons (links styled as buttons, <button>s) sends a cta_click.
+ * Beacons say only what the browser saw (the page, its campaign, the button): never a person.
+ * window.frontdoor.identify(form) links this visitor to the address typed in the form being
+ * sent (or identify(email) from a form's own submit handler): a form post, as the lead form's. */
 (function () {
   "use strict";
   var tag = document.currentScript;
@@ -42,8 +45,22 @@
       var value = params.get(name);
       if (value) out[name] = value.slice(0, 200);
     });
-    if (document.referrer) out.referrer = document.referrer.slice(0, 1000);
+    if (document.referrer) out.referrer = withCampaignOnly(document.referrer).slice(0, 1000);
     return out;
+  }
+
+  // An address as sent: only its campaign stays of the query, so an address or a token in a
+  // link's query string never leaves the browser.
+  function withCampaignOnly(href) {
+    var url;
+    try { url = new URL(href); } catch (e) { return ""; }
+    var kept = new URLSearchParams();
+    UTM.forEach(function (name) {
+      var value = url.searchParams.get(name);
+      if (value) kept.set(name, value.slice(0, 200));
+    });
+    var query = kept.toString();
+    return url.origin + url.pathname + (query ? "?" + query : "");
   }
 
   function send(body) {
@@ -71,17 +88,35 @@
     var props = attribution();
     props.visitor_id = visitorId();
     fillForms(props);
-    var path = location.pathname.slice(0, 500);
-    send({
-      type: "page_view",
-      page: { url: (location.origin + location.pathname + location.search).slice(0, 2000), path: path, title: document.title.slice(0, 300) },
-      properties: props
-    });
+    var page = { url: withCampaignOnly(location.href).slice(0, 2000), path: location.pathname.slice(0, 500), title: document.title.slice(0, 300) };
+    send({ type: "page_view", page: page, properties: props });
+    document.addEventListener("click", function (event) {
+      var target = event.target instanceof Element ? event.target : null;
+      var button = target && target.closest("a.button, button");
+      if (!button || button.closest("[aria-label='Analytics consent']")) return;
+      var cta = { visitor_id: props.visitor_id, cta_label: (button.textContent || "").trim().slice(0, 200) };
+      UTM.forEach(function (name) { if (props[name]) cta[name] = props[name]; });
+      var href = button.getAttribute("href");
+      if (href) cta.cta_href = href.slice(0, 1000);
+      send({ type: "cta_click", page: page, properties: cta });
+    }, true);
   }
 
-  function identify(email) {
+  // A form the visitor sends names the person, so identify goes as a form post (counted as
+  // one), with the address read from the form when it is given one.
+  function identify(formOrEmail) {
     if (optedOut || (needsConsent && store("frontdoor_consent") !== "yes")) return;
-    send({ type: "identify", person: { email: String(email).slice(0, 254) }, properties: { visitor_id: visitorId() } });
+    var email = formOrEmail;
+    if (formOrEmail instanceof HTMLFormElement) {
+      var field = formOrEmail.elements.namedItem("email") || formOrEmail.querySelector("input[type=email]");
+      email = field ? field.value : "";
+    }
+    var fields = new URLSearchParams(attribution());
+    fields.set("type", "identify");
+    fields.set("email", String(email || "").slice(0, 254));
+    fields.set("visitor_id", visitorId());
+    if (nav.sendBeacon && nav.sendBeacon(endpoint, fields)) return;
+    if (window.fetch) fetch(endpoint, { method: "POST", body: fields, keepalive: true, mode: "no-cors" });
   }
 
   // Other sites carry none of our stylesheets, and may have rules of their own for a class

@@ -45,7 +45,8 @@ ERROR_MEANINGS: dict[int, str] = {
         "`invalid_idempotency_key`"
     ),
     401: "`unauthorized`: missing or wrong key",
-    403: "`forbidden`: the request's origin is not this site",
+    403: "`forbidden`: the request's origin is not this site (collect), or a limited signals"
+    " key asked for roll-ups or webhooks (issue `key` / `limited_key`: it reads the stream)",
     404: "`not_found`",
     405: "`method_not_allowed`; the `Allow` header lists the methods",
     408: "`request_timeout`: the body did not arrive within 10 seconds; the connection closes",

@@ -83,7 +83,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "Account summaries", AccountsBody),),
         query=AccountsQueryDoc,
-        errors=(400, *KEYED, 503),
+        errors=(400, *KEYED, 403, 503),
     ),
     Operation(
         "get",
@@ -94,7 +94,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "The account, or `seen: false` when unknown", AccountBody),),
         params=(DOMAIN,),
-        errors=(400, *KEYED, 503),
+        errors=(400, *KEYED, 403, 503),
     ),
     Operation(
         "get",
@@ -105,7 +105,7 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "The person, or `seen: false` when unknown", PersonBody),),
         params=(EMAIL,),
-        errors=(400, *KEYED, 503),
+        errors=(400, *KEYED, 403, 503),
     ),
     Operation(
         "delete",
@@ -116,7 +116,10 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
         "ingest",
         (
             Reply(
-                200, "Events and roll-ups of this person removed; the erasure is logged", EraseBody
+                200,
+                "Events and roll-ups of this person removed, the address held in the"
+                " suppression list (its later events are refused); the erasure is logged",
+                EraseBody,
             ),
         ),
         params=(EMAIL,),
@@ -168,10 +171,13 @@ SIGNAL_OPERATIONS: tuple[Operation, ...] = (
             ),
         ),
         description=(
-            "Origin-checked and rate-limited; forms work without JavaScript. The page-view"
-            " beacon (`/beacon.js`) sends `page_view` and `identify` beacons with a visitor id"
-            " and UTM fields in `properties`; those are limited per visitor id (60 a minute)"
-            " and per address (1,200 a minute)."
+            "Origin-checked and rate-limited; forms work without JavaScript. A beacon says"
+            " what the browser saw: the beacon script (`/beacon.js`) sends `page_view` and"
+            " `cta_click` beacons with a visitor id and UTM fields in `properties`, limited per"
+            " visitor id (60 a minute) and per address (1,200 a minute); a beacon naming a"
+            " person, an account, a time or a form type is refused (422). Only a form post"
+            " names a person (a landing page form, or `type=identify` from the script's"
+            " `identify()`): 20 a minute per address, whatever the visitor id."
         ),
         request=CollectBeaconDoc,
         other_requests=((FORM, CollectFormDoc),),
@@ -193,7 +199,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         params=(IDEMPOTENCY,),
         request=WebhookInput,
         request_example={"url": "https://hooks.example.com/kestrel", "types": ["book_call"]},
-        errors=(400, *KEYED, 408, 409, 415, 422, 503),
+        errors=(400, *KEYED, 403, 408, 409, 415, 422, 503),
     ),
     Operation(
         "get",
@@ -203,7 +209,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "List webhook endpoints",
         "signals",
         (Reply(200, "Endpoints, without secrets", WebhookListBody),),
-        errors=(400, *KEYED, 503),
+        errors=(400, *KEYED, 403, 503),
     ),
     Operation(
         "delete",
@@ -214,7 +220,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         "signals",
         (Reply(200, "Removed", WebhookDeletedBody),),
         params=(HOOK_ID,),
-        errors=(*KEYED, 404, 503),
+        errors=(*KEYED, 403, 404, 503),
     ),
     Operation(
         "post",
@@ -235,7 +241,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
             "the one deliveries are signed with."
         ),
         params=(HOOK_ID, IDEMPOTENCY),
-        errors=(400, *KEYED, 404, 409, 422, 503),
+        errors=(400, *KEYED, 403, 404, 409, 422, 503),
     ),
     Operation(
         "post",
@@ -261,7 +267,7 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         (Reply(200, "Deliveries, newest first", DeliveryListBody),),
         params=(HOOK_ID,),
         query=DeliveriesQuery,
-        errors=(400, *KEYED, 404, 503),
+        errors=(400, *KEYED, 403, 404, 503),
     ),
     Operation(
         "post",
@@ -273,6 +279,6 @@ WEBHOOK_OPERATIONS: tuple[Operation, ...] = (
         (Reply(202, "Queued for delivery (same `webhook-id`)", DeliveryBody),),
         description="409 `endpoint_disabled` once the receiver answered 410 Gone.",
         params=(DELIVERY_ID,),
-        errors=(*KEYED, 404, 409, 503),
+        errors=(*KEYED, 403, 404, 409, 503),
     ),
 )

@@ -6,29 +6,19 @@ describe them. When a surface gets a real model, name it in its row of the table
 delete the stand-in here.
 """
 
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from schemas.content.pages import PageBlock
-from schemas.signals.events import AccountIn, EventInput, PageIn, PersonIn
+from schemas.signals.events import EventInput, PageIn
 from schemas.signals.rollups import Stage
 
 # api/rest/collect.py's FORM_TYPES and BEACON_TYPES, which a schema cannot import.
-FormType = Literal["lead_form", "newsletter_signup", "briefing_registration", "book_call"]
-BeaconType = Literal[
-    "lead_form",
-    "newsletter_signup",
-    "briefing_registration",
-    "book_call",
-    "url_entered",
-    "article_read",
-    "research_unlock",
-    "wizard_progress",
-    "page_view",
-    "identify",
+FormType = Literal[
+    "lead_form", "newsletter_signup", "briefing_registration", "book_call", "identify"
 ]
+BeaconType = Literal["page_view", "cta_click"]
 
 
 class _Doc(BaseModel):
@@ -157,24 +147,45 @@ class IngestBatchDoc(_Doc):
     )
 
 
+class BeaconPropertiesDoc(BaseModel):
+    """What a browser saw besides the page: campaign, referrer, visitor id, the CTA clicked."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    utm_source: str | None = None
+    utm_medium: str | None = None
+    utm_campaign: str | None = None
+    utm_term: str | None = None
+    utm_content: str | None = None
+    referrer: str | None = None
+    visitor_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{8,64}$")
+    cta_label: str | None = Field(default=None, description="cta_click: the button's text")
+    cta_href: str | None = Field(default=None, description="cta_click: where the button leads")
+
+
 class CollectBeaconDoc(BaseModel):
-    """A JSON beacon of the site's own pages (at most 16 KiB)."""
+    """A JSON beacon of the site's own pages (at most 16 KiB): what the browser saw. A person,
+    an account, a time or a form type are refused (422, each named); the time is the
+    server's."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     type: BeaconType
     id: str | None = Field(
         default=None, pattern=r"^[A-Za-z0-9_-]{8,64}$", description="Repeat-safe beacon id"
     )
-    occurred_at: datetime | None = None
-    person: PersonIn | None = None
-    account: AccountIn | None = None
     page: PageIn | None = None
-    properties: dict[str, str | int | float | bool | None] | None = None
+    properties: BeaconPropertiesDoc | None = None
 
 
 class CollectFormDoc(BaseModel):
-    """A landing page form post (works without JavaScript)."""
+    """A form the visitor sends: a landing page form (works without JavaScript), or the
+    beacon's `identify` (no page needed, a visitor id required). Limited per client address
+    whatever the visitor id."""
 
-    page: str = Field(max_length=80, description="The page's slug")
+    page: str | None = Field(
+        default=None, max_length=80, description="The page's slug (every type but identify)"
+    )
     type: FormType = "lead_form"
     email: str
     name: str | None = None

@@ -31,6 +31,7 @@ EventType = Literal[
     "email_click",
     "lead_form",
     "page_view",
+    "cta_click",
     "identify",
 ]
 EVENT_TYPES: tuple[EventType, ...] = EventType.__args__  # type: ignore[attr-defined]  # Literal's own tuple

@@ -40,6 +40,7 @@ LIST_CAP = 20
 
 TYPE_STAGE: dict[EventType, Stage] = {
     "page_view": "aware",
+    "cta_click": "aware",
     "identify": "aware",
     "email_open": "aware",
     "article_read": "engaged",

@@ -153,7 +153,7 @@ def test_a_client_over_the_rate_limit_gets_429_with_retry_after_and_its_ip_is_no
 ) -> None:
     """DESIGN Errors: 429 rate_limited with Retry-After; logs carry a hash, never the IP."""
     caplog.set_level(logging.INFO)
-    beacon: dict[str, Any] = {"type": "article_read", "page": {"path": "/blog/a"}}
+    beacon: dict[str, Any] = {"type": "page_view", "page": {"path": "/blog/a"}}
 
     statuses = [client.post(URL, json=beacon, headers=SITE).status_code for _ in range(21)]
     limited = client.post(URL, json=beacon, headers=SITE)
@@ -196,7 +196,7 @@ def test_a_lead_form_posted_while_pubsub_is_down_goes_back_to_its_page_saying_no
             app_config(settings), dataclasses.replace(backends, signal_queue=down)
         ).test_client()
         sent = client.post(URL, data=FORM, headers=SITE)
-        beacon = client.post(URL, json={"type": "article_read"}, headers=SITE)
+        beacon = client.post(URL, json={"type": "page_view"}, headers=SITE)
         no_page = client.post(URL, data={**FORM, "page": "Not a slug"}, headers=SITE)
     shown = client.get(sent.headers["Location"])
 
@@ -239,7 +239,7 @@ def test_in_gcp_mode_the_rate_limit_keys_on_the_address_the_load_balancer_saw(
     assert config.forwarded_for_hops == 2  # the default: the Google load balancer's two entries
     app: Flask = create_app(config, backends)
     client = app.test_client()
-    beacon: dict[str, Any] = {"type": "article_read", "page": {"path": "/blog/a"}}
+    beacon: dict[str, Any] = {"type": "page_view", "page": {"path": "/blog/a"}}
 
     def post(forwarded: str) -> int:
         headers = {**SITE, "X-Forwarded-For": forwarded}
@@ -259,10 +259,9 @@ def test_a_json_beacon_is_accepted_with_its_own_id_and_stored_once(
     """DESIGN Ingest: beacons answer 202; the beacon's id makes the event id."""
     beacon = {
         "id": "b-0123456789",
-        "type": "url_entered",
-        "page": {"url": "http://testserver/", "title": "Home"},
-        "account": {"domain": "https://www.Beta.example/about"},
-        "properties": {"entered": "beta.example"},
+        "type": "cta_click",
+        "page": {"url": "http://testserver/p/growth-audit?utm_source=li", "title": "Audit"},
+        "properties": {"cta_label": "Book the audit", "cta_href": "#leadform"},
     }
 
     first = client.post(URL, json=beacon, headers=SITE)
@@ -274,15 +273,15 @@ def test_a_json_beacon_is_accepted_with_its_own_id_and_stored_once(
     assert first.status_code == 202
     assert first.get_json() == {"ok": True, "id": "site:b-0123456789", "recorded": True}
     assert again.status_code == 202
-    assert (event.type, event.account.domain) == ("url_entered", "beta.example")
-    assert backends.signals.get_account("beta.example").stage == "evaluating"  # type: ignore[union-attr]
+    assert (event.type, event.page.path) == ("cta_click", "/p/growth-audit")
+    assert event.properties == {"cta_label": "Book the audit", "cta_href": "#leadform"}
 
 
 @pytest.mark.spec("signals.collect")
 def test_a_beacon_of_an_unknown_type_or_shape_is_422(client: FlaskClient) -> None:
     """DESIGN Errors: invalid_payload names the failing fields."""
     wrong_type = client.post(URL, json={"type": "email_click"}, headers=SITE)
-    extra = client.post(URL, json={"type": "article_read", "colour": "red"}, headers=SITE)
+    extra = client.post(URL, json={"type": "page_view", "colour": "red"}, headers=SITE)
 
     assert wrong_type.status_code == 422
     assert wrong_type.get_json()["issues"][0]["field"] == "type"

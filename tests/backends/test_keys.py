@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -11,7 +12,14 @@ import pytest
 
 from backends.embedded.keys import SqliteKeyStore
 from backends.embedded.sqlite import SqliteDatabase
-from backends.ports import ApiKeyRecord, ConflictError, KeyStore, NotFoundError, Scope
+from backends.ports import (
+    ApiKeyRecord,
+    ConflictError,
+    KeyLimits,
+    KeyStore,
+    NotFoundError,
+    Scope,
+)
 from services.keys import KeyRing, hash_key, issue_key
 from tests.emulators import ManagedProcess
 
@@ -45,6 +53,16 @@ def test_a_stored_key_reads_back_equal(store: KeyStore) -> None:
     store.add_key(record)
 
     assert store.get_key("k1") == record
+
+
+def test_a_limited_signals_key_reads_back_with_its_limits(store: KeyStore) -> None:
+    limits = KeyLimits(types=("lead_form", "book_call"), sources=("site",), own_pages=True)
+    record = dataclasses.replace(_record(scope="signals"), limits=limits)
+
+    store.add_key(record)
+
+    assert store.get_key("k1") == record
+    assert [r.limits for r in store.list_keys()] == [limits]
 
 
 def test_an_unknown_key_id_reads_as_none(store: KeyStore) -> None:

@@ -136,7 +136,8 @@ def test_with_javascript_the_lead_form_links_the_visitors_page_views_to_the_pers
     context.close()
 
     timeline = live_server.backends.signals.read_stream(StreamQuery(email=f"ana@{domain}")).events
-    assert [e.type for e in timeline] == ["page_view", "lead_form", "page_view"]
+    # The form's button is one of the page's buttons: its click is a CTA click of the visitor.
+    assert [e.type for e in timeline] == ["page_view", "lead_form", "cta_click", "page_view"]
     assert timeline[1].properties["utm_campaign"] == "q4"
 
 

@@ -8,7 +8,7 @@ from typing import Literal, get_args, get_origin
 import pytest
 from pydantic import BaseModel
 
-from api.rest.collect import BEACON_TYPES, FORM_TYPES
+from api.rest.collect_beacon import BEACON_TYPES, FORM_TYPES, IDENTIFY
 from api.rest.content import DEFAULT_LIMIT, MAX_LIMIT
 from api.rest.signal_query import ACCOUNT_PARAMS, STREAM_PARAMS
 from backends.ports import PAGE_STATUSES
@@ -57,5 +57,5 @@ def test_documented_merge_patch_names_every_page_field_but_the_slug() -> None:
 @pytest.mark.spec("signals.collect")
 def test_documented_collect_types_are_the_ones_collect_accepts() -> None:
     """DESIGN Ingest: collect takes the site's forms and beacons."""
-    assert literal_values(CollectFormDoc, "type") == set(FORM_TYPES)
+    assert literal_values(CollectFormDoc, "type") == set(FORM_TYPES) | {IDENTIFY}
     assert literal_values(CollectBeaconDoc, "type") == set(BEACON_TYPES)
