@@ -186,10 +186,13 @@ def test_a_start_opens_every_store_and_builds_the_app_before_its_queue_workers_s
         "threads_once_built": [
             "generation-0",
             "generation-1",
+            "generation-lease",  # each queue renews the leases its workers hold
             "ingest-0",
+            "ingest-lease",
             "job-recovery",
             "tasks-0",
             "tasks-1",
+            "tasks-lease",
         ],
     }
 

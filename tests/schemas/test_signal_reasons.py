@@ -38,9 +38,9 @@ def test_a_touch_outside_the_last_7_days_is_not_called_this_weeks_activity() -> 
     said = reasons(stored("1", "book_call", "ada@acme.com", touched))
 
     assert said == [
-        "hand raiser since 7 days ago",
+        "hand raiser since 7 days ago: book call",
         "0 touches in the last 7 days, 1 in the 28 days before",
-        "last touch 7 days ago",
+        "last touch 7 days ago: book call",
     ]
 
 
@@ -51,10 +51,10 @@ def test_a_touch_of_yesterday_evening_reads_in_hours_and_is_this_weeks() -> None
     said = reasons(stored("1", "article_read", "ada@acme.com", touched))
 
     assert said == [
-        "engaged since 7 hours ago",
+        "engaged since 7 hours ago: article read",
         "1 touch in the last 7 days, 0 in the 28 days before",
         "1 person was active this week",
-        "last touch 7 hours ago",
+        "last touch 7 hours ago: article read",
     ]
 
 
@@ -62,8 +62,8 @@ def test_a_touch_of_the_last_hour_reads_as_less_than_an_hour_ago() -> None:
     """Scores and trends: reasons read as sentences, also in the first hour."""
     said = reasons(stored("1", "lead_form", "ada@acme.com", NOW - timedelta(minutes=5)))
 
-    assert said[0] == "hand raiser since less than an hour ago"
-    assert said[-1] == "last touch less than an hour ago"
+    assert said[0] == "hand raiser since less than an hour ago: lead form"
+    assert said[-1] == "last touch less than an hour ago: lead form"
 
 
 def test_the_example_scores_of_the_reference_are_the_scores_given() -> None:
