@@ -1,6 +1,5 @@
 """The brand rules document (GET /api/public/content/brand): what the quality gate applies now."""
 
-
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field

@@ -7,7 +7,6 @@ characters with control characters removed. Escaping for Slack is the Slack rend
 (services/slack_messages.py); here the words stay as the person wrote them.
 """
 
-
 import re
 from datetime import datetime
 from typing import Any

@@ -5,7 +5,6 @@ the list cannot be read back by hashing guessed addresses (a bare hash could), a
 held address by the same digest. Pure: no I/O, the key is passed in.
 """
 
-
 import hashlib
 import hmac
 
