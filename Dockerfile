@@ -36,6 +36,7 @@ RUN useradd --system --uid 10001 --user-group --home-dir /app --no-create-home f
 # DATA_DIR is only used on embedded defaults (`docker run -p 8080:8080 IMAGE`).
 ENV HOST=0.0.0.0 \
     PORT=8080 \
+    MALLOC_ARENA_MAX=2 \
     CONTENT_DIR=/app/content \
     DATA_DIR=/data
 

@@ -43,8 +43,9 @@ terraform-check: $(CHECKOV_VENV)/bin/checkov
 	TF_CLI_CONFIG_FILE=/dev/null terraform fmt -check -recursive -diff terraform
 	$(CHECKOV_VENV)/bin/checkov -d terraform --framework terraform --skip-download --compact --quiet
 
+# MALLOC_ARENA_MAX: glibc keeps one malloc arena per thread otherwise (README "Configuration").
 run: $(STAMP)
-	$(BIN)/python -m frontdoor.serve
+	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} $(BIN)/python -m frontdoor.serve
 
 # The API and the workers on the Google Cloud emulators (Firestore, Pub/Sub, storage, tasks).
 run-emulated: $(STAMP) $(TASKS_VENV)/bin/gcloud-tasks-emulator

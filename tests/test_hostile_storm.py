@@ -199,11 +199,6 @@ def storm(tmp_path: Path) -> Iterator[Storm]:
         served.proc.stop()
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="the served process's memory grew 190 MB under the storm (bound 100 MB) once this "
-    "session's branches were merged together; not yet traced (see the closing note)",
-)
 def test_a_hostile_storm_gets_no_5xx_stalled_bodies_are_cut_and_the_service_stays_well(
     storm: Storm,
 ) -> None:
