@@ -118,7 +118,8 @@ def test_the_webhook_secrets_key_is_kept_0600_in_data_dir_and_required_on_google
     sealed = webhook_secrets_box(Settings(data_dir=tmp_path)).seal("whsec_x", endpoint_id="wh_1")
     again = webhook_secrets_box(Settings(data_dir=tmp_path))
     cloud = Settings(data_dir=tmp_path).model_copy(
-        update={"backend": "gcp", "google_cloud_project": "demo"}
+        # Not on the emulators (whose variables an emulator test in this process may have set).
+        update={"backend": "gcp", "google_cloud_project": "demo", "firestore_emulator_host": None}
     )
 
     assert again.open(sealed, endpoint_id="wh_1") == "whsec_x"
