@@ -105,10 +105,7 @@ def add_staff_tools(mcp: MCPServer, ports: StaffPorts) -> None:
     async def account_story(
         domain: Annotated[str, Field(min_length=1, max_length=253, examples=["acme.com"])],
     ) -> AccountBody:
-        normalized = normalize_domain(domain)
-        if normalized is None:
-            raise ToolError(f"{domain!r} is not a domain; pass one such as acme.com")
-        return signal_reads.account_story(signals=signals, domain=normalized, now=clock())
+        return signal_reads.account_story(signals=signals, domain=_domain(domain), now=clock())
 
     @mcp.tool(
         title="A person's story",
@@ -123,10 +120,7 @@ def add_staff_tools(mcp: MCPServer, ports: StaffPorts) -> None:
     async def person_story(
         email: Annotated[str, Field(min_length=3, max_length=320, examples=["ada@acme.com"])],
     ) -> PersonBody:
-        normalized = normalize_email(email)
-        if normalized is None:
-            raise ToolError(f"{email!r} is not an email address")
-        return signal_reads.person_story(signals=signals, email=normalized, now=clock())
+        return signal_reads.person_story(signals=signals, email=_email(email), now=clock())
 
     @mcp.tool(
         title="Search the signal stream",
@@ -149,12 +143,6 @@ def add_staff_tools(mcp: MCPServer, ports: StaffPorts) -> None:
         days: Days = 7,
         limit: Limit = 50,
     ) -> StreamBody:
-        normalized_domain = normalize_domain(domain) if domain is not None else None
-        if domain is not None and normalized_domain is None:
-            raise ToolError(f"{domain!r} is not a domain; pass one such as acme.com")
-        normalized_email = normalize_email(email) if email is not None else None
-        if email is not None and normalized_email is None:
-            raise ToolError(f"{email!r} is not an email address")
         properties = tuple(
             (name, value)
             for name, value in (("utm_campaign", utm_campaign), ("utm_source", utm_source))
@@ -163,10 +151,26 @@ def add_staff_tools(mcp: MCPServer, ports: StaffPorts) -> None:
         query = StreamQuery(
             after=Position(recorded_at=clock() - timedelta(days=days)),
             types=tuple(dict.fromkeys(types or ())),
-            domain=normalized_domain,
-            email=normalized_email,
+            domain=_domain(domain) if domain is not None else None,
+            email=_email(email) if email is not None else None,
             words=tuple(dict.fromkeys(split_words(q or ""))),
             properties=properties,
             limit=limit,
         )
         return signal_reads.latest_touches(signals=signals, query=query)
+
+
+def _domain(raw: str) -> str:
+    """The normalized domain. Raises: ToolError naming it, for the model to correct."""
+    domain = normalize_domain(raw)
+    if domain is None:
+        raise ToolError(f"{raw!r} is not a domain; pass one such as acme.com")
+    return domain
+
+
+def _email(raw: str) -> str:
+    """The normalized address. Raises: ToolError naming it, for the model to correct."""
+    email = normalize_email(raw)
+    if email is None:
+        raise ToolError(f"{raw!r} is not an email address")
+    return email
