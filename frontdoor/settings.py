@@ -167,6 +167,18 @@ class Settings(BaseSettings):
     page_storage_quota_mib: int = Field(default=256, ge=0)
     # Pages stored before ownership existed belong to this partner when first opened.
     existing_pages_owner: str = Field(default="bootstrap", min_length=1)
+    # Page experiments with `allocation: adaptive` (content-api.md "Experiments"): each arm keeps
+    # EXPERIMENT_MIN_SHARE of new visitors while it runs (5 arms at most, so 0.2 at most); the
+    # shares are recomputed from the stats at most every EXPERIMENT_RECOMPUTE_SECONDS. The stop
+    # rule (off unless EXPERIMENT_AUTO_STOP) ends an experiment when one arm's probability of
+    # being best reaches EXPERIMENT_STOP_PROBABILITY and every arm has
+    # EXPERIMENT_STOP_MIN_CONVERSIONS conversions; tests/domain/test_allocation.py's simulation
+    # vouches for these defaults.
+    experiment_min_share: float = Field(default=0.1, ge=0, le=0.2)
+    experiment_recompute_seconds: int = Field(default=3600, ge=60, le=86400)
+    experiment_auto_stop: bool = False
+    experiment_stop_probability: float = Field(default=0.999, gt=0.5, lt=1)
+    experiment_stop_min_conversions: int = Field(default=100, ge=1)
 
     @property
     def page_storage_quota_bytes(self) -> int:
