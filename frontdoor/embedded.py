@@ -15,6 +15,7 @@ from backends.content_files import load_catalog
 from backends.embedded.blobs import LocalBlobStore
 from backends.embedded.cdn import LoggingCdn
 from backends.embedded.dead_letters import SqliteDeadLetters
+from backends.embedded.experiments import SqliteExperimentStore
 from backends.embedded.idempotency import SqliteIdempotencyStore
 from backends.embedded.job_queue import DurableJobQueue
 from backends.embedded.jobs import SqliteJobStore
@@ -133,6 +134,7 @@ def build_backends(
         blobs=LocalBlobStore(data_dir / "assets", base_url=ASSETS_PREFIX),
         oauth=SqliteOAuthStore(db),
         suppressions=suppressions,
+        experiments=SqliteExperimentStore(db),
         closers=(*closers, job_queue.close, recovery.close),
         # Job recovery runs at start and on a timer: no job stays queued or running forever.
         starters=(*starters, lambda: start_embedded_workers(settings, backends), recovery.start),

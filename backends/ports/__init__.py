@@ -25,6 +25,9 @@ from backends.ports.errors import (
     QuotaExceededError,
     UnavailableError,
 )
+from backends.ports.experiments import (
+    ExperimentStore,
+)
 from backends.ports.idempotency import (
     IDEMPOTENCY_LEASE,
     IDEMPOTENCY_TTL,
@@ -124,6 +127,7 @@ __all__ = [
     "Delivery",
     "DeliveryOptions",
     "DeliveryStatus",
+    "ExperimentStore",
     "HttpTask",
     "IdempotencyBegin",
     "IdempotencyState",
