@@ -1,0 +1,281 @@
+"""Experiment use cases: a page's traffic allocation (fixed or adaptive), the adaptive shares
+kept fresh, the experiment's standing, and ending it with a winner through the gate.
+
+The shares are recomputed lazily, not by a worker: whoever needs them (serving /p/{slug}, or
+reading the standing) and finds them older than the recompute interval computes them from the
+page's stats and saves them with the time, at the version read; a lost race keeps the other
+writer's shares. So there is nothing to schedule or to survive a restart on either backend: the
+stored time is the schedule. The stop rule is checked at each recompute.
+
+The arms' counts come in as a function (`counts_of(since)`, control first), so this module
+needs no stats store; the variants' content comes in as a function too.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+
+from backends.ports import ConflictError, ExperimentStore, PageStore, StoredPage
+from domain.allocation import ArmCounts, ArmStanding, StopRule, standing, winner_by_rule
+from domain.experiments import CONTROL, Allocation, EndedBy, Experiment
+from schemas.catalog import Brand
+from schemas.content.changes import patched
+from services.pages import Editor, GateRefusedError, PageChanged, change_page, gated
+
+__all__ = [
+    "AllocatorSettings",
+    "ExperimentEndedError",
+    "ExperimentStanding",
+    "UnknownArmError",
+    "end_experiment",
+    "experiment_standing",
+    "promote_content",
+    "refresh_experiment",
+    "serving_shares",
+    "set_allocation",
+]
+
+logger = logging.getLogger(__name__)
+
+# Counts of every arm (control first) from a moment on: the page's stats by variant.
+CountsOf = Callable[[datetime], Sequence[ArmCounts]]
+# Makes an arm's content the page's next version (through the gate); the control is a no-op.
+Promote = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class AllocatorSettings:
+    """The EXPERIMENT_* settings: each arm's floor, how often shares are recomputed, and the
+    stop rule (None: off)."""
+
+    min_share: float
+    recompute_every: timedelta
+    stop_rule: StopRule | None = None
+
+
+@dataclass(frozen=True)
+class ExperimentStanding:
+    """A page's experiment as it stands: the stored record (None: never set, so fixed) and
+    every arm's figures, each with the share it is served now."""
+
+    experiment: Experiment | None
+    arms: tuple[ArmStanding, ...]
+
+
+class UnknownArmError(Exception):
+    """The winner named is neither the control nor one of the page's variants."""
+
+    def __init__(self, arm: str, arms: Sequence[str]) -> None:
+        super().__init__(arm)
+        self.arm = arm
+        self.arms = tuple(arms)
+
+
+class ExperimentEndedError(Exception):
+    """The experiment already ended, with another winner."""
+
+    def __init__(self, experiment: Experiment) -> None:
+        super().__init__(experiment.slug)
+        self.experiment = experiment
+
+
+def set_allocation(
+    *, experiments: ExperimentStore, slug: str, allocation: Allocation, now: datetime
+) -> Experiment:
+    """Set a page's allocation. Adaptive on a page with no running experiment starts one (its
+    counts from now); the same allocation again changes nothing.
+
+    Raises: ConflictError when another write got there first (the caller may retry).
+    """
+    current = experiments.get_experiment(slug)
+    if current is not None and current.status == "running":
+        if current.allocation == allocation:
+            return current
+        changed = replace(current, version=current.version + 1, allocation=allocation)
+        return experiments.save_experiment(changed, expected_version=current.version)
+    started = Experiment(
+        slug=slug,
+        version=(current.version if current else 0) + 1,
+        allocation=allocation,
+        status="running",
+        started_at=now,
+    )
+    return experiments.save_experiment(started, expected_version=current.version if current else 0)
+
+
+def serving_shares(
+    experiment: Experiment | None, *, arms: Sequence[str], fixed: Mapping[str, float]
+) -> dict[str, float]:
+    """The share of new visitors each arm gets now: the fixed shares unless the allocation is
+    adaptive (its stored shares, over the arms the page still has, equal until first computed);
+    every visitor to the control once the experiment ended."""
+    if experiment is not None and experiment.status == "ended":
+        return {CONTROL: 1.0}
+    if experiment is None or experiment.allocation == "fixed":
+        return dict(fixed)
+    kept = {arm: experiment.shares.get(arm, 0.0) for arm in arms}
+    total = sum(kept.values())
+    if total <= 0:
+        return dict.fromkeys(arms, 1.0 / len(arms)) if arms else {}
+    return {arm: share / total for arm, share in kept.items()}
+
+
+def refresh_experiment(
+    *,
+    experiments: ExperimentStore,
+    slug: str,
+    counts_of: CountsOf,
+    settings: AllocatorSettings,
+    promote: Promote,
+    now: datetime,
+    rng: np.random.Generator,
+) -> Experiment | None:
+    """The page's experiment, its adaptive shares recomputed first if they are older than
+    the recompute interval, and ended by the stop rule if it is on and says so."""
+    stored = experiments.get_experiment(slug)
+    current = _due(stored, settings=settings, now=now)
+    if current is None:
+        return stored
+    standings = standing(counts_of(current.started_at), min_share=settings.min_share, rng=rng)
+    fresh = replace(
+        current,
+        version=current.version + 1,
+        shares={arm.arm: arm.share for arm in standings},
+        recomputed_at=now,
+    )
+    try:
+        saved = experiments.save_experiment(fresh, expected_version=current.version)
+    except ConflictError:
+        return experiments.get_experiment(slug)  # another reader recomputed them first
+    winner = winner_by_rule(standings, rule=settings.stop_rule) if settings.stop_rule else None
+    if winner is None:
+        return saved
+    try:
+        return _ended(
+            experiments, saved, winner=winner, promote=promote, now=now, ended_by="stop_rule"
+        )
+    except GateRefusedError:
+        # Today's gate refuses the winner's content (the rules changed since it was written):
+        # the experiment runs on until a person ends it or edits the variant.
+        logger.warning("stop rule picked %s on %s; the gate refused it", winner, slug)
+        return saved
+    except ConflictError:
+        return experiments.get_experiment(slug)
+
+
+def _due(
+    current: Experiment | None, *, settings: AllocatorSettings, now: datetime
+) -> Experiment | None:
+    """The experiment if its adaptive shares are due for a recompute, else None."""
+    if current is None or current.status != "running" or current.allocation != "adaptive":
+        return None
+    last = current.recomputed_at
+    return current if last is None or now - last >= settings.recompute_every else None
+
+
+def experiment_standing(
+    *,
+    experiment: Experiment | None,
+    counts: Sequence[ArmCounts],
+    fixed: Mapping[str, float],
+    min_share: float,
+    rng: np.random.Generator,
+) -> ExperimentStanding:
+    """Every arm's figures (visitors, conversions, rate, 95% credible interval, probability of
+    being best) and the share it is served now."""
+    served = serving_shares(experiment, arms=[c.arm for c in counts], fixed=fixed)
+    figures = standing(counts, min_share=min_share, rng=rng)
+    return ExperimentStanding(
+        experiment=experiment,
+        arms=tuple(replace(arm, share=round(served.get(arm.arm, 0.0), 4)) for arm in figures),
+    )
+
+
+def end_experiment(
+    *,
+    experiments: ExperimentStore,
+    slug: str,
+    winner: str,
+    arms: Sequence[str],
+    promote: Promote,
+    now: datetime,
+) -> Experiment:
+    """End the page's experiment with `winner`: its content becomes the page's next version
+    (through the gate; history keeps the one before), then every visitor gets the page. Ending
+    again with the same winner changes nothing; a page with no experiment gets one, ended.
+
+    Raises: UnknownArmError, ExperimentEndedError (ended with another winner), and what
+    `promote` raises (GateRefusedError: nothing changed).
+    """
+    if winner not in arms:
+        raise UnknownArmError(winner, arms)
+    current = experiments.get_experiment(slug)
+    if current is None:
+        current = set_allocation(experiments=experiments, slug=slug, allocation="fixed", now=now)
+    if current.status == "ended":
+        if current.winner == winner:
+            return current
+        raise ExperimentEndedError(current)
+    return _ended(experiments, current, winner=winner, promote=promote, now=now, ended_by="api")
+
+
+def _ended(
+    experiments: ExperimentStore,
+    current: Experiment,
+    *,
+    winner: str,
+    promote: Promote,
+    now: datetime,
+    ended_by: EndedBy,
+) -> Experiment:
+    # The page first: if the gate refuses the winner, the experiment keeps running. A crash
+    # between the two writes leaves it running with the page already changed; ending again
+    # promotes nothing new (the page holds that content) and records the end.
+    promote(winner)
+    ended = replace(
+        current,
+        version=current.version + 1,
+        status="ended",
+        winner=winner,
+        ended_at=now,
+        ended_by=ended_by,
+    )
+    return experiments.save_experiment(ended, expected_version=current.version)
+
+
+def promote_content(
+    *,
+    pages: PageStore,
+    slug: str,
+    content: Mapping[str, Any],
+    editor: Editor,
+    changed: PageChanged,
+    brand: Brand,
+    ruleset: str,
+    now: datetime,
+) -> StoredPage:
+    """Make `content` (a variant's whole page input) the page's next version through today's
+    gate, keeping the page's slug and whether it is published; no new version when the page
+    already holds that content.
+
+    Raises: NotFoundError, GateRefusedError (nothing changed), BusyError.
+    """
+
+    def change(current: StoredPage) -> StoredPage | None:
+        merged = {
+            **content,
+            "slug": current.slug,
+            "is_published": current.page_input.get("is_published", True),
+        }
+        if merged == dict(current.page_input):
+            return None
+        page = gated(payload=merged, brand=brand, kept_from=current)
+        return patched(current, page, ruleset=ruleset, now=now)
+
+    return change_page(pages=pages, slug=slug, change=change, editor=editor, changed=changed)
