@@ -81,6 +81,12 @@ from backends.ports.signals import (
 from backends.ports.suppressions import (
     SuppressionStore,
 )
+from backends.ports.variants import (
+    StoredAllocation,
+    StoredVariant,
+    VariantLimitError,
+    VariantStore,
+)
 from backends.ports.webhooks import (
     DELIVERY_STATUSES,
     Delivery,
@@ -151,13 +157,17 @@ __all__ = [
     "SignalQueue",
     "SignalStore",
     "StoreResult",
+    "StoredAllocation",
     "StoredPage",
     "StoredResponse",
+    "StoredVariant",
     "StreamPage",
     "StreamQuery",
     "SuppressionStore",
     "TaskQueue",
     "UnavailableError",
+    "VariantLimitError",
+    "VariantStore",
     "VersionList",
     "VersionSource",
     "WebhookEndpoint",
