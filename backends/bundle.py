@@ -25,6 +25,7 @@ from backends.ports import (
     SuppressionStore,
     TaskQueue,
     UnavailableError,
+    VariantStore,
     WebhookStore,
 )
 from schemas.catalog import Catalog
@@ -75,6 +76,7 @@ class Backends:
     cdn: Cdn
     mailer: Mailer
     pages: PageStore
+    variants: VariantStore  # each page's variants and traffic allocation
     idempotency: IdempotencyStore
     signals: SignalStore
     signal_queue: SignalQueue

@@ -29,6 +29,7 @@ from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.embedded.suppressions import SqliteSuppressionStore
 from backends.embedded.tasks import DurableTaskQueue
+from backends.embedded.variants import SqliteVariantStore
 from backends.embedded.webhooks import SqliteWebhookStore
 from frontdoor.delivery_wiring import DeliveryPorts, delivery_options, webhook_secrets_box
 from frontdoor.generation_wiring import ASSETS_PREFIX, JobRecoveryTimer, start_embedded_workers
@@ -121,6 +122,7 @@ def build_backends(
             quota_bytes=settings.page_storage_quota_bytes,
             existing_owner=settings.existing_pages_owner,
         ),
+        variants=SqliteVariantStore(db),
         idempotency=SqliteIdempotencyStore(db),
         signals=signals,
         signal_queue=ingest,

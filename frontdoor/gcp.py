@@ -31,6 +31,7 @@ from backends.gcp.pubsub import PubSubPublisher
 from backends.gcp.signals import FirestoreSignalStore
 from backends.gcp.suppressions import FirestoreSuppressionStore
 from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, queue_path
+from backends.gcp.variants import FirestoreVariantStore
 from backends.gcp.webhooks import FirestoreWebhookStore
 from backends.ports import Cdn
 from frontdoor.delivery_wiring import DeliveryPorts, delivery_options, webhook_secrets_box
@@ -113,6 +114,7 @@ def build_backends(
             PubSubPublisher(project=project, topic=settings.mail_topic, deadline=deadline)
         ),
         pages=pages,
+        variants=FirestoreVariantStore(client, deadline=deadline),
         idempotency=FirestoreIdempotencyStore(client, deadline=deadline),
         signals=signals,
         signal_queue=PubSubPublisher(

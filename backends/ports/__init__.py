@@ -84,6 +84,12 @@ from backends.ports.signals import (
 from backends.ports.suppressions import (
     SuppressionStore,
 )
+from backends.ports.variants import (
+    StoredAllocation,
+    StoredVariant,
+    VariantLimitError,
+    VariantStore,
+)
 from backends.ports.webhooks import (
     DELIVERY_STATUSES,
     Delivery,
@@ -155,13 +161,17 @@ __all__ = [
     "SignalQueue",
     "SignalStore",
     "StoreResult",
+    "StoredAllocation",
     "StoredPage",
     "StoredResponse",
+    "StoredVariant",
     "StreamPage",
     "StreamQuery",
     "SuppressionStore",
     "TaskQueue",
     "UnavailableError",
+    "VariantLimitError",
+    "VariantStore",
     "VersionList",
     "VersionSource",
     "WebhookEndpoint",
