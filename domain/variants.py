@@ -16,8 +16,10 @@ from typing import Any, Literal
 CONTROL = "control"
 MAX_VARIANTS = 4  # besides the control
 VARIANT_ID_PATTERN = r"^(?!control$)[a-z0-9][a-z0-9-]{0,31}$"
-AllocationMode = Literal["fixed"]
-ALLOCATION_MODES: tuple[AllocationMode, ...] = ("fixed",)
+# fixed: the shares as set; adaptive: Thompson sampling over the arms' conversions
+# (services/experiments.py), each arm keeping a floor while the experiment runs.
+AllocationMode = Literal["fixed", "adaptive"]
+ALLOCATION_MODES: tuple[AllocationMode, ...] = ("fixed", "adaptive")
 
 
 @dataclass(frozen=True)

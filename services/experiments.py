@@ -23,7 +23,8 @@ import numpy as np
 
 from backends.ports import ConflictError, ExperimentStore, PageStore, StoredPage
 from domain.allocation import ArmCounts, ArmStanding, StopRule, standing, winner_by_rule
-from domain.experiments import CONTROL, Allocation, EndedBy, Experiment
+from domain.experiments import EndedBy, Experiment
+from domain.variants import CONTROL, StoredAllocation
 from schemas.catalog import Brand
 from schemas.content.changes import patched
 from services.pages import Editor, GateRefusedError, PageChanged, change_page, gated
@@ -33,12 +34,13 @@ __all__ = [
     "ExperimentEndedError",
     "ExperimentStanding",
     "UnknownArmError",
+    "current_experiment",
     "end_experiment",
     "experiment_standing",
+    "experiment_start",
     "promote_content",
     "refresh_experiment",
-    "serving_shares",
-    "set_allocation",
+    "serving_fractions",
 ]
 
 logger = logging.getLogger(__name__)
@@ -85,63 +87,116 @@ class ExperimentEndedError(Exception):
         self.experiment = experiment
 
 
-def set_allocation(
-    *, experiments: ExperimentStore, slug: str, allocation: Allocation, now: datetime
-) -> Experiment:
-    """Set a page's allocation. Adaptive on a page with no running experiment starts one (its
-    counts from now); the same allocation again changes nothing.
-
-    Raises: ConflictError when another write got there first (the caller may retry).
-    """
-    current = experiments.get_experiment(slug)
-    if current is not None and current.status == "running":
-        if current.allocation == allocation:
-            return current
-        changed = replace(current, version=current.version + 1, allocation=allocation)
-        return experiments.save_experiment(changed, expected_version=current.version)
-    started = Experiment(
-        slug=slug,
-        version=(current.version if current else 0) + 1,
-        allocation=allocation,
-        status="running",
-        started_at=now,
-    )
-    return experiments.save_experiment(started, expected_version=current.version if current else 0)
+def _applies(stored: Experiment | None, allocation: StoredAllocation | None) -> bool:
+    """Whether the stored experiment is the page's current one: an experiment that ended
+    before the allocation was last set is over, and the next one starts with that setting."""
+    if stored is None:
+        return False
+    if stored.status != "ended" or allocation is None or stored.ended_at is None:
+        return True
+    return stored.ended_at >= allocation.updated_at
 
 
-def serving_shares(
-    experiment: Experiment | None, *, arms: Sequence[str], fixed: Mapping[str, float]
-) -> dict[str, float]:
-    """The share of new visitors each arm gets now: the fixed shares unless the allocation is
-    adaptive (its stored shares, over the arms the page still has, equal until first computed);
-    every visitor to the control once the experiment ended."""
-    if experiment is not None and experiment.status == "ended":
-        return {CONTROL: 1.0}
-    if experiment is None or experiment.allocation == "fixed":
-        return dict(fixed)
-    kept = {arm: experiment.shares.get(arm, 0.0) for arm in arms}
+def current_experiment(
+    stored: Experiment | None, allocation: StoredAllocation | None
+) -> Experiment | None:
+    """The page's current experiment, if the stored one is still it."""
+    return stored if _applies(stored, allocation) else None
+
+
+def experiment_start(
+    experiment: Experiment | None, allocation: StoredAllocation | None
+) -> datetime | None:
+    """From when the arms' counts are taken: the experiment's start, else the allocation's last
+    setting; None while the page has neither (no arm but the control was ever served)."""
+    if experiment is not None:
+        return experiment.started_at
+    return allocation.updated_at if allocation is not None else None
+
+
+def serving_fractions(
+    experiment: Experiment | None,
+    *,
+    allocation: StoredAllocation | None,
+    variant_ids: Sequence[str],
+) -> list[tuple[str, float]] | None:
+    """The fractions an experiment decides, control first then variants by id: every visitor
+    to the control once it ended; the adaptive shares (over the variants the page still has,
+    equal until first computed). None when the allocation's own fixed shares decide."""
+    current = current_experiment(experiment, allocation)
+    if current is not None and current.status == "ended":
+        return [(CONTROL, 1.0)]
+    if allocation is None or allocation.mode != "adaptive":
+        return None
+    arms = [CONTROL, *sorted(variant_ids)]
+    stored = current.shares if current is not None else {}
+    kept = {arm: float(stored.get(arm, 0.0)) for arm in arms}
     total = sum(kept.values())
     if total <= 0:
-        return dict.fromkeys(arms, 1.0 / len(arms)) if arms else {}
-    return {arm: share / total for arm, share in kept.items()}
+        return [(arm, 1.0 / len(arms)) for arm in arms]
+    return [(arm, share / total) for arm, share in kept.items()]
 
 
 def refresh_experiment(
     *,
     experiments: ExperimentStore,
     slug: str,
+    allocation: StoredAllocation | None,
     counts_of: CountsOf,
     settings: AllocatorSettings,
     promote: Promote,
     now: datetime,
     rng: np.random.Generator,
 ) -> Experiment | None:
-    """The page's experiment, its adaptive shares recomputed first if they are older than
-    the recompute interval, and ended by the stop rule if it is on and says so."""
+    """The page's current experiment: with an adaptive allocation, started if none runs, its
+    shares recomputed first if they are older than the recompute interval, and ended by the
+    stop rule if it is on and says so. Nothing is written for a fixed allocation."""
     stored = experiments.get_experiment(slug)
-    current = _due(stored, settings=settings, now=now)
-    if current is None:
-        return stored
+    current = current_experiment(stored, allocation)
+    if allocation is None or allocation.mode != "adaptive":
+        return current
+    try:
+        if current is None:
+            current = experiments.save_experiment(
+                _started(slug, stored, at=allocation.updated_at),
+                expected_version=stored.version if stored else 0,
+            )
+        due = _due(current, settings=settings, now=now)
+        if due is None:
+            return current
+        return _recomputed(
+            experiments,
+            due,
+            counts_of=counts_of,
+            settings=settings,
+            promote=promote,
+            now=now,
+            rng=rng,
+        )
+    except ConflictError:
+        # Another reader started or recomputed it first: theirs stands.
+        return current_experiment(experiments.get_experiment(slug), allocation)
+
+
+def _started(slug: str, stored: Experiment | None, *, at: datetime) -> Experiment:
+    return Experiment(
+        slug=slug,
+        version=(stored.version if stored else 0) + 1,
+        status="running",
+        started_at=at,
+    )
+
+
+def _recomputed(
+    experiments: ExperimentStore,
+    current: Experiment,
+    *,
+    counts_of: CountsOf,
+    settings: AllocatorSettings,
+    promote: Promote,
+    now: datetime,
+    rng: np.random.Generator,
+) -> Experiment:
     standings = standing(counts_of(current.started_at), min_share=settings.min_share, rng=rng)
     fresh = replace(
         current,
@@ -149,11 +204,9 @@ def refresh_experiment(
         shares={arm.arm: arm.share for arm in standings},
         recomputed_at=now,
     )
-    try:
-        saved = experiments.save_experiment(fresh, expected_version=current.version)
-    except ConflictError:
-        return experiments.get_experiment(slug)  # another reader recomputed them first
-    winner = winner_by_rule(standings, rule=settings.stop_rule) if settings.stop_rule else None
+    saved = experiments.save_experiment(fresh, expected_version=current.version)
+    rule = settings.stop_rule
+    winner = winner_by_rule(standings, rule=rule) if rule is not None else None
     if winner is None:
         return saved
     try:
@@ -163,17 +216,15 @@ def refresh_experiment(
     except GateRefusedError:
         # Today's gate refuses the winner's content (the rules changed since it was written):
         # the experiment runs on until a person ends it or edits the variant.
-        logger.warning("stop rule picked %s on %s; the gate refused it", winner, slug)
+        logger.warning("stop rule picked %s on %s; the gate refused it", winner, current.slug)
         return saved
-    except ConflictError:
-        return experiments.get_experiment(slug)
 
 
 def _due(
     current: Experiment | None, *, settings: AllocatorSettings, now: datetime
 ) -> Experiment | None:
     """The experiment if its adaptive shares are due for a recompute, else None."""
-    if current is None or current.status != "running" or current.allocation != "adaptive":
+    if current is None or current.status != "running":
         return None
     last = current.recomputed_at
     return current if last is None or now - last >= settings.recompute_every else None
@@ -183,17 +234,17 @@ def experiment_standing(
     *,
     experiment: Experiment | None,
     counts: Sequence[ArmCounts],
-    fixed: Mapping[str, float],
+    served: Sequence[tuple[str, float]],
     min_share: float,
     rng: np.random.Generator,
 ) -> ExperimentStanding:
     """Every arm's figures (visitors, conversions, rate, 95% credible interval, probability of
-    being best) and the share it is served now."""
-    served = serving_shares(experiment, arms=[c.arm for c in counts], fixed=fixed)
+    being best) and the fraction of new visitors it is `served` now."""
+    fractions = dict(served)
     figures = standing(counts, min_share=min_share, rng=rng)
     return ExperimentStanding(
         experiment=experiment,
-        arms=tuple(replace(arm, share=round(served.get(arm.arm, 0.0), 4)) for arm in figures),
+        arms=tuple(replace(arm, share=round(fractions.get(arm.arm, 0.0), 4)) for arm in figures),
     )
 
 
@@ -201,6 +252,7 @@ def end_experiment(
     *,
     experiments: ExperimentStore,
     slug: str,
+    allocation: StoredAllocation | None,
     winner: str,
     arms: Sequence[str],
     promote: Promote,
@@ -215,9 +267,13 @@ def end_experiment(
     """
     if winner not in arms:
         raise UnknownArmError(winner, arms)
-    current = experiments.get_experiment(slug)
+    stored = experiments.get_experiment(slug)
+    current = current_experiment(stored, allocation)
     if current is None:
-        current = set_allocation(experiments=experiments, slug=slug, allocation="fixed", now=now)
+        start = experiment_start(None, allocation) or now
+        current = experiments.save_experiment(
+            _started(slug, stored, at=start), expected_version=stored.version if stored else 0
+        )
     if current.status == "ended":
         if current.winner == winner:
             return current

@@ -14,7 +14,6 @@ _DDL = """
 CREATE TABLE IF NOT EXISTS page_experiments (
     slug TEXT PRIMARY KEY,
     version INTEGER NOT NULL,
-    allocation TEXT NOT NULL,
     status TEXT NOT NULL,
     started_at TEXT NOT NULL,
     shares TEXT NOT NULL,
@@ -52,13 +51,12 @@ class SqliteExperimentStore:
                     f"{experiment.slug}: version {current}, expected {expected_version}"
                 )
             conn.execute(
-                "INSERT OR REPLACE INTO page_experiments (slug, version, allocation, status, "
+                "INSERT OR REPLACE INTO page_experiments (slug, version, status, "
                 "started_at, shares, recomputed_at, winner, ended_at, ended_by) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     experiment.slug,
                     experiment.version,
-                    experiment.allocation,
                     experiment.status,
                     experiment.started_at.isoformat(),
                     json.dumps([[arm, share] for arm, share in experiment.shares.items()]),
@@ -83,7 +81,6 @@ def _from_row(row: sqlite3.Row) -> Experiment:
     return Experiment(
         slug=row["slug"],
         version=int(row["version"]),
-        allocation=row["allocation"],
         status=row["status"],
         started_at=datetime.fromisoformat(row["started_at"]),
         shares={str(arm): float(share) for arm, share in json.loads(row["shares"])},

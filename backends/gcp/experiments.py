@@ -53,7 +53,6 @@ def _to_doc(experiment: Experiment) -> dict[str, Any]:
     # Shares as a list of pairs, not a map: an arm's name is never read as a field path.
     return {
         "version": experiment.version,
-        "allocation": experiment.allocation,
         "status": experiment.status,
         "started_at": experiment.started_at,
         "shares": [{"arm": arm, "share": share} for arm, share in experiment.shares.items()],
@@ -68,7 +67,6 @@ def _from_doc(slug: str, doc: dict[str, Any]) -> Experiment:
     return Experiment(
         slug=slug,
         version=int(doc["version"]),
-        allocation=doc["allocation"],
         status=doc["status"],
         started_at=doc["started_at"],
         shares={str(pair["arm"]): float(pair["share"]) for pair in doc.get("shares", [])},

@@ -1,4 +1,4 @@
-"""The experiment store: each page's experiment (allocation, adaptive shares, how it ended).
+"""The experiment store: each page's experiment (its start, adaptive shares, how it ended).
 
 Protocols only; nothing here does I/O.
 """

@@ -37,7 +37,6 @@ def running(slug: str) -> Experiment:
     return Experiment(
         slug=slug,
         version=1,
-        allocation="adaptive",
         status="running",
         started_at=NOW,
         shares={"control": 0.5, "v.2": 0.5},
