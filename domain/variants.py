@@ -15,7 +15,8 @@ from typing import Any, Literal
 # The page's own content is the arm named "control"; a variant's id is never "control".
 CONTROL = "control"
 MAX_VARIANTS = 4  # besides the control
-VARIANT_ID_PATTERN = r"^(?!control$)[a-z0-9][a-z0-9-]{0,31}$"
+# The shape of a variant id (JSON Schema regexes have no look-ahead: "control" is refused apart).
+VARIANT_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,31}$"
 # fixed: the shares as set; adaptive: Thompson sampling over the arms' conversions
 # (services/experiments.py), each arm keeping a floor while the experiment runs.
 AllocationMode = Literal["fixed", "adaptive"]

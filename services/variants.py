@@ -102,7 +102,7 @@ def find_variant(
 ) -> StoredVariant:
     """One variant of a visible page. Raises: NotFoundError (page or variant)."""
     find_page(pages=pages, slug=slug, editor=editor)
-    found = variants.get_variant(slug, variant_id) if _VARIANT_ID.match(variant_id) else None
+    found = variants.get_variant(slug, variant_id) if _valid_id(variant_id) else None
     if found is None:
         raise NotFoundError(f"{slug}/{variant_id}")
     return found
@@ -153,7 +153,7 @@ def create_variant(
     Raises: NotFoundError, GateRefusedError, VariantExistsError, VariantLimitError, BusyError.
     """
     page = find_page(pages=pages, slug=slug, editor=editor)
-    if variant_id is not None and not _VARIANT_ID.match(variant_id):
+    if variant_id is not None and not _valid_id(variant_id):
         issue = Issue(
             field="id",
             code="invalid_variant_id",
@@ -185,6 +185,10 @@ def create_variant(
         changed(slug)
         return saved
     raise BusyError(slug)
+
+
+def _valid_id(variant_id: str) -> bool:
+    return variant_id != CONTROL and _VARIANT_ID.match(variant_id) is not None
 
 
 def _free_id(taken: set[str]) -> str:

@@ -54,6 +54,7 @@ def lane_backends(
     from backends.gcp.jobs import FirestoreJobStore
     from backends.gcp.keys import FirestoreKeyStore
     from backends.gcp.pages import FirestorePageStore
+    from backends.gcp.variants import FirestoreVariantStore
     from backends.gcp.webhooks import FirestoreWebhookStore
 
     client = firestore_client(project=PROJECT)
@@ -63,6 +64,7 @@ def lane_backends(
     swapped = dataclasses.replace(
         backends,
         pages=FirestorePageStore(client, prefix=prefix),
+        variants=FirestoreVariantStore(client, prefix=prefix),
         jobs=FirestoreJobStore(client, prefix=prefix),
         idempotency=FirestoreIdempotencyStore(client, prefix=prefix),
         keys=FirestoreKeyStore(client, prefix=prefix),
