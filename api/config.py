@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from backends.ports import Scope
+from services.experiments import AllocatorSettings
 
 
 @dataclass(frozen=True)
@@ -33,3 +34,5 @@ class AppConfig:
     # Requests per window per key (by scope) and per client address (`public`); 0 is off
     rate_limits: Mapping[str, int] = field(default_factory=dict)
     rate_limit_window_seconds: int = 60
+    # A page experiment's adaptive allocation and stop rule (EXPERIMENT_*)
+    experiment: AllocatorSettings = field(default_factory=AllocatorSettings)

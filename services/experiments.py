@@ -44,6 +44,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+# The defaults of EXPERIMENT_STOP_PROBABILITY and EXPERIMENT_STOP_MIN_CONVERSIONS.
+DEFAULT_STOP_RULE = StopRule(probability=0.999, min_conversions=100)
 
 # Counts of every arm (control first) from a moment on: the page's stats by variant.
 CountsOf = Callable[[datetime], Sequence[ArmCounts]]
@@ -54,11 +56,12 @@ Promote = Callable[[str], None]
 @dataclass(frozen=True)
 class AllocatorSettings:
     """The EXPERIMENT_* settings: each arm's floor, how often shares are recomputed, and the
-    stop rule (None: off)."""
+    stop rule, applied only when `auto_stop` is on."""
 
-    min_share: float
-    recompute_every: timedelta
-    stop_rule: StopRule | None = None
+    min_share: float = 0.1
+    recompute_every: timedelta = timedelta(hours=1)
+    stop_rule: StopRule = DEFAULT_STOP_RULE
+    auto_stop: bool = False
 
 
 @dataclass(frozen=True)
@@ -206,7 +209,7 @@ def _recomputed(
     )
     saved = experiments.save_experiment(fresh, expected_version=current.version)
     rule = settings.stop_rule
-    winner = winner_by_rule(standings, rule=rule) if rule is not None else None
+    winner = winner_by_rule(standings, rule=rule) if settings.auto_stop else None
     if winner is None:
         return saved
     try:

@@ -40,6 +40,7 @@ WITH_STOP = AllocatorSettings(
     min_share=0.1,
     recompute_every=timedelta(hours=1),
     stop_rule=StopRule(probability=0.999, min_conversions=100),
+    auto_stop=True,
 )
 B_CONTENT = page_body(title="A growth audit that pays for itself")
 
