@@ -95,6 +95,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
             preview_secret=config.preview_secret,
             page_changes=backends.page_changes,
             brand=backends.catalog.brand,
+            variants=backends.variants,
         )
     )
     app.register_blueprint(
