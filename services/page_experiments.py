@@ -36,6 +36,8 @@ __all__ = [
     "serving_split",
 ]
 
+# What a page's history shows as the key id of a version the stop rule wrote.
+STOP_RULE_KEY_ID = "stop-rule"
 # Unique visitors and conversions per arm of a page from a moment on (its stats by variant).
 ArmTally = Callable[[str, Sequence[str], datetime], Sequence[ArmCounts]]
 
@@ -58,23 +60,28 @@ def _promoter(
     pages: PageStore,
     variants: VariantStore,
     slug: str,
-    editor: Editor,
+    editor: Editor | None,
     changed: PageChanged,
     brand: Brand,
     ruleset: str,
     now: datetime,
 ) -> Callable[[str], None]:
+    """Makes an arm's content the page's next version, written by `editor` (None: the stop
+    rule, as the page's owner with key id `stop-rule`)."""
+
     def promote(arm: str) -> None:
         if arm == CONTROL:
             return  # the page already holds the control's content
         variant = variants.get_variant(slug, arm)
-        if variant is None:
-            return  # deleted since: nothing to promote, the page stays as it is
+        page = pages.get_page(slug)
+        if variant is None or page is None:
+            return  # deleted since: nothing to promote
+        writer = editor or Editor(partner=page.owner, key_id=STOP_RULE_KEY_ID, admin=True)
         promote_content(
             pages=pages,
             slug=slug,
             content=variant.page_input,
-            editor=editor,
+            editor=writer,
             changed=changed,
             brand=brand,
             ruleset=ruleset,
@@ -99,7 +106,7 @@ class ExperimentPorts:
 
 
 def _refreshed(
-    ports: ExperimentPorts, *, slug: str, owner: Editor, now: datetime, rng: np.random.Generator
+    ports: ExperimentPorts, *, slug: str, now: datetime, rng: np.random.Generator
 ) -> tuple[StoredAllocation | None, Experiment | None, list[str]]:
     allocation = ports.variants.get_allocation(slug)
     arms = _arms(ports.variants, slug)
@@ -113,7 +120,7 @@ def _refreshed(
             pages=ports.pages,
             variants=ports.variants,
             slug=slug,
-            editor=owner,
+            editor=None,
             changed=ports.changed,
             brand=ports.brand,
             ruleset=ports.ruleset,
@@ -130,9 +137,8 @@ def page_experiment(
 ) -> PageExperiment:
     """A visible page's allocation, experiment and each arm's standing (the shares recomputed
     first when due). Raises: NotFoundError."""
-    page = find_page(pages=ports.pages, slug=slug, editor=editor)
-    owner = Editor(partner=page.owner, key_id="stop-rule", admin=True)
-    allocation, experiment, arms = _refreshed(ports, slug=slug, owner=owner, now=now, rng=rng)
+    find_page(pages=ports.pages, slug=slug, editor=editor)
+    allocation, experiment, arms = _refreshed(ports, slug=slug, now=now, rng=rng)
     since = experiment_start(experiment, allocation)
     counts = (
         ports.tally(slug, arms, since) if since is not None else [ArmCounts(a, 0, 0) for a in arms]
@@ -183,10 +189,35 @@ def end_page_experiment(
 
 
 def serving_split(
-    ports: ExperimentPorts, *, slug: str, owner: str, now: datetime, rng: np.random.Generator
+    ports: ExperimentPorts,
+    *,
+    slug: str,
+    allocation: StoredAllocation,
+    variant_ids: set[str],
+    now: datetime,
+    rng: np.random.Generator,
 ) -> list[tuple[str, float]]:
     """The fractions /p/{slug} splits new visitors by, control first: the allocation's, the
-    adaptive shares recomputed first when due (and the stop rule applied when on)."""
-    editor = Editor(partner=owner, key_id="stop-rule", admin=True)
-    allocation, experiment, arms = _refreshed(ports, slug=slug, owner=editor, now=now, rng=rng)
-    return current_shares(allocation=allocation, variant_ids=set(arms[1:]), experiment=experiment)
+    adaptive shares recomputed first when due (and the stop rule applied when on, writing the
+    winner as the page's owner, key id `stop-rule`)."""
+    arms = [CONTROL, *sorted(variant_ids)]
+    experiment = refresh_experiment(
+        experiments=ports.experiments,
+        slug=slug,
+        allocation=allocation,
+        counts_of=lambda since: ports.tally(slug, arms, since),
+        settings=ports.settings,
+        promote=_promoter(
+            pages=ports.pages,
+            variants=ports.variants,
+            slug=slug,
+            editor=None,
+            changed=ports.changed,
+            brand=ports.brand,
+            ruleset=ports.ruleset,
+            now=now,
+        ),
+        now=now,
+        rng=rng,
+    )
+    return current_shares(allocation=allocation, variant_ids=variant_ids, experiment=experiment)
