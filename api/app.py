@@ -19,6 +19,11 @@ from api.rest.assets import create_assets_blueprint
 from api.rest.brand import create_brand_blueprint
 from api.rest.collect import create_collect_blueprint
 from api.rest.content import create_content_blueprint
+from api.rest.experiments import (
+    create_experiments_blueprint,
+    experiment_ports,
+    experiment_split,
+)
 from api.rest.files import create_files_blueprint
 from api.rest.http_cache import CORS_HEADERS
 from api.rest.jobs import create_jobs_blueprint
@@ -76,6 +81,10 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.register_blueprint(create_collect_blueprint(config, backends=backends))
     app.register_blueprint(create_content_blueprint(backends=backends, config=config, keys=keys))
     app.register_blueprint(create_variants_blueprint(backends=backends, keys=keys))
+    experiments = experiment_ports(backends, config)
+    app.register_blueprint(
+        create_experiments_blueprint(backends=backends, ports=experiments, config=config, keys=keys)
+    )
     app.register_blueprint(create_page_stats_blueprint(backends=backends, keys=keys))
     app.register_blueprint(create_brand_blueprint(backends=backends, keys=keys))
     app.register_blueprint(create_jobs_blueprint(backends=backends, config=config, keys=keys))
@@ -98,6 +107,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
             page_changes=backends.page_changes,
             brand=backends.catalog.brand,
             variants=backends.variants,
+            split=experiment_split(experiments, clock=backends.clock),
         )
     )
     app.register_blueprint(

@@ -11,11 +11,18 @@ from datetime import datetime
 
 import numpy as np
 
-from backends.ports import ExperimentStore, PageStore, StoredAllocation, VariantStore
+from backends.ports import (
+    ExperimentStore,
+    PageStore,
+    SignalStore,
+    StoredAllocation,
+    VariantStore,
+)
 from domain.allocation import ArmCounts
 from domain.experiments import Experiment
 from domain.variants import CONTROL
 from schemas.catalog import Brand
+from schemas.signals.page_funnel import day_number, read_funnel
 from services.experiments import (
     AllocatorSettings,
     ExperimentStanding,
@@ -34,6 +41,7 @@ __all__ = [
     "end_page_experiment",
     "page_experiment",
     "serving_split",
+    "stats_tally",
 ]
 
 # What a page's history shows as the key id of a version the stop rule wrote.
@@ -221,3 +229,26 @@ def serving_split(
         rng=rng,
     )
     return current_shares(allocation=allocation, variant_ids=variant_ids, experiment=experiment)
+
+
+def stats_tally(signals: SignalStore, *, clock: Callable[[], datetime]) -> ArmTally:
+    """Each arm's counts from the page's stats by variant (the roll-ups kept as events are
+    stored), from the UTC day of `since` to today: unique visitors, and lead forms as
+    conversions, at most one per visitor (a visitor who sends two forms converted once)."""
+
+    def tally(slug: str, arms: Sequence[str], since: datetime) -> list[ArmCounts]:
+        first, last = day_number(since.date()), day_number(clock().date())
+        rows = signals.read_page_funnel(
+            slug, first_day=first, last_day=max(first, last), dimension="variant"
+        )
+        _, by_variant = read_funnel(rows, first=first, last=max(first, last), by="variant")
+        figures = dict(by_variant)
+        counts = []
+        for arm in arms:
+            found = figures.get(arm)
+            visitors = found.visitors if found is not None else 0
+            leads = min(found.leads, visitors) if found is not None else 0
+            counts.append(ArmCounts(arm, visitors, leads))
+        return counts
+
+    return tally

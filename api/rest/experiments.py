@@ -8,6 +8,9 @@ api/errors.py (`experiment_errors`). A partner sees only its own pages' experime
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
+
 import numpy as np
 from flask import Blueprint, Response, request
 
@@ -18,37 +21,36 @@ from api.rest.content import PREFIX, editor_of
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
 from api.rest.signal_query import refuse_parameters
+from api.rest.variant_serving import Split
 from backends.bundle import Backends
+from backends.ports import StoredAllocation
 from domain.experiments import Experiment
 from gate.check import ruleset
 from schemas.content.experiments import (
-    ArmRecord,
-    ExperimentBody,
-    ExperimentEndInput,
-    ExperimentRecord,
+    ExperimentArmRecord,
+    ExperimentStatusName,
+    PageExperimentBody,
+    PageExperimentEndInput,
+    PageExperimentRecord,
     StopRuleRecord,
 )
 from services.page_experiments import (
-    ArmTally,
     ExperimentPorts,
     PageExperiment,
     end_page_experiment,
     page_experiment,
+    serving_split,
+    stats_tally,
 )
 from services.pages import Editor
 
 MAX_BODY_BYTES = 4 * 1024
 
 
-def create_experiments_blueprint(
-    *, backends: Backends, config: AppConfig, keys: KeyCheck, tally: ArmTally
-) -> Blueprint:
-    """A page's experiment: its standing, and ending it."""
-    bp = Blueprint("experiments", __name__, url_prefix=PREFIX)
-    answer_unavailable(bp, "The page store is unavailable; retry")
-    idempotent = Idempotency(backends.idempotency, clock=backends.clock)
+def experiment_ports(backends: Backends, config: AppConfig) -> ExperimentPorts:
+    """The stores and settings of the experiment use cases; counts from the page stats."""
     brand = backends.catalog.brand
-    ports = ExperimentPorts(
+    return ExperimentPorts(
         pages=backends.pages,
         variants=backends.variants,
         experiments=backends.experiments,
@@ -56,8 +58,35 @@ def create_experiments_blueprint(
         brand=brand,
         ruleset=ruleset(brand),
         settings=config.experiment,
-        tally=tally,
+        tally=stats_tally(backends.signals, clock=backends.clock),
     )
+
+
+def experiment_split(ports: ExperimentPorts, *, clock: Callable[[], datetime]) -> Split:
+    """The split /p/{slug} serves: the allocation's, adaptive shares brought up to date."""
+
+    def split(
+        slug: str, allocation: StoredAllocation, variant_ids: set[str]
+    ) -> list[tuple[str, float]]:
+        return serving_split(
+            ports,
+            slug=slug,
+            allocation=allocation,
+            variant_ids=variant_ids,
+            now=clock(),
+            rng=np.random.default_rng(),
+        )
+
+    return split
+
+
+def create_experiments_blueprint(
+    *, backends: Backends, ports: ExperimentPorts, config: AppConfig, keys: KeyCheck
+) -> Blueprint:
+    """A page's experiment: its standing, and ending it."""
+    bp = Blueprint("experiments", __name__, url_prefix=PREFIX)
+    answer_unavailable(bp, "The page store is unavailable; retry")
+    idempotent = Idempotency(backends.idempotency, clock=backends.clock)
 
     def standing(slug: str, editor: Editor) -> Response:
         with experiment_errors(slug):
@@ -81,7 +110,7 @@ def create_experiments_blueprint(
         payload = _json_body()
 
         def end() -> Response:
-            body = ExperimentEndInput.model_validate(payload)
+            body = PageExperimentEndInput.model_validate(payload)
             editor = editor_of(principal)
             with experiment_errors(slug):
                 end_page_experiment(
@@ -94,14 +123,14 @@ def create_experiments_blueprint(
     return bp
 
 
-def _body(slug: str, found: PageExperiment, config: AppConfig) -> ExperimentBody:
+def _body(slug: str, found: PageExperiment, config: AppConfig) -> PageExperimentBody:
     experiment: Experiment | None = found.standing.experiment
     settings = config.experiment
-    return ExperimentBody(
-        experiment=ExperimentRecord(
+    return PageExperimentBody(
+        experiment=PageExperimentRecord(
             slug=slug,
             allocation=found.allocation.mode if found.allocation is not None else "none",
-            status=experiment.status if experiment is not None else "none",
+            status=_status(experiment, found),
             counted_from=found.counted_from,
             recomputed_at=experiment.recomputed_at if experiment else None,
             winner=experiment.winner if experiment else None,
@@ -113,7 +142,7 @@ def _body(slug: str, found: PageExperiment, config: AppConfig) -> ExperimentBody
                 min_conversions=settings.stop_rule.min_conversions,
             ),
             arms=[
-                ArmRecord(
+                ExperimentArmRecord(
                     arm=arm.arm,
                     visitors=arm.visitors,
                     conversions=arm.conversions,
@@ -126,6 +155,13 @@ def _body(slug: str, found: PageExperiment, config: AppConfig) -> ExperimentBody
             ],
         )
     )
+
+
+def _status(experiment: Experiment | None, found: PageExperiment) -> ExperimentStatusName:
+    # A fixed split runs an experiment without a stored record until it ends.
+    if experiment is not None:
+        return experiment.status
+    return "running" if found.allocation is not None else "none"
 
 
 def _json_body() -> object:

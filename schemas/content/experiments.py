@@ -7,8 +7,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# `none`: no allocation was ever set (every visitor gets the control).
+ExperimentStatusName = Literal["none", "running", "ended"]
 
-class ExperimentEndInput(BaseModel):
+
+class PageExperimentEndInput(BaseModel):
     """POST .../pages/{slug}/experiment/end: the arm that won."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
@@ -22,7 +25,7 @@ class ExperimentEndInput(BaseModel):
     )
 
 
-class ArmRecord(BaseModel):
+class ExperimentArmRecord(BaseModel):
     """One arm's standing since the experiment started."""
 
     model_config = ConfigDict(defer_build=True)
@@ -51,7 +54,7 @@ class StopRuleRecord(BaseModel):
     min_conversions: int = Field(description="Conversions every arm needs first")
 
 
-class ExperimentRecord(BaseModel):
+class PageExperimentRecord(BaseModel):
     """A page's experiment and each arm's standing."""
 
     model_config = ConfigDict(defer_build=True)
@@ -60,7 +63,7 @@ class ExperimentRecord(BaseModel):
     allocation: Literal["none", "fixed", "adaptive"] = Field(
         description="`none` while no allocation was set (every visitor sees the control)"
     )
-    status: Literal["none", "running", "ended"]
+    status: ExperimentStatusName
     counted_from: datetime | None = Field(
         description="The experiment's start (else the allocation's last setting); the counts"
         " are the page's stats by variant from that UTC day on"
@@ -72,13 +75,13 @@ class ExperimentRecord(BaseModel):
     ended_at: datetime | None = None
     ended_by: Literal["api", "stop_rule"] | None = None
     stop_rule: StopRuleRecord
-    arms: list[ArmRecord]
+    arms: list[ExperimentArmRecord]
 
 
-class ExperimentBody(BaseModel):
+class PageExperimentBody(BaseModel):
     """GET .../pages/{slug}/experiment and POST .../experiment/end."""
 
     model_config = ConfigDict(defer_build=True)
 
     ok: Literal[True] = True
-    experiment: ExperimentRecord
+    experiment: PageExperimentRecord

@@ -1,6 +1,6 @@
 """The Content API's experiment rows of the OpenAPI table: a page's standing, and its end."""
 
-from schemas.content.experiments import ExperimentBody, ExperimentEndInput
+from schemas.content.experiments import PageExperimentBody, PageExperimentEndInput
 from schemas.openapi.operation import IDEMPOTENCY, KEYED, SLUG, Operation, Reply
 
 __all__ = ["EXPERIMENT_OPERATIONS"]
@@ -20,7 +20,7 @@ EXPERIMENT_OPERATIONS: tuple[Operation, ...] = (
                 200,
                 "The allocation, the experiment's state and each arm's visitors, conversions,"
                 " rate, 95% credible interval, probability of being best and current share",
-                ExperimentBody,
+                PageExperimentBody,
             ),
         ),
         description="Counted from the experiment's start (the page's stats by variant). With an"
@@ -37,8 +37,8 @@ EXPERIMENT_OPERATIONS: tuple[Operation, ...] = (
         "Content",
         "End a page's experiment with a winner",
         "content",
-        (Reply(200, "Ended; every visitor gets the page", ExperimentBody),),
-        request=ExperimentEndInput,
+        (Reply(200, "Ended; every visitor gets the page", PageExperimentBody),),
+        request=PageExperimentEndInput,
         description="A variant's content becomes the page's next version through today's"
         " quality gate (422 with its issues, and nothing changes, when it fails); the history"
         " keeps the version before. `control` keeps the page as it is. Ending again with the"
