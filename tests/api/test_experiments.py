@@ -46,7 +46,7 @@ def traffic(backends: Backends, arm: str, *, visitors: int, converted: int) -> N
         events += [
             NewEvent(
                 id=f"site:{uuid.uuid4().hex}",
-                type=kind,  # type: ignore[arg-type]  # one of the page event types
+                type=kind,
                 source="site",
                 occurred_at=now,
                 page=Page(url=f"http://testserver/p/{SLUG}", path=f"/p/{SLUG}"),
