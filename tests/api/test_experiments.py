@@ -20,6 +20,9 @@ from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
 from schemas.signals.events import NewEvent, Page
 from tests.api.content_client import AUTH, PAGES, page_body
+from tests.api.lanes import Lanes, lane_app, lane_backends, lane_client, lanes
+
+__all__ = ["lane_app", "lane_backends", "lane_client", "lanes"]  # fixtures used below
 
 pytestmark = pytest.mark.spec("content.experiments")
 
@@ -188,3 +191,32 @@ def test_with_the_stop_rule_on_a_clear_winner_ends_the_experiment_and_becomes_th
     assert (page["version"], page["title"]) == (2, B_TITLE)
     versions = client.get(f"{PAGES}/{SLUG}/versions", headers=AUTH).get_json()["versions"]
     assert versions[0]["key_id"] == "stop-rule"
+
+
+def test_a_partner_ends_its_own_pages_experiment_and_another_partner_sees_no_such_page(
+    lane_client: FlaskClient, lanes: Lanes
+) -> None:
+    """On SQLite and on the Firestore emulator: the page, variant and experiment stores."""
+    assert lane_client.post(PAGES, json=page_body(SLUG), headers=lanes.a).status_code == 201
+    variant = {"id": "b", "page": page_body(SLUG, title=B_TITLE)}
+    created = lane_client.post(f"{PAGES}/{SLUG}/variants", json=variant, headers=lanes.a)
+    assert created.status_code == 201
+    adaptive = {"mode": "adaptive"}
+    put = lane_client.put(f"{PAGES}/{SLUG}/allocation", json=adaptive, headers=lanes.a)
+    assert put.status_code == 200
+
+    theirs = lane_client.post(f"{EXPERIMENT}/end", json={"winner": "b"}, headers=lanes.b)
+    peek = lane_client.get(EXPERIMENT, headers=lanes.b)
+    running = lane_client.get(EXPERIMENT, headers=lanes.a)
+    ended = lane_client.post(f"{EXPERIMENT}/end", json={"winner": "b"}, headers=lanes.a)
+    after = lane_client.get(EXPERIMENT, headers=lanes.a)
+
+    assert (theirs.status_code, peek.status_code) == (404, 404)
+    body = running.get_json()["experiment"]
+    assert (body["allocation"], body["status"]) == ("adaptive", "running")
+    # No conversions yet: each arm is best half the time, within the Monte Carlo's spread.
+    assert [a["share"] for a in body["arms"]] == pytest.approx([0.5, 0.5], abs=0.03)
+    assert ended.get_json()["experiment"]["winner"] == "b"
+    assert after.get_json()["experiment"]["status"] == "ended"
+    page = lane_client.get(f"{PAGES}/{SLUG}", headers=lanes.a).get_json()["page"]
+    assert (page["version"], page["title"]) == (2, B_TITLE)
