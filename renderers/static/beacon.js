@@ -140,6 +140,22 @@
     });
   }
 
+  // Where consent is required the server never sets the experiment's assignment id (a random
+  // value, api/rest/variant_serving.py): a yes on our page of an experiment sets it here, for
+  // the next visit; a no removes it.
+  function assignmentCookie(choice) {
+    if (!variant || !ownSite) return;
+    var tail = "; Path=/p/; SameSite=Lax" + (location.protocol === "https:" ? "; Secure" : "");
+    if (choice !== "yes") {
+      document.cookie = "fd_aid=; Max-Age=0" + tail;
+      return;
+    }
+    var bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    var id = btoa(String.fromCharCode.apply(null, bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    document.cookie = "fd_aid=" + id + "; Max-Age=15552000" + tail;
+  }
+
   function askConsent() {
     var box = document.createElement("div");
     if (ownSite) box.className = "consent";
@@ -160,6 +176,7 @@
       button.textContent = choice[0];
       button.addEventListener("click", function () {
         store("frontdoor_consent", choice[1]);
+        assignmentCookie(choice[1]);
         box.remove();
         if (spacer) spacer.remove();
         reserve();
