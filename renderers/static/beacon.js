@@ -142,10 +142,10 @@
 
   // Where consent is required the server never sets the experiment's assignment id (a random
   // value, api/rest/variant_serving.py): a yes on our page of an experiment sets it here, for
-  // the next visit; a no removes it.
+  // the next visit (for this page alone, as the server's); a no removes it.
   function assignmentCookie(choice) {
     if (!variant || !ownSite) return;
-    var tail = "; Path=/p/; SameSite=Lax" + (location.protocol === "https:" ? "; Secure" : "");
+    var tail = "; Path=" + location.pathname + "; SameSite=Lax" + (location.protocol === "https:" ? "; Secure" : "");
     if (choice !== "yes") {
       document.cookie = "fd_aid=; Max-Age=0" + tail;
       return;
