@@ -3,10 +3,11 @@
 Stickiness is a first-party cookie holding only a random assignment id (`fd_aid`, 128 random
 bits, HttpOnly, SameSite=Lax, Path=/p/{slug}: one per page, sent to that page alone): the arm is
 a hash of that id and the slug against the page's current shares (domain/variants.py
-`pick_arm`), so the cookie says nothing about the visitor, links no two pages, and names no arm. It is set only when a page has an experiment
-running, and never for a visitor who sends Global Privacy Control (`Sec-GPC: 1`) or Do Not
-Track (`DNT: 1`), nor, where consent is required (BEACON_CONSENT=required), by the server at
-all: there the beacon sets it when the visitor says yes. Those visitors get the control.
+`pick_arm`), so the cookie says nothing about the visitor, links no two pages, and names no
+arm. It is set only when a page has an experiment running, and never for a visitor who sends
+Global Privacy Control (`Sec-GPC: 1`) or Do Not Track (`DNT: 1`), nor, where consent is
+required (BEACON_CONSENT=required), by the server at all: there the beacon sets it when the
+visitor says yes. Those visitors get the control.
 
 Responses of such pages differ by visitor, so they are `Cache-Control: private` (no shared
 cache, Cloud CDN included, keeps them) and vary on Cookie, Sec-GPC and DNT.

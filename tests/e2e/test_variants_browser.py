@@ -124,7 +124,8 @@ def test_with_javascript_off_the_variant_is_whole_and_its_lead_form_records_it(
         if pick_arm(aid, slug=slug, shares=[("control", 0.5), ("b", 0.5)]) == "b"
     )
     context = browser.new_context(java_script_enabled=False)
-    context.add_cookies([{"name": "fd_aid", "value": assignment, "url": f"{live_server.url}/p/{slug}"}])
+    page_url = f"{live_server.url}/p/{slug}"
+    context.add_cookies([{"name": "fd_aid", "value": assignment, "url": page_url}])
     page = context.new_page()
     page.goto(f"{live_server.url}/p/{slug}")
 
