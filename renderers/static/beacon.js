@@ -163,7 +163,10 @@
     box.setAttribute("role", "region");
     box.setAttribute("aria-label", "Analytics consent");
     var text = document.createElement("p");
-    text.textContent = "May we count your visit? We keep a random id in this browser, no cookies, nothing shared with third parties.";
+    // On a page testing variants, a yes also keeps which one this browser sees (a cookie).
+    text.textContent = variant && ownSite
+      ? "May we count your visit? We keep a random id in this browser, also to show you the same version of this page, nothing shared with third parties."
+      : "May we count your visit? We keep a random id in this browser, no cookies, nothing shared with third parties.";
     dress(text, TEXT);
     box.appendChild(text);
     // On other sites the bar is fixed: a spacer before it gives the page's end room to scroll above it.
