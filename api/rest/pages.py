@@ -237,7 +237,7 @@ def create_pages_blueprint(
         if assignment.new_assignment_id is not None:
             secure = site_facts.base_url.startswith("https://")
             response.headers["Set-Cookie"] = assignment_cookie(
-                assignment.new_assignment_id, secure=secure
+                assignment.new_assignment_id, slug=stored.slug, secure=secure
             )
         return response
 

@@ -1,12 +1,13 @@
 """Which arm of a page's experiment a visitor of /p/{slug} is served, and how it stays the same.
 
 Stickiness is a first-party cookie holding only a random assignment id (`fd_aid`, 128 random
-bits, HttpOnly, SameSite=Lax, Path=/p/): the arm is a hash of that id and the slug against the
-page's current shares (domain/variants.py `pick_arm`), so the cookie says nothing about the
-visitor, links no two sites, and names no arm. It is set only when a page has an experiment
-running, and never for a visitor who sends Global Privacy Control (`Sec-GPC: 1`) or Do Not
-Track (`DNT: 1`), nor, where consent is required (BEACON_CONSENT=required), by the server at
-all: there the beacon sets it when the visitor says yes. Those visitors get the control.
+bits, HttpOnly, SameSite=Lax, Path=/p/{slug}: one per page, sent to that page alone): the arm is
+a hash of that id and the slug against the page's current shares (domain/variants.py
+`pick_arm`), so the cookie says nothing about the visitor, links no two pages, and names no
+arm. It is set only when a page has an experiment running, and never for a visitor who sends
+Global Privacy Control (`Sec-GPC: 1`) or Do Not Track (`DNT: 1`), nor, where consent is
+required (BEACON_CONSENT=required), by the server at all: there the beacon sets it when the
+visitor says yes. Those visitors get the control.
 
 Responses of such pages differ by visitor, so they are `Cache-Control: private` (no shared
 cache, Cloud CDN included, keeps them) and vary on Cookie, Sec-GPC and DNT.
@@ -145,12 +146,12 @@ def assign(
     return Assignment(pick_arm(new_id, slug=slug, shares=experiment.shares), new_id)
 
 
-def assignment_cookie(assignment_id: str, *, secure: bool) -> str:
-    """The Set-Cookie value of a new assignment id."""
+def assignment_cookie(assignment_id: str, *, slug: str, secure: bool) -> str:
+    """The Set-Cookie value of a new assignment id for the page of `slug`."""
     parts = [
         f"{ASSIGNMENT_COOKIE}={assignment_id}",
         f"Max-Age={ASSIGNMENT_MAX_AGE}",
-        "Path=/p/",
+        f"Path=/p/{slug}",
         "SameSite=Lax",
         "HttpOnly",
     ]

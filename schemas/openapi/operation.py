@@ -117,7 +117,7 @@ class Reply:
 class Operation:
     """One row of the operation table; swap a placeholder model for the real one in one line."""
 
-    method: Literal["get", "post", "patch", "delete"]
+    method: Literal["get", "post", "put", "patch", "delete"]
     path: str
     operation_id: str
     tag: str

@@ -54,7 +54,8 @@ def test_a_visitor_gets_an_assignment_cookie_and_the_same_arm_on_every_visit(
 
     cookie = first.headers["Set-Cookie"]
     assert re.fullmatch(
-        r"fd_aid=[A-Za-z0-9_-]{22}; Max-Age=15552000; Path=/p/; SameSite=Lax; HttpOnly", cookie
+        r"fd_aid=[A-Za-z0-9_-]{22}; Max-Age=15552000; Path=/p/growth-audit; SameSite=Lax; HttpOnly",
+        cookie,
     )
     assert arm_of(first) in ("control", "b")
     assert later == [arm_of(first)] * 5
@@ -102,7 +103,7 @@ def test_where_consent_is_required_the_server_sets_no_cookie_and_serves_the_cont
     visitor = app.test_client()
 
     before = visitor.get(f"/p/{SLUG}")
-    visitor.set_cookie("fd_aid", "A" * 22, path="/p/")
+    visitor.set_cookie("fd_aid", "A" * 22, path=f"/p/{SLUG}")
     after = visitor.get(f"/p/{SLUG}")
 
     assert (arm_of(before), arm_of(after)) == ("control", "b")

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from api.rest.variant_serving import ASSIGNMENT_COOKIE
 from domain.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
 from frontdoor.settings import Settings
 from renderers.terraform_indexes import render_firestore_terraform
@@ -246,6 +247,16 @@ def test_topic_and_queue_names_equal_the_apps() -> None:
     assert resources["google_pubsub_topic.generation_jobs"]["name"] == defaults.generation_topic
     assert resources["google_pubsub_topic.mail"]["name"] == defaults.mail_topic
     assert resources["google_cloud_tasks_queue.deliveries"]["name"] == defaults.cloud_tasks_queue
+
+
+def test_the_landing_pages_cdn_keys_its_cache_on_the_experiment_assignment_cookie() -> None:
+    """Variants: Cloud CDN never hands one visitor's arm to another (content-api.md Caching)."""
+    pages = _resources()["google_compute_backend_service.pages"]
+
+    (policy,) = pages["cdn_policy"]
+    (key_policy,) = policy["cache_key_policy"]
+    assert policy["cache_mode"] == "USE_ORIGIN_HEADERS"  # `private` is kept by no CDN
+    assert key_policy["include_named_cookies"] == [ASSIGNMENT_COOKIE]
 
 
 def test_the_committed_firestore_indexes_equal_the_adapters_declared_list() -> None:
