@@ -70,6 +70,7 @@ DESIGN_ENDPOINTS = [
     ("get", "/api/public/content/pages/{slug}/versions"),
     ("get", "/api/public/content/pages/{slug}/versions/{n}"),
     ("post", "/api/public/content/pages/{slug}/versions/{n}/restore"),
+    ("get", "/api/public/content/pages/{slug}/stats"),
     ("delete", "/api/public/v1/signals/people/{email}"),
     ("post", "/api/public/v1/signals/events"),
     ("post", "/api/public/v1/collect"),
