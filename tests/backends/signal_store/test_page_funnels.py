@@ -95,9 +95,7 @@ def counted(events: list[Event], slug: str, first: date, last: date, by: str | N
 def folded(store: SignalStore, slug: str, first: date, last: date, by: str | None) -> Any:
     """The funnel as the store's roll-ups give it."""
     a, b = day_number(first), day_number(last)
-    rows = store.read_page_funnel(
-        slug, first_day=a, last_day=b, dimension=None if by == "day" else by
-    )
+    rows = store.read_page_funnel(slug, first_day=a, last_day=b, dimension=by)
     totals, breakdown = read_funnel(rows, first=a, last=b, by=by)
 
     def figures(f: Figures) -> tuple[int, int, int, int]:
