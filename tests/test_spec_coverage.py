@@ -42,6 +42,7 @@ COVERAGE: dict[tuple[str, str], str] = {
     ("post", f"{PAGES}/{{slug}}/versions/{{n}}/restore"): "content.history",
     ("get", f"{PAGES}/{{slug}}/experiment"): "content.experiments",
     ("post", f"{PAGES}/{{slug}}/experiment/end"): "content.experiments",
+    ("get", f"{PAGES}/{{slug}}/stats"): "content.page_stats",
     ("get", SIGNALS): "signals.stream",
     ("get", f"{SIGNALS}/accounts"): "signals.accounts",
     ("get", f"{SIGNALS}/accounts/{{domain}}"): "signals.lookup",
