@@ -23,6 +23,7 @@ FIRST_PARTY = (
     "api",
     "backends",
     "bench",
+    "devtools",
     "domain",
     "frontdoor",
     "gate",
@@ -303,14 +304,16 @@ def test_the_readme_draws_the_same_layer_table_as_architecture_toml() -> None:
         if line.startswith("| `")
         for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
     }
-    below_top = [name for name in LAYERS if name not in ("frontdoor", "bench")]
+    tools = ("devtools", "bench")
+    below_top = [name for name in LAYERS if name not in ("frontdoor", *tools)]
 
     assert set(rows) == set(LAYERS)
     for package in below_top:
         drawn = [] if rows[package] == "nothing of ours" else rows[package].split(", ")
         assert [name.strip("`") for name in drawn] == list(LAYERS[package]), package
     assert set(LAYERS["frontdoor"]) == set(below_top) - {"frontdoor"}
-    assert set(LAYERS["bench"]) == set(LAYERS) - {"bench"}
+    for tool in tools:
+        assert set(LAYERS[tool]) == set(LAYERS) - set(tools), tool
 
 
 def _private_names(paths: Iterator[Path] | list[Path]) -> set[str]:
@@ -381,12 +384,15 @@ def test_no_private_name_of_the_mcp_sdk_is_used_anywhere() -> None:
 
 def test_every_package_of_ours_ships_in_the_image_and_the_wheel() -> None:
     """A package the Dockerfile does not copy, or pyproject does not list, fails only in
-    production; bench/ and tests/ stay out of both."""
+    production; bench/, devtools/ and tests/ stay out of both and are still type-checked."""
     dockerfile = (REPO / "Dockerfile").read_text(encoding="utf-8")
     pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-    shipped = [package for package in FIRST_PARTY if package != "bench"]
+    included = pyproject["tool"]["setuptools"]["packages"]["find"]["include"]
+    unshipped = ("bench", "devtools")
 
-    for package in shipped:
-        assert f"COPY {package}/ {package}/" in dockerfile, package
-        assert f"{package}*" in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]
+    for package in FIRST_PARTY:
+        shipped = package not in unshipped
+        assert (f"COPY {package}/ {package}/" in dockerfile) is shipped, package
+        assert (f"{package}*" in included) is shipped, package
         assert package in pyproject["tool"]["mypy"]["packages"], package
+

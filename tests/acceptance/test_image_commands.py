@@ -21,8 +21,8 @@ from typing import Any
 import httpx
 import pytest
 
-from frontdoor.emulated import EmulatedStack
-from frontdoor.processes import (
+from devtools.emulated import EmulatedStack
+from devtools.processes import (
     ManagedProcess,
     free_port,
     http_ok,

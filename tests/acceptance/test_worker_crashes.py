@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from frontdoor.emulated import EmulatedStack
+from devtools.emulated import EmulatedStack
 from tests.polling import wait_for
 
 pytestmark = pytest.mark.emulator

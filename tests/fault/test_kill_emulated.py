@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from backends.gcp.pubsub import PubSubPublisher
-from frontdoor.emulated import EmulatedStack
-from frontdoor.emulated_resources import SIGNALS_TOPIC
+from devtools.emulated import EmulatedStack
+from devtools.emulated_resources import SIGNALS_TOPIC
 from tests.acceptance.conftest import emulated_stack  # noqa: F401  # the session's stack
 from tests.fault.served_crash import random_batch
 from tests.polling import wait_for
