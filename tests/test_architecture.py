@@ -242,7 +242,7 @@ def test_every_import_of_ours_is_one_architecture_toml_allows(path: Path) -> Non
 def test_putting_back_an_import_that_broke_the_layers_fails_the_check(
     path: str, old_import: str
 ) -> None:
-    """The three imports issue 17 found (and the domain reaching up) are each caught again."""
+    """Imports that once broke the layers (and the domain reaching up) are each caught again."""
     source = (REPO / path).read_text(encoding="utf-8")
     module = module_name(REPO / path)
 
@@ -358,7 +358,7 @@ OUR_FILES = LAYERED_FILES + python_files("tests")
 
 
 def test_no_private_name_of_the_mcp_sdk_is_used_anywhere() -> None:
-    """Issue 17: only the SDK's public API; a private helper can change in any release."""
+    """Only the SDK's public API; a private helper can change in any release."""
     import mcp
 
     sdk_files = sorted(Path(mcp.__file__).parent.rglob("*.py"))
@@ -395,4 +395,3 @@ def test_every_package_of_ours_ships_in_the_image_and_the_wheel() -> None:
         assert (f"COPY {package}/ {package}/" in dockerfile) is shipped, package
         assert (f"{package}*" in included) is shipped, package
         assert package in pyproject["tool"]["mypy"]["packages"], package
-

@@ -1,4 +1,4 @@
-"""Issue 17 cold start: what a start leaves for its first use, and that the first use still works.
+"""Cold start: what a start leaves for its first use, and that the first use still works.
 
 bench/bench_startup.py measures the start itself; these pin what it may skip and that skipping
 it changes no answer.

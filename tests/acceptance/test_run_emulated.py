@@ -28,7 +28,7 @@ READY_LINE = "Ctrl-C stops everything."
 def test_the_command_serves_every_process_it_prints_and_sigint_stops_them_all(
     tmp_path: Path,
 ) -> None:
-    """Issue 8: one command brings the service up on the emulators; Ctrl-C stops all of it."""
+    """One command brings the service up on the emulators; Ctrl-C stops all of it."""
     port = free_port()
     command = [sys.executable, "-m", "devtools.emulated", "--port", str(port)]
     command += ["--state-dir", str(tmp_path / "emulated")]

@@ -1,4 +1,4 @@
-"""Rate limits (issue 14): per key on the Content and Signal APIs, per client address on public
+"""Rate limits: per key on the Content and Signal APIs, per client address on public
 reads; 429 `rate_limited` with Retry-After and the IETF RateLimit header fields."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def tight(tmp_path: Path) -> Iterator[tuple[FlaskClient, Backends]]:
 def test_a_key_past_its_limit_gets_429_while_another_key_goes_on(
     tight: tuple[FlaskClient, Backends],
 ) -> None:
-    """Issue 14: one key driven past its limit sees 429 with Retry-After and the RateLimit
+    """One key driven past its limit sees 429 with Retry-After and the RateLimit
     fields; another partner's key is not throttled."""
     client, backends = tight
     other, _ = issue_key(keys=backends.keys, partner="bravo", scope="content", now=backends.clock())
@@ -68,7 +68,7 @@ def test_a_key_past_its_limit_gets_429_while_another_key_goes_on(
 
 
 def test_signal_keys_count_on_their_own_policy(tight: tuple[FlaskClient, Backends]) -> None:
-    """Issue 14: the Signal API counts per key under the `signals` policy."""
+    """The Signal API counts per key under the `signals` policy."""
     client, _ = tight
     key = {"x-api-key": SIGNALS_KEY}
 
@@ -80,7 +80,7 @@ def test_signal_keys_count_on_their_own_policy(tight: tuple[FlaskClient, Backend
 
 
 def test_public_reads_count_per_client_address(tight: tuple[FlaskClient, Backends]) -> None:
-    """Issue 14: public reads are limited per client address, not per key."""
+    """Public reads are limited per client address, not per key."""
     client, _ = tight
 
     first = [
@@ -131,7 +131,7 @@ def test_the_openapi_lists_the_429_of_every_public_read(client: FlaskClient) -> 
 
 
 def test_unkeyed_and_refused_requests_count_nothing(tight: tuple[FlaskClient, Backends]) -> None:
-    """Issue 14: a request with no valid key answers 401 and uses up no one's quota."""
+    """A request with no valid key answers 401 and uses up no one's quota."""
     client, _ = tight
 
     wrong = [client.get(PAGES, headers={"x-api-key": "not-a-key-at-all"}) for _ in range(5)]
