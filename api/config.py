@@ -23,7 +23,7 @@ class AppConfig:
     generate_wait_seconds: float = 25.0
     # External OAuth issuer (OAUTH_ISSUER); None means the built-in authorization server
     oauth_issuer: str | None = None
-    # X-Forwarded-For entries our own proxies append, gcp mode (FORWARDED_FOR_HOPS; collect)
+    # X-Forwarded-For entries our own proxies append, gcp mode (FORWARDED_FOR_HOPS; ProxyFix)
     forwarded_for_hops: int = 2
     # The beacon waits for consent (BEACON_CONSENT=required); other sites allowed to collect
     beacon_consent: bool = False

@@ -63,7 +63,7 @@ class Settings(BaseSettings):
     body_read_timeout: float = Field(default=10.0, gt=0, le=300)
     allowed_hosts: list[str] = Field(default_factory=list)
     # gcp mode: how many X-Forwarded-For entries, from the end, our own proxies append; the
-    # client address (collect's rate limit) is that entry. 2 behind the Google external
+    # client address (the per-address rate limits) is that entry. 2 behind the Google external
     # Application Load Balancer (`<client>,<load balancer>`, terraform/storage.tf); 1 for a
     # bare Cloud Run URL; 0 ignores the header. Embedded mode uses the socket peer.
     forwarded_for_hops: int = Field(default=2, ge=0, le=10)

@@ -55,7 +55,6 @@ from api.rest.collect_beacon import (
 from api.rest.collect_refusals import CollectRefusals, RefusalReason
 from api.rest.signals import queue_events
 from backends.bundle import Backends
-from domain.client_address import client_address
 from schemas.errors import Issue
 from schemas.signals.events import (
     SITE_FIELDS,
@@ -140,7 +139,7 @@ def create_collect_blueprint(
     def collect() -> Response:
         now = backends.clock()
         headers = request.headers
-        address = _client_ip(config, headers)
+        address = request.remote_addr or ""  # in gcp mode, ProxyFix's (api/app.py)
         if _origin_host(headers) not in hosts:
             refused.count("foreign_origin", client_hash=hashed(address))
             raise ApiError(403, "forbidden", "Collect accepts posts from this site only")
@@ -201,13 +200,6 @@ def _origin_host(headers: Headers) -> str:
         return urlsplit(source).netloc.lower() if source != "null" else ""
     except ValueError:  # not a URL (an unclosed IPv6 bracket): no origin
         return ""
-
-
-def _client_ip(config: AppConfig, headers: Headers) -> str:
-    # Embedded mode listens to its clients directly; in gcp mode our own proxies append to
-    # X-Forwarded-For and only their entries can be trusted.
-    hops = config.forwarded_for_hops if config.mode == "gcp" else 0
-    return client_address(headers.get("X-Forwarded-For", ""), request.remote_addr or "", hops=hops)
 
 
 def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, json, request
 
-from api.config import AppConfig
 from api.rate_limits import RateLimits
 from api.rest.http_cache import CORS_HEADERS, CachedBody, RenderedOnce, cached_response
-from domain.client_address import client_address
 from schemas.catalog import Catalog
 from schemas.public import (
     BlogBody,
@@ -24,22 +22,16 @@ from schemas.public import (
 JSON = "application/json"
 
 
-def create_public_blueprint(
-    catalog: Catalog, config: AppConfig | None = None, *, limits: RateLimits | None = None
-) -> Blueprint:
+def create_public_blueprint(catalog: Catalog, *, limits: RateLimits | None = None) -> Blueprint:
     """The six read endpoints, each body serialized once (content is fixed at start)."""
     bp = Blueprint("public", __name__, url_prefix="/api/public/v1")
-    # Embedded mode listens to its clients directly; in gcp mode only our proxies' entries of
-    # X-Forwarded-For are trusted (as collect does).
-    hops = config.forwarded_for_hops if config is not None and config.mode == "gcp" else 0
 
     @bp.before_request
     def count_client() -> None:
         if limits is None:
             return
-        peer = request.remote_addr or ""
-        forwarded = request.headers.get("X-Forwarded-For", "") if hops else ""
-        limits.check("public", client_address(forwarded, peer, hops=hops), advertise=False)
+        # The client's address: in gcp mode the app's ProxyFix took it from X-Forwarded-For.
+        limits.check("public", request.remote_addr or "", advertise=False)
 
     # Content is fixed at start; the first read serializes every body (a start need not).
     bodies = RenderedOnce(lambda: public_bodies(catalog))

@@ -3,6 +3,7 @@ reads; 429 `rate_limited` with Retry-After and the IETF RateLimit header fields.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,9 +24,8 @@ PAGES = "/api/public/content/pages"
 RATELIMIT = re.compile(r'^"(?P<policy>[a-z_]+)";r=(?P<r>\d+);t=(?P<t>\d+)$')
 
 
-@pytest.fixture
-def tight(tmp_path: Path) -> Iterator[tuple[FlaskClient, Backends]]:
-    settings = Settings(
+def tight_settings(tmp_path: Path) -> Settings:
+    return Settings(
         data_dir=tmp_path / "data",
         public_base_url="http://testserver",
         content_api_key=CONTENT_KEY,
@@ -34,6 +34,11 @@ def tight(tmp_path: Path) -> Iterator[tuple[FlaskClient, Backends]]:
         rate_limit_signals=2,
         rate_limit_public=2,
     )
+
+
+@pytest.fixture
+def tight(tmp_path: Path) -> Iterator[tuple[FlaskClient, Backends]]:
+    settings = tight_settings(tmp_path)
     backends = build_backends(settings)
     yield create_app(app_config(settings), backends).test_client(), backends
     backends.close()
@@ -95,6 +100,27 @@ def test_public_reads_count_per_client_address(tight: tuple[FlaskClient, Backend
     # Cacheable answers carry no count: a shared cache would hand it to the next client.
     assert "RateLimit" not in first[0].headers
     assert other.status_code == 200
+
+
+def test_in_gcp_mode_public_reads_count_per_address_the_load_balancer_saw(
+    tmp_path: Path, tight: tuple[FlaskClient, Backends]
+) -> None:
+    """FORWARDED_FOR_HOPS: behind our proxies, a forged X-Forwarded-For prefix opens no fresh
+    allowance, and another client behind the same balancer (one peer address) has its own."""
+    _, backends = tight
+    config = dataclasses.replace(app_config(tight_settings(tmp_path)), mode="gcp")
+    client = create_app(config, backends).test_client()
+
+    def read(forwarded: str) -> int:
+        headers = {"X-Forwarded-For": forwarded}
+        peer = {"REMOTE_ADDR": "10.0.0.9"}
+        return client.get("/api/public/v1/company", headers=headers, environ_base=peer).status_code
+
+    first = [read(f"6.6.6.{i}, 203.0.113.7, 34.120.1.1") for i in range(3)]
+    other = read("203.0.113.8, 34.120.1.1")
+
+    assert first == [200, 200, 429]
+    assert other == 200
 
 
 def test_a_browser_page_past_the_public_limit_can_read_how_long_to_wait(
