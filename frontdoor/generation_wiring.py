@@ -14,11 +14,11 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from api.built_once import BuiltOnce
 from backends.bundle import Backends
 from backends.embedded.job_queue import DurableJobQueue
 from backends.lease_holders import holder_gone, new_holder
 from backends.ports import JobQueue, JobStore
-from frontdoor.built_once import BuiltOnce
 from frontdoor.delivery_wiring import DeliveryPorts
 from frontdoor.settings import Settings
 from gate.check import check_page, ruleset

@@ -15,8 +15,8 @@ import pytest
 from pydantic import BaseModel
 
 import schemas
+from api.built_once import BuiltOnce
 from frontdoor import settings
-from frontdoor.built_once import BuiltOnce
 from tests.conftest import CONTENT_KEY, INGEST_KEY
 from tests.probes import run_probe
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, json, request
 
+from api.built_once import BuiltOnce
 from api.rate_limits import RateLimits
-from api.rest.http_cache import CORS_HEADERS, CachedBody, RenderedOnce, cached_response
+from api.rest.http_cache import CORS_HEADERS, CachedBody, cached_response
 from schemas.catalog import Catalog
 from schemas.public import (
     BlogBody,
@@ -34,32 +35,32 @@ def create_public_blueprint(catalog: Catalog, *, limits: RateLimits | None = Non
         limits.check("public", request.remote_addr or "", advertise=False)
 
     # Content is fixed at start; the first read serializes every body (a start need not).
-    bodies = RenderedOnce(lambda: public_bodies(catalog))
+    bodies = BuiltOnce(lambda: public_bodies(catalog))
 
     @bp.get("/company")
     def get_company() -> Response:
-        return cached_response(bodies.bodies()["company"])
+        return cached_response(bodies.get()["company"])
 
     @bp.get("/blog")
     def list_blog_posts() -> Response:
-        return cached_response(bodies.bodies()["blog"])
+        return cached_response(bodies.get()["blog"])
 
     @bp.get("/research")
     def list_experiments() -> Response:
-        return cached_response(bodies.bodies()["research"])
+        return cached_response(bodies.get()["research"])
 
     @bp.get("/research/<slug>")
     def get_experiment(slug: str) -> Response:
-        found = bodies.bodies().get(f"research/{slug}")
+        found = bodies.get().get(f"research/{slug}")
         return cached_response(found) if found else not_found_body(slug)
 
     @bp.get("/careers")
     def list_careers() -> Response:
-        return cached_response(bodies.bodies()["careers"])
+        return cached_response(bodies.get()["careers"])
 
     @bp.get("/careers/<slug>")
     def get_career(slug: str) -> Response:
-        found = bodies.bodies().get(f"careers/{slug}")
+        found = bodies.get().get(f"careers/{slug}")
         return cached_response(found) if found else not_found_body(slug)
 
     return bp
