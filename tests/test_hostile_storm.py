@@ -1,4 +1,4 @@
-"""Issue 13 "Must show": a hostile-input storm against the served process (`python -m
+"""A hostile-input storm against the served process (`python -m
 frontdoor.serve`, granian): a few thousand requests over every endpoint that reads a body,
 while hundreds of clients hold stalled bodies open. No 5xx; a body that trickles in is cut off
 with 408 at the read timeout; the service answers normally afterwards; RSS grows < 100 MiB.
