@@ -1,15 +1,15 @@
-"""The built-in authorization server's provider behind the SDK's OAuth handlers.
+"""The built-in authorization server's provider behind its endpoints (api.oauth.routes).
 
 All state sits in the OAuthStore port (codes and tokens only as sha256 hashes), so any
-process can answer any step. The SDK handlers validate requests; this provider adds what
-they leave to it: the RFC 8707 `resource` checked at /authorize and /token and bound into
-every token, single-use codes, rotating refresh tokens, revocation by grant, Client ID
-Metadata Documents, loopback redirect ports and client secrets kept only as hashes. A
-refresh token is replaced the moment it is exchanged; presented again it ends its whole grant
-(RFC 9700 §4.14.2), except for the same client retrying the same exchange within
-`refresh_retry_grace`, which gets the same successor (api.oauth.sealed_answer).
-Expired rows are treated as absent (stores delete them later). Clients live in
-api.oauth.client_book, sign-in and consent in api.oauth.signin.
+process can answer any step. The endpoints check requests and hand the provider what it
+needs as arguments; the provider decides the RFC 8707 `resource` checked at /authorize and
+/token and bound into every token, single-use codes, rotating refresh tokens, revocation by
+grant, Client ID Metadata Documents, loopback redirect ports and client secrets kept only as
+hashes. A refresh token is replaced the moment it is exchanged; presented again it ends its
+whole grant (RFC 9700 §4.14.2), except for the same client retrying the same exchange within
+`refresh_retry_grace`, which gets the same successor (api.oauth.sealed_answer). Expired rows
+are treated as absent (stores delete them later). Clients live in api.oauth.client_book,
+sign-in and consent in api.oauth.signin.
 """
 
 from __future__ import annotations
