@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import time
 from dataclasses import dataclass
 from urllib.parse import unquote_plus
 
@@ -45,7 +44,7 @@ def credentials_of(form: dict[str, str], authorization: str) -> Credentials:
 
 
 async def authenticate(
-    provider: BuiltinOAuthProvider, credentials: Credentials, *, now: float | None = None
+    provider: BuiltinOAuthProvider, credentials: Credentials
 ) -> RegisteredClient:
     """The client, once its credentials hold. Raises: OAuthError (401 invalid_client)."""
     basic = credentials.basic_tried
@@ -66,7 +65,7 @@ async def authenticate(
     if known.secret_hash is None or not secret_matches(secret, known.secret_hash):
         raise _refused("wrong client secret", basic)
     expires = client.client_secret_expires_at
-    if expires and expires < (time.time() if now is None else now):
+    if expires and expires < provider.clock().timestamp():
         raise _refused("the client secret has expired; register again", basic)
     return client
 
