@@ -12,7 +12,7 @@ from schemas.content.jobs import BriefNote, GenerationBrief
 from schemas.errors import Issue
 from schemas.public import Company
 from workers.authoring.base import PagePayload
-from workers.authoring.composer import Composer
+from workers.authoring.composer import compose_page
 from workers.authoring.voices import tone_note
 
 
@@ -28,7 +28,7 @@ class TemplateWriter:
         feedback: list[Issue] | None,
     ) -> PagePayload:
         """A SitePageInput-shaped payload for the brief."""
-        payload = Composer(brief, brand=brand, company=company).page()
+        payload = compose_page(brief, brand=brand, company=company).payload
         return _drop_flagged(payload, feedback) if feedback else payload
 
     def brief_notes(
@@ -36,10 +36,8 @@ class TemplateWriter:
     ) -> list[BriefNote]:
         """The sections left out because nothing answers them, a goal the page cannot serve,
         and a tone that names none of the voices (the page is in the direct voice)."""
-        composer = Composer(brief, brand=brand, company=company)
-        composer.page()  # the same page `write` gave: every choice is seeded by the brief
-        notes = list(composer.left_out)
-        notes += [] if composer.goal_note is None else [composer.goal_note]
+        # The same page `write` gave: every choice is seeded by the brief.
+        notes = list(compose_page(brief, brand=brand, company=company).notes)
         tone = tone_note(brief.tone)
         return notes + ([] if tone is None else [tone])
 
