@@ -31,9 +31,12 @@ class ComposedPage:
     notes: tuple[BriefNote, ...]  # sections left out and a goal the page cannot serve
 
 
-def compose_page(brief: GenerationBrief, *, brand: Brand, company: Company) -> ComposedPage:
-    """The built-in page for `brief`: planned, each block written, dumped once."""
-    plan = plan_page(brief, brand=brand, company=company)
+def compose_page(
+    brief: GenerationBrief, *, brand: Brand, company: Company, angle: int = 0
+) -> ComposedPage:
+    """The built-in page for `brief` from `angle` (desk.py): planned, each block written,
+    dumped once."""
+    plan = plan_page(brief, brand=brand, company=company, angle=angle)
     blocks = [write_block(material) for material in plan.materials]
     return ComposedPage(payload=page_payload(plan, blocks), notes=plan.notes)
 

@@ -27,8 +27,14 @@ from workers.authoring.pricing import company_terms
 from workers.authoring.proof import Quote, Stat, sort_proof
 from workers.authoring.scope import own_timeline, stated_timeline
 from workers.authoring.sections import kind_of
-from workers.authoring.voices import voice_of
+from workers.authoring.voices import next_voice, voice_of
 
+# Variants of one brief: 0 is the page as it always was; 1 leads the hero with another
+# headline (the offer's lead, or the ICP named first); 2 puts another proof first (a proof
+# fact as the headline, the stats in another order); 3 writes the page in another voice.
+ANGLES = 4
+ANGLE_HEADLINE, ANGLE_PROOF, ANGLE_VOICE = 1, 2, 3
+HERO_TITLE_MAX = 90
 _CTA_BY_GOAL = (
     (re.compile(r"\baudit\b"), "Book an audit call"),
     (re.compile(r"\b(reply|email|note|message|write)\b"), "Send us a note"),
@@ -41,8 +47,16 @@ _CTA_BY_GOAL = (
 class Desk:
     """One brief's material and choices, drawn on by the plan in page order."""
 
-    def __init__(self, brief: GenerationBrief, *, brand: Brand, company: Company) -> None:
-        digest = hashlib.sha256(brief.model_dump_json().encode()).digest()
+    def __init__(
+        self, brief: GenerationBrief, *, brand: Brand, company: Company, angle: int = 0
+    ) -> None:
+        if angle not in range(ANGLES):
+            raise ValueError(f"angle must be 0 to {ANGLES - 1}, not {angle}")
+        self.angle = angle
+        # Angle 0 is the page as it always was; another angle also words the page's seeded
+        # choices (headings, closing) another way.
+        seed = brief.model_dump_json() + (f"\nangle {angle}" if angle else "")
+        digest = hashlib.sha256(seed.encode()).digest()
         self.rng = random.Random(int.from_bytes(digest[:8], "big"))  # noqa: S311  # wording seed
         # Acronyms typed in lower case ("crm", "b2b saas", "faq") are printed as spelled; the
         # seed above stays the brief's own.
@@ -56,6 +70,8 @@ class Desk:
         )
         self.company = company
         self.voice = voice_of(brief.tone)
+        if angle == ANGLE_VOICE:
+            self.voice = next_voice(self.voice)
         self.screen = Screen(brand=brand, proof=brief.proof)
         # The company's own prices and terms may be stated under a pricing or timeline heading:
         # they are what the company publishes, not a claim about clients.
@@ -88,6 +104,19 @@ class Desk:
         )
         for fact in self.plain:  # a fact about a heading's subject may answer it
             self.pool.add(fact, "proof")
+        self.headline_fact = self._headline_fact() if angle == ANGLE_PROOF else None
+
+    def _headline_fact(self) -> str | None:
+        """For the proof-first angle, the proof fact the hero states, taken from the rest of
+        the page: the last stat that fits a title (the page shows another first), else a fact
+        said in prose."""
+        fits = [s for s in self.stats if len(s.fact.rstrip(".")) <= HERO_TITLE_MAX]
+        if fits:
+            chosen = fits[-1]
+            self.stats = [s for s in self.stats if s is not chosen]
+            return chosen.fact.rstrip(".")
+        fact = next((f for f in self.plain if len(f.rstrip(".")) <= HERO_TITLE_MAX), None)
+        return None if fact is None else self.pool.spend(fact).rstrip(".")
 
     def _reserve_offer_steps(self) -> list[str]:
         """With its own timeline, the offer's sentence stating it is how the work runs: kept

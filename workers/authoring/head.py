@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from gate.context import quote_key
 from workers.authoring.blocks import HeroMaterial
-from workers.authoring.desk import Desk
+from workers.authoring.desk import ANGLE_HEADLINE, ANGLE_PROOF, HERO_TITLE_MAX, Desk, says_work
 from workers.authoring.phrasing import (
     closed_sentence,
     first_fit,
@@ -54,9 +54,18 @@ def allot_hero(desk: Desk) -> HeroMaterial:
 
 
 def hero_title(desk: Desk) -> str:
+    """The topic as the brief names it, or another headline for another angle (desk.py)."""
+    base = _topic_title(desk)
+    if desk.angle:
+        options = [text for text in _angled_titles(desk) if text and text != base]
+        return first_fit([t for t in options if desk.screen.ok(t)], HERO_TITLE_MAX) or base
+    return base
+
+
+def _topic_title(desk: Desk) -> str:
     topic = sentence_case(desk.brief.topic.strip().rstrip("."))
     if desk.screen.ok(topic):
-        fitted = fit_phrase(topic, 90)
+        fitted = fit_phrase(topic, HERO_TITLE_MAX)
         if fitted:
             return fitted
     return (
@@ -66,10 +75,37 @@ def hero_title(desk: Desk) -> str:
                 f"Growth work for {lower_first(desk.brief.icp.strip())}",
                 _LAST_RESORT,
             ],
-            90,
+            HERO_TITLE_MAX,
         )
         or _LAST_RESORT
     )
+
+
+def _angled_titles(desk: Desk) -> list[str | None]:
+    """Headlines for another angle, best first; the last ones need no topic, whose words
+    may not pass the screen. A question topic is not run on into another clause."""
+    topic = sentence_case(desk.brief.topic.strip().rstrip("."))
+    joined = None if topic.endswith("?") else topic
+    icp = lower_first(desk.brief.icp.strip())
+    if desk.angle == ANGLE_HEADLINE:
+        return [
+            desk.offer[0].rstrip(".") if desk.offer and says_work(desk.offer[0]) else None,
+            f"For {icp}: {lower_first(topic)}",
+            f"For {icp}: a named strategist and six agents",
+        ]
+    if desk.angle == ANGLE_PROOF:
+        # Without a proof fact, what the company shows of every engagement: its written report.
+        return [
+            sentence_case(desk.headline_fact) if desk.headline_fact else None,
+            f"{joined}, with the numbers in a weekly written report" if joined else None,
+            f"A weekly written report with the numbers, for {icp}",
+            "The numbers in a weekly written report, including the ones that did not move",
+        ]
+    headline = desk.voice.headline
+    return [
+        headline.format(topic=joined) if joined else None,
+        sentence_case(headline.format(topic="").lstrip(" ,.:")),
+    ]
 
 
 def page_title(desk: Desk, hero_title: str) -> str:

@@ -72,9 +72,12 @@ class PagePlan:
     notes: tuple[BriefNote, ...]
 
 
-def plan_page(brief: GenerationBrief, *, brand: Brand, company: Company) -> PagePlan:
-    """The plan of the built-in page for `brief`; the same brief always gives the same plan."""
-    desk = Desk(brief, brand=brand, company=company)
+def plan_page(
+    brief: GenerationBrief, *, brand: Brand, company: Company, angle: int = 0
+) -> PagePlan:
+    """The plan of the built-in page for `brief` seen from `angle` (desk.py: 0 is the page as
+    it always was); the same brief and angle always give the same plan."""
+    desk = Desk(brief, brand=brand, company=company, angle=angle)
     hero = allot_hero(desk)
     materials: list[Material] = [hero]
     for section in hand_out(desk, plan_sections(desk)):

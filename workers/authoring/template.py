@@ -13,11 +13,21 @@ from schemas.errors import Issue
 from schemas.public import Company
 from workers.authoring.base import PagePayload
 from workers.authoring.composer import compose_page
-from workers.authoring.voices import tone_note
+from workers.authoring.desk import ANGLE_VOICE, ANGLES
+from workers.authoring.voices import next_voice, tone_note, voice_of
 
 
 class TemplateWriter:
-    """Author that needs no model: a page composed from the brief, the proof and the company."""
+    """Author that needs no model: a page composed from the brief, the proof and the company.
+
+    `angle` asks for a variant of the page (desk.py): 0 is the page as it always was, 1 another
+    headline, 2 another proof first, 3 another voice; each is gated like any page.
+    """
+
+    def __init__(self, *, angle: int = 0) -> None:
+        if angle not in range(ANGLES):
+            raise ValueError(f"angle must be 0 to {ANGLES - 1}, not {angle}")
+        self.angle = angle
 
     def write(
         self,
@@ -28,7 +38,7 @@ class TemplateWriter:
         feedback: list[Issue] | None,
     ) -> PagePayload:
         """A SitePageInput-shaped payload for the brief."""
-        payload = compose_page(brief, brand=brand, company=company).payload
+        payload = compose_page(brief, brand=brand, company=company, angle=self.angle).payload
         return _drop_flagged(payload, feedback) if feedback else payload
 
     def brief_notes(
@@ -36,9 +46,17 @@ class TemplateWriter:
     ) -> list[BriefNote]:
         """The sections left out because nothing answers them, a goal the page cannot serve,
         and a tone that names none of the voices (the page is in the direct voice)."""
-        # The same page `write` gave: every choice is seeded by the brief.
-        notes = list(compose_page(brief, brand=brand, company=company).notes)
-        tone = tone_note(brief.tone)
+        # The same page `write` gave: every choice is seeded by the brief and the angle.
+        notes = list(compose_page(brief, brand=brand, company=company, angle=self.angle).notes)
+        if self.angle == ANGLE_VOICE:  # the variant's own voice, whatever the tone names
+            voice = next_voice(voice_of(brief.tone)).name
+            tone: BriefNote | None = BriefNote(
+                field="tone",
+                code="not_used",
+                message=f"this variant of the page is written in the {voice} voice",
+            )
+        else:
+            tone = tone_note(brief.tone)
         return notes + ([] if tone is None else [tone])
 
 
