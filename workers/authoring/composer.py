@@ -20,7 +20,9 @@ from schemas.content.pages import PageBlock
 from schemas.public import Company
 from workers.authoring.agents import name_strangers
 from workers.authoring.blocks import dump_blocks, write_block
+from workers.authoring.library import Library
 from workers.authoring.plan import PagePlan, plan_page
+from workers.authoring.promises import unpromise_page
 
 MAX_BLOCKS = 30
 
@@ -32,11 +34,16 @@ class ComposedPage:
 
 
 def compose_page(
-    brief: GenerationBrief, *, brand: Brand, company: Company, angle: int = 0
+    brief: GenerationBrief,
+    *,
+    brand: Brand,
+    company: Company,
+    angle: int = 0,
+    library: Library | None = None,
 ) -> ComposedPage:
-    """The built-in page for `brief` from `angle` (desk.py): planned, each block written,
-    dumped once."""
-    plan = plan_page(brief, brand=brand, company=company, angle=angle)
+    """The built-in page for `brief` from `angle` (desk.py), drawing also on the company's
+    research, blog and careers (`library`): planned, each block written, dumped once."""
+    plan = plan_page(brief, brand=brand, company=company, angle=angle, library=library)
     blocks = [write_block(material) for material in plan.materials]
     return ComposedPage(payload=page_payload(plan, blocks), notes=plan.notes)
 
@@ -45,6 +52,8 @@ def page_payload(plan: PagePlan, blocks: Sequence[PageBlock]) -> dict[str, Any]:
     """The page payload of a plan and its written blocks (in the plan's order)."""
     dumped = dump_blocks(blocks)
     name_strangers(dumped, plan.agents)
+    # The writer's own promises, said without the universal words the gate warns on.
+    dumped = unpromise_page(dumped, stated=plan.stated)
     payload: dict[str, Any] = {
         "slug": plan.slug,
         "title": plan.title,

@@ -21,6 +21,7 @@ from schemas.public import Company
 from workers.authoring.answers import leave_out_note
 from workers.authoring.blocks import Button
 from workers.authoring.goals import unserved_goal
+from workers.authoring.library import Library
 from workers.authoring.material import Pool, Screen, fill_pool
 from workers.authoring.phrasing import content_words, one_word, sentences, with_acronyms
 from workers.authoring.pricing import company_terms
@@ -48,7 +49,13 @@ class Desk:
     """One brief's material and choices, drawn on by the plan in page order."""
 
     def __init__(
-        self, brief: GenerationBrief, *, brand: Brand, company: Company, angle: int = 0
+        self,
+        brief: GenerationBrief,
+        *,
+        brand: Brand,
+        company: Company,
+        angle: int = 0,
+        library: Library | None = None,
     ) -> None:
         if angle not in range(ANGLES):
             raise ValueError(f"angle must be 0 to {ANGLES - 1}, not {angle}")
@@ -101,6 +108,7 @@ class Desk:
             company=company,
             timeline=self.timeline,
             screen=self.screen,
+            library=library,
         )
         for fact in self.plain:  # a fact about a heading's subject may answer it
             self.pool.add(fact, "proof")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from gate.claims import brief_facts
 from schemas.catalog import Brand
 from schemas.content.jobs import BriefNote, GenerationBrief
 from schemas.public import Agent, Company
@@ -23,6 +24,7 @@ from workers.authoring.cards import allot_features, allot_founders, allot_pricin
 from workers.authoring.closing import allot_cta, allot_form, allot_logos, closing
 from workers.authoring.desk import Desk, Section
 from workers.authoring.head import allot_hero, description, page_title
+from workers.authoring.library import Library
 from workers.authoring.phrasing import content_words, sentence_case
 from workers.authoring.prose import (
     allot_answer,
@@ -70,14 +72,21 @@ class PagePlan:
     materials: tuple[Material, ...]
     agents: tuple[Agent, ...]
     notes: tuple[BriefNote, ...]
+    stated: tuple[str, ...] = ()  # the partner's own words in the brief (gate/claims.py)
 
 
 def plan_page(
-    brief: GenerationBrief, *, brand: Brand, company: Company, angle: int = 0
+    brief: GenerationBrief,
+    *,
+    brand: Brand,
+    company: Company,
+    angle: int = 0,
+    library: Library | None = None,
 ) -> PagePlan:
     """The plan of the built-in page for `brief` seen from `angle` (desk.py: 0 is the page as
-    it always was); the same brief and angle always give the same plan."""
-    desk = Desk(brief, brand=brand, company=company, angle=angle)
+    it always was), drawing also on the company's `library`; the same brief and angle always
+    give the same plan."""
+    desk = Desk(brief, brand=brand, company=company, angle=angle, library=library)
     hero = allot_hero(desk)
     materials: list[Material] = [hero]
     for section in hand_out(desk, plan_sections(desk)):
@@ -94,6 +103,7 @@ def plan_page(
         materials=tuple(materials),
         agents=tuple(company.agents),
         notes=tuple(notes),
+        stated=tuple(brief_facts(brief)),
     )
 
 

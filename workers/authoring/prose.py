@@ -13,8 +13,12 @@ from workers.authoring.agents import GENERIC_WORDS
 from workers.authoring.answers import FRAMING_WORDS, not_for, subject_words
 from workers.authoring.blocks import FaqMaterial, Material, ProseMaterial
 from workers.authoring.desk import Desk, Section
+from workers.authoring.material import LIBRARY_SOURCES
 from workers.authoring.phrasing import content_words, lower_first, sentence_case, upper_first
 
+_TEAM_WORDS = frozenset(
+    {"team", "people", "hire", "hiring", "career", "careers", "staff", "role", "roles"}
+)
 _FAQ_ORDER = ("fit", "scope", "checks", "term", "stop", "after")
 
 
@@ -53,8 +57,20 @@ def allot_answer(desk: Desk, section: Section) -> list[Material]:
     pool, title = desk.pool, section.title
     subject = subject_words(title)
     wanted = subject or (desk.words - GENERIC_WORDS - FRAMING_WORDS)
-    order = ("offer", "proof") + (
-        ("engagement",) if section.features_planned else ("agent", "engagement")
+    # The company's research, blog and careers come last, and only for a named subject: out
+    # of their posts they say nothing about the brief's own framing ("The problem"). A role
+    # says who works here, so it answers only a heading about the team ("Our people"), never
+    # a buyer's question about the product ("Integrations": an engineer building connectors
+    # is no list of the tools a client's stack connects to).
+    library = tuple(
+        source
+        for source in LIBRARY_SOURCES
+        if subject and (source != "careers" or content_words(title) & _TEAM_WORDS)
+    )
+    order = (
+        ("offer", "proof")
+        + (("engagement",) if section.features_planned else ("agent", "engagement"))
+        + library
     )
     own = section.assigned.get(title)
     if own and not pool.is_used(own):

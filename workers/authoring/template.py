@@ -12,8 +12,9 @@ from schemas.content.jobs import BriefNote, GenerationBrief
 from schemas.errors import Issue
 from schemas.public import Company
 from workers.authoring.base import PagePayload
-from workers.authoring.composer import compose_page
+from workers.authoring.composer import ComposedPage, compose_page
 from workers.authoring.desk import ANGLE_VOICE, ANGLES
+from workers.authoring.library import Library
 from workers.authoring.voices import next_voice, tone_note, voice_of
 
 
@@ -24,10 +25,11 @@ class TemplateWriter:
     headline, 2 another proof first, 3 another voice; each is gated like any page.
     """
 
-    def __init__(self, *, angle: int = 0) -> None:
+    def __init__(self, *, angle: int = 0, library: Library | None = None) -> None:
         if angle not in range(ANGLES):
             raise ValueError(f"angle must be 0 to {ANGLES - 1}, not {angle}")
         self.angle = angle
+        self.library = library  # the company's research, blog and careers (library.py)
 
     def write(
         self,
@@ -38,7 +40,9 @@ class TemplateWriter:
         feedback: list[Issue] | None,
     ) -> PagePayload:
         """A SitePageInput-shaped payload for the brief."""
-        payload = compose_page(brief, brand=brand, company=company, angle=self.angle).payload
+        payload = compose_page(
+            brief, brand=brand, company=company, angle=self.angle, library=self.library
+        ).payload
         return _drop_flagged(payload, feedback) if feedback else payload
 
     def brief_notes(
@@ -47,7 +51,11 @@ class TemplateWriter:
         """The sections left out because nothing answers them, a goal the page cannot serve,
         and a tone that names none of the voices (the page is in the direct voice)."""
         # The same page `write` gave: every choice is seeded by the brief and the angle.
-        notes = list(compose_page(brief, brand=brand, company=company, angle=self.angle).notes)
+        notes = list(
+            compose_page(
+                brief, brand=brand, company=company, angle=self.angle, library=self.library
+            ).notes
+        )
         if self.angle == ANGLE_VOICE:  # the variant's own voice, whatever the tone names
             voice = next_voice(voice_of(brief.tone)).name
             tone: BriefNote | None = BriefNote(
@@ -58,6 +66,11 @@ class TemplateWriter:
         else:
             tone = tone_note(brief.tone)
         return notes + ([] if tone is None else [tone])
+
+    def _compose(self, brief: GenerationBrief, *, brand: Brand, company: Company) -> ComposedPage:
+        return compose_page(
+            brief, brand=brand, company=company, angle=self.angle, library=self.library
+        )
 
 
 def _drop_flagged(payload: PagePayload, feedback: list[Issue]) -> PagePayload:
