@@ -53,6 +53,8 @@ PURE = (
     "workers/authoring/steps.py",
     "workers/authoring/results.py",
     "workers/authoring/closing.py",
+    "workers/authoring/library.py",
+    "workers/authoring/promises.py",
     "workers/authoring/material.py",
     "workers/authoring/notes.py",
     "workers/authoring/phrasing.py",
