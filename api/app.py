@@ -9,6 +9,7 @@ import time
 from typing import TYPE_CHECKING
 
 from flask import Flask, Response, g, request
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api.auth import KeyCheck
 from api.config import AppConfig
@@ -51,6 +52,15 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     # the request's Host and scheme (http behind the TLS proxy), and a client that follows it
     # sends its body and key again.
     app.url_map.merge_slashes = False
+    if config.mode == "gcp" and config.forwarded_for_hops:
+        # Our own proxies (Cloud Run's front end, the load balancer) each append the address
+        # they saw to X-Forwarded-For; the entry `forwarded_for_hops` from the end is the
+        # client, and entries left of it are the client's own, spoofable claim. ProxyFix puts
+        # that entry in `remote_addr` (a shorter header keeps the peer); nothing else changes.
+        # Embedded mode listens to its clients directly and keeps the socket peer.
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # Flask documents this wrap
+            app.wsgi_app, x_for=config.forwarded_for_hops, x_proto=0
+        )
     limits = RateLimits(
         config.rate_limits, window_seconds=config.rate_limit_window_seconds, clock=time.monotonic
     )
@@ -61,7 +71,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.after_request(_finish_request)
     app.teardown_request(_end_request)
     app.add_url_rule("/healthz", "healthz", _healthz)
-    app.register_blueprint(create_public_blueprint(backends.catalog, config, limits=limits))
+    app.register_blueprint(create_public_blueprint(backends.catalog, limits=limits))
     app.register_blueprint(
         create_files_blueprint(
             backends.catalog,

@@ -19,11 +19,11 @@ class AppConfig:
     allowed_hosts: tuple[str, ...] = ()
     # HMAC key of draft preview links (api/rest/previews.py)
     preview_secret: bytes = field(default=b"", repr=False)
-    # POST generate waits this long for the job before answering 202 (issue 5)
+    # POST generate waits this long for the job to finish before answering 202 (poll the job)
     generate_wait_seconds: float = 25.0
     # External OAuth issuer (OAUTH_ISSUER); None means the built-in authorization server
     oauth_issuer: str | None = None
-    # X-Forwarded-For entries our own proxies append, gcp mode (FORWARDED_FOR_HOPS; collect)
+    # X-Forwarded-For entries our own proxies append, gcp mode (FORWARDED_FOR_HOPS; ProxyFix)
     forwarded_for_hops: int = 2
     # The beacon waits for consent (BEACON_CONSENT=required); other sites allowed to collect
     beacon_consent: bool = False

@@ -85,7 +85,7 @@ def build_backends(
     ingest = DurableQueue(
         # One thread per process: the store's writes are serialised by SQLite anyway, and a
         # second writer only waits on the lock (measured by bench_signals). It takes what is
-        # due, up to INGEST_BATCH messages, and stores their events together (issue 15).
+        # due, up to INGEST_BATCH messages, and stores their events together (fewer commits).
         queue_table,
         INGEST_QUEUE,
         threads=1,
@@ -94,7 +94,7 @@ def build_backends(
         lease_seconds=settings.queue_lease_seconds,
     )
 
-    def store(messages: list[IngestMessage]) -> None:  # then webhook deliveries (issue 6B)
+    def store(messages: list[IngestMessage]) -> None:  # then their webhook deliveries
         store_ingest_messages(
             messages, signals=signals, deliveries=delivery.deliveries, suppressions=suppressions
         )
@@ -129,7 +129,7 @@ def build_backends(
         delivery_options=options,
         jobs=jobs,
         job_queue=job_queue,
-        # A site path, not an origin: records stay right on any port or host (issue 14).
+        # A site path, not an origin: records stay right on any port or host, however moved.
         blobs=LocalBlobStore(data_dir / "assets", base_url=ASSETS_PREFIX),
         oauth=SqliteOAuthStore(db),
         suppressions=suppressions,
