@@ -47,9 +47,7 @@ _EMPTY_CLAUSE = re.compile(r"[:;,]\s*[.,;:!?]|\(\s*\)|:\s*$|\s[,.;:]")
 
 def compose(raw: dict[str, Any]) -> tuple[GenerationBrief, dict[str, Any]]:
     brief = GenerationBrief.model_validate(raw)
-    page = WRITER.write(
-        brief, brand=CATALOG.brand, company=CATALOG.company, feedback=None
-    )
+    page = WRITER.write(brief, brand=CATALOG.brand, company=CATALOG.company, feedback=None)
     return brief, page
 
 

@@ -6,9 +6,9 @@ unless it only presents the post ("Here is the full list...", "A checklist for..
 experiment as the fact that it is published ("Our research log publishes an experiment on
 ...": its figures belong to its own write-up, and the screen keeps any the brief's proof does
 not state off the page); a role's tagline, written to a candidate ("Lead three to four client
-programs..."), as the opening it is ("We are hiring senior growth strategists to lead..."). The writer ranks
-these after the brief and the company record, only for a heading that names a subject
-(prose.py). Pure.
+programs..."), as the opening it is ("We are hiring senior growth strategists to lead...").
+The writer ranks these after the brief and the company record, only for a heading that names
+a subject, and a role only for a heading about the team or hiring (prose.py). Pure.
 """
 
 from __future__ import annotations
