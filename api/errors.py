@@ -18,8 +18,10 @@ from werkzeug.exceptions import HTTPException
 from api.request_context import request_id
 from backends.ports import NotFoundError, QuotaExceededError, UnavailableError, VariantLimitError
 from schemas.errors import Issue, issues_from_errors
+from services import experiments as experiments_service
 from services import pages as pages_service
 from services import variants as variants_service
+from services.page_stats import StatsQueryError
 
 logger = logging.getLogger(__name__)
 RETRY_AFTER_SECONDS = "5"  # what a 503 of ours asks a client to wait
@@ -46,6 +48,7 @@ TITLES = {
     "slug_taken": "The slug belongs to another partner's page",
     "endpoint_disabled": "The webhook endpoint is disabled",
     "conflict": "The record changed meanwhile",
+    "experiment_ended": "The page's experiment already ended with another winner",
     "model_failed": "The authoring model failed",
     "internal": "Internal error",
     "unavailable": "Service unavailable",
@@ -181,6 +184,12 @@ def register_error_handlers(app: Flask) -> None:
             issues = [Issue(field="", code="too_long", message="the body is too large")]
         return problem_response(ApiError(status, code, message, headers=headers, issues=issues))
 
+    @app.errorhandler(StatsQueryError)
+    def _stats_query(err: StatsQueryError) -> Response:
+        return problem_response(
+            ApiError(400, "invalid_query", "A query parameter is invalid", issues=err.issues)
+        )
+
     @app.errorhandler(QuotaExceededError)
     def _quota_exceeded(err: QuotaExceededError) -> Response:
         logger.warning("partner %s at its page storage quota", err.owner)
@@ -256,3 +265,32 @@ def variant_errors(slug: str) -> Iterator[None]:
         ) from err
     except pages_service.BusyError as err:
         raise ApiError(409, "conflict", "It kept changing under this write; retry") from err
+
+
+@contextmanager
+def experiment_errors(slug: str) -> Iterator[None]:
+    """The experiment use cases' errors (services/experiments.py) as answers."""
+    try:
+        yield
+    except NotFoundError as err:
+        # Another partner's page answers exactly as a page nobody has.
+        raise ApiError(404, "not_found", f"No page {slug!r}") from err
+    except experiments_service.UnknownArmError as err:
+        arms = ", ".join(err.arms)
+        issue = Issue(field="winner", code="unknown_arm", message=f"one of: {arms}")
+        raise invalid_payload([issue], f"The page {slug!r} has no arm {err.arm!r}") from err
+    except experiments_service.ExperimentEndedError as err:
+        won = err.experiment.winner
+        issue = Issue(field="winner", code="experiment_ended", message=f"it ended with {won!r}")
+        raise ApiError(
+            409,
+            "experiment_ended",
+            f"The experiment on {slug!r} ended with {won!r}; set the allocation to start another",
+            issues=[issue],
+        ) from err
+    except pages_service.GateRefusedError as err:
+        raise invalid_payload(
+            err.issues, "The winner's content failed today's schema or quality gate"
+        ) from err
+    except pages_service.BusyError as err:
+        raise ApiError(409, "conflict", "The page kept changing under this write; retry") from err

@@ -11,6 +11,7 @@ from backends.ports import (
     BlobStore,
     Cdn,
     DeliveryOptions,
+    ExperimentStore,
     IdempotencyStore,
     JobQueue,
     JobStore,
@@ -88,6 +89,7 @@ class Backends:
     blobs: BlobStore
     oauth: OAuthStore  # the built-in authorization server's clients, codes and tokens
     suppressions: SuppressionStore  # erased addresses, whose later events are refused
+    experiments: ExperimentStore  # each page's experiment: allocation, adaptive shares, end
     clock: Callable[[], datetime] = utc_now
     closers: tuple[Callable[[], None], ...] = field(default=(), repr=False)
     # The queue workers and job recovery, in order, run once by `start_workers`.

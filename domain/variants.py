@@ -17,8 +17,10 @@ CONTROL = "control"
 MAX_VARIANTS = 4  # besides the control
 # The shape of a variant id (JSON Schema regexes have no look-ahead: "control" is refused apart).
 VARIANT_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,31}$"
-AllocationMode = Literal["fixed"]
-ALLOCATION_MODES: tuple[AllocationMode, ...] = ("fixed",)
+# fixed: the shares as set; adaptive: Thompson sampling over the arms' conversions
+# (services/experiments.py), each arm keeping a floor while the experiment runs.
+AllocationMode = Literal["fixed", "adaptive"]
+ALLOCATION_MODES: tuple[AllocationMode, ...] = ("fixed", "adaptive")
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from backends.gcp.blobs import GcsBlobStore
 from backends.gcp.cdn import CloudCdn
 from backends.gcp.dead_letters import PubSubDeadLetters
 from backends.gcp.deadline import CallDeadline
+from backends.gcp.experiments import FirestoreExperimentStore
 from backends.gcp.firestore import firestore_client
 from backends.gcp.idempotency import FirestoreIdempotencyStore
 from backends.gcp.job_queue import PubSubJobQueue
@@ -137,6 +138,7 @@ def build_backends(
         suppressions=FirestoreSuppressionStore(
             client, key=suppression_key(settings), deadline=deadline
         ),
+        experiments=FirestoreExperimentStore(client, deadline=deadline),
         closers=(*closers, recovery.close),
         # At start and on a timer: no job stays queued or running forever.
         starters=(recovery.start,),

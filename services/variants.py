@@ -23,6 +23,7 @@ from backends.ports import (
     StoredVariant,
     VariantStore,
 )
+from domain.experiments import Experiment
 from domain.variants import (
     ALLOCATION_MODES,
     CONTROL,
@@ -35,6 +36,7 @@ from schemas.catalog import Brand
 from schemas.content.changes import merge_patch
 from schemas.content.characters import character_issues
 from schemas.errors import Issue, warnings_of
+from services.experiments import serving_fractions
 from services.pages import (
     ATTEMPTS,
     BusyError,
@@ -307,7 +309,7 @@ def set_allocation(
         current = variants.get_allocation(slug)
         if precondition is not None and not precondition(current):
             raise VariantPreconditionFailedError(current)
-        checked_mode: AllocationMode = "fixed"
+        checked_mode: AllocationMode = "adaptive" if mode == "adaptive" else "fixed"
         new = StoredAllocation(
             slug=slug,
             version=(current.version if current else 0) + 1,
@@ -329,8 +331,19 @@ def set_allocation(
 
 
 def allocation_issues(*, mode: str, shares: Mapping[str, float], known: set[str]) -> list[Issue]:
-    """What is wrong with an allocation for a page whose variants are `known`."""
+    """What is wrong with an allocation for a page whose variants are `known`. An adaptive
+    allocation takes no shares: the allocator sets them (services/experiments.py)."""
     issues: list[Issue] = []
+    if mode == "adaptive" and shares:
+        return [
+            Issue(
+                field="shares",
+                code="not_allowed",
+                message="an adaptive allocation sets its own shares; leave shares out",
+            )
+        ]
+    if mode == "adaptive":
+        return []
     if mode not in ALLOCATION_MODES:
         issues.append(
             Issue(
@@ -358,14 +371,21 @@ def allocation_issues(*, mode: str, shares: Mapping[str, float], known: set[str]
 
 
 def current_shares(
-    *, allocation: StoredAllocation | None, variant_ids: set[str]
+    *,
+    allocation: StoredAllocation | None,
+    variant_ids: set[str],
+    experiment: Experiment | None = None,
 ) -> list[tuple[str, float]]:
     """The fractions of traffic each arm gets now, control first, then variants by id.
 
     The one place a page's split is decided: a fixed allocation gives its shares as set; a
     variant deleted since gives its share to the control; no allocation sends every visitor
-    to the control. An adaptive allocator fills this in for its own mode.
+    to the control. The page's experiment decides when it ended (the control) and for an
+    adaptive allocation (services/experiments.py's shares).
     """
+    decided = serving_fractions(experiment, allocation=allocation, variant_ids=sorted(variant_ids))
+    if decided is not None:
+        return decided
     if allocation is None:
         return [(CONTROL, 1.0)]
     fractions = {CONTROL: 0.0}

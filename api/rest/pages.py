@@ -31,6 +31,7 @@ from api.rest.variant_serving import (
     EXPERIMENT_VARY,
     Experiment,
     ExperimentLookup,
+    Split,
     assign,
     assignment_cookie,
 )
@@ -141,10 +142,13 @@ def create_pages_blueprint(
     page_changes: PageChanges | None = None,
     brand: Brand | None = None,
     variants: VariantStore | None = None,
+    split: Split | None = None,
 ) -> Blueprint:
     """GET /p/{slug} for published pages (drafts with a valid preview token), and /static/.
 
     `brand`: the rules a draft preview's banner judges the page by (its gate warnings).
+    `split`: the shares an experiment's visitors are split by (an adaptive allocation's brought
+    up to date first); without it, the allocation's own.
 
     `site` builds the site's shared facts, once, for the first request that needs them.
     `page_changes`: told of every page write in this process (services/pages.py), so the
@@ -155,7 +159,7 @@ def create_pages_blueprint(
     previews = PageCache(PREVIEW_CACHE_SIZE, max_bytes=PREVIEW_CACHE_BYTES)
     lookup = PageLookup(pages, freshness=freshness_seconds, monotonic=monotonic)
     experiments = (
-        ExperimentLookup(variants, freshness=freshness_seconds, monotonic=monotonic)
+        ExperimentLookup(variants, freshness=freshness_seconds, monotonic=monotonic, split=split)
         if variants is not None
         else None
     )

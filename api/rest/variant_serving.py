@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from backends.ports import StoredVariant, VariantStore
+from backends.ports import StoredAllocation, StoredVariant, VariantStore
 from domain.variants import CONTROL, pick_arm
 from services.variants import current_shares
 
@@ -32,6 +32,7 @@ __all__ = [
     "Assignment",
     "Experiment",
     "ExperimentLookup",
+    "Split",
     "assign",
     "assignment_cookie",
 ]
@@ -60,6 +61,18 @@ class Assignment:
     new_assignment_id: str | None = None
 
 
+# The shares a page's visitors are split by, given its allocation and variant ids (control
+# first): services/page_experiments.py's `serving_split`, which brings an adaptive allocation's
+# shares up to date first.
+Split = Callable[[str, StoredAllocation, set[str]], list[tuple[str, float]]]
+
+
+def _allocation_split(
+    _slug: str, allocation: StoredAllocation, variant_ids: set[str]
+) -> list[tuple[str, float]]:
+    return current_shares(allocation=allocation, variant_ids=variant_ids)
+
+
 class ExperimentLookup:
     """Each page's experiment (or None) through a memo kept `freshness` seconds, as the page
     lookup (api/rest/page_cache.py); `forget_all` empties it after a write in this process."""
@@ -71,8 +84,10 @@ class ExperimentLookup:
         freshness: float = 1.0,
         monotonic: Callable[[], float] = time.monotonic,
         capacity: int = 4096,
+        split: Split | None = None,
     ) -> None:
         self._variants = variants
+        self._split = split or _allocation_split
         self._freshness = freshness
         self._monotonic = monotonic
         self._capacity = capacity
@@ -97,7 +112,7 @@ class ExperimentLookup:
         if allocation is None:
             return None
         variants = {v.variant_id: v for v in self._variants.list_variants(slug)}
-        shares = current_shares(allocation=allocation, variant_ids=set(variants))
+        shares = self._split(slug, allocation, set(variants))
         if all(share <= 0 for arm, share in shares if arm != CONTROL):
             return None
         return Experiment(shares=tuple(shares), variants=variants)

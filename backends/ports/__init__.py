@@ -25,6 +25,9 @@ from backends.ports.errors import (
     QuotaExceededError,
     UnavailableError,
 )
+from backends.ports.experiments import (
+    ExperimentStore,
+)
 from backends.ports.idempotency import (
     IDEMPOTENCY_LEASE,
     IDEMPOTENCY_TTL,
@@ -130,6 +133,7 @@ __all__ = [
     "Delivery",
     "DeliveryOptions",
     "DeliveryStatus",
+    "ExperimentStore",
     "HttpTask",
     "IdempotencyBegin",
     "IdempotencyState",

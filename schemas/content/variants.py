@@ -64,14 +64,17 @@ class VariantListBody(BaseModel):
 
 
 class AllocationInput(BaseModel):
-    """PUT .../pages/{slug}/allocation: fixed shares in percent, summing to 100."""
+    """PUT .../pages/{slug}/allocation: fixed shares in percent, summing to 100; or adaptive
+    (no shares: the allocator sets them from each arm's conversions)."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    mode: Literal["fixed"] = "fixed"
+    mode: Literal["fixed", "adaptive"] = "fixed"
     shares: dict[str, float] = Field(
-        description="Percent of visitors by arm: `control` (the page itself) and variant ids;"
-        " an arm left out gets none",
+        default_factory=dict,
+        description="fixed: percent of visitors by arm, `control` (the page itself) and variant"
+        " ids; an arm left out gets none. adaptive: left out (GET .../experiment shows the"
+        " shares the allocator set)",
         examples=[{"control": 50, "b": 50}],
     )
 
@@ -82,7 +85,7 @@ class AllocationRecord(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
     slug: str
-    mode: Literal["fixed"]
+    mode: Literal["fixed", "adaptive"]
     shares: dict[str, float]
     version: int = Field(ge=0, description="0 while none was set (every visitor sees the control)")
     updated_at: datetime | None = None

@@ -2,6 +2,7 @@
 
 from schemas.content.brand_rules import BrandRulesBody
 from schemas.content.jobs import GeneratedPage, GenerationBrief, JobAccepted, JobBody
+from schemas.content.page_stats import PageStatsBody
 from schemas.content.pages import (
     PageBody,
     PageListBody,
@@ -30,7 +31,12 @@ from schemas.openapi.operation import (
     Param,
     Reply,
 )
-from schemas.openapi.placeholders import PageListQueryDoc, PagePatchDoc, VersionListQueryDoc
+from schemas.openapi.placeholders import (
+    PageListQueryDoc,
+    PagePatchDoc,
+    PageStatsQueryDoc,
+    VersionListQueryDoc,
+)
 
 __all__ = ["CONTENT_OPERATIONS"]
 
@@ -313,6 +319,25 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         request_example={"mode": "fixed", "shares": {"control": 50, "b": 50}},
         params=(SLUG, VARIANT_IF_MATCH, IDEMPOTENCY),
         errors=(400, *KEYED, 404, 408, 409, 412, 413, 415, 422, 503),
+    ),
+    Operation(
+        "get",
+        f"{PAGES}/{{slug}}/stats",
+        "getPageStats",
+        "Content",
+        "A page's funnel: views, unique visitors, CTA clicks, lead forms, conversion",
+        "content",
+        (Reply(200, "Totals over the days asked and, with `by`, one row each", PageStatsBody),),
+        description="Counted from roll-ups the signal store keeps per page as events are"
+        " stored (events on `/p/{slug}`), never from the events at read time. `days` (28 by"
+        " default, at most 366) or `since`/`until` (UTC days, both included); `by=day` gives"
+        " every day of the range, `by=source|campaign|variant` each value (`(none)` without a"
+        " campaign field, `control` without a variant). conversion_rate is lead_forms /"
+        " unique_visitors, null when there is no visitor. An unknown parameter or a bad value"
+        " is 400 `invalid_query` naming it." + OWN,
+        query=PageStatsQueryDoc,
+        params=(SLUG,),
+        errors=(400, *KEYED, 404, 503),
     ),
     Operation(
         "get",

@@ -168,7 +168,7 @@ def _env_names(service: dict[str, Any]) -> set[str]:
 
 @pytest.mark.parametrize("service", sorted(run_services()))
 def test_every_setting_the_app_reads_is_set_on_each_cloud_run_service(service: str) -> None:
-    """Issue 8: every environment variable the app reads is set on its Cloud Run service."""
+    """Every environment variable the app reads is set on its Cloud Run service."""
     names = _env_names(run_services()[service])
     wanted = {field.upper() for field in Settings.model_fields if field not in NOT_IN_THE_CLOUD}
     if service != "api":
@@ -198,7 +198,7 @@ def _function_targets() -> set[str]:
 
 
 def test_every_push_endpoint_is_a_worker_service_running_a_real_target() -> None:
-    """Issue 8: every push endpoint equals a worker route (a functions-framework target)."""
+    """Every push endpoint equals a worker route (a functions-framework target)."""
     services = run_services()
     targets = _function_targets()
     pushes = [
@@ -260,7 +260,7 @@ def test_the_landing_pages_cdn_keys_its_cache_on_the_experiment_assignment_cooki
 
 
 def test_the_committed_firestore_indexes_equal_the_adapters_declared_list() -> None:
-    """Issue 8: every query of the Firestore adapters has its index (domain/indexes.py)."""
+    """Every query of the Firestore adapters has its index (domain/indexes.py)."""
     committed = (TERRAFORM / "firestore_indexes.tf.json").read_text()
 
     assert committed == render_firestore_terraform(FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES), (
@@ -291,7 +291,7 @@ CHECKOV = Path(__file__).resolve().parents[2] / ".venv-checkov" / "bin" / "check
 
 @pytest.mark.skipif(not CHECKOV.exists(), reason="`make setup` installs checkov in .venv-checkov")
 def test_checkov_finds_no_failed_check_without_a_written_reason() -> None:
-    """Issue 8: every skipped check carries a `#checkov:skip=ID:reason` next to its resource."""
+    """Every skipped check carries a `#checkov:skip=ID:reason` next to its resource."""
     result = subprocess.run(  # noqa: S603  # fixed command
         [
             str(CHECKOV),
