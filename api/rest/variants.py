@@ -160,7 +160,9 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
                     changed=backends.page_changes,
                     precondition=_if_match(),
                 )
-            return Response(status=204)
+            deleted = Response(status=204)
+            del deleted.headers["Content-Type"]  # no body, so no media type (RFC 9110 15.3.5)
+            return deleted
 
         return idempotent.run(principal, {"variant_delete": [slug, variant_id]}, delete)
 

@@ -133,6 +133,7 @@ def test_delete_removes_the_variant(client: FlaskClient, lanes: Lanes) -> None:
     deleted = client.delete(f"{VARIANTS}/b", headers=lanes.a)
 
     assert deleted.status_code == 204
+    assert "Content-Type" not in deleted.headers
     assert client.get(f"{VARIANTS}/b", headers=lanes.a).status_code == 404
     assert client.delete(f"{VARIANTS}/b", headers=lanes.a).status_code == 404
 

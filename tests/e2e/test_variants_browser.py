@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import uuid
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,11 +15,12 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from backends.embedded.queues import DurableQueue
-from backends.ports import StreamQuery
+from backends.ports import StoredAllocation, StoredVariant, StreamQuery
 from domain.variants import pick_arm
 from tests.conftest import CONTENT_KEY
 from tests.e2e.conftest import LiveServer
-from tests.e2e.sample_page import all_blocks_page
+from tests.e2e.sample_page import STORED_AT, all_blocks_page, store_page
+from tests.e2e.test_beacon_browser import consent_server
 
 pytestmark = pytest.mark.browser
 
@@ -144,3 +146,39 @@ def test_with_javascript_off_the_variant_is_whole_and_its_lead_form_records_it(
     assert [(e.type, e.page.path, e.properties.get("variant")) for e in timeline] == [
         ("lead_form", f"/p/{slug}", "b")
     ]
+
+
+def test_where_consent_is_required_a_yes_sets_the_assignment_for_the_next_visit(
+    browser: Browser, tmp_path: Path, slug: str
+) -> None:
+    """Variants: BEACON_CONSENT=required: the control and no cookie before the visitor's
+    answer; Yes sets the page's assignment id (the next visit gets its arm), No sets none."""
+    with consent_server(tmp_path) as live:
+        store_page(live.backends.pages, slug)
+        variant = all_blocks_page(slug)
+        variant["blocks"][0]["title"] = VARIANT_HERO
+        live.backends.variants.save_variant(
+            StoredVariant(slug, "b", 1, variant, created_at=STORED_AT, updated_at=STORED_AT),
+            expected_version=0,
+            limit=4,
+        )
+        live.backends.variants.save_allocation(
+            StoredAllocation(slug, 1, "fixed", {"control": 0, "b": 100}, updated_at=STORED_AT),
+            expected_version=0,
+        )
+        answers: dict[str, Any] = {}
+        for choice in ("Yes", "No"):
+            context = browser.new_context()
+            page = context.new_page()
+            page.goto(f"{live.url}/p/{slug}")
+            before = (arm_shown(page)[0], context.cookies())
+            page.get_by_role("button", name=choice).click()
+            cookies = [(c["name"], c["path"]) for c in context.cookies()]
+            page.reload()
+            answers[choice] = (before, cookies, arm_shown(page)[0])
+            context.close()
+
+    assert answers == {
+        "Yes": (("control", []), [("fd_aid", f"/p/{slug}")], "b"),
+        "No": (("control", []), [], "control"),
+    }
