@@ -31,6 +31,12 @@ locals {
     PUSH_SERVICE_ACCOUNT        = google_service_account.invoker.email
     LOG_LEVEL                   = "INFO"
     BEACON_CONSENT              = var.beacon_consent
+    # Adaptive experiments on landing pages (content-api.md "Experiments").
+    EXPERIMENT_MIN_SHARE            = tostring(var.experiment_min_share)
+    EXPERIMENT_RECOMPUTE_SECONDS    = tostring(var.experiment_recompute_seconds)
+    EXPERIMENT_AUTO_STOP            = tostring(var.experiment_auto_stop)
+    EXPERIMENT_STOP_PROBABILITY     = tostring(var.experiment_stop_probability)
+    EXPERIMENT_STOP_MIN_CONVERSIONS = tostring(var.experiment_stop_min_conversions)
   }
   # Secret Manager secrets each service may read, as environment variables.
   # WEBHOOK_SECRETS_KEY seals webhook signing secrets in Firestore: every service opens the store.

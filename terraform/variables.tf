@@ -189,3 +189,33 @@ variable "edge_rate_limit_per_minute" {
     error_message = "edge_rate_limit_per_minute must be between 10 and 100000."
   }
 }
+
+variable "experiment_min_share" {
+  description = "The share each arm of an adaptive experiment keeps while it runs (0 to 0.2)."
+  type        = number
+  default     = 0.1
+}
+
+variable "experiment_recompute_seconds" {
+  description = "Seconds between recomputations of an adaptive experiment's shares."
+  type        = number
+  default     = 3600
+}
+
+variable "experiment_auto_stop" {
+  description = "Whether the stop rule ends an experiment on its own (off by default)."
+  type        = bool
+  default     = false
+}
+
+variable "experiment_stop_probability" {
+  description = "The probability of being best at which the stop rule picks a winner."
+  type        = number
+  default     = 0.999
+}
+
+variable "experiment_stop_min_conversions" {
+  description = "Conversions every arm needs before the stop rule may end an experiment."
+  type        = number
+  default     = 100
+}

@@ -285,7 +285,7 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "content",
         (Reply(204, "Deleted; its share of the allocation goes to the control"),),
         params=(SLUG, VARIANT_ID, VARIANT_IF_MATCH, IDEMPOTENCY),
-        errors=(400, *KEYED, 404, 409, 412, 503),
+        errors=(400, *KEYED, 404, 409, 412, 422, 503),
     ),
     Operation(
         "get",
