@@ -89,7 +89,8 @@ class FirestorePageFunnels:
         for shard, group in sorted(by_shard.items()):
             fold = fold_page_events(group, markers)
             loaded.folds[shard] = fold
-            day_keys |= {_day_key(k[0], k[1], shard) for k in (*fold.tallies, *fold.visits)}
+            day_keys |= {_day_key(slug, day, shard) for slug, day, *_ in fold.tallies}
+            day_keys |= {_day_key(slug, day, shard) for slug, day, *_ in fold.visits}
         refs = [self._days.document(doc_id(k)) for k in sorted(day_keys)]
         for snap in self._client.get_all(refs, transaction=tx, **self._deadline.read):
             if snap.exists:
@@ -115,14 +116,14 @@ class FirestorePageFunnels:
                     {"slug": slug, "visitor": visitor, "days": to_json(marker).decode()},
                 )
         for key, state in states.items():
-            slug, day, shard = key.rsplit("~", 2)
+            slug, day_text, shard_text = key.rsplit("~", 2)
             tx.set(
                 self._days.document(doc_id(key)),
                 {
                     "key": key,
                     "slug": slug,
-                    "day": int(day),
-                    "shard": int(shard),
+                    "day": int(day_text),
+                    "shard": int(shard_text),
                     "state": to_json(state).decode(),
                 },
             )
