@@ -1,4 +1,4 @@
-"""Wiring for generation (issue 5): the author and imager chosen by settings, the ports one
+"""Wiring for generation (briefs to pages): the author and imager chosen by settings, the ports one
 generation run gets, the embedded workers and the job recovery timer. The job, queue and blob
 adapters are built by the adapter family's builder (frontdoor/embedded.py, frontdoor/gcp.py).
 
@@ -14,11 +14,11 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from api.built_once import BuiltOnce
 from backends.bundle import Backends
 from backends.embedded.job_queue import DurableJobQueue
 from backends.lease_holders import holder_gone, new_holder
 from backends.ports import JobQueue, JobStore
-from frontdoor.built_once import BuiltOnce
 from frontdoor.delivery_wiring import DeliveryPorts
 from frontdoor.settings import Settings
 from gate.check import check_page, ruleset
@@ -41,7 +41,7 @@ ASSETS_PREFIX = "/assets"
 
 def site_relative_url(url: str, public_base_url: str) -> str:
     """A blob URL prefix on the service's own origin as a site path (`/assets`), so stored
-    records carry no origin (issue 14); the API makes it absolute when it serves them."""
+    records outlive a change of host or port; the API makes it absolute when it serves them."""
     if public_base_url and url.startswith(public_base_url + "/"):
         return url[len(public_base_url) :]
     return url

@@ -40,6 +40,8 @@ COVERAGE: dict[tuple[str, str], str] = {
     ("get", f"{PAGES}/{{slug}}/versions"): "content.history",
     ("get", f"{PAGES}/{{slug}}/versions/{{n}}"): "content.history",
     ("post", f"{PAGES}/{{slug}}/versions/{{n}}/restore"): "content.history",
+    ("get", f"{PAGES}/{{slug}}/experiment"): "content.experiments",
+    ("post", f"{PAGES}/{{slug}}/experiment/end"): "content.experiments",
     ("get", f"{PAGES}/{{slug}}/stats"): "content.page_stats",
     ("get", SIGNALS): "signals.stream",
     ("get", f"{SIGNALS}/accounts"): "signals.accounts",

@@ -1,4 +1,4 @@
-"""Signals (issue 6): the event stream, roll-ups, the ingest queue.
+"""Signals (the Signal API): the event stream, roll-ups, the ingest queue.
 
 Protocols and value types only; nothing here does I/O.
 """

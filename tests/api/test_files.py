@@ -70,6 +70,8 @@ DESIGN_ENDPOINTS = [
     ("get", "/api/public/content/pages/{slug}/versions"),
     ("get", "/api/public/content/pages/{slug}/versions/{n}"),
     ("post", "/api/public/content/pages/{slug}/versions/{n}/restore"),
+    ("get", "/api/public/content/pages/{slug}/experiment"),
+    ("post", "/api/public/content/pages/{slug}/experiment/end"),
     ("get", "/api/public/content/pages/{slug}/stats"),
     ("delete", "/api/public/v1/signals/people/{email}"),
     ("post", "/api/public/v1/signals/events"),

@@ -1,4 +1,4 @@
-"""Issue 16: pages a copywriter would sign, over 22 varied briefs written by the built-in writer.
+"""Pages a copywriter would sign, over 22 varied briefs written by the built-in writer.
 
 No text ends mid-phrase or in an ellipsis, no sentence appears twice, the goal is never printed,
 every proof fact is used, every requested section is a heading in order, no clause is empty,
