@@ -29,6 +29,7 @@ from workers.job_recovery import recover_stale_jobs
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
+    from schemas.catalog import Catalog
     from schemas.content.jobs import GenerationBrief
     from workers.authoring.base import Author
     from workers.imaging.base import HeroImager
@@ -101,7 +102,7 @@ def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
         jobs=backends.jobs,
         pages=backends.pages,
         blobs=backends.blobs,
-        author=build_author(settings),
+        author=build_author(settings, catalog=backends.catalog),
         imager=build_imager(settings),
         brand=brand,
         company=backends.catalog.company,
@@ -120,8 +121,9 @@ def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
     )
 
 
-def build_author(settings: Settings) -> Author:
-    """The configured writer: the template, or a model adapter with its client."""
+def build_author(settings: Settings, *, catalog: Catalog | None = None) -> Author:
+    """The configured writer: the template (drawing also on `catalog`'s research, blog and
+    careers), or a model adapter with its client."""
     key = settings.author_api_key.get_secret_value() if settings.author_api_key else None
     timeout = settings.author_timeout_seconds
     if settings.author_model == "openai":
@@ -152,9 +154,10 @@ def build_author(settings: Settings) -> Author:
             _genai_client(settings, settings.author_base_url, settings.author_api_key),
             model=settings.author_model_name or "gemini-2.5-flash",
         )
-    from workers.authoring.template import TemplateWriter  # loaded by the first job, as above
+    from workers.authoring.library import library_of  # loaded by the first job, as above
+    from workers.authoring.template import TemplateWriter
 
-    return TemplateWriter()
+    return TemplateWriter(library=None if catalog is None else library_of(catalog))
 
 
 def build_imager(settings: Settings) -> HeroImager:

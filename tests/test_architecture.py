@@ -49,6 +49,17 @@ PURE = (
     "workers/authoring/prompt.py",
     "workers/authoring/template.py",
     "workers/authoring/composer.py",
+    "workers/authoring/plan.py",
+    "workers/authoring/blocks.py",
+    "workers/authoring/desk.py",
+    "workers/authoring/head.py",
+    "workers/authoring/cards.py",
+    "workers/authoring/prose.py",
+    "workers/authoring/steps.py",
+    "workers/authoring/results.py",
+    "workers/authoring/closing.py",
+    "workers/authoring/library.py",
+    "workers/authoring/promises.py",
     "workers/authoring/material.py",
     "workers/authoring/notes.py",
     "workers/authoring/phrasing.py",
@@ -589,3 +600,31 @@ def test_no_private_name_of_a_dependency_is_used_anywhere() -> None:
         "werkzeug._internal",
         "werkzeug._internal._log",
     ]
+
+
+def context_variables(tree: ast.Module) -> list[str]:
+    """Each use of `contextvars` in a module, as `name (line n)`."""
+    uses = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "contextvars":
+            uses += [f"{alias.name} (line {node.lineno})" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names if alias.name == "contextvars"]
+            uses += [f"{name} (line {node.lineno})" for name in names]
+    return uses
+
+
+def test_no_module_of_the_authorization_server_passes_values_through_a_context_variable() -> None:
+    """The OAuth endpoints hand the provider what it needs as arguments: a value a wrapper
+    sets in a ContextVar and the provider reads is a call between layers no signature shows."""
+    synthetic = ast.parse(
+        "from contextvars import ContextVar\nimport contextvars\n"
+        "resource: ContextVar[str] = ContextVar('resource')\n"
+    )
+
+    assert {
+        str(path.relative_to(REPO)): uses
+        for path in python_files("api/oauth")
+        if (uses := context_variables(parse(path)))
+    } == {}
+    assert context_variables(synthetic) == ["ContextVar (line 1)", "contextvars (line 2)"]
