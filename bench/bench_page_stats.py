@@ -56,7 +56,7 @@ def traffic(count: int, seed: int = 26) -> list[NewEvent]:
         out.append(
             NewEvent(
                 id=f"site:bench{i}",
-                type=kind,  # type: ignore[arg-type]  # a page event type
+                type=kind,
                 source="site",
                 occurred_at=NOW - timedelta(minutes=rng.randrange(DAYS * 24 * 60)),
                 page=Page(path=f"/p/{slug}"),

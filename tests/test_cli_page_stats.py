@@ -52,7 +52,7 @@ def a_page_with_traffic(data_dir: Path) -> None:
         def event(kind: str, visitor: str, **properties: str) -> NewEvent:
             return NewEvent(
                 id=f"site:{uuid.uuid4().hex}",
-                type=kind,  # type: ignore[arg-type]  # a page event type
+                type=kind,
                 source="site",
                 occurred_at=now,
                 page=Page(path="/p/audit"),

@@ -5,9 +5,10 @@ A page's day is PAGE_SHARDS documents, `signal_page_days/{slug}~{day}~{shard}`, 
 rush spreads its writes (Firestore sustains about one write a second per document): an event
 goes to the shard its visitor id hashes to (one without, to its event id's), and each holds
 additive tallies, summed on read. A visitor's marker is `signal_page_visitors/{slug}~{hash}`.
-FirestoreSignalStore reads both inside the transaction that stores the events (every read
-before any write) and writes them for the new events only. A read is one batched get of the
-range's documents by id: no query, no index, and no event read.
+FirestoreSignalStore folds and reads both inside the transaction that stores the events (every
+read before any write: the markers, then every day document the fold changes, a later day of a
+visitor whose event arrived late included) and writes them for the new events only. A read is
+one batched get of the range's documents by id: no query, no index, and no event read.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from schemas.signals.page_funnel import (
     FunnelRows,
     Marker,
     MarkerKey,
-    day_number,
+    PageFold,
     fold_page_events,
     marker_keys,
     page_of,
@@ -50,10 +51,11 @@ def _day_key(slug: str, day: int, shard: int) -> str:
 
 @dataclass
 class LoadedFunnels:
-    """What a transaction read before its writes: day states and markers."""
+    """A transaction's funnel work, read before its writes: each shard's fold and the day
+    documents the folds change (a late event changes a later day of its visitor too)."""
 
+    folds: dict[int, PageFold] = field(default_factory=dict)
     days: dict[str, _State] = field(default_factory=dict)
-    markers: dict[MarkerKey, Marker] = field(default_factory=dict)
 
 
 class FirestorePageFunnels:
@@ -66,41 +68,40 @@ class FirestorePageFunnels:
         self._visitors = client.collection(f"{prefix}signal_page_visitors")
 
     def load(self, tx: firestore.Transaction, events: Sequence[NewEvent]) -> LoadedFunnels:
-        """The documents folding `events` will change, read in `tx`."""
+        """Fold `events` against the markers read in `tx`, and read the day documents the
+        folds change (markers first: they say which later days a late event moves)."""
         loaded = LoadedFunnels()
-        day_keys = {
-            _day_key(slug, day_number(e.occurred_at.date()), _shard(e))
-            for e in events
-            if (slug := page_of(e)) is not None
-        }
-        if not day_keys:
+        by_shard: dict[int, list[NewEvent]] = {}
+        for event in events:
+            if page_of(event) is not None:
+                by_shard.setdefault(_shard(event), []).append(event)
+        if not by_shard:
             return loaded
+        markers: dict[MarkerKey, Marker] = {}
+        keys = sorted(marker_keys(events))
+        refs = [self._visitors.document(doc_id(f"{s}~{v}")) for s, v in keys]
+        found = self._client.get_all(refs, transaction=tx, **self._deadline.read) if refs else []
+        for snap in found:
+            if snap.exists:
+                data = snap.to_dict() or {}
+                markers[(data["slug"], data["visitor"])] = from_json(data["days"])
+        day_keys: set[str] = set()
+        for shard, group in sorted(by_shard.items()):
+            fold = fold_page_events(group, markers)
+            loaded.folds[shard] = fold
+            day_keys |= {_day_key(slug, day, shard) for slug, day, *_ in fold.tallies}
+            day_keys |= {_day_key(slug, day, shard) for slug, day, *_ in fold.visits}
         refs = [self._days.document(doc_id(k)) for k in sorted(day_keys)]
         for snap in self._client.get_all(refs, transaction=tx, **self._deadline.read):
             if snap.exists:
                 data = snap.to_dict() or {}
                 loaded.days[data["key"]] = from_json(data["state"])
-        keys = sorted(marker_keys(events))
-        refs = [self._visitors.document(doc_id(f"{s}~{v}")) for s, v in keys]
-        for snap in (
-            self._client.get_all(refs, transaction=tx, **self._deadline.read) if refs else []
-        ):
-            if snap.exists:
-                data = snap.to_dict() or {}
-                loaded.markers[(data["slug"], data["visitor"])] = from_json(data["days"])
         return loaded
 
-    def write(
-        self, tx: firestore.Transaction, events: Sequence[NewEvent], loaded: LoadedFunnels
-    ) -> None:
-        """Fold new events into the documents `load` read, per shard."""
-        by_shard: dict[int, list[NewEvent]] = {}
-        for event in events:
-            if page_of(event) is not None:
-                by_shard.setdefault(_shard(event), []).append(event)
+    def write(self, tx: firestore.Transaction, loaded: LoadedFunnels) -> None:
+        """Write what `load` folded: the day documents with its deltas added, the markers."""
         states: dict[str, _State] = {}
-        for shard, group in sorted(by_shard.items()):
-            fold = fold_page_events(group, loaded.markers)
+        for shard, fold in loaded.folds.items():
             for (slug, day, dim, value), t in fold.tallies.items():
                 key = _day_key(slug, day, shard)
                 state = states.setdefault(key, _copy(loaded.days.get(key)))
@@ -109,21 +110,20 @@ class FirestorePageFunnels:
                 key = _day_key(slug, day, shard)
                 state = states.setdefault(key, _copy(loaded.days.get(key)))
                 _add_row(state["visits"], [dim, value, prev], [n])
-            loaded.markers.update(fold.markers)
             for (slug, visitor), marker in fold.markers.items():
                 tx.set(
                     self._visitors.document(doc_id(f"{slug}~{visitor}")),
                     {"slug": slug, "visitor": visitor, "days": to_json(marker).decode()},
                 )
         for key, state in states.items():
-            slug, day, shard = key.rsplit("~", 2)
+            slug, day_text, shard_text = key.rsplit("~", 2)
             tx.set(
                 self._days.document(doc_id(key)),
                 {
                     "key": key,
                     "slug": slug,
-                    "day": int(day),
-                    "shard": int(shard),
+                    "day": int(day_text),
+                    "shard": int(shard_text),
                     "state": to_json(state).decode(),
                 },
             )

@@ -162,7 +162,7 @@ class FirestoreSignalStore:
             for event in batch:
                 out[event.id] = event
                 tx.set(self._events.document(doc_id(event.id)), event_doc(event))
-            self._funnels.write(tx, batch, funnels)
+            self._funnels.write(tx, funnels)
             for event in to_fold:
                 email, domain = event.person.email, event.account.domain
                 key = shard_key(domain, shard_of(email)) if domain else ""

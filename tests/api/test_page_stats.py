@@ -30,7 +30,7 @@ def page_event(
         props["visitor_id"] = visitor
     return NewEvent(
         id=f"site:{uuid.uuid4().hex}",
-        type=kind,  # type: ignore[arg-type]  # one of the page event types
+        type=kind,
         source="site",
         occurred_at=when,
         page=Page(url=f"http://testserver/p/{slug}", path=f"/p/{slug}"),
@@ -42,7 +42,7 @@ def create_page(client: FlaskClient, slug: str, headers: dict[str, str] = AUTH) 
     assert client.post(PAGES, json=page_body(slug), headers=headers).status_code == 201
 
 
-def stats(client: FlaskClient, slug: str, headers: dict[str, str] = AUTH, **query: Any) -> Any:
+def stats(client: FlaskClient, slug: str, headers: dict[str, str] = AUTH, /, **query: Any) -> Any:
     return client.get(f"{PAGES}/{slug}/stats", query_string=query, headers=headers)
 
 

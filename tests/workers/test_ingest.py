@@ -26,6 +26,7 @@ from backends.ports import (
     UnavailableError,
 )
 from schemas.signals.events import Event, NewEvent, normalize_event
+from schemas.signals.page_funnel import FunnelRows
 from schemas.signals.rollups import AccountRollup, PersonRollup
 from services.signals import encode_ingest_message
 from tests.emulators import REPO, ManagedProcess, free_port, start_process, tcp_open
@@ -81,6 +82,11 @@ class DownSignalStore:
         raise UnavailableError("down")
 
     def erase_person(self, email: str) -> list[str]:
+        raise UnavailableError("down")
+
+    def read_page_funnel(
+        self, slug: str, *, first_day: int, last_day: int, dimension: str | None
+    ) -> FunnelRows:
         raise UnavailableError("down")
 
 
