@@ -27,6 +27,7 @@ from frontdoor.cli_options import (
     refuse_partner_spelled_otherwise,
 )
 from frontdoor.cli_page_admin import history, list_pages, publish, restore, unpublish
+from frontdoor.cli_page_schedule import schedule
 from frontdoor.cli_pages import pages
 from frontdoor.cli_queues import queues
 from frontdoor.cli_signals import seed_demo, signals
@@ -286,6 +287,7 @@ def terraform_indexes(output: Path) -> None:
 cli.add_command(pages)  # `pages generate BRIEF.json` (issue 5)
 for command in (list_pages, history, restore, publish, unpublish):  # issue 14
     pages.add_command(command)
+pages.add_command(schedule)  # `pages schedule SLUG --at TIME [--until TIME]`
 cli.add_command(signals)  # `signals tail`
 signals.add_command(unsuppress)  # `signals unsuppress EMAIL`: after an erasure
 cli.add_command(seed_demo)

@@ -48,6 +48,7 @@ __all__ = [
     "plan_schedule",
     "queue_at",
     "run_scheduled",
+    "schedule_page",
 ]
 
 logger = logging.getLogger(__name__)
@@ -92,6 +93,35 @@ def plan_schedule(
         at: datetime | None = getattr(page, field)
         if at is not None and sent.get(field) is not None:
             queue_at(ScheduledTask(page.slug, action, at), tasks=tasks, options=options)
+
+
+def schedule_page(
+    *,
+    pages: PageStore,
+    slug: str,
+    times: Mapping[str, str | None],
+    editor: Editor,
+    changed: PageChanged,
+    brand: Brand,
+    ruleset: str,
+    tasks: TaskQueue,
+    options: DeliveryOptions,
+    now: datetime,
+) -> StoredPage:
+    """Set or clear (None) a page's `publish_at` / `unpublish_at`, as PATCH does with them.
+
+    Raises: NotFoundError, GateRefusedError (the schedule's issues, or today's gate on the
+    page), BusyError.
+    """
+
+    def change(current: StoredPage) -> StoredPage | None:
+        merged = merge_patch(current.page_input, dict(times))
+        page = gated(payload=merged, brand=brand, kept_from=current)
+        plan_schedule(sent=times, page=page, current=current, tasks=tasks, options=options, now=now)
+        new = patched(current, page, ruleset=ruleset, now=now)
+        return None if new.page_input == current.page_input else new
+
+    return change_page(pages=pages, slug=slug, change=change, editor=editor, changed=changed)
 
 
 def queue_at(task: ScheduledTask, *, tasks: TaskQueue, options: DeliveryOptions) -> bool:
