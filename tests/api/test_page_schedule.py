@@ -135,7 +135,7 @@ def test_a_task_that_comes_before_its_time_answers_409_so_the_queue_runs_it_agai
 
     status, body = _run_task(client, timed, "growth-audit", "publish", AT)
 
-    assert (status, body["error"]) == (409, "too_early")
+    assert (status, body["error"]) == (409, "conflict")
     assert _page(client)["status"] == "scheduled"
 
 
