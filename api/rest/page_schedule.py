@@ -57,7 +57,9 @@ def create_page_schedule_blueprint(*, backends: Backends) -> Blueprint:
                 now=backends.clock(),
             )
         except EarlyError as err:
-            raise ApiError(409, "conflict", "Before its scheduled time: the task runs again") from err
+            raise ApiError(
+                409, "conflict", "Before its scheduled time: the task runs again"
+            ) from err
         except BusyError as err:
             raise ApiError(409, "conflict", "The page kept changing; the task runs again") from err
         return jsonify({"ok": True, "status": outcome})
