@@ -26,7 +26,9 @@ pytestmark = pytest.mark.spec("content.schedule")
 
 logger = logging.getLogger(__name__)
 
-AHEAD_SECONDS = 5.0
+# Ahead enough for the restart (2-6 s on two shared cores) to come before the time: the bound
+# is on the schedule's lateness, not on how long a start takes.
+AHEAD_SECONDS = 6.0
 LATE_SECONDS = 5.0
 
 
@@ -45,7 +47,9 @@ def test_a_page_scheduled_seconds_ahead_goes_live_on_time_across_a_kill_9_restar
             )
             server.kill()  # SIGKILL, before the time
             killed_before = datetime.now(UTC) < publish_at
+            killed = time.monotonic()
             server, _ = start_crashable(data_dir, port)  # the same port: the same base
+            restart = time.monotonic() - killed
             wait_for(
                 lambda: client.get(f"{base}/p/kill-schedule").status_code == 200,
                 timeout=AHEAD_SECONDS + 30,
@@ -61,7 +65,12 @@ def test_a_page_scheduled_seconds_ahead_goes_live_on_time_across_a_kill_9_restar
         server.stop()
 
     late = live_at - publish_at.timestamp()
-    logger.info("the page went live %.2f s after its publish_at (kill -9 before it)", late)
+    logger.info(
+        "the page went live %.2f s after its publish_at (kill -9 before it; the restart took"
+        " %.2f s)",
+        late,
+        restart,
+    )
     assert created.status_code == 201
     assert created.json()["page"]["status"] == "scheduled"
     assert killed_before
