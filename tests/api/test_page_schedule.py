@@ -287,3 +287,16 @@ def test_the_schedule_route_refuses_calls_without_the_internal_token(
 
     assert (missing.status_code, wrong.status_code) == (401, 401)
     assert _page(client)["status"] == "scheduled"
+
+
+def test_a_restored_scheduled_version_comes_back_a_draft_without_its_schedule(
+    client: FlaskClient,
+) -> None:
+    """Content API "Scheduled publishing": a restore never brings back a past schedule."""
+    client.post(PAGES, json=page_body(publish_at=AT), headers=AUTH)
+    client.patch(f"{PAGES}/growth-audit", json={"publish_at": None}, headers=AUTH)
+
+    restored = client.post(f"{PAGES}/growth-audit/versions/1/restore", headers=AUTH)
+
+    page = restored.get_json()["page"]
+    assert (page["status"], page["publish_at"], page["version"]) == ("draft", None, 3)

@@ -65,13 +65,14 @@ def test_a_rescheduled_page_goes_live_at_its_new_time_by_itself(app_on_queue: Se
     """Content API "Scheduled publishing": a durable task on each backend's queue publishes
     the page at publish_at; the task of the time it replaced changes nothing."""
     # Seconds ahead, not less: the first write on the emulators takes a second or two.
-    first = datetime.now(UTC) + timedelta(seconds=4)
+    first = datetime.now(UTC) + timedelta(seconds=6)
     second = first + timedelta(seconds=2)
     app_on_queue.api.post(PAGES, json=page_body(publish_at=first.isoformat()), headers=AUTH)
 
     moved = app_on_queue.api.patch(
         f"{PAGES}/growth-audit", json={"publish_at": second.isoformat()}, headers=AUTH
     )
+    listed = app_on_queue.api.get(PAGES, query_string={"status": "scheduled"}, headers=AUTH)
     wait_for(
         lambda: _page(app_on_queue, "growth-audit")["status"] == "published",
         timeout=20,
@@ -81,6 +82,7 @@ def test_a_rescheduled_page_goes_live_at_its_new_time_by_itself(app_on_queue: Se
 
     page = _page(app_on_queue, "growth-audit")
     assert moved.get_json()["page"]["status"] == "scheduled"
+    assert [p["slug"] for p in listed.get_json()["pages"]] == ["growth-audit"]
     assert page["version"] == 3  # POST, PATCH, the schedule's publish: no other write
     assert datetime.fromisoformat(page["published_at"]) >= second
     assert app_on_queue.api.get("/p/growth-audit").status_code == 200
