@@ -1,4 +1,4 @@
-"""Issue 13 "Must show": a hostile-input storm against the served process (`python -m
+"""A hostile-input storm against the served process (`python -m
 frontdoor.serve`, granian): a few thousand requests over every endpoint that reads a body,
 while hundreds of clients hold stalled bodies open. No 5xx; a body that trickles in is cut off
 with 408 at the read timeout; the service answers normally afterwards; RSS grows < 100 MiB.
@@ -316,7 +316,6 @@ def test_a_hostile_storm_gets_no_5xx_stalled_bodies_are_cut_and_the_service_stay
     assert all(b'"error": "request_timeout"' in answer for _, answer in cut)
     assert after_storm == 202
     assert send(port, "GET", "/healthz", {}, b"") == 200
-    print(f"storm RSS growth {grown / MIB:.1f} MiB")
     assert grown < 100 * MIB
 
 
@@ -705,10 +704,10 @@ def test_array_bombs_a_preview_bomb_and_a_full_quota_get_no_5xx_and_hold_up_no_r
 
     assert {s for s in statuses if s >= 500} == set(), statuses
     assert statuses[429] > 0, statuses  # storage_quota_exceeded: the rest of the 60 pages
-    # TODO: the array bombs are refused in about 0.06 s of CPU each (6 s before), but four
-    # clients sending them back to back still hold the GIL of the one worker process most of
-    # the time: public reads measured 10 to 25 times slower on a machine at load 18 to 20. The
-    # remaining cost is parsing the 1 MiB body; checking counts on the raw bytes is left.
+    # TODO: public reads are not within twice their unloaded latency here. Each bomb is
+    # refused in 25-60 ms of CPU (6 s once), most of it pydantic-core building the 1 MiB
+    # body's objects, which holds the GIL of the one worker process; four clients sending
+    # them back to back keep it busy, and reads measured 20 ms against 1.4 ms unloaded.
     assert under_bombs < 1.0, (unloaded, under_bombs)
     # Rendered on every request, each of these previews took about 2.7 s of CPU, and the reads
     # waited behind them; kept, a preview costs what any cached page does (the 2x goal is not

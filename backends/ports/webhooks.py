@@ -1,4 +1,4 @@
-"""Webhooks and the task queue that delivers them (issue 6).
+"""Webhooks (the Signal API's pushes) and the task queue that delivers them.
 
 Protocols and value types only; nothing here does I/O.
 """
@@ -132,6 +132,10 @@ class WebhookStore(Protocol):
 
         Raises: UnavailableError.
         """
+
+    def seal_clear_secrets(self) -> int:
+        """Seal the signing secrets an earlier version stored in clear; how many endpoints
+        changed (0 once done: safe to run again). Raises: UnavailableError."""
 
 
 @dataclass(frozen=True)

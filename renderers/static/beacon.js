@@ -4,6 +4,8 @@
  * data-consent="required" on the script tag waits for the visitor's yes (a small notice,
  * styled by our stylesheet on our pages and by itself on other sites).
  * Lead forms posting to /collect get hidden visitor_id, referrer and utm_* fields.
+ * data-variant="<id>" on the script tag (the variant of the page served) rides on every event
+ * and on the lead forms as a hidden field; without it the events count for the control.
  * A click on one of the page's buttons (links styled as buttons, <button>s) sends a cta_click.
  * Beacons say only what the browser saw (the page, its campaign, the button): never a person.
  * window.frontdoor.identify(form) links this visitor to the address typed in the form being
@@ -14,6 +16,8 @@
   var base = tag && tag.src ? new URL(tag.src, location.href).origin : location.origin;
   var endpoint = (tag && tag.getAttribute("data-collect")) || base + "/api/public/v1/collect";
   var needsConsent = !!tag && tag.getAttribute("data-consent") === "required";
+  var variant = (tag && tag.getAttribute("data-variant")) || "";
+  if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(variant)) variant = "";
   var UTM = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"];
   var nav = navigator;
   var optedOut = nav.globalPrivacyControl === true || nav.doNotTrack === "1" || window.doNotTrack === "1";
@@ -46,6 +50,7 @@
       if (value) out[name] = value.slice(0, 200);
     });
     if (document.referrer) out.referrer = withCampaignOnly(document.referrer).slice(0, 1000);
+    if (variant) out.variant = variant;
     return out;
   }
 
@@ -96,6 +101,7 @@
       if (!button || button.closest("[aria-label='Analytics consent']")) return;
       var cta = { visitor_id: props.visitor_id, cta_label: (button.textContent || "").trim().slice(0, 200) };
       UTM.forEach(function (name) { if (props[name]) cta[name] = props[name]; });
+      if (variant) cta.variant = variant;
       var href = button.getAttribute("href");
       if (href) cta.cta_href = href.slice(0, 1000);
       send({ type: "cta_click", page: page, properties: cta });
@@ -134,6 +140,22 @@
     });
   }
 
+  // Where consent is required the server never sets the experiment's assignment id (a random
+  // value, api/rest/variant_serving.py): a yes on our page of an experiment sets it here, for
+  // the next visit (for this page alone, as the server's); a no removes it.
+  function assignmentCookie(choice) {
+    if (!variant || !ownSite) return;
+    var tail = "; Path=" + location.pathname + "; SameSite=Lax" + (location.protocol === "https:" ? "; Secure" : "");
+    if (choice !== "yes") {
+      document.cookie = "fd_aid=; Max-Age=0" + tail;
+      return;
+    }
+    var bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    var id = btoa(String.fromCharCode.apply(null, bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    document.cookie = "fd_aid=" + id + "; Max-Age=15552000" + tail;
+  }
+
   function askConsent() {
     var box = document.createElement("div");
     if (ownSite) box.className = "consent";
@@ -141,7 +163,10 @@
     box.setAttribute("role", "region");
     box.setAttribute("aria-label", "Analytics consent");
     var text = document.createElement("p");
-    text.textContent = "May we count your visit? We keep a random id in this browser, no cookies, nothing shared with third parties.";
+    // On a page testing variants, a yes also keeps which one this browser sees (a cookie).
+    text.textContent = variant && ownSite
+      ? "May we count your visit? We keep a random id in this browser, also to show you the same version of this page, nothing shared with third parties."
+      : "May we count your visit? We keep a random id in this browser, no cookies, nothing shared with third parties.";
     dress(text, TEXT);
     box.appendChild(text);
     // On other sites the bar is fixed: a spacer before it gives the page's end room to scroll above it.
@@ -154,6 +179,7 @@
       button.textContent = choice[0];
       button.addEventListener("click", function () {
         store("frontdoor_consent", choice[1]);
+        assignmentCookie(choice[1]);
         box.remove();
         if (spacer) spacer.remove();
         reserve();

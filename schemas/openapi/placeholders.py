@@ -6,7 +6,7 @@ describe them. When a surface gets a real model, name it in its row of the table
 delete the stand-in here.
 """
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -47,6 +47,19 @@ class PageListQueryDoc(_Doc):
 class VersionListQueryDoc(_Doc):
     cursor: str | None = Field(default=None, description="`next_cursor` of the previous page")
     limit: int = Field(default=20, ge=1, le=100)
+
+
+class PageStatsQueryDoc(_Doc):
+    days: int = Field(
+        default=28, ge=1, le=366, description="The last N days up to today (UTC); not with since"
+    )
+    since: date | None = Field(
+        default=None, description="The first day counted (UTC); until defaults to today"
+    )
+    until: date | None = Field(default=None, description="The last day counted, included")
+    by: Literal["day", "source", "campaign", "variant"] | None = Field(
+        default=None, description="One row per day of the range, or per value, most viewed first"
+    )
 
 
 class PagePatchDoc(_Doc):
@@ -172,6 +185,11 @@ class BeaconPropertiesDoc(BaseModel):
     utm_content: str | None = None
     referrer: str | None = None
     visitor_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{8,64}$")
+    variant: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9][a-z0-9-]{0,31}$",
+        description="The variant of the page served (`control`, the default, is the page itself)",
+    )
     cta_label: str | None = Field(default=None, description="cta_click: the button's text")
     cta_href: str | None = Field(default=None, description="cta_click: where the button leads")
 
@@ -215,6 +233,11 @@ class CollectFormDoc(BaseModel):
     utm_term: str | None = None
     utm_content: str | None = None
     referrer: str | None = Field(default=None, description="The page's own referrer")
+    variant: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9][a-z0-9-]{0,31}$",
+        description="The variant of the page served (a hidden field; `control` when absent)",
+    )
 
 
 # Tool server and OAuth discovery.
