@@ -28,6 +28,7 @@ from api.rest.experiments import (
 from api.rest.files import create_files_blueprint
 from api.rest.http_cache import CORS_HEADERS
 from api.rest.jobs import create_jobs_blueprint
+from api.rest.page_schedule import create_page_schedule_blueprint
 from api.rest.page_stats import create_page_stats_blueprint
 from api.rest.pages import create_pages_blueprint, published_page_entries
 from api.rest.public import create_public_blueprint
@@ -99,6 +100,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.register_blueprint(create_brand_blueprint(backends=backends, keys=keys))
     app.register_blueprint(create_jobs_blueprint(backends=backends, config=config, keys=keys))
     app.register_blueprint(create_assets_blueprint(blobs=backends.blobs))
+    app.register_blueprint(create_page_schedule_blueprint(backends=backends))
 
     def site() -> Site:
         # The assets are read by the first page, asset or 404 asked for, not by a start.

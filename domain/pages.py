@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-PageStatus = Literal["draft", "published", "unpublished"]
-PAGE_STATUSES: tuple[PageStatus, ...] = ("draft", "published", "unpublished")
+# `scheduled`: not live yet, with a `publish_at` in its input (services/page_schedule.py).
+PageStatus = Literal["draft", "scheduled", "published", "unpublished"]
+PAGE_STATUSES: tuple[PageStatus, ...] = ("draft", "scheduled", "published", "unpublished")
 PageSource = Literal["api", "generate"]
-# What wrote one version: a Content API write, a generation job, or a restore of an old version.
-VersionSource = Literal["api", "generate", "restore"]
-VERSION_SOURCES: tuple[VersionSource, ...] = ("api", "generate", "restore")
+# What wrote one version: a Content API write, a generation job, a restore of an old version,
+# or the page's own schedule (`publish_at`, `unpublish_at`) coming due.
+VersionSource = Literal["api", "generate", "restore", "schedule"]
+VERSION_SOURCES: tuple[VersionSource, ...] = ("api", "generate", "restore", "schedule")
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from frontdoor.cli_options import (
     refuse_partner_spelled_otherwise,
 )
 from frontdoor.cli_page_admin import history, list_pages, publish, restore, unpublish
+from frontdoor.cli_page_schedule import schedule
 from frontdoor.cli_page_stats import stats
 from frontdoor.cli_pages import pages
 from frontdoor.cli_queues import queues
@@ -289,6 +290,7 @@ cli.add_command(pages)  # `pages generate BRIEF.json`: a page from a brief, with
 # The operator's view of every partner's pages: list, history, restore, (un)publish.
 for command in (list_pages, history, restore, publish, unpublish):
     pages.add_command(command)
+pages.add_command(schedule)  # `pages schedule SLUG --at TIME [--until TIME]`
 pages.add_command(stats)  # `pages stats SLUG`: a page's funnel
 cli.add_command(signals)  # `signals tail`
 signals.add_command(unsuppress)  # `signals unsuppress EMAIL`: after an erasure

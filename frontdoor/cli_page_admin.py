@@ -26,7 +26,7 @@ from services import pages as pages_service
 
 OPERATOR = pages_service.Editor(partner="operator", key_id="cli", admin=True)
 
-__all__ = ["history", "list_pages", "publish", "restore", "unpublish"]
+__all__ = ["OPERATOR", "history", "list_pages", "publish", "restore", "unpublish", "write_page"]
 
 
 @click.command("list")
@@ -91,7 +91,7 @@ def restore(ctx: click.Context, slug: str, version: int) -> None:
     settings = Settings()
     backends = backends_for(ctx, settings, workers=False)
     brand = backends.catalog.brand
-    _write(
+    write_page(
         ctx,
         backends,
         slug,
@@ -117,7 +117,7 @@ def publish(ctx: click.Context, slug: str) -> None:
     """Publish SLUG (a draft, or an unpublished page) through the quality gate."""
     backends = backends_for(ctx, Settings(), workers=False)
     brand = backends.catalog.brand
-    _write(
+    write_page(
         ctx,
         backends,
         slug,
@@ -140,7 +140,7 @@ def publish(ctx: click.Context, slug: str) -> None:
 def unpublish(ctx: click.Context, slug: str) -> None:
     """Take SLUG off /p/{slug}; its record and history stay."""
     backends = backends_for(ctx, Settings(), workers=False)
-    _write(
+    write_page(
         ctx,
         backends,
         slug,
@@ -155,7 +155,7 @@ def unpublish(ctx: click.Context, slug: str) -> None:
     )
 
 
-def _write(
+def write_page(
     ctx: click.Context,
     backends: Backends,
     slug: str,

@@ -42,7 +42,7 @@ follow_timeout = click.option(
 @click.group()
 def pages() -> None:
     """Landing pages of every partner: generate, follow a job, list, history, restore,
-    publish, unpublish."""
+    publish, unpublish, schedule."""
 
 
 @pages.command("generate")

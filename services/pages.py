@@ -37,6 +37,7 @@ from schemas.content.changes import (
     unpublished,
 )
 from schemas.content.pages import SLUG_MAX_LENGTH, SLUG_PATTERN, SitePageInput
+from schemas.content.schedule import settled, without_schedule
 from schemas.errors import Issue, errors_of, warnings_of
 from services.payload_bounds import PAGE_BOUNDS, bound_payload
 
@@ -172,13 +173,16 @@ def find_version(*, pages: PageStore, slug: str, version: int, editor: Editor) -
 def stamp(
     page: StoredPage, *, editor: Editor, source: VersionSource, owner: str | None
 ) -> StoredPage:
-    """The page as written by `editor`: a new page is the editor's own."""
-    return replace(
-        page,
-        owner=owner or editor.partner,
-        editor=editor.partner,
-        editor_key_id=editor.key_id,
-        edit_source=source,
+    """The page as written by `editor`: a new page is the editor's own; its status as its
+    schedule leaves it (schemas/content/schedule.py)."""
+    return settled(
+        replace(
+            page,
+            owner=owner or editor.partner,
+            editor=editor.partner,
+            editor_key_id=editor.key_id,
+            edit_source=source,
+        )
     )
 
 
@@ -407,7 +411,8 @@ def restore_version(
     return change_page(
         pages=pages,
         slug=slug,
-        change=lambda current: restored(current, old, ruleset=ruleset, now=now),
+        # A restore brings back a version's content and whether it was live, not its schedule.
+        change=lambda current: without_schedule(restored(current, old, ruleset=ruleset, now=now)),
         editor=editor,
         changed=changed,
         source="restore",
@@ -457,13 +462,16 @@ def unpublish_page(
     now: datetime,
     precondition: Precondition | None = None,
 ) -> StoredPage:
-    """Take a page off /p/{slug} (DELETE); a no-op if it is already unpublished.
+    """Take a page off /p/{slug} (DELETE); a no-op if it is already unpublished. A scheduled
+    page's schedule is cancelled: it stays off until published again.
 
     Raises: NotFoundError, PreconditionFailedError, BusyError.
     """
 
     def change(current: StoredPage) -> StoredPage | None:
-        return None if current.status == "unpublished" else unpublished(current, now=now)
+        if current.status == "unpublished":
+            return None
+        return without_schedule(unpublished(current, now=now))
 
     return change_page(
         pages=pages,

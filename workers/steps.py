@@ -12,6 +12,7 @@ from typing import Any
 
 from backends.ports import DeliverLaterError
 from schemas.content.jobs import MAX_WRITER_CALLS, BriefNote, JobDraft, JobError, JobRecord
+from schemas.content.schedule import SCHEDULE_FIELDS
 from schemas.errors import Issue
 from workers.imaging.compositions import hero_alt
 
@@ -98,6 +99,8 @@ def record_draft(
     """
     _own(job, worker)
     fixed = {**payload, "slug": job.brief.slug, "is_published": job.brief.publish}
+    for name in SCHEDULE_FIELDS.values():  # the brief decides when the page goes live
+        fixed.pop(name, None)
     blocks = fixed.get("blocks")
     if job.brief.generate_image and isinstance(blocks, list) and blocks:
         hero = blocks[0]

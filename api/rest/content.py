@@ -38,9 +38,11 @@ from schemas.content.pages import (
     VersionListBody,
     VersionRecord,
 )
+from schemas.content.schedule import scheduled_post
 from schemas.errors import Issue
 from services import pages as pages_service
 from services.keys import Principal
+from services.page_schedule import plan_schedule
 
 logger = logging.getLogger(__name__)
 
@@ -120,6 +122,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
                     [Issue(field="slug", code="slug_mismatch", message=f"the slug stays {slug!r}")]
                 )
             page = _gated(merged, backends, kept_from=current)
+            _plan_schedule(patch, page, current, backends)
             new = patched(
                 current, page, ruleset=ruleset(backends.catalog.brand), now=backends.clock()
             )
@@ -266,7 +269,14 @@ def editor_of(principal: Principal) -> pages_service.Editor:
 def _replace(
     principal: Principal, payload: object, backends: Backends, config: AppConfig
 ) -> Response:
+    payload = scheduled_post(payload)
     page = _gated(payload, backends)
+
+    def check(current: StoredPage | None) -> None:
+        _check_post_preconditions(current)
+        if isinstance(payload, dict):
+            _plan_schedule(payload, page, current, backends)
+
     saved = _serve_write(
         lambda _condition: pages_service.replace_page(
             pages=backends.pages,
@@ -275,7 +285,7 @@ def _replace(
             changed=backends.page_changes,
             ruleset=ruleset(backends.catalog.brand),
             clock=backends.clock,
-            check=_check_post_preconditions,
+            check=check,
         )
     )
     response = _page_response(saved, 201, config, backends)
@@ -332,6 +342,20 @@ def _gated(
     if refused:
         raise invalid_payload(refused, "The page failed the schema or the quality gate")
     return page
+
+
+def _plan_schedule(
+    sent: dict[str, Any], page: SitePageInput, current: StoredPage | None, backends: Backends
+) -> None:
+    """The write's publish_at and unpublish_at checked and their tasks queued, before saving."""
+    plan_schedule(
+        sent=sent,
+        page=page,
+        current=current,
+        tasks=backends.tasks,
+        options=backends.delivery_options,
+        now=backends.clock(),
+    )
 
 
 def _after_write(page: StoredPage) -> None:

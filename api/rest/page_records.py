@@ -20,7 +20,7 @@ def page_record(
 ) -> PageRecord:
     """What read, list and write operations answer for one stored page."""
     preview_url = None
-    if page.status == "draft" and with_preview:
+    if page.status in ("draft", "scheduled") and with_preview:
         token = make_preview_token(
             page.slug, page.version, preview_expiry(page.updated_at), preview_secret
         )

@@ -8,7 +8,8 @@ URL fields are plain strings here so that the gate can name an unsafe one as `un
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from schemas.errors import Issue
 
@@ -16,6 +17,25 @@ SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 SLUG_MAX_LENGTH = 80
 
 Text = Annotated[str, Field(min_length=1)]
+
+
+def _schedule_time(value: object) -> object:
+    """A schedule time is written as text and parsed here: the gate validates strictly (no
+    string is a datetime then), and pydantic's lax mode would take a number as Unix seconds."""
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str):
+        raise PydanticCustomError("datetime_type", "an RFC 3339 date-time string")
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise PydanticCustomError(
+            "datetime_parsing", "an RFC 3339 date-time such as 2026-12-01T09:00:00+01:00"
+        ) from None
+
+
+# A date-time with its offset (`Z` or `+01:00`), never a naive one or a number.
+ScheduleTime = Annotated[AwareDatetime, BeforeValidator(_schedule_time)]
 
 
 class _Strict(BaseModel):
@@ -161,11 +181,22 @@ class SitePageInput(_Strict):
     noindex: bool = False
     is_published: bool = True
     blocks: list[PageBlock] = Field(min_length=1, max_length=30)
+    publish_at: ScheduleTime | None = Field(
+        default=None,
+        description="RFC 3339 with an offset, in the future: the page is `scheduled` until"
+        " then and goes live by itself at that time, through the quality gate; null clears it",
+        examples=["2026-12-01T09:00:00+01:00"],
+    )
+    unpublish_at: ScheduleTime | None = Field(
+        default=None,
+        description="RFC 3339 with an offset, in the future and after `publish_at`: the page"
+        " comes off /p/{slug} by itself at that time; null clears it",
+    )
 
 
 # --- the stored record and the Content API's bodies ------------------------------------
 
-PageStatusName = Literal["draft", "published", "unpublished"]
+PageStatusName = Literal["draft", "scheduled", "published", "unpublished"]
 
 
 class GateResult(BaseModel):
@@ -193,7 +224,15 @@ class PageRecord(BaseModel):
     noindex: bool = False
     is_published: bool
     blocks: list[PageBlock]
-    status: PageStatusName = Field(description="draft, published or unpublished")
+    publish_at: datetime | None = Field(
+        default=None, description="When the page goes live by itself (status `scheduled`)"
+    )
+    unpublish_at: datetime | None = Field(
+        default=None, description="When the page comes off /p/{slug} by itself"
+    )
+    status: PageStatusName = Field(
+        description="draft, scheduled (not live until its publish_at), published or unpublished"
+    )
     url: str = Field(
         description="The page's public URL: the base URL, then /p/ and the slug; it answers"
         " only while published"
@@ -209,7 +248,8 @@ class PageRecord(BaseModel):
     gate: GateResult
     preview_url: str | None = Field(
         default=None,
-        description="Drafts only: a signed link to this version, valid 7 days after the change",
+        description="Drafts and scheduled pages only: a signed link to this version, valid 7"
+        " days after the change",
     )
     partner: str | None = Field(
         default=None,
@@ -250,8 +290,9 @@ class VersionRecord(BaseModel):
 
     version: int = Field(ge=1)
     status: PageStatusName
-    source: Literal["api", "generate", "restore"] = Field(
-        description="What wrote it: a Content API write, a generation job, or a restore"
+    source: Literal["api", "generate", "restore", "schedule"] = Field(
+        description="What wrote it: a Content API write, a generation job, a restore, or the"
+        " page's schedule coming due (publish_at, unpublish_at)"
     )
     partner: str = Field(description="The partner whose key wrote this version")
     key_id: str = Field(description="The id of that key (never the secret)")

@@ -95,10 +95,21 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "Content",
         "Create or replace a page by slug",
         "content",
-        (Reply(201, "Stored; published unless `is_published` is false", PageBody, headers=ETAG),),
+        (
+            Reply(
+                201,
+                "Stored; published unless `is_published` is false or `publish_at` is set",
+                PageBody,
+                headers=ETAG,
+            ),
+        ),
         description="Passes the schema and the brand gate, then publishes at /p/{slug}. A slug"
         " another partner's page has answers 409 `slug_taken` and changes nothing. The gate's"
-        " errors refuse the write (422); its warnings never do and come back as `warnings[]`.",
+        " errors refuse the write (422); its warnings never do and come back as `warnings[]`."
+        " With `publish_at` the page is `scheduled` and goes live by itself at that time"
+        " (through the gate again); with `unpublish_at` it comes down by itself; a time in the"
+        " past, without an offset, or an `unpublish_at` not after `publish_at` is 422 naming"
+        " the field.",
         request=SitePageInput,
         request_example=PAGE_EXAMPLE,
         params=(IDEMPOTENCY, CREATE_IF_MATCH, CREATE_IF_NONE_MATCH),
@@ -161,7 +172,9 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         "Edit a page (JSON merge patch)",
         "content",
         (Reply(200, "Updated", PageBody, headers=ETAG),),
-        description="RFC 7396 merge over the stored input; the merged page must pass the gate.",
+        description="RFC 7396 merge over the stored input; the merged page must pass the gate."
+        " `publish_at` / `unpublish_at` set, move (the earlier time is dropped) or, with null,"
+        " cancel the page's schedule.",
         request=PagePatchDoc,
         request_media=("application/merge-patch+json", "application/json"),
         params=(SLUG, IF_MATCH),

@@ -6,7 +6,7 @@ describe them. When a surface gets a real model, name it in its row of the table
 delete the stand-in here.
 """
 
-from datetime import date
+from datetime import date, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,7 +30,9 @@ class _Doc(BaseModel):
 
 
 class PageListQueryDoc(_Doc):
-    status: Literal["draft", "published", "unpublished"] | None = None
+    status: Literal["draft", "scheduled", "published", "unpublished"] | None = Field(
+        default=None, description="`scheduled`: not live until their publish_at"
+    )
     partner: str | None = Field(
         default=None,
         description=(
@@ -71,6 +73,16 @@ class PagePatchDoc(_Doc):
     noindex: bool | None = None
     is_published: bool | None = None
     blocks: list[PageBlock] | None = Field(default=None, description="Replaces the whole list")
+    publish_at: datetime | None = Field(
+        default=None,
+        description="RFC 3339 with an offset, in the future: not live until then (send"
+        " `is_published: false` with it on a live page); null cancels it",
+    )
+    unpublish_at: datetime | None = Field(
+        default=None,
+        description="RFC 3339 with an offset, in the future and after publish_at: the page"
+        " comes down then; null cancels it",
+    )
 
 
 # Signal API (api/rest/signal_query.py and api/rest/collect.py parse these by hand).

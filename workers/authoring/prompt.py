@@ -19,6 +19,7 @@ from schemas.catalog import Brand
 from schemas.content.brand_rules import BrandRules
 from schemas.content.jobs import GenerationBrief
 from schemas.content.pages import NEXT_STEP_MAX, NEXT_STEPS_MAX, SitePageInput
+from schemas.content.schedule import SCHEDULE_FIELDS
 from schemas.errors import Issue
 from schemas.public import Company
 from workers.authoring.base import ModelError, PagePayload
@@ -30,6 +31,10 @@ _DROP_KEYS = frozenset({"discriminator", "examples", "title", "default", "format
 @cache
 def _page_schema_json() -> str:
     raw = SitePageInput.model_json_schema()
+    # A page's schedule is its editor's (the brief's `publish` decides whether it goes live),
+    # never the writer's: the model is not offered the fields, and workers/steps.py drops them.
+    for name in SCHEDULE_FIELDS.values():
+        raw["properties"].pop(name, None)
     defs = raw.pop("$defs", {})
     return json.dumps(_inline(raw, defs))
 
