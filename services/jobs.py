@@ -53,7 +53,7 @@ def checked_brief(payload: object, *, allow_loopback_http: bool = False) -> Gene
     """
     bounded = bound_payload(payload, BRIEF_BOUNDS)
     if bounded.whole:
-        raise BriefRefusedError(bounded.issues, "The brief is over a size or count limit")
+        raise BriefRefusedError(list(bounded.issues), "The brief is over a size or count limit")
     refused = [*bounded.issues, *character_issues(bounded.payload)]
     try:
         brief = GenerationBrief.model_validate(
