@@ -65,6 +65,7 @@ def staffed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         staff_emails='["grace@partner.example"]',
         # Every sign-in of this module comes from 127.0.0.1 within a minute or two.
         rate_limit_signin="0",
+        log_level="INFO",  # the staff actions' records
         oauth_signin_codes_per_address="100000",
     )
     now = datetime.now(UTC)
@@ -448,3 +449,42 @@ async def test_the_draft_tool_never_publishes_nor_replaces_a_live_page(staffed: 
     assert over_live.is_error
     assert '"code": "page_live"' in over_live.content[0].text  # type: ignore[union-attr]
     assert httpx2.get(f"{staffed.base}/p/{live}").status_code == 200
+
+
+def log_entries(served: Served) -> list[dict[str, Any]]:
+    """The served process's JSON log records so far."""
+    entries = []
+    for line in served.proc.log_path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            entries.append(entry)
+    return entries
+
+
+async def test_a_staff_draft_is_logged_with_the_person_s_email_as_actor(staffed: Served) -> None:
+    """Who did what: the tool call and the draft's job are logged with the person's email."""
+    email, slug = f"lin+{secrets.token_hex(4)}@kestrel.example", new_slug()
+    browser = HeadlessBrowser(staffed, email=email)
+
+    async with mcp_client(staffed, oauth_provider(staffed, browser)) as client:
+        drafted = await client.call_tool("draft_page_from_brief", {"brief": brief(slug)})
+
+    assert not drafted.is_error, drafted.content
+    assert drafted.structured_content is not None
+    job_id = drafted.structured_content["job"]["id"]
+
+    def records() -> list[tuple[str, str | None, str | None]]:
+        return [
+            (e.get("message", ""), e.get("actor"), e.get("job_id"))
+            for e in log_entries(staffed)
+            if e.get("actor") == email
+        ]
+
+    wait_for(lambda: len(records()) >= 2, what="the staff records in the log")
+    assert records() == [
+        ("staff tool draft_page_from_brief called", email, None),
+        (f"staff draft of {slug} started as job {job_id}", email, job_id),
+    ]
