@@ -22,6 +22,7 @@ from api.rest.content import create_content_blueprint
 from api.rest.files import create_files_blueprint
 from api.rest.http_cache import CORS_HEADERS
 from api.rest.jobs import create_jobs_blueprint
+from api.rest.page_stats import create_page_stats_blueprint
 from api.rest.pages import create_pages_blueprint, published_page_entries
 from api.rest.public import create_public_blueprint
 from api.rest.signals import create_signals_blueprint
@@ -73,6 +74,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.register_blueprint(create_signals_blueprint(backends=backends, keys=keys))
     app.register_blueprint(create_collect_blueprint(config, backends=backends))
     app.register_blueprint(create_content_blueprint(backends=backends, config=config, keys=keys))
+    app.register_blueprint(create_page_stats_blueprint(backends=backends, keys=keys))
     app.register_blueprint(create_brand_blueprint(backends=backends, keys=keys))
     app.register_blueprint(create_jobs_blueprint(backends=backends, config=config, keys=keys))
     app.register_blueprint(create_assets_blueprint(blobs=backends.blobs))

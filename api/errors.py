@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 from api.request_context import request_id
 from backends.ports import QuotaExceededError, UnavailableError
 from schemas.errors import Issue, issues_from_errors
+from services.page_stats import StatsQueryError
 
 logger = logging.getLogger(__name__)
 RETRY_AFTER_SECONDS = "5"  # what a 503 of ours asks a client to wait
@@ -176,6 +177,12 @@ def register_error_handlers(app: Flask) -> None:
         if status == 413:
             issues = [Issue(field="", code="too_long", message="the body is too large")]
         return problem_response(ApiError(status, code, message, headers=headers, issues=issues))
+
+    @app.errorhandler(StatsQueryError)
+    def _stats_query(err: StatsQueryError) -> Response:
+        return problem_response(
+            ApiError(400, "invalid_query", "A query parameter is invalid", issues=err.issues)
+        )
 
     @app.errorhandler(QuotaExceededError)
     def _quota_exceeded(err: QuotaExceededError) -> Response:

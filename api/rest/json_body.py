@@ -9,7 +9,6 @@ strings. Each gives 400 `invalid_json`. Type and field checks stay with each sur
 from __future__ import annotations
 
 import math
-import re
 
 import pydantic_core
 
@@ -19,8 +18,8 @@ from schemas.errors import Issue
 MAX_DEPTH = 32  # objects and arrays inside one another; documented in the API references
 _NOT_JSON = "The request body is not valid JSON"
 _CONTAINERS = (dict, list)  # a tuple: `dict | list` would build a union at every check
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+_NOT_SKELETON = bytes(set(range(256)) - set(b'"[]{}'))
+_ONE_KIND = bytes.maketrans(b"{}", b"[]")
 # Digits as 1, e/E as e, signs as +, the rest as a space: a number that may parse past the float
 # range shows as an exponent of 3 digits or 309 digits in a row; only a body that holds one is
 # walked for it (words such as "More1000" look so too: walked, fine). Substring searches, in C.
@@ -38,7 +37,9 @@ def parse_json(raw: bytes) -> object:
     except ValueError as err:
         # pydantic-core says what and where: "key must be a string at line 1 column 2".
         raise _not_json(_NOT_JSON, str(err) or "not JSON") from err
-    problem = _too_deep(raw) or (_refusal(value) if _may_pass_range(raw) else None)
+    problem = _too_deep(_outside_strings(raw)) or (
+        _refusal(value) if _may_pass_range(raw) else None
+    )
     if problem is not None:
         raise _not_json(f"{_NOT_JSON}: {problem}", problem)
     return value
@@ -56,16 +57,35 @@ def _may_pass_range(raw: bytes) -> bool:
     return any(shape in shapes for shape in _PAST_RANGE)
 
 
-def _too_deep(raw: bytes) -> str | None:
+def _too_deep(skeleton: bytes) -> str | None:
     """Whether the (parsed, so well-formed) JSON nests deeper than MAX_DEPTH, read from its
     bytes: strings left out, each round drops the innermost empty pairs, in C (a walk over
     330,000 parsed elements took 0.65 s of CPU holding the GIL; this takes milliseconds)."""
-    brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
+    # One kind of bracket: the body parsed, so they pair up, and one replace per round drops
+    # exactly one level (dropping `{}` then `[]` took `[{}]` whole in one round).
+    brackets = skeleton.translate(_ONE_KIND)
     for _ in range(MAX_DEPTH):
         if not brackets:
             return None
-        brackets = brackets.replace(b"{}", b"").replace(b"[]", b"")
+        brackets = brackets.replace(b"[]", b"")
     return f"nested deeper than {MAX_DEPTH} levels" if brackets else None
+
+
+def _outside_strings(raw: bytes) -> bytes:
+    """The body's brackets, with those inside strings left out.
+
+    Escaped backslashes and quotes go first; then only quotes and brackets are kept, so a
+    string without brackets is a pair of adjacent quotes, and dropping those pairs in one
+    left-to-right pass leaves no quote exactly when every string was such a pair (a pass pairs
+    each quote with the next one only when they touch). Otherwise the strings are cut out by
+    splitting on the quotes of that short skeleton. A regex over the strings of a 1 MiB body
+    took 45-65 ms of CPU holding the GIL; this takes about 4 ms.
+    """
+    kept = raw.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_SKELETON)
+    brackets = kept.replace(b'""', b"")
+    if b'"' not in brackets:
+        return brackets
+    return b"".join(kept.split(b'"')[::2])
 
 
 def _refusal(value: object) -> str | None:

@@ -19,6 +19,12 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from backends.bundle import utc_now
+from backends.embedded.page_funnels import (
+    PAGE_FUNNEL_DDL,
+    backfill_page_funnels,
+    fold_page_funnels,
+    read_page_funnel,
+)
 from backends.embedded.signal_identity import (
     IDENTITY_DDL,
     LINKED_TO_DOMAIN,
@@ -57,6 +63,7 @@ from backends.embedded.sqlite import SqliteDatabase, insert_rows
 from backends.ports import AccountQuery, StoreResult, StreamPage, StreamQuery
 from schemas.signals.events import Event, NewEvent, Position, search_text, stamp_event
 from schemas.signals.fold import AccountState, BatchFold, PersonState, fold_batch, to_us
+from schemas.signals.page_funnel import FunnelRows
 from schemas.signals.rollups import RANK, AccountRollup, PersonRollup, rebuild_account
 
 logger = logging.getLogger(__name__)
@@ -126,6 +133,15 @@ class SqliteSignalStore:
             if add_evidence_columns(conn):
                 logger.info("signal roll-ups given evidence columns")
         db.ensure_schema("signal_rollup_indexes", INDEX_DDL)
+        with db.transaction() as conn:
+            if not _has_table(conn, "signal_page_tallies"):
+                # Statement by statement: executescript would commit the transaction first.
+                for statement in PAGE_FUNNEL_DDL.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                folded = backfill_page_funnels(conn)
+                if folded:
+                    logger.info("page funnels folded from stored events: %d", folded)
 
     def store_events(self, events: Sequence[NewEvent]) -> StoreResult:
         first: dict[str, NewEvent] = {}
@@ -148,6 +164,7 @@ class SqliteSignalStore:
                     conn.execute("INSERT OR REPLACE INTO signal_clock VALUES (1, ?)", (last_us,))
                     positions = [to_us(e.recorded_at) for e in stored]
                     self._fold(conn, events_to_fold(conn, stored, positions))
+                    fold_page_funnels(conn, stored)
                 self._cache.stamp = last_us
         except BaseException:
             self._cache.clear()  # states were folded in place, then rolled back
@@ -201,6 +218,17 @@ class SqliteSignalStore:
 
     def get_person(self, email: str) -> PersonRollup | None:
         return read_person(self._db.connection(), email)
+
+    def read_page_funnel(
+        self, slug: str, *, first_day: int, last_day: int, dimension: str | None
+    ) -> FunnelRows:
+        return read_page_funnel(
+            self._db.connection(),
+            slug,
+            first_day=first_day,
+            last_day=last_day,
+            dimension=dimension,
+        )
 
     def erase_person(self, email: str) -> list[str]:
         """One transaction: all of it happens or none, so a retry after a failure redoes it
@@ -298,6 +326,11 @@ def _stored_before(
         for r in found
         if r["rec_us"] != given[r["id"]]
     }
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+    return conn.execute(sql, (name,)).fetchone() is not None
 
 
 def _select_in(

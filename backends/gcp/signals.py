@@ -32,6 +32,7 @@ from backends.gcp.account_shards import (
 )
 from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.gcp.firestore_errors import run_transaction, unavailable_when_transient
+from backends.gcp.page_funnels import FirestorePageFunnels
 from backends.gcp.signal_identity import (
     anonymous_events_of,
     linked_visitors,
@@ -44,6 +45,7 @@ from backends.signal_codec import dump_rollup, load_account, load_person
 from schemas.signals.events import Event, NewEvent, attributed, stamp_event, visitor_of
 from schemas.signals.fold import to_us
 from schemas.signals.identity import as_linked, new_links
+from schemas.signals.page_funnel import FunnelRows
 from schemas.signals.rollups import RANK, AccountRollup, PersonRollup, fold_event, rebuild_account
 from schemas.signals.scores import STAGE_WEIGHTS, add_heat
 
@@ -84,6 +86,7 @@ class FirestoreSignalStore:
         self._people = client.collection(f"{prefix}signal_people")
         self._visitors = client.collection(f"{prefix}signal_visitors")
         self._shards = client.collection(f"{prefix}signal_account_shards")
+        self._funnels = FirestorePageFunnels(client, prefix=prefix, deadline=deadline)
         self._sharded: set[str] = set()  # domains known to need no conversion
         self.query_shapes: set[QueryShape] = set()
 
@@ -149,6 +152,7 @@ class FirestoreSignalStore:
                     if (domain := e.account.domain)
                 },
             )
+            funnels = self._funnels.load(tx, batch)
             stamped.append(time.monotonic())
             for visitor, (linked_email, linked_domain) in made.items():
                 tx.set(
@@ -158,6 +162,7 @@ class FirestoreSignalStore:
             for event in batch:
                 out[event.id] = event
                 tx.set(self._events.document(doc_id(event.id)), event_doc(event))
+            self._funnels.write(tx, batch, funnels)
             for event in to_fold:
                 email, domain = event.person.email, event.account.domain
                 key = shard_key(domain, shard_of(email)) if domain else ""
@@ -198,6 +203,12 @@ class FirestoreSignalStore:
         for domain in sorted(touched):
             self._refresh_listing(domain)
         return result
+
+    @unavailable_when_transient()
+    def read_page_funnel(
+        self, slug: str, *, first_day: int, last_day: int, dimension: str | None
+    ) -> FunnelRows:
+        return self._funnels.read(slug, first_day=first_day, last_day=last_day, dimension=dimension)
 
     def _shard_old_accounts(self, domains: set[str]) -> None:
         """Accounts stored whole in their listing document (before shards) become shard 0,

@@ -12,6 +12,7 @@ from typing import Literal, Protocol
 
 from schemas.signals.events import Event, NewEvent, Position
 from schemas.signals.fold import to_us
+from schemas.signals.page_funnel import FunnelRows
 from schemas.signals.rollups import AccountRollup, PersonRollup, Stage
 
 
@@ -111,6 +112,13 @@ class SignalStore(Protocol):
 
     def erase_person(self, email: str) -> list[str]:
         """Remove a person's events and roll-up contributions; the ids of the events removed."""
+
+    def read_page_funnel(
+        self, slug: str, *, first_day: int, last_day: int, dimension: str | None
+    ) -> FunnelRows:
+        """A page's funnel rows for days first_day..last_day (days since 1970-01-01): the `all`
+        dimension's, and `dimension`'s (source, campaign or variant) when given. Folded as
+        events are stored (schemas/signals/page_funnel.py), never counted from the events."""
 
 
 class SignalQueue(Protocol):

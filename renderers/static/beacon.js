@@ -4,6 +4,8 @@
  * data-consent="required" on the script tag waits for the visitor's yes (a small notice,
  * styled by our stylesheet on our pages and by itself on other sites).
  * Lead forms posting to /collect get hidden visitor_id, referrer and utm_* fields.
+ * data-variant="<id>" on the script tag (the variant of the page served) rides on every event
+ * and on the lead forms as a hidden field; without it the events count for the control.
  * A click on one of the page's buttons (links styled as buttons, <button>s) sends a cta_click.
  * Beacons say only what the browser saw (the page, its campaign, the button): never a person.
  * window.frontdoor.identify(form) links this visitor to the address typed in the form being
@@ -14,6 +16,8 @@
   var base = tag && tag.src ? new URL(tag.src, location.href).origin : location.origin;
   var endpoint = (tag && tag.getAttribute("data-collect")) || base + "/api/public/v1/collect";
   var needsConsent = !!tag && tag.getAttribute("data-consent") === "required";
+  var variant = (tag && tag.getAttribute("data-variant")) || "";
+  if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(variant)) variant = "";
   var UTM = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"];
   var nav = navigator;
   var optedOut = nav.globalPrivacyControl === true || nav.doNotTrack === "1" || window.doNotTrack === "1";
@@ -46,6 +50,7 @@
       if (value) out[name] = value.slice(0, 200);
     });
     if (document.referrer) out.referrer = withCampaignOnly(document.referrer).slice(0, 1000);
+    if (variant) out.variant = variant;
     return out;
   }
 
@@ -96,6 +101,7 @@
       if (!button || button.closest("[aria-label='Analytics consent']")) return;
       var cta = { visitor_id: props.visitor_id, cta_label: (button.textContent || "").trim().slice(0, 200) };
       UTM.forEach(function (name) { if (props[name]) cta[name] = props[name]; });
+      if (variant) cta.variant = variant;
       var href = button.getAttribute("href");
       if (href) cta.cta_href = href.slice(0, 1000);
       send({ type: "cta_click", page: page, properties: cta });

@@ -159,6 +159,11 @@ class BeaconPropertiesDoc(BaseModel):
     utm_content: str | None = None
     referrer: str | None = None
     visitor_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{8,64}$")
+    variant: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9][a-z0-9-]{0,31}$",
+        description="The variant of the page served (`control`, the default, is the page itself)",
+    )
     cta_label: str | None = Field(default=None, description="cta_click: the button's text")
     cta_href: str | None = Field(default=None, description="cta_click: where the button leads")
 
@@ -202,6 +207,11 @@ class CollectFormDoc(BaseModel):
     utm_term: str | None = None
     utm_content: str | None = None
     referrer: str | None = Field(default=None, description="The page's own referrer")
+    variant: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9][a-z0-9-]{0,31}$",
+        description="The variant of the page served (a hidden field; `control` when absent)",
+    )
 
 
 # Tool server and OAuth discovery.

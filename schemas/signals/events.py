@@ -52,9 +52,15 @@ MAX_INT64, MIN_INT64 = 2**63 - 1, -(2**63)
 SITE_SOURCE = "site"
 # Campaign attribution kept on every site event (api/rest/collect.py), as properties of these names.
 UTM_FIELDS = ("utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content")
-SITE_FIELDS = (*UTM_FIELDS, "referrer", "visitor_id")
+SITE_FIELDS = (*UTM_FIELDS, "referrer", "visitor_id", "variant")
 # The beacon's random visitor id (renderers/static/beacon.js), kept as `properties.visitor_id`.
 VISITOR_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+# The events of a page's funnel: a view, a click on one of its buttons, its lead form. Each may
+# name the variant of the page the visitor was served (`properties.variant`); one without a
+# variant was served the page itself, counted as CONTROL_VARIANT.
+PAGE_EVENT_TYPES = frozenset({"page_view", "cta_click", "lead_form"})
+VARIANT = re.compile(r"^[a-z0-9][a-z0-9-]{0,31}$")
+CONTROL_VARIANT = "control"
 
 
 class _Strict(BaseModel):
@@ -251,6 +257,7 @@ def normalize_event(raw: Any, *, now: datetime) -> NewEvent | list[Issue]:
         issues.append(Issue(field="person.email", code="missing", message="the person's email"))
     url = inp.page.url
     issues += _property_issues(inp.properties)
+    issues += _variant_issues(inp.type, inp.properties)
     if issues:
         return issues
     account_name = inp.account.name
@@ -347,6 +354,29 @@ def _property_issues(properties: dict[str, PropertyValue]) -> list[Issue]:
             )
         )
     return issues
+
+
+def _variant_issues(kind: str, properties: dict[str, PropertyValue]) -> list[Issue]:
+    """A page event's variant is a short slug (the control is `control`); other event types
+    keep `variant` as any other property of theirs."""
+    variant = properties.get("variant")
+    if kind not in PAGE_EVENT_TYPES or variant is None:
+        return []
+    if isinstance(variant, str) and VARIANT.match(variant):
+        return []
+    return [
+        Issue(
+            field="properties.variant",
+            code="invalid_format",
+            message="1-32 lower-case letters, digits or -, starting with a letter or digit",
+        )
+    ]
+
+
+def variant_of(event: NewEvent) -> str:
+    """The variant of its page a page event was served: `control` when it names none."""
+    value = event.properties.get("variant")
+    return value if isinstance(value, str) and value else CONTROL_VARIANT
 
 
 def visitor_of(event: NewEvent) -> str | None:

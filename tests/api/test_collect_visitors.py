@@ -216,3 +216,45 @@ def test_a_poll_by_email_past_a_page_view_does_not_get_it_when_it_is_linked_late
 
     assert [e["type"] for e in polled.get_json()["events"]] == ["identify"]
     assert [e["type"] for e in timeline] == ["identify", "email_open", "page_view"]
+
+
+@pytest.mark.spec("signals.collect")
+def test_a_page_view_a_cta_click_and_a_lead_form_keep_the_variant_of_the_page_served(
+    client: FlaskClient, backends: Backends
+) -> None:
+    """A page event names the variant the visitor was served (`properties.variant`), from the
+    beacon and from the lead form's hidden field."""
+    visitor = "v" + uuid.uuid4().hex
+    click = {**page_view(visitor, "/p/audit", variant="bold-hero"), "type": "cta_click"}
+    form = {"email": "ana@northbook.example", "page": "audit", "variant": "bold-hero"}
+
+    view_status = client.post(
+        URL, json=page_view(visitor, "/p/audit", variant="bold-hero"), headers=SITE
+    ).status_code
+    click_status = client.post(URL, json=click, headers=SITE).status_code
+    form_status = client.post(URL, data=form, headers=SITE).status_code
+    drain(backends)
+
+    events = client.get(BASE, headers=READ).get_json()["events"]
+    assert (view_status, click_status, form_status) == (202, 202, 303)
+    assert sorted((e["type"], e["properties"]["variant"]) for e in events) == [
+        ("cta_click", "bold-hero"),
+        ("lead_form", "bold-hero"),
+        ("page_view", "bold-hero"),
+    ]
+
+
+@pytest.mark.spec("signals.collect")
+@pytest.mark.parametrize("variant", ["Bold", "-bold", "b" * 33, "bold hero", ""])
+def test_a_beacon_naming_a_variant_out_of_shape_is_422_naming_it(
+    client: FlaskClient, variant: str
+) -> None:
+    """A variant is 1-32 lower-case letters, digits or `-`, starting with a letter or digit."""
+    beacon = page_view("v" + uuid.uuid4().hex, "/p/audit", variant=variant)
+
+    response = client.post(URL, json=beacon, headers=SITE)
+
+    assert response.status_code == 422
+    assert [(i["field"], i["code"]) for i in response.get_json()["issues"]] == [
+        ("properties.variant", "invalid_format")
+    ]

@@ -1,0 +1,169 @@
+"""The Firestore signal store's page funnels: day documents per page and visitor markers
+(schemas/signals/page_funnel.py folds and reads them).
+
+A page's day is PAGE_SHARDS documents, `signal_page_days/{slug}~{day}~{shard}`, so a page in a
+rush spreads its writes (Firestore sustains about one write a second per document): an event
+goes to the shard its visitor id hashes to (one without, to its event id's), and each holds
+additive tallies, summed on read. A visitor's marker is `signal_page_visitors/{slug}~{hash}`.
+FirestoreSignalStore reads both inside the transaction that stores the events (every read
+before any write) and writes them for the new events only. A read is one batched get of the
+range's documents by id: no query, no index, and no event read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.cloud import firestore
+from pydantic_core import from_json, to_json
+
+from backends.gcp.deadline import CallDeadline
+from backends.gcp.signal_stream import doc_id
+from schemas.signals.events import NewEvent, visitor_of
+from schemas.signals.page_funnel import (
+    FunnelRows,
+    Marker,
+    MarkerKey,
+    day_number,
+    fold_page_events,
+    marker_keys,
+    page_of,
+)
+
+PAGE_SHARDS = 4
+# A day document's state: tallies [dim, value, views, clicks, leads] and visits
+# [dim, value, previous day, n], as JSON (values are free text, unfit for field paths).
+_State = dict[str, list[list[Any]]]
+
+
+def _shard(event: NewEvent) -> int:
+    key = visitor_of(event) or event.id
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") % PAGE_SHARDS
+
+
+def _day_key(slug: str, day: int, shard: int) -> str:
+    return f"{slug}~{day}~{shard}"
+
+
+@dataclass
+class LoadedFunnels:
+    """What a transaction read before its writes: day states and markers."""
+
+    days: dict[str, _State] = field(default_factory=dict)
+    markers: dict[MarkerKey, Marker] = field(default_factory=dict)
+
+
+class FirestorePageFunnels:
+    """The funnel documents of one store (its collection prefix)."""
+
+    def __init__(self, client: firestore.Client, *, prefix: str, deadline: CallDeadline) -> None:
+        self._client = client
+        self._deadline = deadline
+        self._days = client.collection(f"{prefix}signal_page_days")
+        self._visitors = client.collection(f"{prefix}signal_page_visitors")
+
+    def load(self, tx: firestore.Transaction, events: Sequence[NewEvent]) -> LoadedFunnels:
+        """The documents folding `events` will change, read in `tx`."""
+        loaded = LoadedFunnels()
+        day_keys = {
+            _day_key(slug, day_number(e.occurred_at.date()), _shard(e))
+            for e in events
+            if (slug := page_of(e)) is not None
+        }
+        if not day_keys:
+            return loaded
+        refs = [self._days.document(doc_id(k)) for k in sorted(day_keys)]
+        for snap in self._client.get_all(refs, transaction=tx, **self._deadline.read):
+            if snap.exists:
+                data = snap.to_dict() or {}
+                loaded.days[data["key"]] = from_json(data["state"])
+        keys = sorted(marker_keys(events))
+        refs = [self._visitors.document(doc_id(f"{s}~{v}")) for s, v in keys]
+        for snap in (
+            self._client.get_all(refs, transaction=tx, **self._deadline.read) if refs else []
+        ):
+            if snap.exists:
+                data = snap.to_dict() or {}
+                loaded.markers[(data["slug"], data["visitor"])] = from_json(data["days"])
+        return loaded
+
+    def write(
+        self, tx: firestore.Transaction, events: Sequence[NewEvent], loaded: LoadedFunnels
+    ) -> None:
+        """Fold new events into the documents `load` read, per shard."""
+        by_shard: dict[int, list[NewEvent]] = {}
+        for event in events:
+            if page_of(event) is not None:
+                by_shard.setdefault(_shard(event), []).append(event)
+        states: dict[str, _State] = {}
+        for shard, group in sorted(by_shard.items()):
+            fold = fold_page_events(group, loaded.markers)
+            for (slug, day, dim, value), t in fold.tallies.items():
+                key = _day_key(slug, day, shard)
+                state = states.setdefault(key, _copy(loaded.days.get(key)))
+                _add_row(state["tallies"], [dim, value], [t.views, t.clicks, t.leads])
+            for (slug, day, dim, value, prev), n in fold.visits.items():
+                key = _day_key(slug, day, shard)
+                state = states.setdefault(key, _copy(loaded.days.get(key)))
+                _add_row(state["visits"], [dim, value, prev], [n])
+            loaded.markers.update(fold.markers)
+            for (slug, visitor), marker in fold.markers.items():
+                tx.set(
+                    self._visitors.document(doc_id(f"{slug}~{visitor}")),
+                    {"slug": slug, "visitor": visitor, "days": to_json(marker).decode()},
+                )
+        for key, state in states.items():
+            slug, day, shard = key.rsplit("~", 2)
+            tx.set(
+                self._days.document(doc_id(key)),
+                {
+                    "key": key,
+                    "slug": slug,
+                    "day": int(day),
+                    "shard": int(shard),
+                    "state": to_json(state).decode(),
+                },
+            )
+
+    def read(
+        self, slug: str, *, first_day: int, last_day: int, dimension: str | None
+    ) -> FunnelRows:
+        """The rows of days first_day..last_day: the `all` dimension's and `dimension`'s."""
+        dims = {"all"} if dimension in (None, "all") else {"all", dimension}
+        refs = [
+            self._days.document(doc_id(_day_key(slug, day, shard)))
+            for day in range(first_day, last_day + 1)
+            for shard in range(PAGE_SHARDS)
+        ]
+        tallies: list[tuple[int, str, str, int, int, int]] = []
+        visits: list[tuple[int, str, str, int, int]] = []
+        for snap in self._client.get_all(refs, **self._deadline.read):
+            if not snap.exists:
+                continue
+            data = snap.to_dict() or {}
+            day, state = data["day"], from_json(data["state"])
+            tallies += [(day, d, v, a, b, c) for d, v, a, b, c in state["tallies"] if d in dims]
+            visits += [(day, d, v, p, n) for d, v, p, n in state["visits"] if d in dims and n]
+        return FunnelRows(tallies=tallies, visits=visits)
+
+
+def _copy(state: _State | None) -> _State:
+    if state is None:
+        return {"tallies": [], "visits": []}
+    return {
+        "tallies": [list(r) for r in state["tallies"]],
+        "visits": [list(r) for r in state["visits"]],
+    }
+
+
+def _add_row(rows: list[list[Any]], key: list[Any], amounts: list[int]) -> None:
+    width = len(key)
+    for row in rows:
+        if row[:width] == key:
+            for i, n in enumerate(amounts):
+                row[width + i] += n
+            return
+    rows.append([*key, *amounts])
