@@ -73,6 +73,7 @@ def page_ports(
     config = config or app_config(settings)
     return PagePorts(
         pages=backends.pages,
+        signals=backends.signals,
         jobs=backends.jobs,
         job_queue=backends.job_queue,
         clock=backends.clock,

@@ -1,8 +1,9 @@
-"""The staff page toolsets on /mcp: reading the site's pages (`pages:read`) and drafting a new
-one from a generation brief (`pages:draft`).
+"""The staff page toolsets on /mcp: reading the site's pages and their funnels (`pages:read`)
+and drafting a new one from a generation brief (`pages:draft`).
 
 Each answers the Content API's body for the same data: list_pages is GET
-/api/public/content/pages as a content_admin key sees it; draft_page_from_brief is POST
+/api/public/content/pages and page_funnel GET .../pages/{slug}/stats (services/page_stats.py)
+as a content_admin key sees them; draft_page_from_brief is POST
 .../pages/generate's 201 body for the same brief (services/generation_results.py), except that
 it never publishes and never replaces a live page (services/jobs.py start_draft). A staff draft
 belongs to one partner, STAFF_PAGES_PARTNER (`ops` by default), so the team's drafts sit
@@ -15,7 +16,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from functools import partial
 from typing import Annotated
 
@@ -26,11 +27,20 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from backends.ports import JobQueue, JobStore, PageStore, UnavailableError
+from backends.ports import (
+    JobQueue,
+    JobStore,
+    NotFoundError,
+    PageStore,
+    SignalStore,
+    UnavailableError,
+)
 from domain.pages import PageStatus
 from schemas.content.jobs import GeneratedPage, GenerationBrief, JobRecord
+from schemas.content.page_stats import PageStatsBody, StatsBy
 from schemas.content.pages import PageListBody
 from schemas.errors import Issue
+from services import page_stats
 from services import pages as pages_service
 from services.generation_results import generated_page_body, job_view
 from services.jobs import BriefRefusedError, DraftRefusedError, checked_brief, start_draft
@@ -42,6 +52,7 @@ PAGES_READ = "pages:read"
 PAGES_DRAFT = "pages:draft"
 PAGE_TOOL_SCOPES: dict[str, str] = {
     "list_pages": PAGES_READ,
+    "page_funnel": PAGES_READ,
     "draft_page_from_brief": PAGES_DRAFT,
 }
 # How a staff write through the tools is stamped in a page's history (as the CLI's is `cli`).
@@ -61,6 +72,7 @@ class PagePorts:
     """What the page tools read and write, and how records are linked and previewed."""
 
     pages: PageStore
+    signals: SignalStore
     jobs: JobStore
     job_queue: JobQueue
     clock: Callable[[], datetime]
@@ -73,8 +85,8 @@ class PagePorts:
 
 
 def add_page_tools(mcp: MCPServer, ports: PagePorts) -> None:
-    """Register list_pages and draft_page_from_brief (tool_scopes hides them without their
-    scopes)."""
+    """Register list_pages, page_funnel and draft_page_from_brief (tool_scopes hides them
+    without their scopes)."""
     reader = pages_service.Editor(partner=ports.partner, key_id=STAFF_KEY_ID, admin=True)
 
     @mcp.tool(
@@ -115,6 +127,41 @@ def add_page_tools(mcp: MCPServer, ports: PagePorts) -> None:
             next_cursor=found.next_cursor,
             has_more=found.next_cursor is not None,
         )
+
+    @mcp.tool(
+        title="A page's funnel",
+        description=(
+            "How one page (by `slug`, from list_pages) converts: page views, unique visitors, "
+            "CTA clicks, lead forms and the conversion rate (lead forms per unique visitor), "
+            "over the last `days` (28 by default, at most 366) or `since`..`until` (dates, "
+            "UTC), in total and, with `by`, one row per day, source, campaign or variant. "
+            "The same body as GET /api/public/content/pages/{slug}/stats."
+        ),
+        annotations=READ_ONLY,
+    )
+    async def page_funnel(
+        slug: Annotated[str, Field(min_length=1, max_length=120, examples=["revops-audit"])],
+        days: Annotated[int | None, Field(description="The last N days, today included")] = None,
+        since: date | None = None,
+        until: date | None = None,
+        by: StatsBy | None = None,
+    ) -> PageStatsBody:
+        try:
+            return page_stats.page_funnel(
+                pages=ports.pages,
+                signals=ports.signals,
+                slug=slug,
+                editor=reader,
+                today=ports.clock().date(),
+                days=days,
+                since=since,
+                until=until,
+                by=by,
+            )
+        except NotFoundError as err:
+            raise ToolError(f"No page {slug!r}; list_pages shows every slug") from err
+        except page_stats.StatsQueryError as err:
+            raise ToolError(_issues_text("The range is refused", err.issues)) from err
 
     @mcp.tool(
         title="Draft a page from a brief",

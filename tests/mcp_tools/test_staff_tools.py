@@ -44,7 +44,7 @@ PUBLIC_TOOLS = {
     "get_career",
 }
 SIGNAL_TOOLS = {"hot_accounts", "account_story", "person_story", "search_signals"}
-PAGE_READ_TOOLS = {"list_pages"}
+PAGE_READ_TOOLS = {"list_pages", "page_funnel"}
 DRAFT_TOOLS = {"draft_page_from_brief"}
 STAFF_TOOLS = SIGNAL_TOOLS | PAGE_READ_TOOLS | DRAFT_TOOLS
 SIGN_IN = {"openid", "email", "profile"}
@@ -488,3 +488,50 @@ async def test_a_staff_draft_is_logged_with_the_person_s_email_as_actor(staffed:
         ("staff tool draft_page_from_brief called", email, None),
         (f"staff draft of {slug} started as job {job_id}", email, job_id),
     ]
+
+
+async def test_page_funnel_answers_the_content_api_stats_of_the_same_page(
+    staffed: Served,
+) -> None:
+    """pages:read: page_funnel is GET .../pages/{slug}/stats for the same page and range, by
+    day or not; an unknown slug and a refused range are tool errors."""
+    slug, admin = new_slug(), content_key(staffed, "ops", "content_admin")
+    made = httpx2.post(
+        f"{staffed.base}{PAGES}/generate", json=brief(slug, publish=True), headers=admin
+    )
+    assert made.status_code == 201, made.text
+    for visitor in ("visitor-ana", "visitor-ana", "visitor-ben"):
+        beacon = {
+            "type": "page_view",
+            "id": secrets.token_hex(8),
+            "page": {"path": f"/p/{slug}"},
+            "properties": {"visitor_id": visitor},
+        }
+        sent = httpx2.post(
+            f"{staffed.base}/api/public/v1/collect",
+            json=beacon,
+            headers={"Origin": staffed.base},
+        )
+        assert sent.status_code == 202, sent.text
+
+    def rest_stats(**query: Any) -> dict[str, Any]:
+        answer = httpx2.get(f"{staffed.base}{PAGES}/{slug}/stats", params=query, headers=admin)
+        assert answer.status_code == 200, answer.text
+        body: dict[str, Any] = answer.json()
+        return body
+
+    wait_for(lambda: rest_stats()["totals"]["page_views"] == 3, what="the three views counted")
+
+    async with mcp_client(staffed, oauth_provider(staffed, staff_browser(staffed))) as client:
+        total = await client.call_tool("page_funnel", {"slug": slug})
+        by_day = await client.call_tool("page_funnel", {"slug": slug, "days": 7, "by": "day"})
+        unknown = await client.call_tool("page_funnel", {"slug": "no-such-page"})
+        refused = await client.call_tool("page_funnel", {"slug": slug, "days": 400})
+
+    assert total.structured_content == rest_stats()
+    assert by_day.structured_content == rest_stats(days=7, by="day")
+    assert total.structured_content is not None
+    assert total.structured_content["totals"]["unique_visitors"] == 2
+    assert unknown.is_error
+    assert refused.is_error
+    assert '"field": "days"' in refused.content[0].text  # type: ignore[union-attr]
