@@ -31,6 +31,7 @@ from frontdoor.cli_pages import pages
 from frontdoor.cli_queues import queues
 from frontdoor.cli_signals import seed_demo, signals
 from frontdoor.cli_suppressions import unsuppress
+from frontdoor.cli_webhooks import webhooks
 from frontdoor.logs import configure_logging
 from frontdoor.serve import settings_problems
 from frontdoor.settings import Settings
@@ -290,6 +291,7 @@ cli.add_command(signals)  # `signals tail`
 signals.add_command(unsuppress)  # `signals unsuppress EMAIL`: after an erasure
 cli.add_command(seed_demo)
 cli.add_command(queues)  # `queues dead-letters`, `queues replay` (issue 13)
+cli.add_command(webhooks)  # `webhooks seal-secrets`: once after upgrading on Firestore
 
 
 def main() -> None:

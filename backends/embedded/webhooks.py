@@ -76,10 +76,12 @@ class SqliteWebhookStore:
                 tx.execute(
                     "ALTER TABLE webhook_endpoints ADD COLUMN options TEXT NOT NULL DEFAULT '{}'"
                 )
-        self._seal_clear_secrets()
+        self.seal_clear_secrets()
 
-    def _seal_clear_secrets(self) -> None:
-        """Seal the secrets of rows stored in clear by an earlier version (once: then none)."""
+    def seal_clear_secrets(self) -> int:
+        """Seal the secrets of rows stored in clear by an earlier version (at every open: a
+        file is small, and after the first open there are none)."""
+        sealed = 0
         with self._db.transaction() as tx:
             rows = tx.execute("SELECT endpoint_id, secrets FROM webhook_endpoints").fetchall()
             for row in rows:
@@ -94,6 +96,8 @@ class SqliteWebhookStore:
                     "UPDATE webhook_endpoints SET secrets = ? WHERE endpoint_id = ?",
                     (json.dumps(items), endpoint_id),
                 )
+                sealed += 1
+        return sealed
 
     def add_endpoint(self, endpoint: WebhookEndpoint) -> None:
         try:

@@ -133,6 +133,10 @@ class WebhookStore(Protocol):
         Raises: UnavailableError.
         """
 
+    def seal_clear_secrets(self) -> int:
+        """Seal the signing secrets an earlier version stored in clear; how many endpoints
+        changed (0 once done: safe to run again). Raises: UnavailableError."""
+
 
 @dataclass(frozen=True)
 class DeliveryOptions:

@@ -33,7 +33,7 @@ def depth(value: Any) -> int:
 
 def wrapped(value: Any, levels: int) -> Any:
     for _ in range(levels):
-        value = [value, '"]}]"', {"k]\\": "[{\\\""}]
+        value = [value, '"]}]"', {"k]\\": '[{\\"'}]
     return value
 
 

@@ -286,7 +286,7 @@ def at_rest(request: pytest.FixtureRequest, tmp_path: Path) -> AtRest:
 
     def open_firestore(box: SecretBox) -> WebhookStore:
         store = FirestoreWebhookStore(client, prefix=prefix, box=box)
-        store.seal_clear_secrets()  # what a start of the service does
+        store.seal_clear_secrets()  # what `frontdoor webhooks seal-secrets` does
         return store
 
     return AtRest(open_firestore, firestore_values, firestore_clear)
