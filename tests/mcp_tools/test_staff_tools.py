@@ -30,6 +30,7 @@ from tests.mcp_tools.conftest import (
     oauth_provider,
     start_served,
 )
+from tests.mcp_tools.test_clean_log import inspector, log_problems
 from tests.polling import wait_for
 from tests.served import Served
 
@@ -535,3 +536,28 @@ async def test_page_funnel_answers_the_content_api_stats_of_the_same_page(
     assert unknown.is_error
     assert refused.is_error
     assert '"field": "days"' in refused.content[0].text  # type: ignore[union-attr]
+
+
+async def test_an_inspector_session_over_the_staff_tools_leaves_no_error_in_the_log(
+    staffed: Served,
+) -> None:
+    """The MCP Inspector's CLI with a staff token: every staff tool listed, list_pages and
+    hot_accounts called, and no error or traceback in the served process's log (this module's
+    other sessions, refusals included, count too)."""
+    storage = MemoryStorage()
+    async with mcp_client(
+        staffed, oauth_provider(staffed, staff_browser(staffed), storage=storage)
+    ) as client:
+        await client.list_tools()
+    assert storage.tokens is not None
+    token = storage.tokens.access_token
+
+    tools = inspector(staffed, token, "--method", "tools/list")
+    listed = inspector(staffed, token, "--method", "tools/call", "--tool-name", "list_pages")
+    hot = inspector(staffed, token, "--method", "tools/call", "--tool-name", "hot_accounts")
+
+    names = {t["name"] for t in tools["tools"]}  # type: ignore[attr-defined]
+    assert names == PUBLIC_TOOLS | STAFF_TOOLS
+    assert listed.get("isError") is not True
+    assert hot.get("isError") is not True
+    assert log_problems(staffed) == []
