@@ -378,6 +378,22 @@ async def test_a_staff_draft_is_the_draft_rest_generate_answers_for_the_same_bri
         ) as legacy,
     ):
         refused = await legacy.call_tool("list_pages", {})
+    challenged = httpx2.post(
+        f"{staffed.base}/mcp",
+        headers={
+            "Authorization": f"Bearer {storage.tokens.access_token}",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "page_funnel",
+        },
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "page_funnel", "arguments": {"slug": slug}},
+        },
+    )
 
     assert listed == PUBLIC_TOOLS | SIGNAL_TOOLS | DRAFT_TOOLS
     assert hot.structured_content == rest(staffed, f"{SIGNALS}/accounts", {"sort": "score"})
@@ -397,6 +413,12 @@ async def test_a_staff_draft_is_the_draft_rest_generate_answers_for_the_same_bri
     assert draft["page"]["title"] in preview.text
     assert refused.is_error
     assert "pages:read" in refused.content[0].text  # type: ignore[union-attr]
+    assert challenged.status_code == 403
+    assert 'error="insufficient_scope"' in challenged.headers["www-authenticate"]
+    assert (
+        'scope="openid email profile signals:read pages:draft pages:read"'
+        in challenged.headers["www-authenticate"]
+    )
 
 
 async def test_list_pages_answers_what_the_content_api_lists_to_a_content_admin_key(
