@@ -49,7 +49,7 @@ run: $(STAMP)
 
 # The API and the workers on the Google Cloud emulators (Firestore, Pub/Sub, storage, tasks).
 run-emulated: $(STAMP) $(TASKS_VENV)/bin/gcloud-tasks-emulator
-	$(BIN)/python -m frontdoor.emulated
+	$(BIN)/python -m devtools.emulated
 
 # Two xdist workers (each starts the emulators it needs): 5.0 min against 6.0 min in one process.
 test: setup

@@ -9,6 +9,7 @@ import time
 from typing import TYPE_CHECKING
 
 from flask import Flask, Response, g, request
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api.auth import KeyCheck
 from api.config import AppConfig
@@ -19,6 +20,11 @@ from api.rest.assets import create_assets_blueprint
 from api.rest.brand import create_brand_blueprint
 from api.rest.collect import create_collect_blueprint
 from api.rest.content import create_content_blueprint
+from api.rest.experiments import (
+    create_experiments_blueprint,
+    experiment_ports,
+    experiment_split,
+)
 from api.rest.files import create_files_blueprint
 from api.rest.http_cache import CORS_HEADERS
 from api.rest.jobs import create_jobs_blueprint
@@ -26,6 +32,7 @@ from api.rest.page_stats import create_page_stats_blueprint
 from api.rest.pages import create_pages_blueprint, published_page_entries
 from api.rest.public import create_public_blueprint
 from api.rest.signals import create_signals_blueprint
+from api.rest.variants import create_variants_blueprint
 from api.rest.webhooks import create_webhooks_blueprint
 from backends.bundle import Backends
 from services.keys import KeyRing
@@ -52,6 +59,15 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     # the request's Host and scheme (http behind the TLS proxy), and a client that follows it
     # sends its body and key again.
     app.url_map.merge_slashes = False
+    if config.mode == "gcp" and config.forwarded_for_hops:
+        # Our own proxies (Cloud Run's front end, the load balancer) each append the address
+        # they saw to X-Forwarded-For; the entry `forwarded_for_hops` from the end is the
+        # client, and entries left of it are the client's own, spoofable claim. ProxyFix puts
+        # that entry in `remote_addr` (a shorter header keeps the peer); nothing else changes.
+        # Embedded mode listens to its clients directly and keeps the socket peer.
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # Flask documents this wrap
+            app.wsgi_app, x_for=config.forwarded_for_hops, x_proto=0
+        )
     limits = RateLimits(
         config.rate_limits, window_seconds=config.rate_limit_window_seconds, clock=time.monotonic
     )
@@ -62,7 +78,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.after_request(_finish_request)
     app.teardown_request(_end_request)
     app.add_url_rule("/healthz", "healthz", _healthz)
-    app.register_blueprint(create_public_blueprint(backends.catalog, config, limits=limits))
+    app.register_blueprint(create_public_blueprint(backends.catalog, limits=limits))
     app.register_blueprint(
         create_files_blueprint(
             backends.catalog,
@@ -74,6 +90,11 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
     app.register_blueprint(create_signals_blueprint(backends=backends, keys=keys))
     app.register_blueprint(create_collect_blueprint(config, backends=backends))
     app.register_blueprint(create_content_blueprint(backends=backends, config=config, keys=keys))
+    app.register_blueprint(create_variants_blueprint(backends=backends, keys=keys))
+    experiments = experiment_ports(backends, config)
+    app.register_blueprint(
+        create_experiments_blueprint(backends=backends, ports=experiments, config=config, keys=keys)
+    )
     app.register_blueprint(create_page_stats_blueprint(backends=backends, keys=keys))
     app.register_blueprint(create_brand_blueprint(backends=backends, keys=keys))
     app.register_blueprint(create_jobs_blueprint(backends=backends, config=config, keys=keys))
@@ -95,6 +116,8 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
             preview_secret=config.preview_secret,
             page_changes=backends.page_changes,
             brand=backends.catalog.brand,
+            variants=backends.variants,
+            split=experiment_split(experiments, clock=backends.clock),
         )
     )
     app.register_blueprint(

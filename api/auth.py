@@ -1,7 +1,8 @@
 """Partner-key authentication for the keyed surfaces.
 
 The key comes in `x-api-key`, or in `Authorization: Bearer` where a surface allows it. A
-`content_admin` key is accepted wherever a `content` key is (issue 14). Each authenticated
+`content_admin` key is accepted wherever a `content` key is (it reads and changes every
+partner's pages). Each authenticated
 request counts against its key's rate limit (api/rate_limits.py). The app factory builds one
 `KeyCheck` and passes it to every keyed blueprint.
 """

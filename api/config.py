@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from backends.ports import Scope
+from services.experiments import AllocatorSettings
 
 
 @dataclass(frozen=True)
@@ -19,11 +20,11 @@ class AppConfig:
     allowed_hosts: tuple[str, ...] = ()
     # HMAC key of draft preview links (services/previews.py)
     preview_secret: bytes = field(default=b"", repr=False)
-    # POST generate waits this long for the job before answering 202 (issue 5)
+    # POST generate waits this long for the job to finish before answering 202 (poll the job)
     generate_wait_seconds: float = 25.0
     # External OAuth issuer (OAUTH_ISSUER); None means the built-in authorization server
     oauth_issuer: str | None = None
-    # X-Forwarded-For entries our own proxies append, gcp mode (FORWARDED_FOR_HOPS; collect)
+    # X-Forwarded-For entries our own proxies append, gcp mode (FORWARDED_FOR_HOPS; ProxyFix)
     forwarded_for_hops: int = 2
     # The beacon waits for consent (BEACON_CONSENT=required); other sites allowed to collect
     beacon_consent: bool = False
@@ -33,3 +34,5 @@ class AppConfig:
     # Requests per window per key (by scope) and per client address (`public`); 0 is off
     rate_limits: Mapping[str, int] = field(default_factory=dict)
     rate_limit_window_seconds: int = 60
+    # A page experiment's adaptive allocation and stop rule (EXPERIMENT_*)
+    experiment: AllocatorSettings = field(default_factory=AllocatorSettings)

@@ -7,7 +7,8 @@ at most MAX_ISSUES, and `issues_omitted` says how many more there were.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, json, request
@@ -15,8 +16,11 @@ from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException
 
 from api.request_context import request_id
-from backends.ports import QuotaExceededError, UnavailableError
+from backends.ports import NotFoundError, QuotaExceededError, UnavailableError, VariantLimitError
 from schemas.errors import Issue, issues_from_errors
+from services import experiments as experiments_service
+from services import pages as pages_service
+from services import variants as variants_service
 from services.page_stats import StatsQueryError
 
 logger = logging.getLogger(__name__)
@@ -44,10 +48,12 @@ TITLES = {
     "slug_taken": "The slug belongs to another partner's page",
     "endpoint_disabled": "The webhook endpoint is disabled",
     "conflict": "The record changed meanwhile",
+    "experiment_ended": "The page's experiment already ended with another winner",
     "model_failed": "The authoring model failed",
     "internal": "Internal error",
     "unavailable": "Service unavailable",
     "storage_quota_exceeded": "The partner's pages are at their storage quota",
+    "variant_exists": "The page already has a variant with this id",
 }
 
 _HTTP_CODES = {
@@ -219,3 +225,72 @@ def _http_message(status: int, err: HTTPException) -> str:
     if status == 400:
         return "The request body is not valid JSON"
     return err.description or "HTTP error"
+
+
+@contextmanager
+def variant_errors(slug: str) -> Iterator[None]:
+    """The variant and allocation use cases' errors (services/variants.py) as answers."""
+    try:
+        yield
+    except NotFoundError as err:
+        # Another partner's page answers exactly as a page (or variant) nobody has.
+        raise ApiError(404, "not_found", f"No page or variant {err.args[0]!r}") from err
+    except variants_service.VariantExistsError as err:
+        issue = Issue(field="id", code="variant_exists", message="taken on this page")
+        raise ApiError(
+            409,
+            "variant_exists",
+            f"The page {slug!r} has a variant {err.args[0]!r}",
+            issues=[issue],
+        ) from err
+    except VariantLimitError as err:
+        issue = Issue(
+            field="", code="too_many_variants", message=f"a page holds at most {err.limit} variants"
+        )
+        raise invalid_payload([issue], f"The page {slug!r} has {err.limit} variants") from err
+    except pages_service.GateRefusedError as err:
+        raise invalid_payload(
+            err.issues, "The variant failed the schema or the quality gate"
+        ) from err
+    except variants_service.AllocationRefusedError as err:
+        raise invalid_payload(err.issues, "The allocation is not a split of this page") from err
+    except variants_service.VariantPreconditionFailedError as err:
+        current = err.current
+        headers = {"ETag": f'"v{current.version}"'} if current is not None else {}
+        raise ApiError(
+            412,
+            "precondition_failed",
+            "It changed since you read it; GET it again",
+            headers=headers,
+        ) from err
+    except pages_service.BusyError as err:
+        raise ApiError(409, "conflict", "It kept changing under this write; retry") from err
+
+
+@contextmanager
+def experiment_errors(slug: str) -> Iterator[None]:
+    """The experiment use cases' errors (services/experiments.py) as answers."""
+    try:
+        yield
+    except NotFoundError as err:
+        # Another partner's page answers exactly as a page nobody has.
+        raise ApiError(404, "not_found", f"No page {slug!r}") from err
+    except experiments_service.UnknownArmError as err:
+        arms = ", ".join(err.arms)
+        issue = Issue(field="winner", code="unknown_arm", message=f"one of: {arms}")
+        raise invalid_payload([issue], f"The page {slug!r} has no arm {err.arm!r}") from err
+    except experiments_service.ExperimentEndedError as err:
+        won = err.experiment.winner
+        issue = Issue(field="winner", code="experiment_ended", message=f"it ended with {won!r}")
+        raise ApiError(
+            409,
+            "experiment_ended",
+            f"The experiment on {slug!r} ended with {won!r}; set the allocation to start another",
+            issues=[issue],
+        ) from err
+    except pages_service.GateRefusedError as err:
+        raise invalid_payload(
+            err.issues, "The winner's content failed today's schema or quality gate"
+        ) from err
+    except pages_service.BusyError as err:
+        raise ApiError(409, "conflict", "The page kept changing under this write; retry") from err

@@ -7,6 +7,14 @@ terraform/). Every limited answer carries the IETF RateLimit header fields
 (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "content";q=3000;w=60` and
 `RateLimit: "content";r=2999;t=42`; past the limit it is 429 `rate_limited` with
 `Retry-After`. A limit of 0 turns a policy off.
+
+`WindowCounter` is the one limiter of the service: the keyed and public policies here,
+/collect's form, visitor and address windows (api/rest/collect.py) and the sign-in pages'
+per-address count (api/oauth/address_limits.py) all count with it. The `limits` library was
+weighed and not taken: its memory storage reads the wall clock itself (no clock can be passed
+in, so neither a steady clock nor a test's clock drives its windows), re-arms a timer thread
+every 10 ms while it holds keys, and its shared storages (Redis, Memcached, MongoDB) are
+nothing this service runs; on Google Cloud it would count per instance in memory, as this does.
 """
 
 from __future__ import annotations

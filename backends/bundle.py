@@ -11,6 +11,7 @@ from backends.ports import (
     BlobStore,
     Cdn,
     DeliveryOptions,
+    ExperimentStore,
     IdempotencyStore,
     JobQueue,
     JobStore,
@@ -24,6 +25,7 @@ from backends.ports import (
     SuppressionStore,
     TaskQueue,
     UnavailableError,
+    VariantStore,
     WebhookStore,
 )
 from schemas.catalog import Catalog
@@ -74,6 +76,7 @@ class Backends:
     cdn: Cdn
     mailer: Mailer
     pages: PageStore
+    variants: VariantStore  # each page's variants and traffic allocation
     idempotency: IdempotencyStore
     signals: SignalStore
     signal_queue: SignalQueue
@@ -86,6 +89,7 @@ class Backends:
     blobs: BlobStore
     oauth: OAuthStore  # the built-in authorization server's clients, codes and tokens
     suppressions: SuppressionStore  # erased addresses, whose later events are refused
+    experiments: ExperimentStore  # each page's experiment: allocation, adaptive shares, end
     clock: Callable[[], datetime] = utc_now
     closers: tuple[Callable[[], None], ...] = field(default=(), repr=False)
     # The queue workers and job recovery, in order, run once by `start_workers`.

@@ -5,7 +5,7 @@ bridged in, frontdoor/composition.py) answers wrk from a second process: POST /m
 `tools/call get_company_info` with a valid bearer token (stateless, JSON response), in both
 protocol eras the server speaks (2025-11-25 without a session, and 2026-07-28), each the best
 of three rounds, with wrk's p50 and p99 latency. Every request goes through the whole SDK
-transport: there is no goal against REST (issue 17: agents do not call tools thousands of
+transport: there is no goal against REST (agents do not call tools thousands of
 times a second). For context only: GET /api/public/v1/company in the same process, and the
 same call on the ASGI side alone under uvicorn (bench/mcp_asgi.py), which tells the bridge's
 cost from the SDK's. The token is planted in the OAuth store as the built-in authorization

@@ -16,7 +16,7 @@
    with each roll-up, wider rows and two more indexes), while the baseline lost the roll-up
    index it had (moved from DDL to INDEX_DDL) and never had the two new ones. With the
    baseline on the store's schema: 0.53-0.64 (4 runs).
-3. End to end (issue 13): events/s from the first POST /api/public/v1/signals/events (batches
+3. End to end (via the queue): events/s from the first POST /api/public/v1/signals/events (batches
    of 500, validation included) until the queue is empty and the last event is readable
    through the API, as a ratio to calling SqliteSignalStore.store_events directly with the
    same batches (validated beforehand) in the same run (goal >= 0.7x), median of 5
@@ -42,7 +42,7 @@
    a process of its own (as Cloud Run runs it), not taken: the served figure met the goal in
    9 of 10 runs (0.69 the other).
 4. For information: the same two figures on the Firestore emulator (small sizes).
-5. Issue 15 (bench/signal_page_views.py): page-view ingest end to end, wrk's 32 connections
+5. Page views (bench/signal_page_views.py): page-view ingest end to end, wrk's 32 connections
    POSTing beacons to /collect of the served process, as a ratio to the direct store (goal >=
    0.7x, not met: served 0.15-0.32; its docstring says why), and
    the accounts list sorted by score at 100,000 accounts as a ratio to 1,000 (goal <= 1.3x).
@@ -508,7 +508,7 @@ def main() -> dict[str, Any]:
 
 
 def end_to_end_main() -> dict[str, Any]:
-    """Part 3 alone (`python -m bench.bench_signals end-to-end`): the figures of issue 13."""
+    """Part 3 alone (`python -m bench.bench_signals end-to-end`): through the durable queue."""
     with tempfile.TemporaryDirectory(prefix="bench-signals-e2e-") as tmp:
         result = {
             "end_to_end_served_http": end_to_end_served(Path(tmp)),  # the goal's figure

@@ -1,4 +1,4 @@
-"""Cold start: process start to the first 200, and resident memory after start (issue 17).
+"""Cold start: process start to the first 200, and resident memory after start.
 
 On Cloud Run both are paid on every scale-out and by every instance. Each run starts a process
 in a fresh DATA_DIR and polls GET /healthz every 5 ms until it answers 200; the time from

@@ -1,4 +1,4 @@
-"""Issue 15 figures of bench/bench_signals.py: page-view ingest end to end, and the accounts list
+"""Page-view figures of bench/bench_signals.py: page-view ingest end to end, and the accounts list
 sorted by score at 100,000 accounts against 1,000.
 
 1. Page views end to end, as the goal's figure: served (bench/signal_page_views_served.py, its
@@ -75,7 +75,7 @@ sorted by score at 100,000 accounts against 1,000.
    the direct store's 140-150 µs), so 0.7x leaves 0-40 µs for the body, JSON, origin, two limits,
    validation and a durable enqueue: less than the validation alone. Only a second request path
    for /collect beside Flask (the event-loop prototype above) comes near it, and that is the kind
-   of benchmark path issue 17 removed from /mcp. What users get instead is written in
+   of second path /mcp no longer has. What users get instead is written in
    content/docs/signals-api.md ("How many page views one instance takes"): about a quarter of the
    rate of an empty request, each page view on disk before its 202 (1,900/s where /healthz
    answers 7,600/s; 28 Nov, a slower machine: 760-870/s where it answers 2,800-3,100/s, ratio

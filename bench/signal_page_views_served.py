@@ -1,4 +1,4 @@
-"""Issue 15's page-view figure as page views arrive: many browsers at once, over HTTP, to the
+"""The page-view figure as page views arrive: many browsers at once, over HTTP, to the
 served process (`python -m frontdoor.serve`, as `make run` serves it).
 
 wrk (WRK_ARGS: 32 connections, each a browser posting beacons back to back, from a process of

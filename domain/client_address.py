@@ -1,7 +1,7 @@
 """The client's address behind our own proxies: which X-Forwarded-For entry to trust.
 
-Shared by the REST side (collect, the public API's rate limit) and the authorization server,
-which count requests per client address.
+The authorization server's ASGI routes count requests per client address with it. The Flask
+side takes the same entry with werkzeug's ProxyFix (api/app.py), which wraps WSGI apps only.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ FIRESTORE_INDEXES: list[CompositeIndex] = [
     CompositeIndex(
         "pages", (("status", "ASCENDING"), ("updated_at", "DESCENDING"), ("slug", "DESCENDING"))
     ),
-    # ... and of one owner (a partner's own list, issue 14)
+    # ... and of one owner (a partner's own list: it sees only its pages)
     CompositeIndex(
         "pages", (("owner", "ASCENDING"), ("updated_at", "DESCENDING"), ("slug", "DESCENDING"))
     ),
@@ -75,7 +75,7 @@ FIRESTORE_INDEXES: list[CompositeIndex] = [
         "signal_events",
         (("person.email", "ASCENDING"), ("recorded_at", "DESCENDING"), ("id", "DESCENDING")),
     ),
-    # a person's or account's linked visitors' events (`in` on the visitor id; issue 15)
+    # a person's or account's linked visitors' events (`in` on the visitor id: one query)
     CompositeIndex(
         "signal_events",
         (
@@ -93,7 +93,7 @@ FIRESTORE_INDEXES: list[CompositeIndex] = [
         ),
     ),
     # the accounts list: most recent or highest score first, optionally by stage, over the
-    # listing documents (backends/gcp/account_shards.py; issue 15)
+    # listing documents (backends/gcp/account_shards.py: hot accounts)
     *(
         CompositeIndex("signal_accounts", (*head, (key, "DESCENDING"), ("domain", "DESCENDING")))
         for key in ("last_recorded_us", "heat_log")

@@ -1,4 +1,4 @@
-"""A landing page as stored (issues 4, 14): the record, its statuses and where it came from.
+"""A landing page as stored: the record, its statuses and where it came from.
 
 Pure values: the ports (backends/ports/pages.py) store them, schemas/content/changes.py moves them.
 """
@@ -24,8 +24,8 @@ class StoredPage:
 
     `page_input` is the SitePageInput as plain JSON (a dict), kept exactly as merged so that a
     PATCH (JSON merge patch) applies over it. `version` starts at 1 and grows by one per write.
-    `owner` is the partner whose key created the page (issue 14); `editor`, `editor_key_id` and
-    `edit_source` say who wrote this version and how. Every saved version is kept as history.
+    `owner` is the partner whose key created the page (whoever edits it); `editor`, `editor_key_id`
+    and `edit_source` say who wrote this version and how. Every saved version is kept as history.
     """
 
     slug: str

@@ -27,6 +27,7 @@ from frontdoor.cli_options import (
     refuse_partner_spelled_otherwise,
 )
 from frontdoor.cli_page_admin import history, list_pages, publish, restore, unpublish
+from frontdoor.cli_page_stats import stats
 from frontdoor.cli_pages import pages
 from frontdoor.cli_queues import queues
 from frontdoor.cli_signals import seed_demo, signals
@@ -284,13 +285,15 @@ def terraform_indexes(output: Path) -> None:
     click.echo(f"wrote {len(FIRESTORE_INDEXES)} indexes to {output}")
 
 
-cli.add_command(pages)  # `pages generate BRIEF.json` (issue 5)
-for command in (list_pages, history, restore, publish, unpublish):  # issue 14
+cli.add_command(pages)  # `pages generate BRIEF.json`: a page from a brief, without HTTP
+# The operator's view of every partner's pages: list, history, restore, (un)publish.
+for command in (list_pages, history, restore, publish, unpublish):
     pages.add_command(command)
+pages.add_command(stats)  # `pages stats SLUG`: a page's funnel
 cli.add_command(signals)  # `signals tail`
 signals.add_command(unsuppress)  # `signals unsuppress EMAIL`: after an erasure
 cli.add_command(seed_demo)
-cli.add_command(queues)  # `queues dead-letters`, `queues replay` (issue 13)
+cli.add_command(queues)  # `queues dead-letters`, `queues replay`: what a queue gave up on
 cli.add_command(webhooks)  # `webhooks seal-secrets`: once after upgrading on Firestore
 
 

@@ -1,5 +1,5 @@
 """`frontdoor pages list|history|restore|publish|unpublish`: the operator's view of every
-partner's pages (issue 14).
+partner's pages, as the Content API shows a partner its own.
 
 The CLI writes as the operator, an admin editor: it sees every partner's pages and a page keeps
 its owner whoever changes it. Writes go through services/pages.py, the same use cases and the

@@ -19,8 +19,8 @@ from collections.abc import Callable, Collection, Iterable, Iterator, MutableMap
 from http import HTTPStatus
 from typing import Any
 
+from api.built_once import BuiltOnce
 from domain.numbers import ascii_whole_number
-from frontdoor.built_once import BuiltOnce
 
 Environ = dict[str, Any]
 StartResponse = Callable[..., Any]

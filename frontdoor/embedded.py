@@ -15,6 +15,7 @@ from backends.content_files import load_catalog
 from backends.embedded.blobs import LocalBlobStore
 from backends.embedded.cdn import LoggingCdn
 from backends.embedded.dead_letters import SqliteDeadLetters
+from backends.embedded.experiments import SqliteExperimentStore
 from backends.embedded.idempotency import SqliteIdempotencyStore
 from backends.embedded.job_queue import DurableJobQueue
 from backends.embedded.jobs import SqliteJobStore
@@ -28,6 +29,7 @@ from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.embedded.suppressions import SqliteSuppressionStore
 from backends.embedded.tasks import DurableTaskQueue
+from backends.embedded.variants import SqliteVariantStore
 from backends.embedded.webhooks import SqliteWebhookStore
 from frontdoor.delivery_wiring import DeliveryPorts, delivery_options, webhook_secrets_box
 from frontdoor.generation_wiring import ASSETS_PREFIX, JobRecoveryTimer, start_embedded_workers
@@ -85,7 +87,7 @@ def build_backends(
     ingest = DurableQueue(
         # One thread per process: the store's writes are serialised by SQLite anyway, and a
         # second writer only waits on the lock (measured by bench_signals). It takes what is
-        # due, up to INGEST_BATCH messages, and stores their events together (issue 15).
+        # due, up to INGEST_BATCH messages, and stores their events together (fewer commits).
         queue_table,
         INGEST_QUEUE,
         threads=1,
@@ -94,7 +96,7 @@ def build_backends(
         lease_seconds=settings.queue_lease_seconds,
     )
 
-    def store(messages: list[IngestMessage]) -> None:  # then webhook deliveries (issue 6B)
+    def store(messages: list[IngestMessage]) -> None:  # then their webhook deliveries
         store_ingest_messages(
             messages, signals=signals, deliveries=delivery.deliveries, suppressions=suppressions
         )
@@ -120,6 +122,7 @@ def build_backends(
             quota_bytes=settings.page_storage_quota_bytes,
             existing_owner=settings.existing_pages_owner,
         ),
+        variants=SqliteVariantStore(db),
         idempotency=SqliteIdempotencyStore(db),
         signals=signals,
         signal_queue=ingest,
@@ -129,10 +132,11 @@ def build_backends(
         delivery_options=options,
         jobs=jobs,
         job_queue=job_queue,
-        # A site path, not an origin: records stay right on any port or host (issue 14).
+        # A site path, not an origin: records stay right on any port or host, however moved.
         blobs=LocalBlobStore(data_dir / "assets", base_url=ASSETS_PREFIX),
         oauth=SqliteOAuthStore(db),
         suppressions=suppressions,
+        experiments=SqliteExperimentStore(db),
         closers=(*closers, job_queue.close, recovery.close),
         # Job recovery runs at start and on a timer: no job stays queued or running forever.
         starters=(*starters, lambda: start_embedded_workers(settings, backends), recovery.start),

@@ -13,15 +13,13 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
-import threading
-from collections.abc import Callable
 from datetime import timedelta
-from typing import Any, TypeVar
 
 import flask
 import functions_framework
 from cloudevents.http import CloudEvent
 
+from api.built_once import BuiltOnce
 from backends.bundle import Backends
 from domain.numbers import ascii_whole_number
 from frontdoor.generation_wiring import generation_ports, worker_id
@@ -35,37 +33,45 @@ from workers.pipeline import GenerationPorts
 
 logger = logging.getLogger(__name__)
 
-T = TypeVar("T")
-_lock = threading.RLock()  # builders call each other (generation -> backends -> settings)
-_built: dict[str, Any] = {}
 _INT32_MAX = 2**31 - 1
 
 
-def _once(name: str, build: Callable[[], T]) -> T:
-    with _lock:
-        if name not in _built:
-            _built[name] = build()
-        found: T = _built[name]
-        return found
+def _build_settings() -> Settings:
+    settings = Settings()
+    configure_logging(level=settings.log_level, project=settings.google_cloud_project)
+    return settings
+
+
+# Each built on the first event that needs it; a build may ask for the ones before it.
+_SETTINGS = BuiltOnce(_build_settings)
+# A pushed worker is handed its work: no queue workers or job recovery of its own (the API
+# process runs recovery).
+_BACKENDS = BuiltOnce(lambda: build_backends(_SETTINGS.get(), start_workers=False))
+_GENERATION = BuiltOnce(lambda: generation_ports(_SETTINGS.get(), _BACKENDS.get()))
+
+
+def _build_push_verifier() -> PushVerifier:
+    settings = _SETTINGS.get()
+    return PushVerifier(
+        audience=settings.push_oidc_audience or "",
+        service_account=settings.push_service_account,
+        jwks_url=settings.push_oidc_jwks_url,
+    )
+
+
+_PUSH_VERIFIER = BuiltOnce(_build_push_verifier)
 
 
 def _settings() -> Settings:
-    def build() -> Settings:
-        settings = Settings()
-        configure_logging(level=settings.log_level, project=settings.google_cloud_project)
-        return settings
-
-    return _once("settings", build)
+    return _SETTINGS.get()
 
 
 def _backends() -> Backends:
-    # A pushed worker is handed its work: no queue workers or job recovery of its own (the
-    # API process runs recovery).
-    return _once("backends", lambda: build_backends(_settings(), start_workers=False))
+    return _BACKENDS.get()
 
 
 def _generation() -> GenerationPorts:
-    return _once("generation", lambda: generation_ports(_settings(), _backends()))
+    return _GENERATION.get()
 
 
 def verify_push() -> None:
@@ -74,19 +80,9 @@ def verify_push() -> None:
     functions-framework calls the target inside the Flask request, and lets an HTTPException
     through to Flask, so the push gets a 4xx instead of a retry-inducing 500.
     """
-    settings = _settings()
-    if not settings.push_oidc_audience:
+    if not _settings().push_oidc_audience:
         return  # emulated mode (the Settings validator refuses this in the cloud)
-    audience = settings.push_oidc_audience
-    verifier = _once(
-        "push_verifier",
-        lambda: PushVerifier(
-            audience=audience,
-            service_account=settings.push_service_account,
-            jwks_url=settings.push_oidc_jwks_url,
-        ),
-    )
-    verifier.verify(flask.request.headers.get("Authorization"))
+    _PUSH_VERIFIER.get().verify(flask.request.headers.get("Authorization"))
 
 
 def pubsub_message(cloud_event: CloudEvent) -> tuple[bytes | None, int | None]:

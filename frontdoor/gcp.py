@@ -18,6 +18,7 @@ from backends.gcp.blobs import GcsBlobStore
 from backends.gcp.cdn import CloudCdn
 from backends.gcp.dead_letters import PubSubDeadLetters
 from backends.gcp.deadline import CallDeadline
+from backends.gcp.experiments import FirestoreExperimentStore
 from backends.gcp.firestore import firestore_client
 from backends.gcp.idempotency import FirestoreIdempotencyStore
 from backends.gcp.job_queue import PubSubJobQueue
@@ -30,6 +31,7 @@ from backends.gcp.pubsub import PubSubPublisher
 from backends.gcp.signals import FirestoreSignalStore
 from backends.gcp.suppressions import FirestoreSuppressionStore
 from backends.gcp.tasks import CloudTasksTaskQueue, cloud_tasks_client, queue_path
+from backends.gcp.variants import FirestoreVariantStore
 from backends.gcp.webhooks import FirestoreWebhookStore
 from backends.ports import Cdn
 from frontdoor.delivery_wiring import DeliveryPorts, delivery_options, webhook_secrets_box
@@ -112,6 +114,7 @@ def build_backends(
             PubSubPublisher(project=project, topic=settings.mail_topic, deadline=deadline)
         ),
         pages=pages,
+        variants=FirestoreVariantStore(client, deadline=deadline),
         idempotency=FirestoreIdempotencyStore(client, deadline=deadline),
         signals=signals,
         signal_queue=PubSubPublisher(
@@ -135,6 +138,7 @@ def build_backends(
         suppressions=FirestoreSuppressionStore(
             client, key=suppression_key(settings), deadline=deadline
         ),
+        experiments=FirestoreExperimentStore(client, deadline=deadline),
         closers=(*closers, recovery.close),
         # At start and on a timer: no job stays queued or running forever.
         starters=(recovery.start,),

@@ -1,4 +1,4 @@
-"""Wiring for generation (issue 5): the author and imager chosen by settings, the ports one
+"""Wiring for generation (briefs to pages): the author and imager chosen by settings, the ports one
 generation run gets, the embedded workers and the job recovery timer. The job, queue and blob
 adapters are built by the adapter family's builder (frontdoor/embedded.py, frontdoor/gcp.py).
 
@@ -14,11 +14,11 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from api.built_once import BuiltOnce
 from backends.bundle import Backends
 from backends.embedded.job_queue import DurableJobQueue
 from backends.lease_holders import holder_gone, new_holder
 from backends.ports import JobQueue, JobStore
-from frontdoor.built_once import BuiltOnce
 from frontdoor.delivery_wiring import DeliveryPorts
 from frontdoor.settings import Settings
 from gate.check import check_page, ruleset
@@ -29,6 +29,7 @@ from workers.job_recovery import recover_stale_jobs
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
+    from schemas.catalog import Catalog
     from schemas.content.jobs import GenerationBrief
     from workers.authoring.base import Author
     from workers.imaging.base import HeroImager
@@ -41,7 +42,7 @@ ASSETS_PREFIX = "/assets"
 
 def site_relative_url(url: str, public_base_url: str) -> str:
     """A blob URL prefix on the service's own origin as a site path (`/assets`), so stored
-    records carry no origin (issue 14); the API makes it absolute when it serves them."""
+    records outlive a change of host or port; the API makes it absolute when it serves them."""
     if public_base_url and url.startswith(public_base_url + "/"):
         return url[len(public_base_url) :]
     return url
@@ -101,7 +102,7 @@ def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
         jobs=backends.jobs,
         pages=backends.pages,
         blobs=backends.blobs,
-        author=build_author(settings),
+        author=build_author(settings, catalog=backends.catalog),
         imager=build_imager(settings),
         brand=brand,
         company=backends.catalog.company,
@@ -120,8 +121,9 @@ def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
     )
 
 
-def build_author(settings: Settings) -> Author:
-    """The configured writer: the template, or a model adapter with its client."""
+def build_author(settings: Settings, *, catalog: Catalog | None = None) -> Author:
+    """The configured writer: the template (drawing also on `catalog`'s research, blog and
+    careers), or a model adapter with its client."""
     key = settings.author_api_key.get_secret_value() if settings.author_api_key else None
     timeout = settings.author_timeout_seconds
     if settings.author_model == "openai":
@@ -152,9 +154,10 @@ def build_author(settings: Settings) -> Author:
             _genai_client(settings, settings.author_base_url, settings.author_api_key),
             model=settings.author_model_name or "gemini-2.5-flash",
         )
-    from workers.authoring.template import TemplateWriter  # loaded by the first job, as above
+    from workers.authoring.library import library_of  # loaded by the first job, as above
+    from workers.authoring.template import TemplateWriter
 
-    return TemplateWriter()
+    return TemplateWriter(library=None if catalog is None else library_of(catalog))
 
 
 def build_imager(settings: Settings) -> HeroImager:

@@ -65,7 +65,7 @@ class Settings(BaseSettings):
     body_read_timeout: float = Field(default=10.0, gt=0, le=300)
     allowed_hosts: list[str] = Field(default_factory=list)
     # gcp mode: how many X-Forwarded-For entries, from the end, our own proxies append; the
-    # client address (collect's rate limit) is that entry. 2 behind the Google external
+    # client address (the per-address rate limits) is that entry. 2 behind the Google external
     # Application Load Balancer (`<client>,<load balancer>`, terraform/storage.tf); 1 for a
     # bare Cloud Run URL; 0 ignores the header. Embedded mode uses the socket peer.
     forwarded_for_hops: int = Field(default=2, ge=0, le=10)
@@ -82,7 +82,7 @@ class Settings(BaseSettings):
     # the client's own retries included, before it is a 503 (backends/gcp/deadline.py).
     google_cloud_deadline: float = Field(default=10.0, ge=0.1, le=300)
     signals_topic: str = "signal-events"  # Pub/Sub topic the ingest worker is pushed from
-    # Webhook deliveries (issue 6B). Cloud Tasks queue; the emulator host is our own convention
+    # Webhook deliveries (signals-api). Cloud Tasks queue; the emulator host is our own convention
     # (the client has no variable for it). INTERNAL_BASE_URL is where the queue reaches this
     # service (default: the public URL); INTERNAL_TOKEN authenticates it (unset: kept in
     # DATA_DIR in embedded mode; required in gcp mode). Loopback webhook targets (http too):
@@ -102,7 +102,7 @@ class Settings(BaseSettings):
     # Alerts (Slack endpoints, stage alerts) fire only for touches that happened within this many
     # hours of being stored, and never for an ingest batch marked as an import.
     signal_fresh_hours: float = Field(default=24.0, gt=0, le=8760)
-    # Generation (issue 5). AUTHOR_BASE_URL points a model adapter at another server (an
+    # Generation (briefs to pages). AUTHOR_BASE_URL points a model adapter at another server (an
     # OpenAI-compatible one, a proxy, or a test's wire server); AUTHOR_MODEL_NAME names the
     # provider's model. VERTEX_LOCATION is Gemini's and Imagen's region. POST generate waits
     # GENERATE_WAIT_SECONDS before answering 202; a worker leases a job for JOB_LEASE_SECONDS
@@ -119,7 +119,7 @@ class Settings(BaseSettings):
     job_lease_seconds: float = Field(default=30.0, gt=0, le=3600)
     generation_topic: str = "generation-jobs"
     generation_threads: int = Field(default=2, ge=1, le=16)
-    # Durable embedded queues (issue 13): a claimed message is leased for QUEUE_LEASE_SECONDS
+    # Durable embedded queues (lose nothing): a claimed message is leased for QUEUE_LEASE_SECONDS
     # (ingest and tasks; generation messages JOB_LEASE_SECONDS), renewed while its worker runs;
     # it comes back to any worker once its lease lapses, and at once to the next start on the
     # same host when the process that held it is gone. Every
@@ -138,12 +138,12 @@ class Settings(BaseSettings):
     # whether it runs on the emulators, which need no credentials (frontdoor/gcp_credentials.py).
     firestore_emulator_host: str | None = None
     storage_emulator_host: str | None = None
-    # Production adapters of issue 8: the operators' mailer topic and the CDN's URL map.
+    # Google Cloud only: the operators' mailer topic and the CDN's URL map.
     mail_topic: str = "mail"
     cdn_url_map: str | None = None
     blobs_bucket: str | None = None  # gcp mode: the hero image bucket
     blobs_public_base_url: str = ""  # gcp mode: the CDN origin of that bucket (else GCS URLs)
-    # Rate limits (issue 14): requests per RATE_LIMIT_WINDOW_SECONDS per key of each scope, and
+    # Rate limits (fair use): requests per RATE_LIMIT_WINDOW_SECONDS per key of each scope, and
     # per client address on the public read API; 0 turns one off. Counted per process: on
     # Cloud Run each instance counts its own (content-api.md "Rate limits").
     rate_limit_window_seconds: int = Field(default=60, ge=1, le=3600)
@@ -169,6 +169,18 @@ class Settings(BaseSettings):
     page_storage_quota_mib: int = Field(default=256, ge=0)
     # Pages stored before ownership existed belong to this partner when first opened.
     existing_pages_owner: str = Field(default="bootstrap", min_length=1)
+    # Page experiments with `allocation: adaptive` (content-api.md "Experiments"): each arm keeps
+    # EXPERIMENT_MIN_SHARE of new visitors while it runs (5 arms at most, so 0.2 at most); the
+    # shares are recomputed from the stats at most every EXPERIMENT_RECOMPUTE_SECONDS. The stop
+    # rule (off unless EXPERIMENT_AUTO_STOP) ends an experiment when one arm's probability of
+    # being best reaches EXPERIMENT_STOP_PROBABILITY and every arm has
+    # EXPERIMENT_STOP_MIN_CONVERSIONS conversions; tests/domain/test_allocation.py's simulation
+    # vouches for these defaults.
+    experiment_min_share: float = Field(default=0.1, ge=0, le=0.2)
+    experiment_recompute_seconds: int = Field(default=3600, ge=60, le=86400)
+    experiment_auto_stop: bool = False
+    experiment_stop_probability: float = Field(default=0.999, gt=0.5, lt=1)
+    experiment_stop_min_conversions: int = Field(default=100, ge=1)
 
     @property
     def page_storage_quota_bytes(self) -> int:

@@ -11,14 +11,17 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 from api.config import AppConfig
 from backends.bundle import Backends
 from backends.ports import BOOTSTRAP_SCOPES, DeadLetters, Scope
+from domain.allocation import StopRule
 from frontdoor.kept_secrets import kept_secret
 from frontdoor.settings import Settings
 from schemas.catalog import Catalog
+from services.experiments import AllocatorSettings
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +84,15 @@ def app_config(settings: Settings) -> AppConfig:
             "public": settings.rate_limit_public,
         },
         rate_limit_window_seconds=settings.rate_limit_window_seconds,
+        experiment=AllocatorSettings(
+            min_share=settings.experiment_min_share,
+            recompute_every=timedelta(seconds=settings.experiment_recompute_seconds),
+            stop_rule=StopRule(
+                probability=settings.experiment_stop_probability,
+                min_conversions=settings.experiment_stop_min_conversions,
+            ),
+            auto_stop=settings.experiment_auto_stop,
+        ),
     )
 
 

@@ -39,6 +39,9 @@ ADVICE: dict[str, str] = {
     "storage_quota_exceeded": "Your pages and their kept versions hold your storage quota, so "
     "this write, which would add to them, changed nothing. Waiting frees nothing: ask us to "
     "raise the quota.",
+    "experiment_ended": "The page's experiment already ended with another winner, and the page "
+    "holds that winner's content. Nothing was changed. To test again, set the page's allocation "
+    "(PUT .../allocation): that starts the next experiment.",
     "slug_taken": "Another partner owns a page with this slug. Pages are each partner's own: "
     "choose another slug. Nothing was changed and no job was queued.",
     "model_failed": "The authoring model failed. `retryable: true`: it is safe to retry once.",

@@ -101,9 +101,11 @@ def render_page(
     preview: bool = False,
     form_state: FormState = "open",
     warnings: Sequence[Issue] = (),
+    variant: str | None = None,
 ) -> RenderedPage:
     """The page's HTML; `preview` adds noindex and a draft banner listing the gate's
-    `warnings`; `form_state`, the form's."""
+    `warnings`; `form_state`, the form's; `variant`, the arm of an experiment this is (named
+    to the beacon and in the lead form, so every event says what the visitor saw)."""
     canonical = f"{site.base_url}/p/{page.slug}"
     image = absolute_url(
         image_src(page.og_image_url, base_url=site.base_url)
@@ -152,6 +154,7 @@ def render_page(
             slug=page.slug,
             collect_url=COLLECT_PATH,
             honeypot=HONEYPOT_FIELD,
+            variant=variant,
         )
     )
     policy = content_security_policy(json_ld, own_scripts=not preview)

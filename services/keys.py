@@ -34,7 +34,7 @@ class Principal:
 
     @property
     def admin(self) -> bool:
-        """A `content_admin` key: reads and changes every partner's pages (issue 14)."""
+        """A `content_admin` key: reads and changes every partner's pages (operators only)."""
         return self.scope == "content_admin"
 
 

@@ -88,9 +88,7 @@ def page_funnel(
     window = stats_range(today=today, days=days, since=since, until=until)
     find_page(pages=pages, slug=slug, editor=editor)
     first, last = day_number(window.since), day_number(window.until)
-    rows = signals.read_page_funnel(
-        slug, first_day=first, last_day=last, dimension=None if by == "day" else by
-    )
+    rows = signals.read_page_funnel(slug, first_day=first, last_day=last, dimension=by)
     totals, breakdown = read_funnel(rows, first=first, last=last, by=by)
     if by in ("source", "campaign") and len(breakdown) > MAX_ROWS:
         breakdown = [*breakdown[: MAX_ROWS - 1], (OTHER, _summed(breakdown[MAX_ROWS - 1 :]))]

@@ -1,4 +1,4 @@
-"""Page use cases (issue 14): who may see and change a page, the optimistic write loop, history
+"""Page use cases: who may see and change a page, the optimistic write loop, history
 and restore. Keyword-only functions over the PageStore port; the Content API views and the
 operator CLI both call them and translate the errors below into answers.
 

@@ -121,7 +121,11 @@ resource "google_compute_backend_service" "api" {
 }
 
 # The same API behind Cloud CDN for the landing pages (they send public s-maxage and ETag;
-# a change purges /p/{slug} through the CDN port).
+# a change purges /p/{slug} through the CDN port). A page running an experiment answers each
+# visitor their own arm as `Cache-Control: private`, which the CDN never stores; its assignment
+# cookie (fd_aid, set on that page's path alone) is in the cache key as well, so no cached
+# answer could ever reach a visitor of another assignment. Pages without an experiment never
+# see the cookie, so their cache is shared as before.
 resource "google_compute_backend_service" "pages" {
   name                  = "frontdoor-pages"
   load_balancing_scheme = "EXTERNAL_MANAGED"
@@ -133,9 +137,10 @@ resource "google_compute_backend_service" "pages" {
     cache_mode        = "USE_ORIGIN_HEADERS"
     serve_while_stale = 3600
     cache_key_policy {
-      include_host         = true
-      include_protocol     = true
-      include_query_string = true
+      include_host          = true
+      include_protocol      = true
+      include_query_string  = true
+      include_named_cookies = ["fd_aid"]
     }
   }
 

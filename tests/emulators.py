@@ -1,6 +1,6 @@
 """Start and stop the Google Cloud emulators (and other local servers) for a test session.
 
-The helpers live in frontdoor/processes.py and frontdoor/emulators.py (`make run-emulated`
+The helpers live in devtools/processes.py and devtools/emulators.py (`make run-emulated`
 uses them too); here they write their logs to tests/artifacts/logs.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from frontdoor import emulators
-from frontdoor.emulators import SDK_ROOT
-from frontdoor.processes import REPO, ManagedProcess, free_port, http_ok, tcp_open
-from frontdoor.processes import start_process as _start_process
+from devtools import emulators
+from devtools.emulators import SDK_ROOT
+from devtools.processes import REPO, ManagedProcess, free_port, http_ok, tcp_open
+from devtools.processes import start_process as _start_process
 
 LOG_DIR = REPO / "tests" / "artifacts" / "logs"
 

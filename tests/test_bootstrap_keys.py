@@ -1,4 +1,4 @@
-"""Issue 14: two `make run` starts on one DATA_DIR: only the second start's printed keys work.
+"""Two `make run` starts on one DATA_DIR: only the second start's printed keys work.
 
 Each start runs the real served process (`python -m frontdoor.serve`, as `make run` does) with
 no keys in the environment, so it prints new ones; a key issued with the CLI is untouched.
@@ -76,7 +76,7 @@ def answers(base_url: str, scope: str, key: str) -> int:
 
 @pytest.mark.spec("keys.bootstrap")
 def test_a_second_start_revokes_the_keys_the_first_start_printed(tmp_path: Path) -> None:
-    """Issue 14: a start that prints new bootstrap keys revokes those of earlier starts; keys
+    """A start that prints new bootstrap keys revokes those of earlier starts; keys
     issued with the CLI stay valid."""
     data_dir = tmp_path / "data"
     first = start_and_stop(data_dir)

@@ -100,7 +100,7 @@ def test_issue_refuses_a_partner_name_that_is_empty_or_not_a_plain_name(
 def test_issue_refuses_a_partner_name_that_differs_from_a_known_one_only_in_case(
     data_dir: Path,
 ) -> None:
-    """Issue 14: pages belong to a partner by its exact name, so a key issued for `ACME` when
+    """Pages belong to a partner by its exact name, so a key issued for `ACME` when
     keys for `acme` exist would be a stranger to acme's pages (404 on each, 409 `slug_taken`
     on its own slugs). Nothing is issued; the message names the known spelling."""
     issue(data_dir)

@@ -1,4 +1,4 @@
-"""Issue 14's operator CLI: `pages list|history|restore|publish|unpublish` over every partner's
+"""The operator CLI: `pages list|history|restore|publish|unpublish` over every partner's
 pages, with the API's gate errors; and records written by the CLI carry no origin."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def two_partners_pages(data_dir: Path) -> dict[str, dict[str, str]]:
 
 
 def test_pages_list_shows_every_partner_and_filters(data_dir: Path) -> None:
-    """Issue 14: `pages list` shows any partner's pages; --partner and --status filter."""
+    """`pages list` shows any partner's pages; --partner and --status filter."""
     two_partners_pages(data_dir)
 
     everything = run(data_dir, "pages", "list")
@@ -87,7 +87,7 @@ def test_pages_list_shows_every_partner_and_filters(data_dir: Path) -> None:
 
 
 def test_pages_history_restore_publish_and_unpublish(data_dir: Path) -> None:
-    """Issue 14: the operator reads a history, restores a version, publishes and unpublishes;
+    """The operator reads a history, restores a version, publishes and unpublishes;
     the page keeps its owner and each change is a version written by the operator."""
     keys = two_partners_pages(data_dir)
 
@@ -125,7 +125,7 @@ def test_pages_history_restore_publish_and_unpublish(data_dir: Path) -> None:
 def test_pages_publish_refuses_a_page_that_fails_the_gate_with_the_apis_issues(
     data_dir: Path,
 ) -> None:
-    """Issue 14: the CLI gives the same gate errors as the API, and changes nothing."""
+    """The CLI gives the same gate errors as the API, and changes nothing."""
     _settings, backends = served(data_dir, "http://127.0.0.1:9000")
     try:
         now = backends.clock()
@@ -155,7 +155,7 @@ def test_pages_publish_refuses_a_page_that_fails_the_gate_with_the_apis_issues(
 
 
 def test_a_page_generated_from_the_cli_serves_right_urls_on_another_port(data_dir: Path) -> None:
-    """Issue 14: with no PUBLIC_BASE_URL, the CLI stores no origin; a service on another port
+    """With no PUBLIC_BASE_URL, the CLI stores no origin; a service on another port
     answers the page, its job and its hero image on its own configured base URL."""
     data_dir.mkdir(parents=True)
     brief = data_dir.parent / "brief.json"
@@ -205,7 +205,7 @@ def test_a_page_generated_from_the_cli_serves_right_urls_on_another_port(data_di
 def test_a_blob_prefix_on_the_sites_own_origin_is_kept_as_a_site_path(
     blobs_base: str, expected: str
 ) -> None:
-    """Issue 14: in gcp mode, hero images behind the site's own CDN are stored as site paths."""
+    """In gcp mode, hero images behind the site's own CDN are stored as site paths."""
     assert site_relative_url(blobs_base, "https://www.example.com") == expected
 
 

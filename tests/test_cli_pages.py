@@ -41,7 +41,7 @@ def test_pages_generate_writes_the_page_and_shows_each_step(tmp_path: Path) -> N
 
 @pytest.mark.spec("content.generate")
 def test_pages_generate_prints_what_the_page_left_out_of_the_brief(tmp_path: Path) -> None:
-    """Issue 16: the job's notes[] on the terminal, one line each."""
+    """The job's notes[] on the terminal, one line each."""
     brief = tmp_path / "brief.json"
     brief.write_text(
         json.dumps(
@@ -227,7 +227,7 @@ def test_pages_generate_refuses_a_file_that_is_not_json(data_dir: Path) -> None:
 def test_pages_generate_refuses_a_partner_name_that_differs_from_a_known_one_only_in_case(
     data_dir: Path,
 ) -> None:
-    """Issue 14: a page generated for `ACME` when acme's keys are `acme` would belong to no key
+    """A page generated for `ACME` when acme's keys are `acme` would belong to no key
     of acme's; as `keys issue`, nothing is queued and the message names the known spelling."""
     issued = CliRunner().invoke(
         cli,

@@ -1,4 +1,4 @@
-"""`frontdoor queues`: an operator lists the dead letters and replays them (issue 13), of the
+"""`frontdoor queues`: an operator lists the dead letters and replays them, of the
 embedded queue file and, with BACKEND=gcp, of the Pub/Sub hold subscriptions."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 17 cold start: what a start leaves for its first use, and that the first use still works.
+"""Cold start: what a start leaves for its first use, and that the first use still works.
 
 bench/bench_startup.py measures the start itself; these pin what it may skip and that skipping
 it changes no answer.
@@ -15,8 +15,8 @@ import pytest
 from pydantic import BaseModel
 
 import schemas
+from api.built_once import BuiltOnce
 from frontdoor import settings
-from frontdoor.built_once import BuiltOnce
 from tests.conftest import CONTENT_KEY, INGEST_KEY
 from tests.probes import run_probe
 

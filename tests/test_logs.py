@@ -200,7 +200,7 @@ def test_at_info_a_request_that_succeeds_logs_nothing_and_one_that_fails_logs_an
 def test_keys_sent_in_headers_never_appear_in_the_logs(
     restore_root_logger: logging.Logger, keyed_app: Flask, headers: dict[str, str]
 ) -> None:
-    """Issue 3: no key or token is ever logged, valid or not, at any level."""
+    """No key or token is ever logged, valid or not, at any level."""
     logs = capture_json(restore_root_logger, project="demo-frontdoor")
     client = keyed_app.test_client()
 

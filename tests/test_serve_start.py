@@ -145,7 +145,7 @@ print(json.dumps({"backend": settings.backend, "checked": serve.CHECKED_SETTINGS
 
 
 def test_a_gcp_start_on_the_emulators_needs_no_credentials(tmp_path: Path) -> None:
-    """`make run-emulated` (frontdoor/emulated.py) points every client at an emulator, which
+    """`make run-emulated` (devtools/emulated.py) points every client at an emulator, which
     needs no credentials: granian's parent passes its checks without any, as before."""
     env = {
         **GCP_WITHOUT_CREDENTIALS,

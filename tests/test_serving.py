@@ -161,7 +161,7 @@ def run_serve(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_bad_content_file_stops_start_up_naming_the_file_and_field(tmp_path: Path) -> None:
-    """Issue 3: a bad content file stops start-up with a message naming the file and field."""
+    """A bad content file stops start-up with a message naming the file and field."""
     content = tmp_path / "content"
     shutil.copytree(REPO / "content", content)
     company_path = content / "company.json"
@@ -251,7 +251,7 @@ def test_settings_accept_the_gcp_backend_with_a_project_and_push_auth() -> None:
 
 
 def test_settings_refuse_the_gcp_backend_without_push_auth_outside_the_emulator() -> None:
-    """Issue 8: workers verify push OIDC tokens; the check is off only in emulated mode."""
+    """Workers verify push OIDC tokens; the check is off only in emulated mode."""
     with pytest.raises(ValidationError, match="PUSH_OIDC_AUDIENCE"):
         Settings(backend="gcp", google_cloud_project="demo-frontdoor", pubsub_emulator_host=None)
 
@@ -369,7 +369,7 @@ def wsgi_environ(path: str) -> Environ:
 
 
 def test_the_bridge_hands_over_status_and_headers_before_any_body_arrives() -> None:
-    """Issue 17: GET /mcp's event stream gets its headers at once, not with its first event."""
+    """GET /mcp's event stream gets its headers at once, not with its first event."""
     events: list[str] = []
     bridge = LifespanBridge(streaming_app(events))
     started: list[str] = []
@@ -391,7 +391,7 @@ def test_the_bridge_hands_over_status_and_headers_before_any_body_arrives() -> N
 def test_a_client_that_leaves_ends_the_request_in_its_own_context_without_an_error(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Issue 17: the app is told `http.disconnect` and its context variable resets cleanly;
+    """The app is told `http.disconnect` and its context variable resets cleanly;
     nothing is logged (no "Task was destroyed", no "created in a different Context")."""
     events: list[str] = []
     bridge = LifespanBridge(streaming_app(events))
@@ -462,7 +462,7 @@ print(json.dumps(seen))
 def test_the_served_app_loads_the_mcp_sdk_only_with_the_first_request_to_its_paths(
     tmp_path: Path,
 ) -> None:
-    """Issue 17 cold start: building the app and serving REST never import the MCP SDK; the
+    """Cold start: building the app and serving REST never import the MCP SDK; the
     first /mcp request builds the ASGI side and answers as the SDK does (401 without a token)."""
     seen = run_probe(LAZY_PROBE, tmp_path)
     assert seen == {

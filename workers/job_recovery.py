@@ -1,4 +1,4 @@
-"""Job recovery (issue 13): no generation job stays `queued` or `running` forever.
+"""Job recovery: no generation job stays `queued` or `running` forever.
 
 A job is stale when its lease lapsed (a worker died holding it and renewed it no more), when
 its holder is known to be gone (a process of this host that exited: recovery at start takes

@@ -176,7 +176,7 @@ def _ensure_hero(job: JobRecord, *, ports: GenerationPorts, worker: str) -> JobR
 
 
 def _ensure_stored(job: JobRecord, *, ports: GenerationPorts, worker: str) -> JobRecord | None:
-    """Store the passed draft as the page; None if another partner owns the slug (issue 14)."""
+    """Store the passed draft as the page; None if another partner owns the slug (theirs stays)."""
     if job.page_stored:
         return job
     stored = pages_service.store_generated_page(

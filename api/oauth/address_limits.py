@@ -1,7 +1,7 @@
 """What the authorization server counts per client address: requests to /authorize and the
 sign-in pages (a limiter in this process's memory, api/rate_limits.py's WindowCounter, which
-frontdoor hands in), and the client address itself, behind our own proxies as the REST side
-reads it (domain/client_address.py)."""
+frontdoor hands in), and the client address itself, behind our own proxies the same entry the
+Flask side's ProxyFix takes (domain/client_address.py)."""
 
 from __future__ import annotations
 

@@ -20,11 +20,11 @@ from mcp.shared.auth import OAuthClientInformationFull
 
 from api.oauth.clients import (
     LOOPBACK_HOSTS,
+    KnownClient,
     MetadataDocumentError,
     RegisteredClient,
     fetch_metadata_document,
     is_metadata_document_url,
-    secret_for_authenticator,
 )
 from api.oauth.config import OAuthConfig, call_store, sha256_hex
 from backends.ports import OAuthClientRecord, OAuthStore
@@ -52,6 +52,11 @@ class ClientBook:
 
     async def get(self, client_id: str) -> RegisteredClient | None:
         """The client, or None once forgotten; a metadata document URL is fetched when stale."""
+        known = await self.find(client_id)
+        return None if known is None else known.client
+
+    async def find(self, client_id: str) -> KnownClient | None:
+        """The client and its secret's hash, as `get` finds it."""
         record = await self.io(self.store.get_client, client_id)
         is_document = is_metadata_document_url(
             client_id, allow_http_loopback=self.config.allow_http_loopback_cimd
@@ -63,7 +68,7 @@ class ClientBook:
         ):
             record = None
         if record is not None:
-            return await self._client_of(record)
+            return await self._known(record)
         if not is_document:
             return None
         try:
@@ -76,11 +81,10 @@ class ClientBook:
             logger.info("client metadata document refused: %s", err)
             return None
         await self._save(client, expires_at=self.clock() + CIMD_CACHE)
-        return client
+        return KnownClient(client)
 
-    async def _client_of(self, record: OAuthClientRecord) -> RegisteredClient:
-        """The client of a stored record, its secret checked against the hash
-        (api.oauth.clients.secret_for_authenticator)."""
+    async def _known(self, record: OAuthClientRecord) -> KnownClient:
+        """The client of a stored record, with its secret's hash."""
         client = RegisteredClient.model_validate_json(record.information)
         if client.client_secret is not None:
             # A row written before secrets were hashed: hash it now and drop the plain one.
@@ -91,8 +95,8 @@ class ClientBook:
             )
             await self.io(self.store.save_client, record)
             logger.info("hashed a stored client secret", extra={"client_id": record.client_id})
-        secret = secret_for_authenticator(client.token_endpoint_auth_method, record.secret_hash)
-        return client.model_copy(update={"client_secret": secret})
+            client = client.model_copy(update={"client_secret": None})
+        return KnownClient(client, record.secret_hash)
 
     async def register(self, client_info: OAuthClientInformationFull) -> None:
         for uri in client_info.redirect_uris or ():

@@ -3,24 +3,21 @@
 A client's redirect URIs match exactly, except that a loopback redirect may use any port
 (RFC 8252 §7.3), which the SDK's own client model does not allow. A Client ID Metadata
 Document is an https URL used as `client_id`; its JSON is fetched, checked and cached.
-A registered client's secret is stored only as its sha256 (see secret_for_authenticator).
+A registered client's secret is stored only as its sha256 (see secret_matches).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import hmac
 import ipaddress
 import json
 import logging
-import secrets
 import socket
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from contextvars import ContextVar
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 import anyio.to_thread
 import httpx
@@ -33,12 +30,6 @@ logger = logging.getLogger(__name__)
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "[::1]", "::1", "localhost"})
 MAX_DOCUMENT_BYTES = 5 * 1024
-
-# The client secrets sent with the current /token or /revoke request, by auth method; the
-# route wrapper in api.tools.mcp_app sets it from the form and the Authorization header.
-presented_client_secrets: ContextVar[Mapping[str, str] | None] = ContextVar(
-    "presented_client_secrets", default=None
-)
 
 
 class RegisteredClient(OAuthClientInformationFull):
@@ -63,54 +54,19 @@ class RegisteredClient(OAuthClientInformationFull):
         return super().validate_redirect_uri(redirect_uri)
 
 
-def secrets_in_request(form: Mapping[str, Sequence[str]], authorization: str) -> dict[str, str]:
-    """The client secrets a /token or /revoke request carries, by auth method: the form's
-    `client_secret` and HTTP Basic's password, read the way the SDK's ClientAuthenticator
-    reads them."""
-    found: dict[str, str] = {}
-    posted = form.get("client_secret") or ()
-    if posted and posted[0]:
-        found["client_secret_post"] = posted[0]
-    if authorization.startswith("Basic "):
-        try:
-            decoded = base64.b64decode(authorization[6:]).decode("utf-8")
-        except (ValueError, UnicodeDecodeError, binascii.Error):
-            return found
-        _, colon, password = decoded.partition(":")
-        if colon:
-            found["client_secret_basic"] = unquote(password)
-    return found
+@dataclass(frozen=True)
+class KnownClient:
+    """A client as the store knows it: its record, and the sha256 of its secret if it has one
+    (the secret itself is shown once, at registration, and kept nowhere)."""
+
+    client: RegisteredClient
+    secret_hash: str | None = None
 
 
-def basic_client_id(authorization: str) -> str | None:
-    """The client_id of an `Authorization: Basic` header (RFC 6749 §2.3.1: form-encoded,
-    then base64), or None when there is none or it does not decode."""
-    if not authorization.startswith("Basic "):
-        return None
-    try:
-        decoded = base64.b64decode(authorization[6:], validate=True).decode("utf-8")
-    except (ValueError, UnicodeDecodeError, binascii.Error):
-        return None
-    client_id, colon, _ = decoded.partition(":")
-    return unquote(client_id) if colon and client_id else None
-
-
-def secret_for_authenticator(auth_method: str | None, secret_hash: str | None) -> str | None:
-    """The `client_secret` to hand the SDK's ClientAuthenticator for a stored client.
-
-    It compares the secret it reads from the request with the client's `client_secret`, and
-    we keep only a hash: so the presented secret when its hash matches (constant time), an
-    unguessable stand-in when it does not (the SDK then refuses: required or invalid), and
-    None for a client without a secret.
-    """
-    if secret_hash is None:
-        return None
-    presented = (presented_client_secrets.get() or {}).get(auth_method or "")
-    if presented is not None and hmac.compare_digest(
-        hashlib.sha256(presented.encode()).hexdigest().encode(), secret_hash.encode()
-    ):
-        return presented
-    return "unverified:" + secrets.token_hex(32)
+def secret_matches(presented: str, secret_hash: str) -> bool:
+    """Whether a presented client secret is the one whose sha256 is stored (constant time)."""
+    digest = hashlib.sha256(presented.encode()).hexdigest()
+    return hmac.compare_digest(digest.encode(), secret_hash.encode())
 
 
 def same_loopback_redirect(registered: str, requested: str) -> bool:

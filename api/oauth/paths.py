@@ -1,4 +1,4 @@
-"""The exact paths of the built-in authorization server: the SDK's handlers and our sign-in
+"""The exact paths of the built-in authorization server: its endpoints and its sign-in
 pages. api/tools/mcp_paths.py adds them to the ASGI side's paths when this server is on."""
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
-"""The built-in authorization server's provider behind the SDK's OAuth handlers.
+"""The built-in authorization server's provider behind its endpoints (api.oauth.routes).
 
 All state sits in the OAuthStore port (codes and tokens only as sha256 hashes), so any
-process can answer any step. The SDK handlers validate requests; this provider adds what
-they leave to it: the RFC 8707 `resource` checked at /authorize and /token and bound into
-every token, single-use codes, rotating refresh tokens, revocation by grant, Client ID
-Metadata Documents, loopback redirect ports and client secrets kept only as hashes. A
-refresh token is replaced the moment it is exchanged; presented again it ends its whole grant
-(RFC 9700 §4.14.2), except for the same client retrying the same exchange within
-`refresh_retry_grace`, which gets the same successor (api.oauth.sealed_answer).
-Expired rows are treated as absent (stores delete them later). Clients live in
-api.oauth.client_book, sign-in and consent in api.oauth.signin.
+process can answer any step. The endpoints check requests and hand the provider what it
+needs as arguments; the provider decides the RFC 8707 `resource` checked at /authorize and
+/token and bound into every token, single-use codes, rotating refresh tokens, revocation by
+grant, Client ID Metadata Documents, loopback redirect ports and client secrets kept only as
+hashes. A refresh token is replaced the moment it is exchanged; presented again it ends its
+whole grant (RFC 9700 §4.14.2), except for the same client retrying the same exchange within
+`refresh_retry_grace`, which gets the same successor (api.oauth.sealed_answer). Expired rows
+are treated as absent (stores delete them later). Clients live in api.oauth.client_book,
+sign-in and consent in api.oauth.signin.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import logging
 import re
 import secrets
 from collections.abc import Callable, Sequence
-from contextvars import ContextVar
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TypeVar
@@ -35,7 +34,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 
 from api.oauth.client_book import ClientBook
-from api.oauth.clients import RegisteredClient
+from api.oauth.clients import KnownClient, RegisteredClient
 from api.oauth.config import OAuthConfig, call_store, sha256_hex
 from api.oauth.sealed_answer import open_answer, seal_answer
 from backends.ports import (
@@ -45,7 +44,6 @@ from backends.ports import (
     OAuthStore,
     OAuthTokenRecord,
     PendingAuthorization,
-    UnavailableError,
 )
 
 logger = logging.getLogger(__name__)
@@ -53,13 +51,6 @@ T = TypeVar("T")
 # BASE64URL(SHA256(verifier)) without padding is always 43 characters (RFC 7636 §4.2); a
 # challenge of any other form could never be met at /token.
 S256_CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
-
-# The `resource` of the current /token request: the SDK's TokenHandler does not hand it to
-# the provider, so the route wrapper in api.tools.mcp_app sets it here.
-token_request_resource: ContextVar[str | None] = ContextVar("token_request_resource", default=None)
-# Whether the current /authorize request named its code_challenge_method: the SDK's handler
-# reads a missing one as S256, so the route wrapper in api.tools.mcp_app says so here.
-authorize_method_named: ContextVar[bool] = ContextVar("authorize_method_named", default=True)
 
 # An access token found valid is trusted this long without a store read, so /mcp's check on
 # an agent's burst of stateless requests is a dict lookup (bench_mcp's tools/call: 811/s with
@@ -92,6 +83,10 @@ class BuiltinOAuthProvider:
     async def get_client(self, client_id: str) -> RegisteredClient | None:
         return await self.clients.get(client_id)
 
+    async def find_client(self, client_id: str) -> KnownClient | None:
+        """The client with its secret's hash, for client authentication (api.oauth.client_auth)."""
+        return await self.clients.find(client_id)
+
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         await self.clients.register(client_info)
 
@@ -100,12 +95,6 @@ class BuiltinOAuthProvider:
     async def authorize(
         self, client: OAuthClientInformationFull, params: AuthorizationParams
     ) -> str:
-        if not authorize_method_named.get():
-            raise AuthorizeError(
-                "invalid_request",
-                "code_challenge_method is required and must be S256 (RFC 7636 section 4.3: without "
-                "it the method is plain, which this server does not accept)",
-            )
         if not S256_CHALLENGE.fullmatch(params.code_challenge):
             raise AuthorizeError(
                 "invalid_request",
@@ -126,14 +115,7 @@ class BuiltinOAuthProvider:
             csrf_hash="",
             expires_at=self.clock() + self.config.signin_ttl,
         )
-        try:
-            await self.io(self.store.save_pending, pending)
-        except UnavailableError as err:
-            # The SDK's handler answers any other exception 400 server_error; this one goes
-            # back to the client (RFC 6749 §4.1.2.1), which may retry.
-            raise AuthorizeError(
-                "temporarily_unavailable", "the authorization store is unavailable; retry"
-            ) from err
+        await self.io(self.store.save_pending, pending)
         return f"{self.config.issuer}/oauth/signin?tx={pending.tx_id}"
 
     def issue_code(
@@ -183,9 +165,14 @@ class BuiltinOAuthProvider:
         )
 
     async def exchange_authorization_code(
-        self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
+        self,
+        client: OAuthClientInformationFull,
+        authorization_code: AuthorizationCode,
+        *,
+        resource: str | None = None,
     ) -> OAuthToken:
-        self._check_token_resource(authorization_code.resource)
+        """Tokens for a loaded code, once; `resource` is the one the /token request named."""
+        self._check_token_resource(authorization_code.resource, resource)
         code_hash = sha256_hex(authorization_code.code)
         try:
             await self.io(self.store.use_code, code_hash, now=self.clock())
@@ -223,9 +210,15 @@ class BuiltinOAuthProvider:
         )
 
     async def exchange_refresh_token(
-        self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
+        self,
+        client: OAuthClientInformationFull,
+        refresh_token: RefreshToken,
+        scopes: list[str],
+        *,
+        resource: str | None = None,
     ) -> OAuthToken:
-        self._check_token_resource(refresh_token.resource)
+        """The refresh token's successor; `resource` is the one the /token request named."""
+        self._check_token_resource(refresh_token.resource, resource)
         token_hash = sha256_hex(refresh_token.token)
         record = await self.io(self.store.get_token, token_hash)
         if record is None:
@@ -345,6 +338,13 @@ class BuiltinOAuthProvider:
         if record is not None:
             await self._revoke_grant(record.grant_id)
 
+    async def revoke_client_token(self, client_id: str, token: str) -> None:
+        """End the grant of `token`, an access or refresh token, if it was issued to
+        `client_id`; anything else changes nothing (RFC 7009 §2.2: no hint either way)."""
+        record = await self.io(self.store.get_token, sha256_hex(token))
+        if record is not None and record.client_id == client_id:
+            await self._revoke_grant(record.grant_id)
+
     async def _revoke_grant(self, grant_id: str) -> None:
         await self.io(self.store.revoke_grant, grant_id, now=self.clock())
         self._verified.clear()  # revocations are rare: forget every verified token
@@ -392,7 +392,6 @@ class BuiltinOAuthProvider:
             refresh_token=refresh,
         )
 
-    def _check_token_resource(self, bound: str | None) -> None:
-        requested = token_request_resource.get()
+    def _check_token_resource(self, bound: str | None, requested: str | None) -> None:
         if requested is not None and requested.rstrip("/") != (bound or self.config.resource):
             raise TokenError("invalid_target", f"tokens here are only for {self.config.resource}")

@@ -1,6 +1,6 @@
 """Sign-in and consent for the built-in authorization server: plain HTML forms, no JavaScript.
 
-/authorize (the SDK's handler) sends the person here with a pending authorization id:
+/authorize (api.oauth.authorize_endpoint) sends the person here with a pending authorization id:
 email → a six-digit one-time code sent through the Mailer → consent naming the client and
 its redirect host → back to the client's redirect_uri with `code`, `state` and `iss`. Every
 step reads and writes the OAuthStore, so any process can serve it. POSTs are CSRF-checked

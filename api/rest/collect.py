@@ -31,9 +31,8 @@ import hashlib
 import logging
 import re
 import secrets
-import threading
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -42,6 +41,7 @@ from werkzeug.datastructures import Headers
 
 from api.config import AppConfig
 from api.errors import ApiError, unsupported_media_type
+from api.rate_limits import WindowCounter
 from api.rest.collect_beacon import (
     FORM_TYPES,
     IDENTIFY,
@@ -55,7 +55,6 @@ from api.rest.collect_beacon import (
 from api.rest.collect_refusals import CollectRefusals, RefusalReason
 from api.rest.signals import queue_events
 from backends.bundle import Backends
-from domain.client_address import client_address
 from schemas.errors import Issue
 from schemas.signals.events import (
     SITE_FIELDS,
@@ -69,57 +68,41 @@ from schemas.signals.events import (
 logger = logging.getLogger(__name__)
 
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+FORM_LIMIT = 20  # forms and id-less beacons a minute per client address
 
 
-@dataclass
-class RateLimiter:
-    """Fixed-window counts per client hash, in this process's memory."""
-
-    limit: int = 20
-    window: timedelta = timedelta(minutes=1)
-    _hits: dict[str, tuple[datetime, int]] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def retry_after(self, client: str, *, now: datetime) -> int | None:
-        """Count one hit; the seconds to wait if the client is over its limit."""
-        with self._lock:
-            if len(self._hits) > 10_000:
-                self._hits = {k: v for k, v in self._hits.items() if v[0] + self.window > now}
-            start, count = self._hits.get(client, (now, 0))
-            if start + self.window <= now:
-                start, count = now, 0
-            self._hits[client] = (start, count + 1)
-            if count + 1 > self.limit:
-                return max(1, int((start + self.window - now).total_seconds() + 0.999))
-            return None
-
-
-@dataclass
+@dataclass(frozen=True)
 class CollectLimits:
-    """Forms and id-less beacons per address; page views per visitor id and per address."""
+    """Forms and id-less beacons per address; page views per visitor id and per address: a
+    minute's window each, counted by api/rate_limits.py's one limiter."""
 
-    forms: RateLimiter = field(default_factory=RateLimiter)
-    visitors: RateLimiter = field(default_factory=lambda: RateLimiter(limit=60))
-    addresses: RateLimiter = field(default_factory=lambda: RateLimiter(limit=1200))
+    forms: WindowCounter
+    visitors: WindowCounter
+    addresses: WindowCounter
+
+    @classmethod
+    def of(cls, *, per_visitor: int, per_address: int) -> CollectLimits:
+        def window(policy: str, quota: int) -> WindowCounter:
+            return WindowCounter(policy=policy, quota=quota, window_seconds=60)
+
+        return cls(
+            forms=window("collect_forms", FORM_LIMIT),
+            visitors=window("collect_visitors", per_visitor),
+            addresses=window("collect_addresses", per_address),
+        )
 
 
 def create_collect_blueprint(
     config: AppConfig,
     *,
     backends: Backends,
-    limiter: RateLimiter | None = None,
-    limits: CollectLimits | None = None,
     refusals: CollectRefusals | None = None,
 ) -> Blueprint:
     """The collect route for this deployment's origin."""
     bp = Blueprint("collect", __name__, url_prefix="/api/public/v1")
     hosts = {urlsplit(o).netloc.lower() for o in (config.base_url, *config.collect_allowed_origins)}
     per_visitor, per_address = config.collect_limits
-    rate = limits or CollectLimits(
-        forms=limiter or RateLimiter(),
-        visitors=RateLimiter(limit=per_visitor),
-        addresses=RateLimiter(limit=per_address),
-    )
+    rate = CollectLimits.of(per_visitor=per_visitor, per_address=per_address)
     salt = secrets.token_bytes(16)  # per process: client hashes can't be reversed by lookup
     refused = refusals or CollectRefusals()
 
@@ -127,20 +110,23 @@ def create_collect_blueprint(
         return hashlib.sha256(salt + key.encode()).hexdigest()[:16]
 
     def check_rate(
-        key: str, limiter: RateLimiter, now: datetime, *, reason: RefusalReason, client: str
+        key: str, limiter: WindowCounter, now: datetime, *, reason: RefusalReason, client: str
     ) -> None:
-        wait = limiter.retry_after(hashed(key), now=now)
-        if wait is not None:
+        verdict = limiter.hit(hashed(key), now=now.timestamp())
+        if not verdict.allowed:
             refused.count(reason, client_hash=hashed(client))
             raise ApiError(
-                429, "rate_limited", "Too many submissions", headers={"Retry-After": str(wait)}
+                429,
+                "rate_limited",
+                "Too many submissions",
+                headers={"Retry-After": str(verdict.reset)},
             )
 
     @bp.post("/collect")
     def collect() -> Response:
         now = backends.clock()
         headers = request.headers
-        address = _client_ip(config, headers)
+        address = request.remote_addr or ""  # in gcp mode, ProxyFix's (api/app.py)
         if _origin_host(headers) not in hosts:
             refused.count("foreign_origin", client_hash=hashed(address))
             raise ApiError(403, "forbidden", "Collect accepts posts from this site only")
@@ -201,13 +187,6 @@ def _origin_host(headers: Headers) -> str:
         return urlsplit(source).netloc.lower() if source != "null" else ""
     except ValueError:  # not a URL (an unclosed IPv6 bracket): no origin
         return ""
-
-
-def _client_ip(config: AppConfig, headers: Headers) -> str:
-    # Embedded mode listens to its clients directly; in gcp mode our own proxies append to
-    # X-Forwarded-For and only their entries can be trusted.
-    hops = config.forwarded_for_hops if config.mode == "gcp" else 0
-    return client_address(headers.get("X-Forwarded-For", ""), request.remote_addr or "", hops=hops)
 
 
 def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:

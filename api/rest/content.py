@@ -53,7 +53,7 @@ VERSION_LIST_PARAMS = frozenset({"cursor", "limit"})
 
 def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: KeyCheck) -> Blueprint:
     """The page operations of SPEC's Content API (generate is the jobs blueprint's) and a
-    page's history: list, read and restore its versions (issue 14)."""
+    page's history: list, read and restore its versions, so no write is lost for good."""
     bp = Blueprint("content", __name__, url_prefix=PREFIX)
     answer_unavailable(bp, "The page store is unavailable; retry")
     idempotent = Idempotency(backends.idempotency, clock=backends.clock)

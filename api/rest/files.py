@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 
 from flask import Blueprint, Response, request
 
+from api.built_once import BuiltOnce
 from api.errors import TITLES, ApiError, answer_unavailable
 from api.rest.http_cache import (
     CORS_SIMPLE_HEADERS,
     PUBLIC_CACHE_CONTROL,
     CachedBody,
-    RenderedOnce,
     cached_response,
 )
 from renderers.text_files import DOC_FILES
@@ -77,13 +77,13 @@ def create_files_blueprint(
     for source in DOC_FILES.values():
         if source not in catalog.docs:
             raise ValueError(f"content/docs/{source} is missing: it is one of the served docs")
-    rendered = RenderedOnce(lambda: render_files(catalog, base_url, auth_url=auth_url))
+    rendered = BuiltOnce(lambda: render_files(catalog, base_url, auth_url=auth_url))
     # One rule for the files at the root: a start compiles a URL builder for every rule.
     at_root = ", ".join(f'"{path[1:]}"' for path in FILE_PATHS if path.count("/") == 1)
 
     @bp.get(f"/<any({at_root}):name>")
     def get_file(name: str) -> Response:
-        return cached_response(rendered.bodies()["/" + name])
+        return cached_response(rendered.get()["/" + name])
 
     @bp.get("/")
     def root() -> Response:
@@ -92,11 +92,11 @@ def create_files_blueprint(
     for path in FILE_PATHS:
         if path.count("/") > 1:
             bp.add_url_rule(path, _endpoint(path), _file_view(rendered, path))
-    error_pages = RenderedOnce(lambda: render_error_pages(base_url))
+    error_pages = BuiltOnce(lambda: render_error_pages(base_url))
 
     @bp.get("/errors/<code>")
     def get_error_page(code: str) -> Response:
-        body = error_pages.bodies().get(code)
+        body = error_pages.get().get(code)
         if body is None:
             raise ApiError(404, "not_found", f"No error code {code}")
         return cached_response(body)
@@ -107,20 +107,18 @@ def create_files_blueprint(
 
     # With pages, each request reads them; without, the first renders the fixed entries once.
     # Neither reads a page at start.
-    sitemaps = RenderedOnce(
-        lambda: {"sitemap": sitemap(images=False), "images": sitemap(images=True)}
-    )
+    sitemaps = BuiltOnce(lambda: {"sitemap": sitemap(images=False), "images": sitemap(images=True)})
 
     @bp.get("/sitemap.xml")
     def get_sitemap() -> Response:
         if page_entries is None:
-            return cached_response(sitemaps.bodies()["sitemap"])
+            return cached_response(sitemaps.get()["sitemap"])
         return cached_response(sitemap(images=False))
 
     @bp.get("/sitemap-images.xml")
     def get_image_sitemap() -> Response:
         if page_entries is None:
-            return cached_response(sitemaps.bodies()["images"])
+            return cached_response(sitemaps.get()["images"])
         return cached_response(sitemap(images=True))
 
     return bp
@@ -231,8 +229,8 @@ def _endpoint(path: str) -> str:
     return "file_" + path.strip("/").replace("/", "_").replace(".", "_").replace("-", "_")
 
 
-def _file_view(rendered: RenderedOnce, path: str) -> Callable[[], Response]:
+def _file_view(rendered: BuiltOnce[dict[str, CachedBody]], path: str) -> Callable[[], Response]:
     def view() -> Response:
-        return cached_response(rendered.bodies()[path])
+        return cached_response(rendered.get()[path])
 
     return view

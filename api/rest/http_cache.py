@@ -7,8 +7,6 @@ are built and checked when the body is, and a request only compares If-None-Matc
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -87,23 +85,3 @@ def cached_response(body: CachedBody) -> Response:
     if etag_listed(request.environ.get("HTTP_IF_NONE_MATCH"), body.etag):
         return PreparedResponse(status=304, headers=body.not_modified_headers)
     return PreparedResponse(body.data, headers=body.headers)
-
-
-class RenderedOnce:
-    """Bodies rendered by the first request that needs one (others wait for it); a render
-    that raises leaves nothing, and the next request renders again."""
-
-    def __init__(self, render: Callable[[], dict[str, CachedBody]]) -> None:
-        self._render = render
-        self._bodies: dict[str, CachedBody] | None = None
-        self._lock = threading.Lock()
-
-    def bodies(self) -> dict[str, CachedBody]:
-        """Every body by its name, rendered now if no request has yet."""
-        bodies = self._bodies
-        if bodies is None:
-            with self._lock:
-                if self._bodies is None:
-                    self._bodies = self._render()
-                bodies = self._bodies
-        return bodies

@@ -14,11 +14,11 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cachetools import LRUCache, TTLCache
 from flask import Response, request
 from werkzeug.datastructures import Headers
 
@@ -92,8 +92,9 @@ class CachedPage:
     def response(self) -> Response:
         """200 (or the page's status), or 304 when If-None-Match names the ETag."""
         if self.status == 200 and etag_listed(request.environ.get("HTTP_IF_NONE_MATCH"), self.etag):
-            return PageResponse(status=304, headers=_CheckedHeaders(self.not_modified_headers))
-        return PageResponse(self.body, status=self.status, headers=_CheckedHeaders(self.headers))
+            return PageResponse(status=304, headers=self.not_modified_headers)
+        # A fresh Headers per response: hooks may add to it.
+        return PageResponse(self.body, status=self.status, headers=self.headers)
 
 
 class PageResponse(PreparedResponse):
@@ -114,14 +115,6 @@ class PageResponse(PreparedResponse):
         return body
 
 
-class _CheckedHeaders(Headers):
-    """A response's own copy of headers checked when their page was cached (CachedPage)."""
-
-    def __init__(self, checked: tuple[Header, ...]) -> None:
-        super().__init__()
-        self._list = list(checked)  # hooks may add headers: a fresh list per response
-
-
 @dataclass(frozen=True)
 class _Entry:
     version: int
@@ -133,42 +126,39 @@ class PageCache:
 
     A page's new version replaces the old one in place. Beyond `capacity` entries or `max_bytes`
     of bodies, the least recently served go first (defaults: 256 entries and 32 MiB; a
-    ten-block page is about 17 KB).
+    ten-block page is about 17 KB). cachetools' LRUCache keeps the byte bound (each entry
+    weighs its body); the entry bound evicts through its `popitem`, least recent first.
     """
 
     def __init__(self, capacity: int = 256, *, max_bytes: int = 32 * 1024 * 1024) -> None:
         self._capacity = capacity
-        self._max_bytes = max_bytes
-        self._bytes = 0
-        self._items: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
+        self._items: LRUCache[tuple[str, str], _Entry] = LRUCache(
+            maxsize=max_bytes, getsizeof=_body_size
+        )
         self._lock = threading.Lock()
         # One lock per page being rendered now: (slug, version, form state).
         self._rendering: dict[tuple[str, int, str], threading.Lock] = {}
 
     def get(self, slug: str, version: int, form_state: str) -> CachedPage | None:
         """The page as prepared for this version, or None (absent, or an older version)."""
-        key = (slug, form_state)
         with self._lock:
-            found = self._items.get(key)
-            if found is None or found.version != version:
-                return None
-            self._items.move_to_end(key)
-            return found.page
+            found = self._items.get((slug, form_state))  # a hit counts as recently served
+        if found is None or found.version != version:
+            return None
+        return found.page
 
     def put(self, slug: str, version: int, form_state: str, page: CachedPage) -> None:
-        """Keep the page for this version; evict the least recently served beyond the bounds."""
+        """Keep the page for this version; evict the least recently served beyond the bounds.
+
+        A body larger than the whole byte bound is served but not kept."""
         key = (slug, form_state)
         with self._lock:
-            old = self._items.pop(key, None)
-            if old is not None:
-                self._bytes -= len(old.page.body)
+            self._items.pop(key, None)
+            if len(page.body) > self._items.maxsize:
+                return
             self._items[key] = _Entry(version, page)
-            self._bytes += len(page.body)
-            while self._items and (
-                len(self._items) > self._capacity or self._bytes > self._max_bytes
-            ):
-                _, evicted = self._items.popitem(last=False)
-                self._bytes -= len(evicted.page.body)
+            while len(self._items) > self._capacity:
+                self._items.popitem()
 
     def get_or_render(
         self, slug: str, version: int, form_state: str, render: Callable[[], CachedPage]
@@ -199,11 +189,19 @@ class PageCache:
     @property
     def body_bytes(self) -> int:
         """The bytes of the bodies held now (at most `max_bytes`)."""
-        return self._bytes
+        return int(self._items.currsize)
+
+
+def _body_size(entry: _Entry) -> int:
+    return len(entry.page.body)
 
 
 class PageLookup:
-    """Stored pages by slug through a memo kept `freshness` seconds; `forget_all` empties it."""
+    """Stored pages by slug through a memo kept `freshness` seconds; `forget_all` empties it.
+
+    The memo is cachetools' TTLCache on the given steady clock, bounded at `capacity` slugs
+    (the least recently read go first); the store is read outside its lock.
+    """
 
     def __init__(
         self,
@@ -214,24 +212,23 @@ class PageLookup:
         capacity: int = 4096,
     ) -> None:
         self._pages = pages
-        self._freshness = freshness
-        self._monotonic = monotonic
-        self._capacity = capacity
-        # Replaced, never mutated in place while read: a dict read is atomic under the GIL.
-        self._memo: dict[str, tuple[StoredPage | None, float]] = {}
+        self._memo: TTLCache[str, StoredPage | None] | None = (
+            TTLCache(maxsize=capacity, ttl=freshness, timer=monotonic) if freshness > 0 else None
+        )
+        self._lock = threading.Lock()
 
     def get(self, slug: str) -> StoredPage | None:
         """The page (or its absence) as read at most `freshness` seconds ago."""
-        if self._freshness <= 0:
+        if self._memo is None:
             return self._pages.get_page(slug)
-        now = self._monotonic()
-        hit = self._memo.get(slug)
-        if hit is not None and hit[1] > now:
-            return hit[0]
+        try:
+            with self._lock:
+                return self._memo[slug]
+        except KeyError:  # not read yet, or read more than `freshness` seconds ago
+            pass
         stored = self.get_fresh(slug)
-        memo = self._memo if len(self._memo) < self._capacity else {}
-        memo[slug] = (stored, now + self._freshness)
-        self._memo = memo
+        with self._lock:
+            self._memo[slug] = stored
         return stored
 
     def get_fresh(self, slug: str) -> StoredPage | None:
@@ -240,4 +237,6 @@ class PageLookup:
 
     def forget_all(self) -> None:
         """Drop every remembered lookup (after a write through this process)."""
-        self._memo = {}
+        if self._memo is not None:
+            with self._lock:
+                self._memo.clear()

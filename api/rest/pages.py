@@ -24,8 +24,18 @@ from werkzeug.utils import get_content_type
 
 from api.errors import RETRY_AFTER_SECONDS
 from api.rest.page_cache import SECURITY_HEADERS, CachedPage, PageCache, PageLookup
+from api.rest.variant_serving import (
+    ASSIGNMENT_COOKIE,
+    EXPERIMENT_CACHE_CONTROL,
+    EXPERIMENT_VARY,
+    Experiment,
+    ExperimentLookup,
+    Split,
+    assign,
+    assignment_cookie,
+)
 from backends.bundle import PageChanges
-from backends.ports import PageStore, StoredPage, UnavailableError
+from backends.ports import PageStore, StoredPage, StoredVariant, UnavailableError, VariantStore
 from schemas.catalog import Brand
 from schemas.content.pages import SLUG_PATTERN, SitePageInput
 from services.pages import page_warnings
@@ -131,10 +141,14 @@ def create_pages_blueprint(
     monotonic: Callable[[], float] = time.monotonic,
     page_changes: PageChanges | None = None,
     brand: Brand | None = None,
+    variants: VariantStore | None = None,
+    split: Split | None = None,
 ) -> Blueprint:
     """GET /p/{slug} for published pages (drafts with a valid preview token), and /static/.
 
     `brand`: the rules a draft preview's banner judges the page by (its gate warnings).
+    `split`: the shares an experiment's visitors are split by (an adaptive allocation's brought
+    up to date first); without it, the allocation's own.
 
     `site` builds the site's shared facts, once, for the first request that needs them.
     `page_changes`: told of every page write in this process (services/pages.py), so the
@@ -144,38 +158,88 @@ def create_pages_blueprint(
     cache = PageCache(cache_size)
     previews = PageCache(PREVIEW_CACHE_SIZE, max_bytes=PREVIEW_CACHE_BYTES)
     lookup = PageLookup(pages, freshness=freshness_seconds, monotonic=monotonic)
+    experiments = (
+        ExperimentLookup(variants, freshness=freshness_seconds, monotonic=monotonic, split=split)
+        if variants is not None
+        else None
+    )
     if page_changes is not None:
         page_changes.listen(lambda _slug: lookup.forget_all())
+        if experiments is not None:
+            page_changes.listen(lambda _slug: experiments.forget_all())
     served = _SiteServed(site)
 
-    def rendered(stored: StoredPage, *, form_state: FormState, preview: bool) -> CachedPage:
+    def rendered(
+        stored: StoredPage,
+        *,
+        form_state: FormState,
+        preview: bool,
+        arm: str | None = None,
+        variant: StoredVariant | None = None,
+    ) -> CachedPage:
         """The finished response for this version, rendered once: by the first request that
         needs it, while others for the same version wait (a preview link is opened by anyone
-        who has it, so previews are kept as published pages are, in a cache of their own)."""
+        who has it, so previews are kept as published pages are, in a cache of their own).
+
+        `arm`: the arm of the page's experiment served (`variant` its content, None for the
+        control), kept apart from the page without one and from the other arms."""
 
         def render() -> CachedPage:
             # The renderer loads with the first page rendered, not with the app (bench_startup).
             from renderers.page_html import render_page
 
-            page = SitePageInput.model_validate(stored.page_input)
+            content = variant.page_input if variant is not None else stored.page_input
+            page = SitePageInput.model_validate(content)
             warnings = (
                 page_warnings(page=stored, brand=brand) if preview and brand is not None else []
             )
+            cache_control = PREVIEW_CACHE_CONTROL if preview else PAGE_CACHE_CONTROL
             return CachedPage.of(
                 render_page(
                     page,
                     site=served.site(),
-                    hero_image_url=stored.hero_image_url,
+                    # A generated hero image is the page's own; a variant brings its own.
+                    hero_image_url=stored.hero_image_url if variant is None else None,
                     preview=preview,
                     form_state=form_state,
                     warnings=warnings,
+                    variant=arm,
                 ),
-                cache_control=PREVIEW_CACHE_CONTROL if preview else PAGE_CACHE_CONTROL,
+                cache_control=EXPERIMENT_CACHE_CONTROL if arm is not None else cache_control,
                 noindex=preview or page.noindex,
             )
 
         kept = previews if preview else cache
-        return kept.get_or_render(stored.slug, stored.version, form_state, render)
+        if arm is None:
+            return kept.get_or_render(stored.slug, stored.version, form_state, render)
+        # A variant deleted and made again restarts at version 1: its creation tells them apart.
+        made = variant.created_at.isoformat() if variant is not None else ""
+        key = f"{stored.slug}\x00{arm}\x00{made}"
+        version = variant.version if variant is not None else stored.version
+        return kept.get_or_render(key, version, form_state, render)
+
+    def served_arm(stored: StoredPage, experiment: Experiment, form_state: FormState) -> Response:
+        """The visitor's arm of the page's experiment (api/rest/variant_serving.py)."""
+        site_facts = served.site()
+        environ = request.environ
+        assignment = assign(
+            experiment,
+            slug=stored.slug,
+            cookie=request.cookies.get(ASSIGNMENT_COOKIE),
+            opted_out=environ.get("HTTP_SEC_GPC") == "1" or environ.get("HTTP_DNT") == "1",
+            consent_required=site_facts.beacon_consent,
+        )
+        variant = experiment.variants.get(assignment.arm)
+        response = rendered(
+            stored, form_state=form_state, preview=False, arm=assignment.arm, variant=variant
+        ).response()
+        response.headers["Vary"] = EXPERIMENT_VARY
+        if assignment.new_assignment_id is not None:
+            secure = site_facts.base_url.startswith("https://")
+            response.headers["Set-Cookie"] = assignment_cookie(
+                assignment.new_assignment_id, slug=stored.slug, secure=secure
+            )
+        return response
 
     @bp.get("/p/<slug>")
     def show_page(slug: str) -> Response:
@@ -202,6 +266,9 @@ def create_pages_blueprint(
             return _live_page_redirect(stored.slug)
         if stored.status != "published":
             return served.not_found()
+        experiment = experiments.get(stored.slug) if experiments is not None else None
+        if experiment is not None:
+            return served_arm(stored, experiment, form_state)
         return rendered(stored, form_state=form_state, preview=False).response()
 
     @bp.errorhandler(UnavailableError)

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, json, request
 
-from api.config import AppConfig
+from api.built_once import BuiltOnce
 from api.rate_limits import RateLimits
-from api.rest.http_cache import CORS_HEADERS, CachedBody, RenderedOnce, cached_response
-from domain.client_address import client_address
+from api.rest.http_cache import CORS_HEADERS, CachedBody, cached_response
 from schemas.catalog import Catalog
 from schemas.public import (
     BlogBody,
@@ -24,50 +23,44 @@ from schemas.public import (
 JSON = "application/json"
 
 
-def create_public_blueprint(
-    catalog: Catalog, config: AppConfig | None = None, *, limits: RateLimits | None = None
-) -> Blueprint:
+def create_public_blueprint(catalog: Catalog, *, limits: RateLimits | None = None) -> Blueprint:
     """The six read endpoints, each body serialized once (content is fixed at start)."""
     bp = Blueprint("public", __name__, url_prefix="/api/public/v1")
-    # Embedded mode listens to its clients directly; in gcp mode only our proxies' entries of
-    # X-Forwarded-For are trusted (as collect does).
-    hops = config.forwarded_for_hops if config is not None and config.mode == "gcp" else 0
 
     @bp.before_request
     def count_client() -> None:
         if limits is None:
             return
-        peer = request.remote_addr or ""
-        forwarded = request.headers.get("X-Forwarded-For", "") if hops else ""
-        limits.check("public", client_address(forwarded, peer, hops=hops), advertise=False)
+        # The client's address: in gcp mode the app's ProxyFix took it from X-Forwarded-For.
+        limits.check("public", request.remote_addr or "", advertise=False)
 
     # Content is fixed at start; the first read serializes every body (a start need not).
-    bodies = RenderedOnce(lambda: public_bodies(catalog))
+    bodies = BuiltOnce(lambda: public_bodies(catalog))
 
     @bp.get("/company")
     def get_company() -> Response:
-        return cached_response(bodies.bodies()["company"])
+        return cached_response(bodies.get()["company"])
 
     @bp.get("/blog")
     def list_blog_posts() -> Response:
-        return cached_response(bodies.bodies()["blog"])
+        return cached_response(bodies.get()["blog"])
 
     @bp.get("/research")
     def list_experiments() -> Response:
-        return cached_response(bodies.bodies()["research"])
+        return cached_response(bodies.get()["research"])
 
     @bp.get("/research/<slug>")
     def get_experiment(slug: str) -> Response:
-        found = bodies.bodies().get(f"research/{slug}")
+        found = bodies.get().get(f"research/{slug}")
         return cached_response(found) if found else not_found_body(slug)
 
     @bp.get("/careers")
     def list_careers() -> Response:
-        return cached_response(bodies.bodies()["careers"])
+        return cached_response(bodies.get()["careers"])
 
     @bp.get("/careers/<slug>")
     def get_career(slug: str) -> Response:
-        found = bodies.bodies().get(f"careers/{slug}")
+        found = bodies.get().get(f"careers/{slug}")
         return cached_response(found) if found else not_found_body(slug)
 
     return bp

@@ -1,12 +1,11 @@
 """The ASGI side of the served process: /mcp, its discovery documents and the OAuth routes.
 
-One Starlette app holds the SDK's authorization-server routes around our provider (built-in
-mode only; api/oauth/routes.py, their guards in api/oauth/endpoint_guards.py), the sign-in
-pages, the protected-resource metadata at both well-known paths, and the MCP route,
-flattened so `/mcp` is an exact route (notes/mcp-sdk.md §1.3c). The wrappers here close the
-SDK's gaps on /mcp: `scope=` on the 403 insufficient_scope challenge, CORS, and its
-plain-text refusals as JSON-RPC errors; across the app, an OAuth store outage is a 503 and a
-405 has RFC 6749's shape.
+One Starlette app holds the authorization server's endpoints over our provider (built-in
+mode only; api/oauth/routes.py), the sign-in pages, the protected-resource metadata at both
+well-known paths, and the MCP route, flattened so `/mcp` is an exact route
+(notes/mcp-sdk.md §1.3c). The wrappers here close the SDK's gaps on /mcp: `scope=` on the
+403 insufficient_scope challenge, CORS, and its plain-text refusals as JSON-RPC errors; across
+the app, an OAuth store outage is a 503 and a 405 has RFC 6749's shape.
 """
 
 from __future__ import annotations

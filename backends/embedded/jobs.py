@@ -115,8 +115,9 @@ class _Watch:
 
 
 def _relative_hero_urls(db: SqliteDatabase) -> None:
-    """Jobs of a data file from before issue 14 kept their hero image on an absolute URL of
-    this service's old origin; keep its site path (`/assets/...`), made absolute on reads."""
+    """Jobs of a data file from before site-relative image URLs kept their hero image on an
+    absolute URL of this service's old origin; keep its site path (`/assets/...`), made
+    absolute on reads."""
     query = (
         "SELECT job_id, doc FROM generation_jobs"
         " WHERE json_extract(doc, '$.hero_image_url') LIKE 'http%/assets/%'"

@@ -125,8 +125,9 @@ def _has_column(conn: sqlite3.Connection, name: str) -> bool:
 
 
 def _add_bootstrap_column(db: SqliteDatabase) -> None:
-    """A data file from before issue 14 gets the column. Its keys of partner `local` are what
-    earlier `make run` starts printed (frontdoor/serve.py), so they count as bootstrap keys."""
+    """A data file from before bootstrap keys were marked gets the column. Its keys of partner
+    `local` are what earlier `make run` starts printed (frontdoor/serve.py), so they count as
+    bootstrap keys."""
     if _has_bootstrap(db.connection()):
         return
     with db.transaction() as conn:

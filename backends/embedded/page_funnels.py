@@ -15,6 +15,7 @@ from pydantic_core import from_json, to_json
 
 from schemas.signals.events import PAGE_EVENT_TYPES, Event, NewEvent
 from schemas.signals.page_funnel import (
+    NEVER,
     FunnelRows,
     Marker,
     MarkerKey,
@@ -46,20 +47,23 @@ _ADD_VISITS = (
     " n = n + excluded.n"
 )
 _BACKFILL_CHUNK = 1000
+_CHUNK = 400  # markers read per statement (two parameters each)
 _PUT_MARKER = "INSERT OR REPLACE INTO signal_page_visitors VALUES (?, ?, ?)"
 
 
 def fold_page_funnels(conn: sqlite3.Connection, events: Sequence[NewEvent]) -> None:
     """Add newly stored events to their pages' funnels (in the caller's transaction)."""
-    keys = marker_keys(events)
+    keys = sorted(marker_keys(events))
     markers: dict[MarkerKey, Marker] = {}
-    for slug, visitor in keys:
-        row = conn.execute(
-            "SELECT days FROM signal_page_visitors WHERE slug = ? AND visitor = ?",
-            (slug, visitor),
-        ).fetchone()
-        if row is not None:
-            markers[(slug, visitor)] = from_json(row[0])
+    for start in range(0, len(keys), _CHUNK):
+        chunk = keys[start : start + _CHUNK]
+        marks = ",".join("(?, ?)" * 1 for _ in chunk)
+        found = conn.execute(
+            "SELECT slug, visitor, days FROM signal_page_visitors"  # noqa: S608  # fixed marks
+            f" WHERE (slug, visitor) IN (VALUES {marks})",
+            [part for key in chunk for part in key],
+        )
+        markers.update({(r[0], r[1]): from_json(r[2]) for r in found})
     fold = fold_page_events(events, markers)
     if not fold.tallies:
         return
@@ -102,25 +106,47 @@ def backfill_page_funnels(conn: sqlite3.Connection) -> int:
 def read_page_funnel(
     conn: sqlite3.Connection, slug: str, *, first_day: int, last_day: int, dimension: str | None
 ) -> FunnelRows:
-    """The rows of days first_day..last_day: the `all` dimension's and `dimension`'s."""
-    dims = ("all",) if dimension in (None, "all") else ("all", dimension)
-    tallies: list[tuple[int, str, str, int, int, int]] = []
+    """The range's figures, summed in SQL to what read_funnel needs: the `all` dimension per
+    day for `day` (else one row), and `dimension`'s per value; visit tallies split by whether
+    their previous day is before the range. Rows returned grow with the days and values
+    asked, not with the traffic behind them."""
+    where = "slug = ? AND dim = ? AND day BETWEEN ? AND ?"
+    args = (slug, "all", first_day, last_day)
+    per_day = dimension == "day"
+    group = "day" if per_day else "?"
+    day_column = "day" if per_day else "?"
+    head: tuple[object, ...] = () if per_day else (first_day,)
+    tallies = [
+        (r[0], "all", "", r[1], r[2], r[3])
+        for r in conn.execute(
+            f"SELECT {day_column}, SUM(views), SUM(clicks), SUM(leads)"  # noqa: S608  # fixed fragments
+            f" FROM signal_page_tallies WHERE {where} GROUP BY {group} HAVING COUNT(*) > 0",
+            (*head, *args, *(() if per_day else (first_day,))),
+        )
+    ]
     visits: list[tuple[int, str, str, int, int]] = []
-    for dim in dims:
+    for day, before, total in conn.execute(
+        f"SELECT {day_column}, SUM(CASE WHEN prev < ? THEN n ELSE 0 END), SUM(n)"  # noqa: S608  # fixed fragments
+        f" FROM signal_page_visits WHERE {where} GROUP BY {group} HAVING COUNT(*) > 0",
+        (*head, first_day, *args, *(() if per_day else (first_day,))),
+    ):
+        visits += [(day, "all", "", NEVER, before), (day, "all", "", first_day, total - before)]
+    if dimension not in (None, "all", "day"):
+        args = (slug, dimension, first_day, last_day)
         tallies += [
-            (r[0], dim, r[1], r[2], r[3], r[4])
+            (first_day, dimension, r[0], r[1], r[2], r[3])
             for r in conn.execute(
-                "SELECT day, value, views, clicks, leads FROM signal_page_tallies"
-                " WHERE slug = ? AND dim = ? AND day BETWEEN ? AND ?",
-                (slug, dim, first_day, last_day),
+                "SELECT value, SUM(views), SUM(clicks), SUM(leads) FROM signal_page_tallies"  # noqa: S608  # fixed fragments
+                f" WHERE {where} GROUP BY value",
+                args,
             )
         ]
         visits += [
-            (r[0], dim, r[1], r[2], r[3])
+            (first_day, dimension, r[0], NEVER, r[1])
             for r in conn.execute(
-                "SELECT day, value, prev, n FROM signal_page_visits"
-                " WHERE slug = ? AND dim = ? AND day BETWEEN ? AND ? AND n != 0",
-                (slug, dim, first_day, last_day),
+                f"SELECT value, SUM(n) FROM signal_page_visits WHERE {where} AND prev < ?"  # noqa: S608  # fixed fragments
+                " GROUP BY value",
+                (*args, first_day),
             )
         ]
     return FunnelRows(tallies=tallies, visits=visits)

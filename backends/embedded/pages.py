@@ -1,10 +1,10 @@
 """SqlitePageStore: landing pages in the embedded database, one row per slug, and their history.
 
 Every save writes the page and the same row into `page_versions` in one transaction. Opening a
-data file from before owners and history existed (issue 14) adds the columns, gives every page
-the configured owner, starts each page's history at its current version, and turns hero image
-URLs stored absolute on an old base URL into site paths (`/assets/...`), so they serve right on
-whatever origin this process is configured with.
+data file from before pages had owners and history adds the columns (kept data is upgraded in
+place, never by hand), gives every page the configured owner, starts each page's history at
+its current version, and turns hero image URLs stored absolute on an old base URL into site
+paths (`/assets/...`), so they serve right on whatever origin this process is configured with.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ _COLUMNS = (
     " published_at TEXT, hero_image_url TEXT, gate_passed INTEGER NOT NULL,"
     " gate_ruleset TEXT NOT NULL"
 )
-# Added by issue 14; ALTER TABLE adds them to a data file from before.
+# Owners and history came after the first data files; ALTER TABLE adds them to an older one.
 _OWNERSHIP = {
     "owner": "TEXT NOT NULL DEFAULT ''",
     "editor": "TEXT NOT NULL DEFAULT ''",
@@ -211,7 +211,7 @@ class SqlitePageStore:
 
 
 def _adopt_old_rows(db: SqliteDatabase, existing_owner: str) -> None:
-    """Bring a data file from before issue 14 up to date; a no-op on a current one."""
+    """Bring a data file from before owners and history up to date; a no-op on a current one."""
     conn = db.connection()
     if "owner" in _columns(conn, "pages") and not _has_old_asset_urls(conn):
         return

@@ -9,7 +9,7 @@ lapses: delivery is at least once, across threads and processes on the same file
 at work `renew`s its lease; `release_gone` makes the rows of consumers known to have exited
 due at once (a start on the same host, backends/lease_holders.py).
 
-Why a table of our own and not a PyPI queue (checked for issue 13): persist-queue's
+Why a table of our own and not a PyPI queue (both were tried against these needs): persist-queue's
 SQLiteAckQueue and litequeue keep an ack state per row but have no lease that lapses (an
 unacked row waits for a restart or a manual call), no attempt count, no dead letters, no due
 time and no dedupe by name, and write one transaction per message.

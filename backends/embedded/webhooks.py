@@ -71,7 +71,7 @@ class SqliteWebhookStore:
         db.ensure_schema("webhooks", _DDL)
         conn = db.connection()
         columns = {r[1] for r in conn.execute("PRAGMA table_info(webhook_endpoints)")}
-        if "options" not in columns:  # files from before endpoint kinds (issue 15)
+        if "options" not in columns:  # files from before endpoint kinds (Slack)
             with db.transaction() as tx:
                 tx.execute(
                     "ALTER TABLE webhook_endpoints ADD COLUMN options TEXT NOT NULL DEFAULT '{}'"

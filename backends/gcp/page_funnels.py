@@ -132,7 +132,7 @@ class FirestorePageFunnels:
         self, slug: str, *, first_day: int, last_day: int, dimension: str | None
     ) -> FunnelRows:
         """The rows of days first_day..last_day: the `all` dimension's and `dimension`'s."""
-        dims = {"all"} if dimension in (None, "all") else {"all", dimension}
+        dims = {"all"} if dimension in (None, "all", "day") else {"all", dimension}
         refs = [
             self._days.document(doc_id(_day_key(slug, day, shard)))
             for day in range(first_day, last_day + 1)

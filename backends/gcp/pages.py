@@ -149,7 +149,7 @@ class FirestorePageStore:
         return _from_doc(snap.to_dict()) if snap.exists else None
 
     def adopt_unowned_pages(self, owner: str) -> int:
-        """Give pages stored before owners existed (issue 14) an owner, and start their history
+        """Give pages stored before pages had owners an owner, and start their history
         at the current version; how many were adopted. Idempotent.
 
         Once per database: the first start that finishes it writes the marker document

@@ -55,8 +55,8 @@ _SCAN_PAGE = 200
 _SCAN_CAP = 2000  # documents one read may examine for filters applied in memory
 _ERASE_PASSES = 3  # the last finds nothing unless events keep arriving for the person
 # Rounds of max_attempts transaction attempts, with jittered back-off between them: 20 writers
-# of one hot account meet on its shards (issue 15), where one long run of attempts keeps them
-# meeting.
+# of one hot account (a burst of views) meet on its shards, where one long run of attempts
+# keeps them meeting.
 CONTENTION_ROUNDS = 5
 
 

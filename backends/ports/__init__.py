@@ -25,6 +25,9 @@ from backends.ports.errors import (
     QuotaExceededError,
     UnavailableError,
 )
+from backends.ports.experiments import (
+    ExperimentStore,
+)
 from backends.ports.idempotency import (
     IDEMPOTENCY_LEASE,
     IDEMPOTENCY_TTL,
@@ -81,6 +84,12 @@ from backends.ports.signals import (
 from backends.ports.suppressions import (
     SuppressionStore,
 )
+from backends.ports.variants import (
+    StoredAllocation,
+    StoredVariant,
+    VariantLimitError,
+    VariantStore,
+)
 from backends.ports.webhooks import (
     DELIVERY_STATUSES,
     Delivery,
@@ -124,6 +133,7 @@ __all__ = [
     "Delivery",
     "DeliveryOptions",
     "DeliveryStatus",
+    "ExperimentStore",
     "HttpTask",
     "IdempotencyBegin",
     "IdempotencyState",
@@ -151,13 +161,17 @@ __all__ = [
     "SignalQueue",
     "SignalStore",
     "StoreResult",
+    "StoredAllocation",
     "StoredPage",
     "StoredResponse",
+    "StoredVariant",
     "StreamPage",
     "StreamQuery",
     "SuppressionStore",
     "TaskQueue",
     "UnavailableError",
+    "VariantLimitError",
+    "VariantStore",
     "VersionList",
     "VersionSource",
     "WebhookEndpoint",

@@ -1,4 +1,4 @@
-"""Stored images and other objects (issue 5).
+"""Stored images (generated hero images) and other objects.
 
 Protocols and value types only; nothing here does I/O.
 """

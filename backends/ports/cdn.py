@@ -1,4 +1,4 @@
-"""The CDN port (issue 4): purge a page's path after a change.
+"""The CDN port: purge a page's path after a change, so readers never get a stale page.
 
 Protocols and value types only; nothing here does I/O.
 """

@@ -1,4 +1,4 @@
-"""Dead letters (issue 13): what a queue gave up on, held where an operator sees and replays it.
+"""Dead letters: what a queue gave up on, held where an operator sees and replays it.
 
 Protocols and value types only; nothing here does I/O.
 """

@@ -1,4 +1,4 @@
-"""Idempotency-Key records (issue 4): claims, replays, leases.
+"""Idempotency-Key records: claims, replays, leases, so a retried write lands once.
 
 Protocols and value types only; nothing here does I/O.
 """

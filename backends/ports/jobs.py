@@ -1,4 +1,4 @@
-"""Generation jobs and their queue (issue 5).
+"""Generation jobs (a brief becoming a page) and their queue.
 
 Protocols and value types only; nothing here does I/O.
 """

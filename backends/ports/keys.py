@@ -1,4 +1,4 @@
-"""API keys (issue 3): stored hashed, one scope each (the scopes: domain/scopes.py).
+"""API keys: stored hashed, so a leaked store leaks no key; one scope each (domain/scopes.py).
 
 Protocols and value types only; nothing here does I/O.
 """

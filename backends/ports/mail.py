@@ -1,4 +1,4 @@
-"""The mail port (issue 7): sign-in codes to a person.
+"""The mail port: sign-in codes of the built-in authorization server, to a person.
 
 Protocols and value types only; nothing here does I/O.
 """

@@ -1,4 +1,4 @@
-"""The built-in authorization server's state (issue 7): clients, codes, tokens.
+"""The built-in authorization server's state (sign-in for /mcp): clients, codes, tokens.
 
 Protocols and value types only; nothing here does I/O.
 """

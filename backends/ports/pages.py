@@ -1,4 +1,4 @@
-"""Landing pages (issues 4, 14): stored pages, their versioned writes and their history.
+"""Landing pages: stored pages, their versioned writes and their history.
 
 Protocols and value types only; nothing here does I/O. The page record itself is domain/pages.py
 (re-exported here and from `backends.ports`).

@@ -1,4 +1,4 @@
-"""Signals (issue 6): the event stream, roll-ups, the ingest queue.
+"""Signals (the Signal API): the event stream, roll-ups, the ingest queue.
 
 Protocols and value types only; nothing here does I/O.
 """
@@ -117,7 +117,8 @@ class SignalStore(Protocol):
         self, slug: str, *, first_day: int, last_day: int, dimension: str | None
     ) -> FunnelRows:
         """A page's funnel rows for days first_day..last_day (days since 1970-01-01): the `all`
-        dimension's, and `dimension`'s (source, campaign or variant) when given. Folded as
+        dimension's, and `dimension`'s (source, campaign or variant) when given; `day` asks
+        for the `all` rows of each day (otherwise they may come summed over the range). Folded as
         events are stored (schemas/signals/page_funnel.py), never counted from the events."""
 
 

@@ -1,4 +1,4 @@
-"""Webhooks and the task queue that delivers them (issue 6).
+"""Webhooks (the Signal API's pushes) and the task queue that delivers them.
 
 Protocols and value types only; nothing here does I/O.
 """

@@ -140,6 +140,22 @@
     });
   }
 
+  // Where consent is required the server never sets the experiment's assignment id (a random
+  // value, api/rest/variant_serving.py): a yes on our page of an experiment sets it here, for
+  // the next visit (for this page alone, as the server's); a no removes it.
+  function assignmentCookie(choice) {
+    if (!variant || !ownSite) return;
+    var tail = "; Path=" + location.pathname + "; SameSite=Lax" + (location.protocol === "https:" ? "; Secure" : "");
+    if (choice !== "yes") {
+      document.cookie = "fd_aid=; Max-Age=0" + tail;
+      return;
+    }
+    var bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    var id = btoa(String.fromCharCode.apply(null, bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    document.cookie = "fd_aid=" + id + "; Max-Age=15552000" + tail;
+  }
+
   function askConsent() {
     var box = document.createElement("div");
     if (ownSite) box.className = "consent";
@@ -147,7 +163,10 @@
     box.setAttribute("role", "region");
     box.setAttribute("aria-label", "Analytics consent");
     var text = document.createElement("p");
-    text.textContent = "May we count your visit? We keep a random id in this browser, no cookies, nothing shared with third parties.";
+    // On a page testing variants, a yes also keeps which one this browser sees (a cookie).
+    text.textContent = variant && ownSite
+      ? "May we count your visit? We keep a random id in this browser, also to show you the same version of this page, nothing shared with third parties."
+      : "May we count your visit? We keep a random id in this browser, no cookies, nothing shared with third parties.";
     dress(text, TEXT);
     box.appendChild(text);
     // On other sites the bar is fixed: a spacer before it gives the page's end room to scroll above it.
@@ -160,6 +179,7 @@
       button.textContent = choice[0];
       button.addEventListener("click", function () {
         store("frontdoor_consent", choice[1]);
+        assignmentCookie(choice[1]);
         box.remove();
         if (spacer) spacer.remove();
         reserve();

@@ -244,7 +244,7 @@ class PageListBody(BaseModel):
 
 
 class VersionRecord(BaseModel):
-    """One kept version of a page (issue 14): who wrote it, how, when, and the page as it was."""
+    """One kept version of a page, so a write can be undone: who wrote it, how, when, the page."""
 
     model_config = ConfigDict(defer_build=True)
 

@@ -26,6 +26,7 @@ from schemas.openapi.operation import (
     assemble_document,
 )
 from schemas.openapi.operations_content import CONTENT_OPERATIONS, PAGE_EXAMPLE
+from schemas.openapi.operations_experiments import EXPERIMENT_OPERATIONS
 from schemas.openapi.operations_signals import SIGNAL_OPERATIONS, WEBHOOK_OPERATIONS
 from schemas.openapi.placeholders import (
     AuthServerMetadataDoc,
@@ -323,6 +324,7 @@ ERROR_PAGE = Operation(
 OPERATIONS: tuple[Operation, ...] = (
     *PUBLIC_OPERATIONS,
     *CONTENT_OPERATIONS,
+    *EXPERIMENT_OPERATIONS,
     *SIGNAL_OPERATIONS,
     *WEBHOOK_OPERATIONS,
     *TOOL_OPERATIONS,

@@ -53,7 +53,8 @@ ERROR_MEANINGS: dict[int, str] = {
     409: "`idempotency_in_flight`: the first request with this Idempotency-Key still runs; "
     "`slug_taken`: another partner's page has this slug; "
     "`endpoint_disabled`: the webhook endpoint was disabled by a 410 Gone; "
-    "`conflict`: the record kept changing under this write; retry",
+    "`conflict`: the record kept changing under this write; retry; "
+    "`experiment_ended`: the page's experiment already ended with another winner",
     412: "`precondition_failed`: If-Match does not name the current ETag, or"
     " `If-None-Match: *` met a page that exists",
     413: "`payload_too_large`",
@@ -116,7 +117,7 @@ class Reply:
 class Operation:
     """One row of the operation table; swap a placeholder model for the real one in one line."""
 
-    method: Literal["get", "post", "patch", "delete"]
+    method: Literal["get", "post", "put", "patch", "delete"]
     path: str
     operation_id: str
     tag: str

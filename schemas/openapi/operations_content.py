@@ -2,12 +2,20 @@
 
 from schemas.content.brand_rules import BrandRulesBody
 from schemas.content.jobs import GeneratedPage, GenerationBrief, JobAccepted, JobBody
+from schemas.content.page_stats import PageStatsBody
 from schemas.content.pages import (
     PageBody,
     PageListBody,
     SitePageInput,
     VersionBody,
     VersionListBody,
+)
+from schemas.content.variants import (
+    AllocationBody,
+    AllocationInput,
+    VariantBody,
+    VariantInput,
+    VariantListBody,
 )
 from schemas.openapi.operation import (
     ETAG,
@@ -23,7 +31,12 @@ from schemas.openapi.operation import (
     Param,
     Reply,
 )
-from schemas.openapi.placeholders import PageListQueryDoc, PagePatchDoc, VersionListQueryDoc
+from schemas.openapi.placeholders import (
+    PageListQueryDoc,
+    PagePatchDoc,
+    PageStatsQueryDoc,
+    VersionListQueryDoc,
+)
 
 __all__ = ["CONTENT_OPERATIONS"]
 
@@ -55,6 +68,17 @@ PAGE_EXAMPLE = {
         {"type": "cta", "title": "Start with one call", "ctaLabel": "Book", "ctaHref": "/book"},
     ],
 }
+VARIANT_ID = Param(
+    "variant_id", "path", "The variant's id (never `control`: that is the page)", example="b"
+)
+VARIANT_IF_MATCH = Param(
+    "If-Match", "header", "The variant's (or allocation's) ETag you read; 412 when it changed"
+)
+VARIANTS_NOTE = (
+    " A page carries at most 4 variants besides its control (the page itself); each is a whole"
+    " page content that passes the page's quality gate on its own. Visitors see a variant only"
+    " while the page is published and its allocation gives the variant a share." + OWN
+)
 BRIEF_EXAMPLE = {
     "slug": "revops-audit",
     "topic": "A two-week audit of the revenue funnel",
@@ -191,6 +215,129 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         " 422 with its issues and nothing changes.",
         params=(SLUG, VERSION, IF_MATCH, IDEMPOTENCY),
         errors=(400, *KEYED, 404, 409, 412, 422, 503),
+    ),
+    Operation(
+        "post",
+        f"{PAGES}/{{slug}}/variants",
+        "createPageVariant",
+        "Content",
+        "Add a variant to a page",
+        "content",
+        (Reply(201, "Created, with the gate's warnings", VariantBody, headers=ETAG),),
+        description="Without `id` the first free of b, c, d, ... is taken; an id the page has"
+        " answers 409 `variant_exists`, a fifth variant 422 `too_many_variants`." + VARIANTS_NOTE,
+        request=VariantInput,
+        request_example={"id": "b", "page": {k: v for k, v in PAGE_EXAMPLE.items() if k != "slug"}},
+        params=(SLUG, IDEMPOTENCY),
+        errors=(400, *KEYED, 404, 408, 409, 413, 415, 422, 503),
+    ),
+    Operation(
+        "get",
+        f"{PAGES}/{{slug}}/variants",
+        "listPageVariants",
+        "Content",
+        "List a page's variants",
+        "content",
+        (Reply(200, "Every variant of the page, by id", VariantListBody),),
+        description=VARIANTS_NOTE.strip(),
+        params=(SLUG,),
+        errors=(400, *KEYED, 404, 503),
+    ),
+    Operation(
+        "get",
+        f"{PAGES}/{{slug}}/variants/{{variant_id}}",
+        "getPageVariant",
+        "Content",
+        "Read one variant",
+        "content",
+        (Reply(200, "The stored variant", VariantBody, headers=ETAG), NOT_MODIFIED),
+        params=(SLUG, VARIANT_ID, IF_NONE_MATCH),
+        errors=(400, *KEYED, 404, 503),
+    ),
+    Operation(
+        "patch",
+        f"{PAGES}/{{slug}}/variants/{{variant_id}}",
+        "updatePageVariant",
+        "Content",
+        "Edit a variant (JSON merge patch)",
+        "content",
+        (
+            Reply(
+                200,
+                "Updated (a patch that changes nothing writes no version)",
+                VariantBody,
+                headers=ETAG,
+            ),
+        ),
+        description="RFC 7396 merge of `page` over the variant's stored content; the merged"
+        " content must pass the gate. `id` may be sent but never changes.",
+        request=VariantInput,
+        request_media=("application/merge-patch+json", "application/json"),
+        params=(SLUG, VARIANT_ID, VARIANT_IF_MATCH, IDEMPOTENCY),
+        errors=(400, *KEYED, 404, 408, 409, 412, 413, 415, 422, 503),
+    ),
+    Operation(
+        "delete",
+        f"{PAGES}/{{slug}}/variants/{{variant_id}}",
+        "deletePageVariant",
+        "Content",
+        "Delete a variant",
+        "content",
+        (Reply(204, "Deleted; its share of the allocation goes to the control"),),
+        params=(SLUG, VARIANT_ID, VARIANT_IF_MATCH, IDEMPOTENCY),
+        errors=(400, *KEYED, 404, 409, 412, 503),
+    ),
+    Operation(
+        "get",
+        f"{PAGES}/{{slug}}/allocation",
+        "getPageAllocation",
+        "Content",
+        "Read how a page's visitors are split",
+        "content",
+        (
+            Reply(
+                200,
+                "The allocation; version 0 (all to the control) until one is set",
+                AllocationBody,
+            ),
+        ),
+        params=(SLUG,),
+        errors=(400, *KEYED, 404, 503),
+    ),
+    Operation(
+        "put",
+        f"{PAGES}/{{slug}}/allocation",
+        "setPageAllocation",
+        "Content",
+        "Split a page's visitors between its control and variants",
+        "content",
+        (Reply(200, "Set", AllocationBody, headers=ETAG),),
+        description="`fixed` shares in percent by arm (`control` and the page's variant ids),"
+        " summing to 100; an arm left out gets none. Each visitor keeps one arm"
+        " (content-api.md, Variants).",
+        request=AllocationInput,
+        request_example={"mode": "fixed", "shares": {"control": 50, "b": 50}},
+        params=(SLUG, VARIANT_IF_MATCH, IDEMPOTENCY),
+        errors=(400, *KEYED, 404, 408, 409, 412, 413, 415, 422, 503),
+    ),
+    Operation(
+        "get",
+        f"{PAGES}/{{slug}}/stats",
+        "getPageStats",
+        "Content",
+        "A page's funnel: views, unique visitors, CTA clicks, lead forms, conversion",
+        "content",
+        (Reply(200, "Totals over the days asked and, with `by`, one row each", PageStatsBody),),
+        description="Counted from roll-ups the signal store keeps per page as events are"
+        " stored (events on `/p/{slug}`), never from the events at read time. `days` (28 by"
+        " default, at most 366) or `since`/`until` (UTC days, both included); `by=day` gives"
+        " every day of the range, `by=source|campaign|variant` each value (`(none)` without a"
+        " campaign field, `control` without a variant). conversion_rate is lead_forms /"
+        " unique_visitors, null when there is no visitor. An unknown parameter or a bad value"
+        " is 400 `invalid_query` naming it." + OWN,
+        query=PageStatsQueryDoc,
+        params=(SLUG,),
+        errors=(400, *KEYED, 404, 503),
     ),
     Operation(
         "get",

@@ -6,6 +6,7 @@ describe them. When a surface gets a real model, name it in its row of the table
 delete the stand-in here.
 """
 
+from datetime import date
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -44,6 +45,19 @@ class PageListQueryDoc(_Doc):
 class VersionListQueryDoc(_Doc):
     cursor: str | None = Field(default=None, description="`next_cursor` of the previous page")
     limit: int = Field(default=20, ge=1, le=100)
+
+
+class PageStatsQueryDoc(_Doc):
+    days: int = Field(
+        default=28, ge=1, le=366, description="The last N days up to today (UTC); not with since"
+    )
+    since: date | None = Field(
+        default=None, description="The first day counted (UTC); until defaults to today"
+    )
+    until: date | None = Field(default=None, description="The last day counted, included")
+    by: Literal["day", "source", "campaign", "variant"] | None = Field(
+        default=None, description="One row per day of the range, or per value, most viewed first"
+    )
 
 
 class PagePatchDoc(_Doc):

@@ -1,7 +1,7 @@
 """One `service` fixture, parametrized over two real served modes: embedded and emulated.
 
 embedded: `python -m frontdoor.serve` on SQLite (the session's `served_process`).
-emulated: `make run-emulated`'s orchestration (frontdoor/emulated.py), started here on the
+emulated: `make run-emulated`'s orchestration (devtools/emulated.py), started here on the
 session's emulators under a project of its own: the API, and the three workers pushed to by
 Pub/Sub. Tests talk HTTP to either with httpx and never look behind the API.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from frontdoor.emulated import EmulatedStack, EmulatorHosts, StackConfig, start_stack
+from devtools.emulated import EmulatedStack, EmulatorHosts, StackConfig, start_stack
 from tests.emulators import LOG_DIR, ManagedProcess, free_port
 
 MODES = ["embedded", "emulated"]

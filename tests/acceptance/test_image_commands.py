@@ -21,8 +21,8 @@ from typing import Any
 import httpx
 import pytest
 
-from frontdoor.emulated import EmulatedStack
-from frontdoor.processes import (
+from devtools.emulated import EmulatedStack
+from devtools.processes import (
     ManagedProcess,
     free_port,
     http_ok,
@@ -81,7 +81,7 @@ def run_services() -> dict[str, list[str]]:
 
 
 def test_the_image_is_python_311_slim_non_root_with_the_project_and_content() -> None:
-    """Issue 8 Dockerfile: one image, pinned project installed by pip, content/ included."""
+    """Dockerfile: one image, pinned project installed by pip, content/ included."""
     steps = dockerfile()
     instructions = [instruction for instruction, _ in steps]
 

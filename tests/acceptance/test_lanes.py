@@ -1,4 +1,5 @@
-"""Issue 14 over real HTTP in both served modes (SQLite and the emulated Google Cloud stack):
+"""Partners in their own lanes over real HTTP in both served modes (SQLite and the emulated
+Google Cloud stack):
 partner B neither reads, lists, changes, restores nor takes over partner A's page or job, and
 content_admin reads and changes all. Keys are issued into each mode's own key store, as the
 operator CLI does."""
@@ -45,7 +46,7 @@ def partner_key(store: KeyStore, partner: str, scope: Scope = "content") -> dict
 def test_partner_b_stays_out_of_partner_a_s_lane_and_content_admin_sees_all(
     request: pytest.FixtureRequest, http: httpx.Client, service: Service, slug: str
 ) -> None:
-    """Issue 14 "Must show": over HTTP, in both modes."""
+    """Over HTTP, in both modes: B stays out of A's pages and jobs; content_admin sees all."""
     store = key_store(request, service)
     suffix = uuid.uuid4().hex[:6]
     a = partner_key(store, f"acme-{suffix}")

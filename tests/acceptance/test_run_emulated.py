@@ -1,4 +1,4 @@
-"""`make run-emulated` itself: `python -m frontdoor.emulated` comes up, says where everything is,
+"""`make run-emulated` itself: `python -m devtools.emulated` comes up, says where everything is,
 and Ctrl-C (SIGINT) stops every process it started."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from frontdoor.emulated import EmulatedStack, show_mail
-from frontdoor.processes import free_port, http_ok, spawn_process, tcp_open, wait_ready
+from devtools.emulated import EmulatedStack, show_mail
+from devtools.processes import free_port, http_ok, spawn_process, tcp_open, wait_ready
 from tests.emulators import LOG_DIR, REPO
 from tests.polling import wait_for
 
@@ -28,9 +28,9 @@ READY_LINE = "Ctrl-C stops everything."
 def test_the_command_serves_every_process_it_prints_and_sigint_stops_them_all(
     tmp_path: Path,
 ) -> None:
-    """Issue 8: one command brings the service up on the emulators; Ctrl-C stops all of it."""
+    """One command brings the service up on the emulators; Ctrl-C stops all of it."""
     port = free_port()
-    command = [sys.executable, "-m", "frontdoor.emulated", "--port", str(port)]
+    command = [sys.executable, "-m", "devtools.emulated", "--port", str(port)]
     command += ["--state-dir", str(tmp_path / "emulated")]
     run = spawn_process("run-emulated", command, port=port, log_dir=LOG_DIR, cwd=REPO)
     try:

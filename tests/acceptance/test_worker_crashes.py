@@ -1,4 +1,4 @@
-"""Issue 8 must-show, on `make run-emulated`'s stack: a worker crash loses nothing, and a
+"""On `make run-emulated`'s stack: a worker crash loses nothing, and a
 message no worker can take ends on its dead letter topic with its job `failed`.
 
 The generation worker killed in the middle of a writer call is
@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from frontdoor.emulated import EmulatedStack
+from devtools.emulated import EmulatedStack
 from tests.polling import wait_for
 
 pytestmark = pytest.mark.emulator

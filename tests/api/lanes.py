@@ -1,8 +1,9 @@
 """Two partners and the company's own team on one app, on SQLite or on the Firestore emulator.
 
-`lane_backends` runs the HTTP app on the embedded adapters, or with the pages, jobs,
-Idempotency-Key, key and webhook stores on the Firestore emulator (a collection prefix of its
-own) and generation workers started on those ports. Import the fixtures into a test module.
+`lane_backends` runs the HTTP app on the embedded adapters, or with the pages, variants,
+experiments, jobs, Idempotency-Key, key and webhook stores on the Firestore emulator (a
+collection prefix of its own) and generation workers started on those ports. Import the
+fixtures into a test module.
 """
 
 from __future__ import annotations
@@ -49,11 +50,13 @@ def lane_backends(
         yield backends
         return
     request.getfixturevalue("firestore_emulator")
+    from backends.gcp.experiments import FirestoreExperimentStore
     from backends.gcp.firestore import firestore_client
     from backends.gcp.idempotency import FirestoreIdempotencyStore
     from backends.gcp.jobs import FirestoreJobStore
     from backends.gcp.keys import FirestoreKeyStore
     from backends.gcp.pages import FirestorePageStore
+    from backends.gcp.variants import FirestoreVariantStore
     from backends.gcp.webhooks import FirestoreWebhookStore
 
     client = firestore_client(project=PROJECT)
@@ -63,6 +66,8 @@ def lane_backends(
     swapped = dataclasses.replace(
         backends,
         pages=FirestorePageStore(client, prefix=prefix),
+        variants=FirestoreVariantStore(client, prefix=prefix),
+        experiments=FirestoreExperimentStore(client, prefix=prefix),
         jobs=FirestoreJobStore(client, prefix=prefix),
         idempotency=FirestoreIdempotencyStore(client, prefix=prefix),
         keys=FirestoreKeyStore(client, prefix=prefix),

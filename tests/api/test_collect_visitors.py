@@ -1,4 +1,4 @@
-"""Issue 15 over HTTP: page views with campaign fields, collect's limits for them, and an
+"""Over HTTP: page views with campaign fields, collect's limits for them, and an
 anonymous visitor's earlier page views counted for the person they identify as."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def drain(backends: Backends) -> None:
 def test_page_views_keep_their_campaign_fields_and_the_stream_filters_by_them(
     client: FlaskClient, backends: Backends
 ) -> None:
-    """Issue 15 Campaign attribution: utm_* and referrer are kept; utm_campaign and
+    """Campaign attribution: utm_* and referrer are kept; utm_campaign and
     utm_source filter the stream by their exact value."""
     visitor = "v" + uuid.uuid4().hex
     q4 = page_view(
@@ -71,7 +71,7 @@ def test_page_views_keep_their_campaign_fields_and_the_stream_filters_by_them(
 def test_a_lead_form_without_javascript_takes_its_campaign_from_the_page_url_it_was_sent_from(
     client: FlaskClient, backends: Backends
 ) -> None:
-    """Issue 15: the form post's Referer carries the page URL with its UTM query."""
+    """The form post's Referer carries the page URL with its UTM query."""
     form = {"email": "ana@northbook.example", "page": "growth-audit", "type": "lead_form"}
     referer = "http://testserver/p/growth-audit?utm_source=li&utm_campaign=q4&utm_medium=paid"
 
@@ -87,7 +87,7 @@ def test_a_lead_form_without_javascript_takes_its_campaign_from_the_page_url_it_
 def test_an_office_behind_one_address_can_send_page_views_past_the_form_limit_but_not_a_flood(
     client: FlaskClient,
 ) -> None:
-    """Issue 15: page views are limited per visitor id (60 a minute) and per address (1,200)."""
+    """Page views are limited per visitor id (60 a minute) and per address (1,200)."""
     readers = ["v" + uuid.uuid4().hex for _ in range(30)]
 
     office = [
@@ -131,7 +131,7 @@ def test_the_page_view_limits_per_visitor_and_per_address_are_settings(
 def test_three_page_views_then_a_lead_form_from_the_same_browser_all_count_for_the_person(
     client: FlaskClient, backends: Backends
 ) -> None:
-    """Issue 15 Anonymous to known: the person's timeline holds the earlier page views, the
+    """Anonymous to known: the person's timeline holds the earlier page views, the
     account counts them, and erasing the person removes all four events."""
     visitor = "v" + uuid.uuid4().hex
     domain = f"n{uuid.uuid4().hex[:8]}.example"

@@ -378,7 +378,7 @@ def _strings(node: Any) -> list[str]:
 def test_a_key_whose_job_was_abandoned_starts_a_new_job_and_repeats_follow_it(
     client: FlaskClient, backends: Backends
 ) -> None:
-    """Issue 13: a job that ended `abandoned` is safe to post again, even with the same key."""
+    """A job that ended `abandoned` is safe to post again, even with the same key."""
     headers = {**KEY, "Idempotency-Key": "async-abandoned", "Prefer": "respond-async"}
     first = client.post(GENERATE, json=brief(slug="abandoned-brief"), headers=headers)
     stale_id = first.get_json()["job"]["id"]
@@ -403,7 +403,7 @@ def test_a_key_whose_job_was_abandoned_starts_a_new_job_and_repeats_follow_it(
 def test_the_answer_and_the_job_carry_notes_naming_what_the_page_left_out(
     client: FlaskClient,
 ) -> None:
-    """Issue 16: nothing of the brief disappears silently; `notes[]` says what and why."""
+    """Nothing of the brief disappears silently; `notes[]` says what and why."""
     response = client.post(
         GENERATE,
         json=brief(

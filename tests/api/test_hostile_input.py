@@ -1,4 +1,4 @@
-"""Issue 13: hostile input on every endpoint that reads a body or a number gets a 4xx naming
+"""Hostile input on every endpoint that reads a body or a number gets a 4xx naming
 what is wrong, never a 500 (deep nesting, wrong types, odd digits, refused characters)."""
 
 from __future__ import annotations

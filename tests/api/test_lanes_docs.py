@@ -1,4 +1,4 @@
-"""Issue 14's docs: the served OpenAPI, content-api.md, llms-full.txt and AGENTS.md describe
+"""The docs: the served OpenAPI, content-api.md, llms-full.txt and AGENTS.md describe
 ownership, history, restore and rate limits (their examples run in tests/test_docs_examples.py)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ PAGE = "/api/public/content/pages/{slug}"
 def test_the_docs_describe_ownership_history_restore_and_rate_limits(
     client: FlaskClient, path: str
 ) -> None:
-    """Issue 14: each doc names slug_taken, the history routes and the RateLimit fields."""
+    """Each doc names slug_taken, the history routes and the RateLimit fields."""
     text = client.get(path).text
 
     for words in ("slug_taken", "/versions", "/restore", "RateLimit-Policy", "Retry-After"):
@@ -25,7 +25,7 @@ def test_the_docs_describe_ownership_history_restore_and_rate_limits(
 def test_openapi_documents_the_history_routes_and_the_rate_limit_fields(
     client: FlaskClient,
 ) -> None:
-    """Issue 14: versions, one version and restore are operations; a 429 names its fields."""
+    """Versions, one version and restore are operations; a 429 names its fields."""
     document = client.get("/openapi.json").get_json()
     paths = document["paths"]
 

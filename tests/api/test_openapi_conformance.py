@@ -1,4 +1,4 @@
-"""Issue 13 "Must show": schemathesis over every operation of /openapi.json, on the whole served
+"""Schemathesis over every operation of /openapi.json, on the whole served
 WSGI app (Flask and the bridged MCP side), each surface called with its own key: no 5xx, and no
 status, content type, header or body the document does not describe.
 

@@ -1,4 +1,4 @@
-"""A page's history (issue 14): every version kept with who wrote it, listed, read and restored
+"""A page's history: every version kept with who wrote it, listed, read and restored
 through today's gate, over HTTP on SQLite and on the Firestore emulator."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def edit_five_times(client: FlaskClient, headers: dict[str, str]) -> None:
 def test_five_writes_are_five_versions_newest_first_with_partner_and_source(
     lane_client: FlaskClient, lanes: Lanes
 ) -> None:
-    """Issue 14: create, PATCH twice, unpublish, restore v1: five versions, each with its writer."""
+    """Create, PATCH twice, unpublish, restore v1: five versions, each with its writer."""
     edit_five_times(lane_client, lanes.a)
 
     listed = lane_client.get(f"{PAGES}/audit/versions", headers=lanes.a).get_json()
@@ -55,7 +55,7 @@ def test_five_writes_are_five_versions_newest_first_with_partner_and_source(
 
 
 def test_the_restored_version_is_served_at_its_url(lane_client: FlaskClient, lanes: Lanes) -> None:
-    """Issue 14: after restoring version 1, /p/{slug} serves version 1's content again."""
+    """After restoring version 1, /p/{slug} serves version 1's content again."""
     edit_five_times(lane_client, lanes.a)
 
     page = lane_client.get(f"{PAGES}/audit", headers=lanes.a).get_json()["page"]
@@ -68,7 +68,7 @@ def test_the_restored_version_is_served_at_its_url(lane_client: FlaskClient, lan
 
 
 def test_versions_page_with_limit_and_cursor(lane_client: FlaskClient, lanes: Lanes) -> None:
-    """Issue 14: `limit` and `cursor` in, `next_cursor` and `has_more` out, as on the pages list."""
+    """`limit` and `cursor` in, `next_cursor` and `has_more` out, as on the pages list."""
     edit_five_times(lane_client, lanes.a)
 
     first = lane_client.get(f"{PAGES}/audit/versions?limit=2", headers=lanes.a).get_json()
@@ -89,7 +89,7 @@ def test_versions_page_with_limit_and_cursor(lane_client: FlaskClient, lanes: La
 
 
 def test_one_version_reads_back_as_it_was(lane_client: FlaskClient, lanes: Lanes) -> None:
-    """Issue 14: GET .../versions/{n} answers that version; an unknown one is 404."""
+    """GET .../versions/{n} answers that version; an unknown one is 404."""
     edit_five_times(lane_client, lanes.a)
 
     second = lane_client.get(f"{PAGES}/audit/versions/2", headers=lanes.a).get_json()
@@ -104,7 +104,7 @@ def test_one_version_reads_back_as_it_was(lane_client: FlaskClient, lanes: Lanes
 def test_restore_honours_if_match_and_idempotency_key(
     lane_client: FlaskClient, lanes: Lanes
 ) -> None:
-    """Issue 14: restore takes If-Match (412 on a stale ETag) and Idempotency-Key (a replay)."""
+    """Restore takes If-Match (412 on a stale ETag) and Idempotency-Key (a replay)."""
     lane_client.post(PAGES, json=page_body("audit", title="The first title"), headers=lanes.a)
     lane_client.patch(f"{PAGES}/audit", json={"title": "The second title"}, headers=lanes.a)
     restore = f"{PAGES}/audit/versions/1/restore"
@@ -131,7 +131,7 @@ def test_restore_honours_if_match_and_idempotency_key(
 def test_a_version_that_fails_todays_gate_is_not_restored(
     settings: Settings, lane_backends: Backends, lanes: Lanes
 ) -> None:
-    """Issue 14: restoring a version today's brand rules refuse answers 422 with its issues and
+    """Restoring a version today's brand rules refuse answers 422 with its issues and
     changes nothing."""
     today = create_app(app_config(settings), lane_backends).test_client()
     today.post(PAGES, json=page_body("audit", title="Pipeline reviews"), headers=lanes.a)

@@ -239,7 +239,7 @@ def test_noindex_page_also_sends_an_x_robots_tag(client: FlaskClient, backends: 
 def test_stylesheet_is_served_at_its_hashed_url_for_a_year(
     client: FlaskClient, backends: Backends
 ) -> None:
-    """Issue 4: the stylesheet has a content hash in its URL and a long cache lifetime."""
+    """The stylesheet has a content hash in its URL and a long cache lifetime."""
     store_page(backends.pages, "audit")
     href = re.search(r'<link rel="stylesheet" href="([^"]+)"', client.get("/p/audit").text)
     assert href is not None
@@ -257,7 +257,7 @@ def test_stylesheet_is_served_at_its_hashed_url_for_a_year(
 def test_sitemaps_list_published_indexable_pages_and_their_images(
     client: FlaskClient, backends: Backends
 ) -> None:
-    """Issue 4: the sitemaps list published pages and their images, never drafts or noindex."""
+    """The sitemaps list published pages and their images, never drafts or noindex."""
     store_page(backends.pages, "live", og_image_url="https://img.example/og.png")
     store_page(backends.pages, "hidden", noindex=True)
     store_page(backends.pages, "draft", status="draft")

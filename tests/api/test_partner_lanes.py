@@ -1,4 +1,4 @@
-"""Partners stay in their own lane (issue 14), over HTTP on SQLite and on the Firestore emulator.
+"""Partners stay in their own lane, over HTTP on SQLite and on the Firestore emulator.
 
 Partner B's content key can neither read, list, change, unpublish, restore nor take over
 partner A's page, job, idempotent replay or webhook endpoint, and nothing it tried leaves a
@@ -45,7 +45,7 @@ def snapshot(client: FlaskClient, lanes: Lanes, slug: str) -> tuple[Any, Any]:
 def test_another_partners_page_is_not_found_and_its_slug_is_taken(
     lane_client: FlaskClient, lanes: Lanes
 ) -> None:
-    """Issue 14: B gets 404 on A's page, never sees it listed, and 409 slug_taken on its slug."""
+    """B gets 404 on A's page, never sees it listed, and 409 slug_taken on its slug."""
     lane_client.post(PAGES, json=page_body("acme-audit"), headers=lanes.a)
     before = snapshot(lane_client, lanes, "acme-audit")
 
@@ -77,7 +77,7 @@ def test_another_partners_page_is_not_found_and_its_slug_is_taken(
 def test_a_refused_generate_brief_queues_no_job(
     lane_client: FlaskClient, lanes: Lanes, lane_backends: Backends
 ) -> None:
-    """Issue 14: a brief for another partner's slug is refused at once, before any job."""
+    """A brief for another partner's slug is refused at once, before any job."""
     lane_client.post(PAGES, json=page_body("acme-audit"), headers=lanes.a)
 
     answer = lane_client.post(
@@ -92,7 +92,7 @@ def test_a_refused_generate_brief_queues_no_job(
 def test_another_partners_job_and_idempotent_replay_stay_theirs(
     lane_client: FlaskClient, lanes: Lanes
 ) -> None:
-    """Issue 14: B cannot read A's job, nor get A's stored answer by reusing its Idempotency-Key."""
+    """B cannot read A's job, nor get A's stored answer by reusing its Idempotency-Key."""
     key = {"Idempotency-Key": "launch-1"}
     first = lane_client.post(GENERATE, json=brief("acme-launch"), headers={**lanes.a, **key})
     job_id = first.get_json()["job"]["id"]
@@ -117,7 +117,7 @@ def test_another_partners_job_and_idempotent_replay_stay_theirs(
 def test_another_partners_webhook_endpoint_and_deliveries_stay_theirs(
     lane_client: FlaskClient, lanes: Lanes, lane_backends: Backends
 ) -> None:
-    """Issue 14: B cannot see, rotate, delete, list deliveries of or replay A's endpoint."""
+    """B cannot see, rotate, delete, list deliveries of or replay A's endpoint."""
     created = lane_client.post(
         HOOKS, json={"url": "https://hooks.example.com/in"}, headers=lanes.a_signals
     ).get_json()
@@ -157,7 +157,7 @@ def test_another_partners_webhook_endpoint_and_deliveries_stay_theirs(
 def test_content_admin_reads_and_changes_every_partners_pages(
     lane_client: FlaskClient, lanes: Lanes
 ) -> None:
-    """Issue 14: a content_admin key lists, reads, changes and unpublishes any page; the owner
+    """A content_admin key lists, reads, changes and unpublishes any page; the owner
     keeps the page and sees who changed it."""
     lane_client.post(PAGES, json=page_body("acme-audit"), headers=lanes.a)
     lane_client.post(PAGES, json=page_body("bravo-audit"), headers=lanes.b)
@@ -215,7 +215,7 @@ def test_a_partner_key_asking_for_another_partners_pages_is_refused_naming_partn
 def test_a_content_admin_key_is_refused_on_the_signal_api(
     lane_client: FlaskClient, lanes: Lanes
 ) -> None:
-    """Issue 14: content_admin opens the Content API only; other surfaces answer 401."""
+    """content_admin opens the Content API only; other surfaces answer 401."""
     answer = lane_client.get("/api/public/v1/signals", headers=lanes.admin)
 
     assert answer.status_code == 401

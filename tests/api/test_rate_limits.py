@@ -1,8 +1,9 @@
-"""Rate limits (issue 14): per key on the Content and Signal APIs, per client address on public
+"""Rate limits: per key on the Content and Signal APIs, per client address on public
 reads; 429 `rate_limited` with Retry-After and the IETF RateLimit header fields."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,9 +24,8 @@ PAGES = "/api/public/content/pages"
 RATELIMIT = re.compile(r'^"(?P<policy>[a-z_]+)";r=(?P<r>\d+);t=(?P<t>\d+)$')
 
 
-@pytest.fixture
-def tight(tmp_path: Path) -> Iterator[tuple[FlaskClient, Backends]]:
-    settings = Settings(
+def tight_settings(tmp_path: Path) -> Settings:
+    return Settings(
         data_dir=tmp_path / "data",
         public_base_url="http://testserver",
         content_api_key=CONTENT_KEY,
@@ -34,6 +34,11 @@ def tight(tmp_path: Path) -> Iterator[tuple[FlaskClient, Backends]]:
         rate_limit_signals=2,
         rate_limit_public=2,
     )
+
+
+@pytest.fixture
+def tight(tmp_path: Path) -> Iterator[tuple[FlaskClient, Backends]]:
+    settings = tight_settings(tmp_path)
     backends = build_backends(settings)
     yield create_app(app_config(settings), backends).test_client(), backends
     backends.close()
@@ -42,7 +47,7 @@ def tight(tmp_path: Path) -> Iterator[tuple[FlaskClient, Backends]]:
 def test_a_key_past_its_limit_gets_429_while_another_key_goes_on(
     tight: tuple[FlaskClient, Backends],
 ) -> None:
-    """Issue 14: one key driven past its limit sees 429 with Retry-After and the RateLimit
+    """One key driven past its limit sees 429 with Retry-After and the RateLimit
     fields; another partner's key is not throttled."""
     client, backends = tight
     other, _ = issue_key(keys=backends.keys, partner="bravo", scope="content", now=backends.clock())
@@ -68,7 +73,7 @@ def test_a_key_past_its_limit_gets_429_while_another_key_goes_on(
 
 
 def test_signal_keys_count_on_their_own_policy(tight: tuple[FlaskClient, Backends]) -> None:
-    """Issue 14: the Signal API counts per key under the `signals` policy."""
+    """The Signal API counts per key under the `signals` policy."""
     client, _ = tight
     key = {"x-api-key": SIGNALS_KEY}
 
@@ -80,7 +85,7 @@ def test_signal_keys_count_on_their_own_policy(tight: tuple[FlaskClient, Backend
 
 
 def test_public_reads_count_per_client_address(tight: tuple[FlaskClient, Backends]) -> None:
-    """Issue 14: public reads are limited per client address, not per key."""
+    """Public reads are limited per client address, not per key."""
     client, _ = tight
 
     first = [
@@ -95,6 +100,27 @@ def test_public_reads_count_per_client_address(tight: tuple[FlaskClient, Backend
     # Cacheable answers carry no count: a shared cache would hand it to the next client.
     assert "RateLimit" not in first[0].headers
     assert other.status_code == 200
+
+
+def test_in_gcp_mode_public_reads_count_per_address_the_load_balancer_saw(
+    tmp_path: Path, tight: tuple[FlaskClient, Backends]
+) -> None:
+    """FORWARDED_FOR_HOPS: behind our proxies, a forged X-Forwarded-For prefix opens no fresh
+    allowance, and another client behind the same balancer (one peer address) has its own."""
+    _, backends = tight
+    config = dataclasses.replace(app_config(tight_settings(tmp_path)), mode="gcp")
+    client = create_app(config, backends).test_client()
+
+    def read(forwarded: str) -> int:
+        headers = {"X-Forwarded-For": forwarded}
+        peer = {"REMOTE_ADDR": "10.0.0.9"}
+        return client.get("/api/public/v1/company", headers=headers, environ_base=peer).status_code
+
+    first = [read(f"6.6.6.{i}, 203.0.113.7, 34.120.1.1") for i in range(3)]
+    other = read("203.0.113.8, 34.120.1.1")
+
+    assert first == [200, 200, 429]
+    assert other == 200
 
 
 def test_a_browser_page_past_the_public_limit_can_read_how_long_to_wait(
@@ -131,7 +157,7 @@ def test_the_openapi_lists_the_429_of_every_public_read(client: FlaskClient) -> 
 
 
 def test_unkeyed_and_refused_requests_count_nothing(tight: tuple[FlaskClient, Backends]) -> None:
-    """Issue 14: a request with no valid key answers 401 and uses up no one's quota."""
+    """A request with no valid key answers 401 and uses up no one's quota."""
     client, _ = tight
 
     wrong = [client.get(PAGES, headers={"x-api-key": "not-a-key-at-all"}) for _ in range(5)]

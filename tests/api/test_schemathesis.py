@@ -1,4 +1,4 @@
-"""Issue 3 "Must show": schemathesis over the public read routes and the files, driven by the
+"""Schemathesis over the public read routes and the files, driven by the
 app's own OpenAPI document, finds no 5xx and no response that breaks the schema; and the same
 for the keyed read routes, called with their keys.
 

@@ -1,4 +1,4 @@
-"""Issue 15 over HTTP: the accounts list by score or recent activity, min_score, and its cursor."""
+"""Over HTTP: the accounts list by score or recent activity, min_score, and its cursor."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def touch(row_id: str, kind: str, email: str, days_ago: float) -> dict[str, Any]
 def test_accounts_sort_by_score_filter_by_min_score_and_page_with_next_cursor(
     client: FlaskClient, backends: Backends
 ) -> None:
-    """Issue 15: sort=score, min_score, cursor in and next_cursor/has_more out."""
+    """sort=score, min_score, cursor in and next_cursor/has_more out."""
     send(
         client,
         backends,
@@ -76,7 +76,7 @@ def test_accounts_sort_by_score_filter_by_min_score_and_page_with_next_cursor(
 def test_a_cursor_of_another_sort_or_a_bad_sort_answers_400(
     client: FlaskClient, backends: Backends
 ) -> None:
-    """Issue 15: a cursor belongs to its sort; bad values name their parameter."""
+    """A cursor belongs to its sort; bad values name their parameter."""
     send(client, backends, [touch(str(i), "email_open", f"p@d{i}.example", 0) for i in range(3)])
     recent = client.get(f"{BASE}/accounts", query_string={"limit": 1}, headers=READ).get_json()
 
@@ -96,7 +96,7 @@ def test_a_cursor_of_another_sort_or_a_bad_sort_answers_400(
 def test_min_score_100_lists_the_accounts_that_score_100(
     client: FlaskClient, backends: Backends
 ) -> None:
-    """Issue 15: min_score is 0 to 100 and keeps the accounts scoring at least that, 100
+    """min_score is 0 to 100 and keeps the accounts scoring at least that, 100
     included (a score rounds to 100 from a heat of 4,975)."""
     send(
         client,

@@ -359,7 +359,7 @@ def test_an_internal_token_that_is_not_ascii_is_refused_401(api: FlaskClient) ->
 def test_two_partners_registering_one_url_with_one_idempotency_key_each_get_their_own(
     strict: tuple[FlaskClient, Backends],
 ) -> None:
-    """Issue 14: Idempotency-Keys are scoped to the key that sent them; two partners sending
+    """Idempotency-Keys are scoped to the key that sent them; two partners sending
     the same URL under the same key each get an endpoint and a secret of their own."""
     api, backends = strict
     raw, _ = issue_key(keys=backends.keys, partner="other", scope="signals", now=backends.clock())

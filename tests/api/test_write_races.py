@@ -1,4 +1,4 @@
-"""Two writers of one page at the same moment (issue 14), over HTTP on SQLite.
+"""Two writers of one page at the same moment, over HTTP on SQLite.
 
 `RivalFirst` is the real page store with one interleaving made certain: just before this
 request's save, another writer's save of the same slug lands, so the request's save is refused

@@ -1,4 +1,4 @@
-"""Issue 14: a SQLite data file from before owners, history and origin-free URLs opens right.
+"""A SQLite data file from before owners, history and origin-free URLs opens right.
 
 Pages get the configured owner and a history that starts at their current version; a generated
 page's or a job's hero image kept on an absolute URL of the old origin is kept as its site path;
@@ -39,7 +39,7 @@ STAMP = "2026-11-01T09:00:00.000000Z"
 
 
 def old_data_file(data_dir: Path) -> None:
-    """What a data file looked like before issue 14: a generated page, a job, two keys."""
+    """An older data file, before owners, history and origin-free URLs: a page, a job, two keys."""
     data_dir.mkdir(parents=True)
     conn = sqlite3.connect(data_dir / "frontdoor.sqlite3")
     conn.executescript(OLD_SCHEMA)
@@ -72,7 +72,7 @@ def old_data_file(data_dir: Path) -> None:
 def test_an_old_data_file_gives_pages_an_owner_a_history_and_origin_free_urls(
     tmp_path: Path,
 ) -> None:
-    """Issue 14: opened by this version, the old page belongs to EXISTING_PAGES_OWNER."""
+    """Opened by this version, the old page belongs to EXISTING_PAGES_OWNER."""
     old_data_file(tmp_path / "data")
     settings = Settings(
         data_dir=tmp_path / "data",
@@ -103,7 +103,7 @@ def test_an_old_data_file_gives_pages_an_owner_a_history_and_origin_free_urls(
 
 
 def test_existing_pages_owner_chooses_who_gets_the_old_pages(tmp_path: Path) -> None:
-    """Issue 14: EXISTING_PAGES_OWNER names the partner the old pages go to."""
+    """EXISTING_PAGES_OWNER names the partner the old pages go to."""
     old_data_file(tmp_path / "data")
     settings = Settings(data_dir=tmp_path / "data", existing_pages_owner="acme")
 

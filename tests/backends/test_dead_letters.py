@@ -1,4 +1,4 @@
-"""Contract suite for DeadLetters (issue 13): the embedded queue table and the Pub/Sub hold
+"""Contract suite for DeadLetters: the embedded queue table and the Pub/Sub hold
 subscriptions (on the emulator) keep what a queue gave up on where an operator sees it, and a
 replay delivers it to the queue's worker again, as `frontdoor queues` promises on both.
 

@@ -1,4 +1,4 @@
-"""The one translation of Firestore failures the Firestore adapters share (issue 17)."""
+"""The one translation of Firestore failures the Firestore adapters share."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 8: the production CDN purge (compute REST wire) and mail (Pub/Sub emulator) adapters."""
+"""The production CDN purge (compute REST wire) and mail (Pub/Sub emulator) adapters."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def test_a_purge_the_api_refuses_raises_unavailable() -> None:
 
 @pytest.mark.emulator
 def test_mail_is_published_to_the_mailer_topic_as_json(pubsub_emulator: ManagedProcess) -> None:
-    """Issue 8: the production mail port hands each message to the operators' mailer topic."""
+    """The production mail port hands each message to the operators' mailer topic."""
     topic = f"mail-{uuid.uuid4().hex[:8]}"
     publisher = pubsub_v1.PublisherClient()
     subscriber = pubsub_v1.SubscriberClient()

@@ -59,7 +59,7 @@ def test_a_created_job_reads_back_equal(store: JobStore) -> None:
 
 
 def test_unfinished_jobs_are_listed_with_their_leases_for_recovery(store: JobStore) -> None:
-    """Issue 13: job recovery reads every queued or running job and its lease."""
+    """Job recovery reads every queued or running job and its lease."""
     for job_id in ("queued-1", "running-1", "done-1"):
         store.create_job(_job(job_id))
     lease = timedelta(minutes=5)

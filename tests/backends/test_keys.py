@@ -142,7 +142,7 @@ def test_the_firestore_emulator_fixture_exports_its_host(request: pytest.Fixture
 
 
 def test_a_bootstrap_key_reads_back_as_one(store: KeyStore) -> None:
-    """Issue 14: the keys a `make run` start printed are marked, so the next start revokes them."""
+    """The keys a `make run` start printed are marked, so the next start revokes them."""
     raw, record = issue_key(keys=store, partner="local", scope="signals", now=NOW, bootstrap=True)
     issue_key(keys=store, partner="acme", scope="signals", now=NOW)
 
@@ -154,7 +154,7 @@ def test_a_bootstrap_key_reads_back_as_one(store: KeyStore) -> None:
 
 
 def test_a_content_admin_key_opens_content_routes_only_when_asked(store: KeyStore) -> None:
-    """Issue 14: a content_admin key (its scope holds `_`) authenticates where it is accepted."""
+    """A content_admin key (its scope holds `_`) authenticates where it is accepted."""
     raw, record = issue_key(keys=store, partner="ops", scope="content_admin", now=NOW)
     ring = KeyRing(store, {})
 

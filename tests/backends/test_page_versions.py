@@ -1,4 +1,4 @@
-"""Contract suite for PageStore's owners and history (issue 14), on SQLite and the emulator."""
+"""Contract suite for PageStore's owners and history, on SQLite and the emulator."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def write(store: PageStore, slug: str, versions: int, **changes: Any) -> None:
 
 
 def test_every_saved_version_is_kept_and_listed_newest_first(make_store: Factory) -> None:
-    """Issue 14: each save keeps its version, with who wrote it and how."""
+    """Each save keeps its version, with who wrote it and how."""
     store = make_store()
     write(store, "launch", 3)
     store.save_page(
@@ -85,7 +85,7 @@ def test_every_saved_version_is_kept_and_listed_newest_first(make_store: Factory
 
 
 def test_versions_page_with_a_cursor(make_store: Factory) -> None:
-    """Issue 14: `limit` and the cursor walk the history with no gap and no repeat."""
+    """`limit` and the cursor walk the history with no gap and no repeat."""
     store = make_store()
     write(store, "launch", 5)
 
@@ -108,7 +108,7 @@ def test_versions_page_with_a_cursor(make_store: Factory) -> None:
 
 
 def test_a_lost_race_keeps_no_version(make_store: Factory) -> None:
-    """Issue 14: a refused write (stale version) adds nothing to the history."""
+    """A refused write (stale version) adds nothing to the history."""
     store = make_store()
     write(store, "launch", 2)
 
@@ -120,7 +120,7 @@ def test_a_lost_race_keeps_no_version(make_store: Factory) -> None:
 
 
 def test_a_retention_limit_keeps_the_newest_versions(make_store: Factory) -> None:
-    """Issue 14: with a limit of N, only the newest N versions of each page stay."""
+    """With a limit of N, only the newest N versions of each page stay."""
     store = make_store(keep_versions=2)
     write(store, "launch", 4)
 
@@ -176,7 +176,7 @@ def test_versions_past_the_history_limit_free_their_bytes(make_store: Factory) -
 
 
 def test_the_list_filters_by_owner(make_store: Factory) -> None:
-    """Issue 14: a partner's list holds its own pages only; no owner filter lists all."""
+    """A partner's list holds its own pages only; no owner filter lists all."""
     store = make_store()
     write(store, "acme-one", 1)
     write(store, "bravo-one", 1, owner="bravo")
@@ -196,7 +196,7 @@ def test_the_list_filters_by_owner(make_store: Factory) -> None:
 def test_firestore_pages_from_before_owners_are_adopted_once(
     firestore_emulator: object,
 ) -> None:
-    """Issue 14: a page document with no owner gets the configured one and a first version."""
+    """A page document with no owner gets the configured one and a first version."""
     from backends.gcp.firestore import firestore_client
     from backends.gcp.pages import FirestorePageStore
 
@@ -224,7 +224,7 @@ def test_firestore_pages_from_before_owners_are_adopted_once(
 def test_firestore_page_adoption_runs_once_then_later_starts_read_only_its_marker(
     firestore_emulator: object,
 ) -> None:
-    """Issue 17: the first start that adopts unowned pages records it in one marker document;
+    """The first start that adopts unowned pages records it in one marker document;
     a later start reads that document and leaves the pages alone (it streams none of them)."""
     from backends.gcp.firestore import firestore_client
     from backends.gcp.pages import FirestorePageStore

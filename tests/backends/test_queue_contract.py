@@ -1,4 +1,4 @@
-"""Contract suite for the work queues (issue 13): the embedded durable queue and a Pub/Sub push
+"""Contract suite for the work queues: the embedded durable queue and a Pub/Sub push
 subscription with a dead-letter policy (on the emulator) keep the same promises.
 
 Both sides push each message to a local receiver as the worker would see it; the receiver's

@@ -1,4 +1,4 @@
-"""Issue 15 on the Firestore emulator: one hot account, many writers at once.
+"""On the Firestore emulator: one hot account, many writers at once.
 
 20 concurrent writers send page views of people of one company domain; every write succeeds
 (none fails for contention) and the roll-up's counts equal the events stored.
@@ -38,7 +38,7 @@ def page_view(writer: int, n: int, domain: str) -> NewEvent:
 def test_twenty_concurrent_writers_of_one_domain_all_succeed_and_counts_match(
     firestore_emulator: object,
 ) -> None:
-    """Issue 15 Scale on Google Cloud: a hot account does not fail writes for contention."""
+    """Scale on Google Cloud: a hot account does not fail writes for contention."""
     from backends.gcp.deadline import CallDeadline
     from backends.gcp.firestore import firestore_client
     from backends.gcp.signals import FirestoreSignalStore
@@ -85,7 +85,7 @@ def test_twenty_concurrent_writers_of_one_domain_all_succeed_and_counts_match(
 def test_an_account_stored_whole_before_shards_keeps_its_history_once_written_again(
     firestore_emulator: object,
 ) -> None:
-    """Issue 15: a roll-up document of the earlier layout becomes shard 0 before new events
+    """A roll-up document of the earlier layout becomes shard 0 before new events
     are folded, so its counts, people and stage carry on."""
     import dataclasses
 

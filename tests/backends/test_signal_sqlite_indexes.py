@@ -102,7 +102,7 @@ def test_every_page_of_the_accounts_list_is_an_index_walk_and_every_index_serves
 def test_a_data_file_from_before_loses_the_accounts_list_index_no_query_used(
     tmp_path: Path,
 ) -> None:
-    """Issue 17 follow-up: the index on rec_us alone was served better by (rec_us, domain)."""
+    """The index on rec_us alone was served better by (rec_us, domain)."""
     path = tmp_path / "signals.sqlite3"
     SqliteSignalStore(SqliteDatabase(path))
     with sqlite3.connect(path) as old:

@@ -1,4 +1,4 @@
-"""bench/bench_generation.py's pure report: issue 5's overhead ratio and writer-call goals."""
+"""bench/bench_generation.py's pure report: the overhead ratio and writer-call goals."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ def test_every_bench_module_imports_and_has_a_main(name: str) -> None:
 
 
 def test_public_read_report_gives_each_ratio_against_its_baseline() -> None:
-    """Issue 3: company/empty, 304/empty and granian/uvicorn, each against its goal."""
+    """company/empty, 304/empty and granian/uvicorn, each against its goal."""
     figures = {
         "granian_empty": 5000.0,
         "granian_company": 4500.0,
@@ -69,7 +69,7 @@ def test_public_read_report_prints_every_figure_and_flags_a_missed_goal() -> Non
 
 
 def test_pages_report_takes_the_median_of_round_ratios_and_the_best_rounds() -> None:
-    """Issue 4: page/empty is the median of per-round ratios; one slow round cannot sink it."""
+    """page/empty is the median of per-round ratios; one slow round cannot sink it."""
     rounds = [
         {"empty": 5000.0, "page_from_cache": 4500.0, "page_304": 4900.0},
         {"empty": 4000.0, "page_from_cache": 1000.0, "page_304": 3600.0},  # a burst elsewhere
@@ -101,7 +101,7 @@ def test_pages_report_takes_the_median_of_round_ratios_and_the_best_rounds() -> 
 
 
 def test_signals_ingest_is_judged_against_a_raw_insert_of_the_rows_the_store_writes() -> None:
-    """Issue 6: ingest vs the same rows (events and roll-ups) inserted raw; the event rows alone
+    """Ingest vs the same rows (events and roll-ups) inserted raw; the event rows alone
     and the event rows built in Python without roll-ups are there for information."""
     rates = {
         "store": 13_000.0,
@@ -138,7 +138,7 @@ Transfer/sec:    840.00KB
 
 
 def test_mcp_report_gives_requests_per_second_and_latency_with_no_goal() -> None:
-    """Issue 17: the SDK path is reported for information: req/s, p50 and p99, no ratio goal."""
+    """The SDK path is reported for information: req/s, p50 and p99, no ratio goal."""
     run = bench_mcp.parse_wrk(WRK_LATENCY_OUTPUT)
     runs = {
         "mcp_tools_call_stateless_2025": run,
@@ -161,7 +161,7 @@ def test_mcp_bench_refuses_a_wrk_run_with_errors() -> None:
 
 
 def test_startup_report_takes_medians_and_judges_the_ratio_and_the_memory() -> None:
-    """Issue 17: start to first 200 against a bare Flask app (goal <= 2x), RSS <= 150 MB,
+    """Start to first 200 against a bare Flask app (goal <= 2x), RSS <= 150 MB,
     both on the medians of several runs, so one slow start cannot decide either."""
     samples = {
         "served": [(0.5, 100.0, 0.4), (2.0, 101.0, 0.41), (0.55, 160.0, 0.45)],

@@ -1,4 +1,4 @@
-"""Issue 15 "Must show" in chromium: the page-view beacon of /p/{slug} pages, Global Privacy
+"""In chromium: the page-view beacon of /p/{slug} pages, Global Privacy
 Control, and the no-JavaScript lead form's campaign fields."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def open_page(context: BrowserContext, url: str) -> list[str]:
 def test_opening_a_page_with_utm_parameters_stores_one_page_view_with_them(
     browser: Browser, live_server: LiveServer, slug: str
 ) -> None:
-    """Issue 15 Page views: the beacon sends path, title, UTM fields and a visitor id."""
+    """Page views: the beacon sends path, title, UTM fields and a visitor id."""
     store_page(live_server.backends.pages, slug)
     context = browser.new_context()
 
@@ -74,7 +74,7 @@ def test_opening_a_page_with_utm_parameters_stores_one_page_view_with_them(
 def test_with_global_privacy_control_on_the_beacon_sends_nothing(
     browser: Browser, live_server: LiveServer, slug: str
 ) -> None:
-    """Issue 15: a browser that signals GPC is not counted; one without it, on the same page,
+    """A browser that signals GPC is not counted; one without it, on the same page,
     is (so the first wait was long enough to see a beacon)."""
     store_page(live_server.backends.pages, slug)
     private = browser.new_context()
@@ -93,7 +93,7 @@ def test_with_global_privacy_control_on_the_beacon_sends_nothing(
 def test_without_javascript_the_page_is_whole_and_the_lead_form_carries_the_utm_fields(
     browser: Browser, live_server: LiveServer, slug: str
 ) -> None:
-    """Issue 15 Campaign attribution: the no-JavaScript form's event takes the UTM fields of
+    """Campaign attribution: the no-JavaScript form's event takes the UTM fields of
     the page URL (its post's Referer); no page view is sent without JavaScript."""
     domain = f"n{uuid.uuid4().hex[:8]}.example"
     store_page(live_server.backends.pages, slug)
@@ -118,7 +118,7 @@ def test_without_javascript_the_page_is_whole_and_the_lead_form_carries_the_utm_
 def test_with_javascript_the_lead_form_links_the_visitors_page_views_to_the_person(
     browser: Browser, live_server: LiveServer, slug: str
 ) -> None:
-    """Issue 15 Anonymous to known: the beacon adds the visitor id to the form, so the earlier
+    """Anonymous to known: the beacon adds the visitor id to the form, so the earlier
     page view joins the person's timeline."""
     domain = f"n{uuid.uuid4().hex[:8]}.example"
     store_page(live_server.backends.pages, slug)
@@ -144,7 +144,7 @@ def test_with_javascript_the_lead_form_links_the_visitors_page_views_to_the_pers
 def test_with_consent_required_nothing_is_sent_until_the_visitor_says_yes(
     browser: Browser, tmp_path: Path, slug: str
 ) -> None:
-    """Issue 15: BEACON_CONSENT=required shows our own small notice; No sends nothing and is
+    """BEACON_CONSENT=required shows our own small notice; No sends nothing and is
     remembered; Yes sends the page view."""
     with consent_server(tmp_path) as live:
         store_page(live.backends.pages, slug)
@@ -191,7 +191,7 @@ def consent_server(tmp_path: Path) -> Iterator[LiveServer]:
 
 
 def test_other_sites_load_the_beacon_from_its_stable_address(live_server: LiveServer) -> None:
-    """Issue 15: /beacon.js, for the company's other sites (cached an hour)."""
+    """/beacon.js, for the company's other sites (cached an hour)."""
     with urllib.request.urlopen(f"{live_server.url}/beacon.js", timeout=5) as response:  # noqa: S310  # loopback
         body = response.read()
         headers = response.headers

@@ -51,7 +51,7 @@ def test_lead_form_submits_without_javascript_and_shows_the_thank_you(
 def test_browser_refuses_to_send_the_form_without_an_email(
     browser: Browser, live_server: LiveServer, slug: str
 ) -> None:
-    """Issue 4: the email field is required, so the browser itself keeps an empty form back."""
+    """The email field is required, so the browser itself keeps an empty form back."""
     store_page(live_server.backends.pages, slug)
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()

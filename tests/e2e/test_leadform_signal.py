@@ -1,4 +1,4 @@
-"""Issue 6 "Must show": the no-JavaScript lead form of a /p/ page becomes a lead_form event."""
+"""The no-JavaScript lead form of a /p/ page becomes a lead_form event."""
 
 from __future__ import annotations
 

@@ -72,7 +72,7 @@ def axe_violations(page: Page) -> list[dict[str, Any]]:
 def test_every_block_type_renders_without_horizontal_scroll(
     browser: Browser, live_server: LiveServer, slug: str, screenshots: Path, device: str
 ) -> None:
-    """Issue 4: every block type renders, responsive at 1280 and 390 px, with no console error."""
+    """Every block type renders, responsive at 1280 and 390 px, with no console error."""
     store_page(live_server.backends.pages, slug, page_input=with_image(slug))
     width = WIDTHS[device]
 
@@ -84,7 +84,7 @@ def test_every_block_type_renders_without_horizontal_scroll(
     assert page.locator("h1").count() == 1
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
     assert page.locator(".hero-media img").evaluate("img => img.naturalWidth") == 1200
-    # Our own beacon file is the page's only script (issue 15); no inline script runs.
+    # Our own beacon file is the page's only script; no inline script runs.
     scripts = page.locator("script:not([type='application/ld+json'])")
     assert scripts.evaluate_all("s => s.map(e => new URL(e.src).pathname.split('.')[0])") == [
         "/static/beacon"
@@ -97,7 +97,7 @@ def test_every_block_type_renders_without_horizontal_scroll(
 def test_narrowest_phone_has_no_horizontal_scroll(
     browser: Browser, live_server: LiveServer, slug: str
 ) -> None:
-    """Issue 4: responsive from 360 px phones."""
+    """Responsive from 360 px phones."""
     store_page(live_server.backends.pages, slug)
 
     page, errors = open_page(browser, f"{live_server.url}/p/{slug}", width=360)
@@ -128,7 +128,7 @@ def test_axe_reports_no_violation(
     suffix: str,
     device: str,
 ) -> None:
-    """Issue 4: axe-core (vendored) finds no accessibility violation on pages, states and 404."""
+    """axe-core (vendored) finds no accessibility violation on pages, states and 404."""
     store_page(live_server.backends.pages, slug, page_input=with_image(slug))
     width = WIDTHS[device]
     url = f"{live_server.url}/p/{slug}{suffix}"
@@ -145,7 +145,7 @@ def test_axe_reports_no_violation(
 def test_keyboard_user_can_skip_to_content_and_sees_the_focus(
     browser: Browser, live_server: LiveServer, slug: str
 ) -> None:
-    """Issue 4: skip link first in tab order, visible focus styles."""
+    """Skip link first in tab order, visible focus styles."""
     store_page(live_server.backends.pages, slug)
     page, _ = open_page(browser, f"{live_server.url}/p/{slug}", width=1280)
 

@@ -95,7 +95,7 @@ def inspect(page: Page, url: str) -> dict[str, Any]:
 def test_xss_vectors_in_every_field_execute_nothing(
     browser: Browser, live_server: LiveServer, slug: str
 ) -> None:
-    """DESIGN + issue 4: 50+ XSS vectors in every text field run no script and add no markup."""
+    """DESIGN: 50+ XSS vectors in every text field run no script and add no markup."""
     context = browser.new_context()
     context.add_init_script(CSP_LISTENER)
     # 66 pages a minute from one visitor is past collect's page-view limit (its 429s would show
@@ -122,7 +122,7 @@ def test_xss_vectors_in_every_field_execute_nothing(
         for seen in (dialogs, console, requests):
             seen.clear()
         found = inspect(page, f"{live_server.url}/p/{target}")
-        own = ("/p/", "/static/", "/api/public/v1/collect")  # the beacon's page view (issue 15)
+        own = ("/p/", "/static/", "/api/public/v1/collect")  # the beacon's page view
         foreign = [u for u in requests if not u.startswith(tuple(live_server.url + p for p in own))]
         problems = {
             "dialogs": dialogs[:],

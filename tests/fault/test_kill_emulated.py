@@ -1,4 +1,4 @@
-"""Issue 13, must show, in emulated mode (`make run-emulated`'s stack on the emulators): SIGKILL
+"""Nothing is lost to a crash in emulated mode (`make run-emulated`'s stack): SIGKILL
 the API and the worker processes while 4 writers send signal batches (up to 100 events: the
 Firestore emulator is slow) and generation jobs are queued and running. The emulators keep
 their messages: after a restart every acknowledged event is in the stream exactly once with
@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from backends.gcp.pubsub import PubSubPublisher
-from frontdoor.emulated import EmulatedStack
-from frontdoor.emulated_resources import SIGNALS_TOPIC
+from devtools.emulated import EmulatedStack
+from devtools.emulated_resources import SIGNALS_TOPIC
 from tests.acceptance.conftest import emulated_stack  # noqa: F401  # the session's stack
 from tests.fault.served_crash import random_batch
 from tests.polling import wait_for

@@ -1,4 +1,4 @@
-"""Issue 13 and the leases that follow the work, must show: generation jobs queued and running
+"""No job is lost, and leases follow the work: generation jobs queued and running
 when the server is killed with SIGKILL each reach `succeeded` or `failed` within
 TERMINAL_SECONDS of the restarted server answering, in each of ROUNDS kill -9 rounds on one
 DATA_DIR with the leases the service ships with (the jobs the dead process held are taken back

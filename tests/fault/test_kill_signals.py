@@ -1,4 +1,4 @@
-"""Issue 13 and the leases that follow the work, must show: a server killed with SIGKILL while 4
+"""Nothing acknowledged is lost, and leases follow the work: a server killed with SIGKILL while 4
 writers send batches of up to 500 events loses nothing it acknowledged, and heals fast. In
 each of ROUNDS kill -9 rounds on one DATA_DIR, with the leases the service ships with, every
 acknowledged id is in the stream within HEAL_SECONDS of the restarted server answering (the

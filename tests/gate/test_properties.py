@@ -139,7 +139,7 @@ _HAVE_RENDERER = importlib.util.find_spec("renderers.page_html") is not None
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 def test_every_page_the_gate_passes_renders(payload: dict[str, Any]) -> None:
-    """Issue 4: every page the gate passes renders (no exception, exactly one h1)."""
+    """Every page the gate passes renders (no exception, exactly one h1)."""
     from renderers.page_html import build_site, render_page
 
     catalog = content_catalog()

@@ -1,4 +1,4 @@
-"""Normal MCP sessions leave nothing wrong in the service's log (issue 17).
+"""Normal MCP sessions leave nothing wrong in the service's log.
 
 Sessions of the official Python client (both protocol eras, OAuth included), a GET stream and
 the MCP Inspector's CLI (from npm, `tools/inspector/package.json`, installed by `make setup`) run

@@ -128,7 +128,7 @@ def test_noindex_pages_and_previews_tell_robots_not_to_index(noindex: bool, prev
 @pytest.mark.spec("pages.render")
 def test_json_ld_cannot_close_its_script_element_and_its_hash_is_in_the_csp() -> None:
     """DESIGN pages: JSON-LD safely escaped; the CSP allows it by hash, and no inline script
-    but our own script files ('self': the beacon, issue 15)."""
+    but our own script files ('self': the beacon)."""
     page = _page(title="</script><script>alert(1)</script>", description="a & b <!-- c")
     site = _site()
 
@@ -215,7 +215,7 @@ def test_submitted_page_shows_the_thank_you_state_instead_of_the_form() -> None:
 
 @pytest.mark.spec("pages.render")
 def test_logo_wall_inlines_every_customer_logo_with_unique_ids() -> None:
-    """Issue 4: the customer logos come from content/ and show in the logos block."""
+    """The customer logos come from content/ and show in the logos block."""
     blocks = [all_blocks_page()["blocks"][0], {"type": "logos"}, {"type": "logos"}]
 
     tree = Tree(render_page(_page(blocks=blocks), site=_site()).html)
@@ -227,7 +227,7 @@ def test_logo_wall_inlines_every_customer_logo_with_unique_ids() -> None:
 
 @pytest.mark.spec("pages.render")
 def test_stylesheet_tokens_come_from_the_brand_palette_and_type_scale() -> None:
-    """Issue 4: one stylesheet built on the brand palette and type scale."""
+    """One stylesheet built on the brand palette and type scale."""
     brand = load_catalog(CONTENT).brand
 
     tokens = brand_tokens(brand)
@@ -279,7 +279,7 @@ def test_a_refused_name_or_company_is_shown_next_to_that_field_and_not_the_email
 
 @pytest.mark.spec("pages.render")
 def test_a_generated_hero_offers_png_and_webp_at_600_and_1200_and_shares_the_png() -> None:
-    """Issue 16: 1200x630 attributes, srcset with the 600-wide file, PNG for link previews."""
+    """1200x630 attributes, srcset with the 600-wide file, PNG for link previews."""
     stored = f"{BASE}/assets/hero/audit/0123456789ab-1200x630.png"
     page = all_blocks_page()
     page["blocks"][0] = {**page["blocks"][0], "imageAlt": "Illustration: bars rising"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from frontdoor.emulated_resources import (
+from devtools.emulated_resources import (
     DEAD_LETTER_SUFFIX,
     PULL_SUBSCRIPTIONS,
     QUEUE,

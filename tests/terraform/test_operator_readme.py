@@ -10,7 +10,7 @@ README = (TERRAFORM / "README.md").read_text(encoding="utf-8")
 
 
 def test_the_readme_names_every_alert_with_a_section_on_what_to_do() -> None:
-    """Issue 8: the operator README names every alert and what to do about it."""
+    """The operator README names every alert and what to do about it."""
     monitoring = (TERRAFORM / "monitoring.tf").read_text(encoding="utf-8")
     alerts = re.findall(r'display_name = "(frontdoor: [^"]+)"', monitoring)
 
@@ -22,7 +22,7 @@ def test_the_readme_names_every_alert_with_a_section_on_what_to_do() -> None:
 
 
 def test_the_tfvars_example_sets_every_variable() -> None:
-    """Issue 8: the terraform.tfvars example has every variable of variables.tf."""
+    """The terraform.tfvars example has every variable of variables.tf."""
     declared = re.findall(
         r'^variable "(\w+)"', (TERRAFORM / "variables.tf").read_text(encoding="utf-8"), re.M
     )

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from api.rest.variant_serving import ASSIGNMENT_COOKIE
 from domain.indexes import FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES
 from frontdoor.settings import Settings
 from renderers.terraform_indexes import render_firestore_terraform
@@ -167,7 +168,7 @@ def _env_names(service: dict[str, Any]) -> set[str]:
 
 @pytest.mark.parametrize("service", sorted(run_services()))
 def test_every_setting_the_app_reads_is_set_on_each_cloud_run_service(service: str) -> None:
-    """Issue 8: every environment variable the app reads is set on its Cloud Run service."""
+    """Every environment variable the app reads is set on its Cloud Run service."""
     names = _env_names(run_services()[service])
     wanted = {field.upper() for field in Settings.model_fields if field not in NOT_IN_THE_CLOUD}
     if service != "api":
@@ -197,7 +198,7 @@ def _function_targets() -> set[str]:
 
 
 def test_every_push_endpoint_is_a_worker_service_running_a_real_target() -> None:
-    """Issue 8: every push endpoint equals a worker route (a functions-framework target)."""
+    """Every push endpoint equals a worker route (a functions-framework target)."""
     services = run_services()
     targets = _function_targets()
     pushes = [
@@ -248,8 +249,18 @@ def test_topic_and_queue_names_equal_the_apps() -> None:
     assert resources["google_cloud_tasks_queue.deliveries"]["name"] == defaults.cloud_tasks_queue
 
 
+def test_the_landing_pages_cdn_keys_its_cache_on_the_experiment_assignment_cookie() -> None:
+    """Variants: Cloud CDN never hands one visitor's arm to another (content-api.md Caching)."""
+    pages = _resources()["google_compute_backend_service.pages"]
+
+    (policy,) = pages["cdn_policy"]
+    (key_policy,) = policy["cache_key_policy"]
+    assert policy["cache_mode"] == "USE_ORIGIN_HEADERS"  # `private` is kept by no CDN
+    assert key_policy["include_named_cookies"] == [ASSIGNMENT_COOKIE]
+
+
 def test_the_committed_firestore_indexes_equal_the_adapters_declared_list() -> None:
-    """Issue 8: every query of the Firestore adapters has its index (domain/indexes.py)."""
+    """Every query of the Firestore adapters has its index (domain/indexes.py)."""
     committed = (TERRAFORM / "firestore_indexes.tf.json").read_text()
 
     assert committed == render_firestore_terraform(FIRESTORE_INDEXES, FIRESTORE_TTL_POLICIES), (
@@ -280,7 +291,7 @@ CHECKOV = Path(__file__).resolve().parents[2] / ".venv-checkov" / "bin" / "check
 
 @pytest.mark.skipif(not CHECKOV.exists(), reason="`make setup` installs checkov in .venv-checkov")
 def test_checkov_finds_no_failed_check_without_a_written_reason() -> None:
-    """Issue 8: every skipped check carries a `#checkov:skip=ID:reason` next to its resource."""
+    """Every skipped check carries a `#checkov:skip=ID:reason` next to its resource."""
     result = subprocess.run(  # noqa: S603  # fixed command
         [
             str(CHECKOV),

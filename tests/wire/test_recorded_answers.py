@@ -193,3 +193,18 @@ def test_the_first_prompt_gives_the_icp_rule_the_limits_and_the_proof_list(
     assert "never '1.2'" in system
     assert "no 'every client'" in system
     assert "The only facts you may state (the proof list):\n1. Found 18% of pipeline" in user
+
+
+def test_the_first_prompt_gives_the_published_prices_and_the_lead_forms_next_steps(
+    wire: WireServer, tmp_path: Path
+) -> None:
+    """A pricing heading can state the company's prices (content/company.json, which the gate
+    accepts as published) and a lead form can say what follows for the brief's goal."""
+    replay(CASES["clean-attribution-audit"], "openai", wire, tmp_path)
+
+    system = wire.requests[0].body["messages"][0]["content"]
+
+    for plan in CATALOG.company.pricing:
+        assert f"- {plan.name}: {plan.price}. {plan.billing}." in system
+    assert "`leadform` block's `next`" in system
+    assert "at most 4, each at most 200 characters" in system

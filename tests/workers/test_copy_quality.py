@@ -1,4 +1,4 @@
-"""Issue 16: pages a copywriter would sign, over 22 varied briefs written by the built-in writer.
+"""Pages a copywriter would sign, over 22 varied briefs written by the built-in writer.
 
 No text ends mid-phrase or in an ellipsis, no sentence appears twice, the goal is never printed,
 every proof fact is used, every requested section is a heading in order, no clause is empty,
@@ -21,6 +21,7 @@ from gate.text import text_fields
 from schemas.content.jobs import GenerationBrief
 from schemas.errors import errors_of
 from tests.workers.briefs import BRIEFS
+from workers.authoring.library import library_of
 from workers.authoring.notes import brief_notes
 from workers.authoring.phrasing import lower_first, sentence_case, sentences
 from workers.authoring.pricing import company_terms
@@ -30,6 +31,8 @@ from workers.authoring.template import TemplateWriter
 
 CATALOG = load_catalog(Settings().content_dir)
 TERMS = company_terms(CATALOG.company)
+# The writer as the service builds it: drawing also on the company's research, blog and careers.
+WRITER = TemplateWriter(library=library_of(CATALOG))
 META = {"title", "description", "cta_label"}
 # Words a clipped text ends on; a whole sentence (ending . ! ?) may end on "on" or "be".
 DANGLING = frozenset(
@@ -44,9 +47,7 @@ _EMPTY_CLAUSE = re.compile(r"[:;,]\s*[.,;:!?]|\(\s*\)|:\s*$|\s[,.;:]")
 
 def compose(raw: dict[str, Any]) -> tuple[GenerationBrief, dict[str, Any]]:
     brief = GenerationBrief.model_validate(raw)
-    page = TemplateWriter().write(
-        brief, brand=CATALOG.brand, company=CATALOG.company, feedback=None
-    )
+    page = WRITER.write(brief, brand=CATALOG.brand, company=CATALOG.company, feedback=None)
     return brief, page
 
 
@@ -61,7 +62,7 @@ def visible(page: dict[str, Any]) -> list[tuple[str, str]]:
 
 def notes_of(brief: GenerationBrief, page: dict[str, Any]) -> list[Any]:
     """The notes a generate answer carries: the page's, with the writer's own replacing them."""
-    own = TemplateWriter().brief_notes(brief, brand=CATALOG.brand, company=CATALOG.company)
+    own = WRITER.brief_notes(brief, brand=CATALOG.brand, company=CATALOG.company)
     noted = brief_notes(brief, page, brand=CATALOG.brand)
     return [n for n in noted if n.field not in {o.field for o in own}] + own
 

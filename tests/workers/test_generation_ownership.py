@@ -1,4 +1,4 @@
-"""Issue 14 in the pipeline: a generated page belongs to the job's partner, and a job never
+"""In the pipeline: a generated page belongs to the job's partner, and a job never
 writes over another partner's page (its slug taken while the job ran)."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def submit(ports: GenerationPorts, *, partner: str, admin: bool = False) -> JobR
 def test_a_generated_page_belongs_to_the_jobs_partner_as_version_by_generate(
     ports: GenerationPorts,
 ) -> None:
-    """Issue 14: the stored page's owner and writer are the job's partner and key."""
+    """The stored page's owner and writer are the job's partner and key."""
     job = submit(ports, partner="acme")
 
     done = run_generation(job.id, ports=ports, worker="w1", lease=LEASE)
@@ -66,7 +66,7 @@ def test_a_generated_page_belongs_to_the_jobs_partner_as_version_by_generate(
 def test_a_job_whose_slug_another_partner_took_fails_and_leaves_their_page(
     ports: GenerationPorts,
 ) -> None:
-    """Issue 14: the slug was free when the brief came in; another partner took it meanwhile."""
+    """The slug was free when the brief came in; another partner took it meanwhile."""
     job = submit(ports, partner="bravo")
     theirs = store_page(ports.pages, "launch", owner="acme", title="Acme's own")
 
@@ -79,7 +79,7 @@ def test_a_job_whose_slug_another_partner_took_fails_and_leaves_their_page(
 
 
 def test_an_admin_job_writes_over_any_page_and_the_owner_stays(ports: GenerationPorts) -> None:
-    """Issue 14: a job from a content_admin key (or the operator CLI) may rewrite any page."""
+    """A job from a content_admin key (or the operator CLI) may rewrite any page."""
     job = submit(ports, partner="ops", admin=True)
     store_page(ports.pages, "launch", owner="acme")
 
@@ -94,7 +94,7 @@ def test_an_admin_job_writes_over_any_page_and_the_owner_stays(ports: Generation
 def test_a_job_finding_the_same_page_another_partner_generated_fails_and_leaves_it(
     ports: GenerationPorts,
 ) -> None:
-    """Issue 14: two partners send the same brief at once (both slugs free when they came in);
+    """Two partners send the same brief at once (both slugs free when they came in);
     the writer is deterministic, so the second job's draft equals the first one's stored page.
     The second job fails `slug_taken`: it never reports the other partner's page as its own."""
     first = submit(ports, partner="acme")

@@ -1,4 +1,4 @@
-"""Issue 16: hero images distinct per page by composition, chosen from the brief, never clipped."""
+"""Hero images distinct per page by composition, chosen from the brief, never clipped."""
 
 from __future__ import annotations
 

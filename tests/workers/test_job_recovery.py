@@ -1,4 +1,4 @@
-"""Issue 13: no generation job stays `queued` or `running` forever. A job whose lease lapsed (or
+"""No generation job stays `queued` or `running` forever. A job whose lease lapsed (or
 that never started within a lease) is queued again; after `max_requeues` it ends `abandoned`."""
 
 from __future__ import annotations

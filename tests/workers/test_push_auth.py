@@ -1,4 +1,4 @@
-"""Issue 8: the workers verify Pub/Sub push OIDC tokens; checked with locally signed tokens."""
+"""The workers verify Pub/Sub push OIDC tokens; checked with locally signed tokens."""
 
 from __future__ import annotations
 

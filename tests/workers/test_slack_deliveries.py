@@ -1,4 +1,4 @@
-"""Issue 15 Slack alerts: an endpoint of kind "slack" receives Slack's incoming-webhook message
+"""Slack alerts: an endpoint of kind "slack" receives Slack's incoming-webhook message
 format for its event types and, with `stages`, when an account reaches one; same retries and
 delivery log. The receiver checks every message against Slack's payload rules."""
 
@@ -80,7 +80,7 @@ def ingest(app: Served, row_id: str, kind: str, email: str) -> None:
 def test_a_stage_alert_reaches_slack_in_its_format_and_is_retried_after_a_500(
     settings: Settings,
 ) -> None:
-    """Issue 15 (must show): Slack's rules hold for each message; a 500 is retried; the
+    """Slack's rules hold for each message; a 500 is retried; the
     delivery log shows both attempts."""
     domain = f"n{uuid.uuid4().hex[:6]}.example"
     with running_receiver([500]) as receiver, served(settings) as app:
@@ -113,7 +113,7 @@ def test_a_stage_alert_reaches_slack_in_its_format_and_is_retried_after_a_500(
 
 
 def test_a_slack_endpoint_with_types_gets_those_events_only(settings: Settings) -> None:
-    """Issue 15: `types` work as for other endpoints; the message names the event."""
+    """`types` work as for other endpoints; the message names the event."""
     with running_receiver() as receiver, served(settings) as app:
         register(app, f"{receiver.url}/slack", types=["lead_form"])
 
@@ -127,7 +127,7 @@ def test_a_slack_endpoint_with_types_gets_those_events_only(settings: Settings) 
 
 
 def test_stages_need_the_slack_kind(settings: Settings) -> None:
-    """Issue 15: a standard endpoint with stages is a 422 naming the field."""
+    """A standard endpoint with stages is a 422 naming the field."""
     with served(settings) as app:
         response = app.api.post(
             HOOKS,

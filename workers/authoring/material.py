@@ -18,6 +18,7 @@ from gate.text import fold
 from schemas.catalog import Brand
 from schemas.public import Company
 from workers.authoring.agents import agent_sentence
+from workers.authoring.library import Library
 from workers.authoring.phrasing import closed_sentence, content_words, lower_first, sentences
 from workers.authoring.relevance import RELEVANCE_FLOOR, Ranker
 from workers.authoring.scope import contradicts
@@ -25,6 +26,7 @@ from workers.authoring.scope import contradicts
 # A figure stands alone and whole: the 2 in "B2B" or the 4 in "Q4" is part of a word, and the
 # 3 of "3.4x" is no "3" of its own.
 _DIGITS = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w|[.,]\d)")
+LIBRARY_SOURCES = ("research", "blog", "careers")
 _QUOTE_MARKS = re.compile(r"[\"\u201c\u201d\u201e\u00ab\u00bb]")
 
 
@@ -139,9 +141,16 @@ class Pool:
 
 
 def fill_pool(
-    pool: Pool, *, offer: list[str], company: Company, timeline: float | None, screen: Screen
+    pool: Pool,
+    *,
+    offer: list[str],
+    company: Company,
+    timeline: float | None,
+    screen: Screen,
+    library: Library | None = None,
 ) -> None:
-    """The offer's sentences, then the company's agents and how it works, each screened.
+    """The offer's sentences, then the company's agents and how it works, then its research,
+    blog and careers sentences (library.py), each screened.
 
     `timeline` is set when the brief sells a piece of work shorter than the program
     (scope.py): the company's sentences that contradict it stay out, and so do the program's
@@ -164,7 +173,18 @@ def fill_pool(
         )
         for text in [term, *sentences(company.engagement_model.cancellation)]:
             pool.add(text, "terms")
+    for source, texts in _library_sources(library):
+        for text in texts:
+            if not contradicts(text, timeline):
+                pool.add(text, source)
     pool.keep(lambda fact: screen.ok(fact.text))
+
+
+def _library_sources(library: Library | None) -> list[tuple[str, tuple[str, ...]]]:
+    if library is None:
+        return []
+    texts = (library.research, library.blog, library.careers)
+    return list(zip(LIBRARY_SOURCES, texts, strict=True))
 
 
 def _key(text: str) -> str:

@@ -3,7 +3,9 @@
 The schema is SitePageInput's own JSON schema with references inlined (providers' structured
 output modes take one self-contained object), so the model answers in the block registry. The
 rules come from the brand rules document (gate.brand_rules, what GET /api/public/content/brand
-answers): its limits, banned phrases with what to write instead, and the claims rule.
+answers): its limits, banned phrases with what to write instead, and the claims rule; the
+company's published prices (the only prices a page may state) and what a lead form's `next`
+says come from the company record and the block registry.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from gate.brand_rules import RULES, brand_rules
 from schemas.catalog import Brand
 from schemas.content.brand_rules import BrandRules
 from schemas.content.jobs import GenerationBrief
-from schemas.content.pages import SitePageInput
+from schemas.content.pages import NEXT_STEP_MAX, NEXT_STEPS_MAX, SitePageInput
 from schemas.errors import Issue
 from schemas.public import Company
 from workers.authoring.base import ModelError, PagePayload
@@ -64,6 +66,13 @@ def limits_text(rules: BrandRules) -> str:
     return "; ".join(parts)
 
 
+def prices_text(company: Company) -> str:
+    """The company's price list, one plan a line: name, price, billing and what it is."""
+    return "\n".join(
+        f"  - {plan.name}: {plan.price}. {plan.billing}. {plan.summary}" for plan in company.pricing
+    )
+
+
 def _rule(code: str) -> str:
     return next(rule.rule for rule in RULES if rule.code == code)
 
@@ -92,6 +101,13 @@ def system_prompt(*, brand: Brand, company: Company) -> str:
         f"{_rule('unsupported_claim')} Quote a customer only with the proof's words, in a "
         "quote block with `who`.\n"
         f"- Promises: {_rule('universal_promise')}\n"
+        f"- Prices: {company.name}'s published prices, the only prices and terms a page may "
+        f"state (under a pricing heading, as they are written):\n{prices_text(company)}\n"
+        "- A `leadform` block's `next` lists what happens after a visitor sends the form, "
+        f"one short sentence per item (at most {NEXT_STEPS_MAX}, each at most "
+        f"{NEXT_STEP_MAX} characters), for the brief's `goal`: a write-up emailed, a reply, or "
+        "a time found for a call. Promise only what the goal offers; left out, the form "
+        "promises a 45-minute intro call.\n"
         "- Use each proof fact once: numbers as stats (the label a whole phrase), quotes as "
         "quote blocks.\n"
         "- Give each of the brief's `sections` a block whose `title` is the section name, in "

@@ -12,12 +12,24 @@ from schemas.content.jobs import BriefNote, GenerationBrief
 from schemas.errors import Issue
 from schemas.public import Company
 from workers.authoring.base import PagePayload
-from workers.authoring.composer import Composer
-from workers.authoring.voices import tone_note
+from workers.authoring.composer import ComposedPage, compose_page
+from workers.authoring.desk import ANGLE_VOICE, ANGLES
+from workers.authoring.library import Library
+from workers.authoring.voices import next_voice, tone_note, voice_of
 
 
 class TemplateWriter:
-    """Author that needs no model: a page composed from the brief, the proof and the company."""
+    """Author that needs no model: a page composed from the brief, the proof and the company.
+
+    `angle` asks for a variant of the page (desk.py): 0 is the page as it always was, 1 another
+    headline, 2 another proof first, 3 another voice; each is gated like any page.
+    """
+
+    def __init__(self, *, angle: int = 0, library: Library | None = None) -> None:
+        if angle not in range(ANGLES):
+            raise ValueError(f"angle must be 0 to {ANGLES - 1}, not {angle}")
+        self.angle = angle
+        self.library = library  # the company's research, blog and careers (library.py)
 
     def write(
         self,
@@ -28,7 +40,9 @@ class TemplateWriter:
         feedback: list[Issue] | None,
     ) -> PagePayload:
         """A SitePageInput-shaped payload for the brief."""
-        payload = Composer(brief, brand=brand, company=company).page()
+        payload = compose_page(
+            brief, brand=brand, company=company, angle=self.angle, library=self.library
+        ).payload
         return _drop_flagged(payload, feedback) if feedback else payload
 
     def brief_notes(
@@ -36,12 +50,27 @@ class TemplateWriter:
     ) -> list[BriefNote]:
         """The sections left out because nothing answers them, a goal the page cannot serve,
         and a tone that names none of the voices (the page is in the direct voice)."""
-        composer = Composer(brief, brand=brand, company=company)
-        composer.page()  # the same page `write` gave: every choice is seeded by the brief
-        notes = list(composer.left_out)
-        notes += [] if composer.goal_note is None else [composer.goal_note]
-        tone = tone_note(brief.tone)
+        # The same page `write` gave: every choice is seeded by the brief and the angle.
+        notes = list(
+            compose_page(
+                brief, brand=brand, company=company, angle=self.angle, library=self.library
+            ).notes
+        )
+        if self.angle == ANGLE_VOICE:  # the variant's own voice, whatever the tone names
+            voice = next_voice(voice_of(brief.tone)).name
+            tone: BriefNote | None = BriefNote(
+                field="tone",
+                code="not_used",
+                message=f"this variant of the page is written in the {voice} voice",
+            )
+        else:
+            tone = tone_note(brief.tone)
         return notes + ([] if tone is None else [tone])
+
+    def _compose(self, brief: GenerationBrief, *, brand: Brand, company: Company) -> ComposedPage:
+        return compose_page(
+            brief, brand=brand, company=company, angle=self.angle, library=self.library
+        )
 
 
 def _drop_flagged(payload: PagePayload, feedback: list[Issue]) -> PagePayload:

@@ -34,6 +34,9 @@ class Voice:
     quote_lede: tuple[str, ...]
     # Steps for an offer that times its own work: the work, then what the client gets.
     step_titles: tuple[str, str]
+    # The hero title when a variant of the page is written in this voice instead of the
+    # brief's (`{topic}` as the brief names it).
+    headline: str
 
 
 DIRECT = Voice(
@@ -80,6 +83,7 @@ DIRECT = Voice(
     "pipeline numbers together.",
     quote_lede=("In the words of the people we work with.", "What clients told us."),
     step_titles=("The work", "What you leave with"),
+    headline="{topic}. Planned by a strategist, run by agents",
 )
 
 WARM = Voice(
@@ -120,6 +124,7 @@ WARM = Voice(
     "Bring your pipeline numbers if you have them to hand.",
     quote_lede=("A few words from people we've worked with.", "Here's what clients have said."),
     step_titles=("We get to work", "What you take away"),
+    headline="{topic}, with a strategist beside you",
 )
 
 FORMAL = Voice(
@@ -172,6 +177,7 @@ FORMAL = Voice(
     "your current pipeline figures are reviewed together.",
     quote_lede=("Comments from clients.", "Client testimony."),
     step_titles=("Delivery", "Deliverables"),
+    headline="{topic}: an engagement reviewed by a senior strategist",
 )
 
 VOICES = (DIRECT, WARM, FORMAL)
@@ -180,6 +186,11 @@ VOICES = (DIRECT, WARM, FORMAL)
 def voice_of(tone: str | None) -> Voice:
     """The voice a brief's tone asks for; direct when the tone names none of them."""
     return _named_voice(tone) or DIRECT
+
+
+def next_voice(voice: Voice) -> Voice:
+    """Another voice than `voice`, for a variant of a page written in another voice."""
+    return VOICES[(VOICES.index(voice) + 1) % len(VOICES)]
 
 
 def tone_note(tone: str | None) -> BriefNote | None:

@@ -26,7 +26,7 @@ def visitor() -> str:
 def test_an_identify_counts_the_visitors_earlier_page_views_for_the_person_and_account(
     store: SignalStore, visitor: str
 ) -> None:
-    """Issue 15: earlier anonymous events join the person's and account's roll-ups."""
+    """Earlier anonymous events join the person's and account's roll-ups."""
     store.store_events([visit("1", visitor, "/p/a"), visit("2", visitor, "/p/b")])
 
     store.store_events(
@@ -59,7 +59,7 @@ def test_an_identify_counts_the_visitors_earlier_page_views_for_the_person_and_a
 def test_later_page_views_of_an_identified_visitor_count_for_the_person(
     store: SignalStore, visitor: str
 ) -> None:
-    """Issue 15: the link holds for anonymous events stored after it."""
+    """The link holds for anonymous events stored after it."""
     identify = event(
         "1", type="identify", email="ana@northbook.example", properties={"visitor_id": visitor}
     )
@@ -77,7 +77,7 @@ def test_later_page_views_of_an_identified_visitor_count_for_the_person(
 def test_erasing_a_person_removes_their_linked_anonymous_events_and_keeps_the_others(
     store: SignalStore, visitor: str
 ) -> None:
-    """Issue 15: erasure reaches the events linked through the visitor id."""
+    """Erasure reaches the events linked through the visitor id."""
     stranger = "v" + uuid.uuid4().hex
     store.store_events(
         [

@@ -30,7 +30,7 @@ def ranked(store: SignalStore, sort: AccountSort = "score", **query: object) -> 
 def test_an_account_with_recent_hand_raises_outranks_one_with_old_ones(
     make_store: StoreFactory,
 ) -> None:
-    """Issue 15 Scores: recency with a half-life; the stage alone does not keep a cold
+    """Scores: recency with a half-life; the stage alone does not keep a cold
     hand-raiser on top, and its summary says when the stage was reached."""
     clock = start_clock()
     store = make_store(clock=clock)
@@ -58,7 +58,7 @@ def test_an_account_with_recent_hand_raises_outranks_one_with_old_ones(
 
 
 def test_a_trend_turns_from_heating_to_cooling_as_time_passes(make_store: StoreFactory) -> None:
-    """Issue 15: the last 7 days against the 28 before."""
+    """The last 7 days against the 28 before."""
     clock = start_clock()
     store = make_store(clock=clock)
     store.store_events(
@@ -81,7 +81,7 @@ def test_a_trend_turns_from_heating_to_cooling_as_time_passes(make_store: StoreF
 
 
 def test_min_score_keeps_the_accounts_scoring_at_least_that(make_store: StoreFactory) -> None:
-    """Issue 15: `min_score` on the list, in either order."""
+    """`min_score` on the list, in either order."""
     clock = start_clock()
     store = make_store(clock=clock)
     store.store_events(
@@ -101,7 +101,7 @@ def test_min_score_keeps_the_accounts_scoring_at_least_that(make_store: StoreFac
 def test_the_list_walks_with_its_cursor_over_2000_accounts_none_twice_or_missing(
     make_store: StoreFactory,
 ) -> None:
-    """Issue 15: `after` (the API's next_cursor) pages both orders; ties in the sort key are
+    """`after` (the API's next_cursor) pages both orders; ties in the sort key are
     broken by domain, so no account repeats or goes missing."""
     clock = start_clock()
     store = make_store(clock=clock)

@@ -1,5 +1,5 @@
 """Child processes for local runs: start one in its own process group, wait until it is ready,
-stop it with its children. Used by `make run-emulated` (frontdoor/emulated.py) and the tests.
+stop it with its children. Used by `make run-emulated` (devtools/emulated.py) and the tests.
 
 Each child gets its own session (`start_new_session`), so a stop or a crash-test SIGKILL
 reaches the whole group: gcloud's launchers run bash, which runs java.

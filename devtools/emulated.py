@@ -28,8 +28,8 @@ from typing import Any
 import click
 import httpx
 
-from frontdoor import emulators
-from frontdoor.emulated_resources import (
+from devtools import emulators
+from devtools.emulated_resources import (
     GENERATION_TOPIC,
     LOCATION,
     MAIL_OUTBOX,
@@ -40,7 +40,7 @@ from frontdoor.emulated_resources import (
     create_resources,
     pull_messages,
 )
-from frontdoor.processes import (
+from devtools.processes import (
     REPO,
     ManagedProcess,
     free_port,

@@ -10,7 +10,7 @@ import os
 import shutil
 from pathlib import Path
 
-from frontdoor.processes import REPO, ManagedProcess, free_port, http_ok, start_process, tcp_open
+from devtools.processes import REPO, ManagedProcess, free_port, http_ok, start_process, tcp_open
 
 SDK_ROOT = Path(os.environ.get("CLOUDSDK_ROOT", "/usr/lib/google-cloud-sdk"))
 TASKS_EMULATOR = REPO / ".venv-tasks" / "bin" / "gcloud-tasks-emulator"

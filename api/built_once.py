@@ -1,9 +1,12 @@
 """BuiltOnce: a value built by its first user, once, however many threads ask at that moment.
 
-What a start does not need waits here for its first use (bench/bench_startup.py measures the
-start): the MCP side of the served app (frontdoor/composition.py), the generation pipeline of
-the embedded workers (frontdoor/generation_wiring.py). A build that raises leaves nothing
-behind: the next user builds again.
+The one build-once helper. What a start does not need waits here for its first use
+(bench/bench_startup.py measures the start): the MCP side of the served app
+(frontdoor/composition.py), the generation pipeline of the embedded workers
+(frontdoor/generation_wiring.py), the function targets' settings and ports
+(frontdoor/functions.py), and the rendered public bodies and files (api/rest/public.py,
+api/rest/files.py). A build that raises leaves nothing behind: the next user builds again.
+It lives in `api` because that is the lowest package both the views and frontdoor may import.
 """
 
 from __future__ import annotations
