@@ -18,7 +18,7 @@ class AppConfig:
     bootstrap_keys: Mapping[Scope, str] = field(default_factory=dict, repr=False)
     max_body_bytes: int = 2 * 1024 * 1024
     allowed_hosts: tuple[str, ...] = ()
-    # HMAC key of draft preview links (api/rest/previews.py)
+    # HMAC key of draft preview links (services/previews.py)
     preview_secret: bytes = field(default=b"", repr=False)
     # POST generate waits this long for the job to finish before answering 202 (poll the job)
     generate_wait_seconds: float = 25.0

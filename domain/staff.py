@@ -1,8 +1,8 @@
 """Who is staff, and which tool scopes a person is granted: the rule the sign-in's consent step
 and the external identity provider's tokens both follow.
 
-The public tools need the sign-in scopes only. Each staff toolset (today the signal stream's)
-needs a scope of its own that only staff are granted: a
+The public tools need the sign-in scopes only. Each staff toolset (the signal stream's, reading
+the site's pages, drafting a page) needs a scope of its own that only staff are granted: a
 person who is not staff, asking for them, gets the public tools (RFC 6749 section 3.3 lets the
 server issue fewer scopes than asked, and says so in the token answer's `scope`), so one client
 works for everyone and asks for everything it might use.
@@ -14,12 +14,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 PUBLIC_SCOPES: tuple[str, ...] = ("openid", "email", "profile")
-STAFF_SCOPES: tuple[str, ...] = ("signals:read",)
+STAFF_SCOPES: tuple[str, ...] = ("signals:read", "pages:read", "pages:draft")
 # What the consent page says each staff toolset lets the app do, in the person's words.
 STAFF_TOOLSETS: Mapping[str, str] = {
     "signals:read": (
         "Read the signal stream: hot accounts, a person's or an account's story, and every "
         "touch with the website (read-only)"
+    ),
+    "pages:read": (
+        "Read the site's landing pages: every page, its status and its preview (read-only)"
+    ),
+    "pages:draft": (
+        "Draft new landing pages from a brief: written and checked against the brand, kept as "
+        "drafts for review (never published)"
     ),
 }
 

@@ -16,7 +16,6 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from api.rest.page_records import page_record
 from backends.bundle import Backends
 from backends.ports import UnavailableError
 from frontdoor.cli_options import partner_name, refuse_partner_spelled_otherwise
@@ -26,6 +25,7 @@ from frontdoor.wiring import app_config, build_backends
 from schemas.content.jobs import GenerationBrief, JobRecord
 from schemas.errors import Issue, issues_from_errors
 from services.jobs import start_generation
+from services.page_records import page_record
 from services.pages import Editor
 from services.payload_bounds import BRIEF_BOUNDS, bound_payload
 

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from api.config import AppConfig
 from api.oauth.config import OAuthConfig
 from api.rate_limits import WindowCounter
 from api.tools.mcp_app import McpConfig
+from api.tools.page_tools import PagePorts
+from backends.bundle import Backends
 from domain.staff import StaffDirectory
 from frontdoor.settings import Settings
+from frontdoor.wiring import app_config
 
 
 def mcp_config(settings: Settings) -> McpConfig:
@@ -58,4 +62,23 @@ def signin_limit(settings: Settings) -> WindowCounter | None:
         policy="signin",
         quota=settings.rate_limit_signin,
         window_seconds=settings.rate_limit_window_seconds,
+    )
+
+
+def page_ports(
+    settings: Settings, backends: Backends, *, config: AppConfig | None = None
+) -> PagePorts:
+    """The staff page tools' ports: the page and job stores, the records' links and preview
+    secret as the HTTP app's `config` has them, and the partner staff drafts belong to."""
+    config = config or app_config(settings)
+    return PagePorts(
+        pages=backends.pages,
+        signals=backends.signals,
+        jobs=backends.jobs,
+        job_queue=backends.job_queue,
+        clock=backends.clock,
+        base_url=config.base_url,
+        preview_secret=config.preview_secret,
+        partner=settings.staff_pages_partner,
+        wait_seconds=config.generate_wait_seconds,
     )

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
+    from api.config import AppConfig
     from backends.bundle import Backends
     from domain.scopes import Scope
     from frontdoor.composition import WsgiApp
@@ -89,10 +90,12 @@ def compose_served_app(settings: Settings, backends: Backends) -> WsgiApp:
     from frontdoor.composition import BuiltOnFirstUse, PathDispatcher
     from frontdoor.wiring import app_config
 
-    flask_app = create_app(app_config(settings), backends)
+    config = app_config(settings)
+    flask_app = create_app(config, backends)
 
     def build_asgi_side() -> WsgiApp:
-        return served_asgi_side(settings, backends)
+        # The same AppConfig: a draft's preview link signed on either side opens on the other.
+        return served_asgi_side(settings, backends, config=config)
 
     paths = asgi_paths(builtin_authorization_server=not settings.oauth_issuer)
     dispatcher = PathDispatcher(
@@ -115,11 +118,14 @@ def create_served_rsgi_app() -> RsgiFront:
         return RsgiFront(app, base_url=settings.base_url, timeout=settings.body_read_timeout)
 
 
-def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
-    """The MCP SDK's app with the OAuth routes, its lifespan started, as WSGI over the bridge."""
+def served_asgi_side(
+    settings: Settings, backends: Backends, *, config: AppConfig | None = None
+) -> WsgiApp:
+    """The MCP SDK's app with the OAuth routes, its lifespan started, as WSGI over the bridge;
+    `config` is the HTTP app's (built from the settings when not given)."""
     from api.tools.mcp_app import create_mcp_asgi_app
     from frontdoor.composition import LifespanBridge
-    from frontdoor.mcp_wiring import mcp_config, signin_limit
+    from frontdoor.mcp_wiring import mcp_config, page_ports, signin_limit
 
     asgi = create_mcp_asgi_app(
         mcp_config(settings),
@@ -129,6 +135,7 @@ def served_asgi_side(settings: Settings, backends: Backends) -> WsgiApp:
         clock=backends.clock,
         signin_limit=signin_limit(settings),
         signals=backends.signals,
+        pages=page_ports(settings, backends, config=config),
     )
     return LifespanBridge(asgi.app).wsgi_app
 

@@ -57,6 +57,8 @@ class Settings(BaseSettings):
     staff_email_domains: list[str] = Field(default_factory=list)
     staff_emails: list[str] = Field(default_factory=list)
     oauth_staff_claim: str | None = None
+    # The partner a page drafted by staff through /mcp belongs to (mcp.md "Staff toolsets").
+    staff_pages_partner: str = Field(default="ops", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
     log_level: str = "INFO"
     # Seconds a request body may take to arrive, from the request reaching the service; later
     # is 408 (frontdoor/rsgi_front.py; content-api.md and signals-api.md "Limits").

@@ -37,8 +37,9 @@ AUTH_MODES: tuple[tuple[str, str], ...] = (
         "Tool server (`/mcp`)",
         "OAuth 2.1 authorization code with PKCE and Dynamic Client Registration; "
         "scopes `openid email profile` for the six public tools; staff may also grant "
-        "`signals:read` (`hot_accounts`, `account_story`, `person_story`, `search_signals`; "
-        "see `/mcp.md`)",
+        "`signals:read` (`hot_accounts`, `account_story`, `person_story`, `search_signals`), "
+        "`pages:read` (`list_pages`, `page_funnel`) and `pages:draft` "
+        "(`draft_page_from_brief`, drafts only, never published); see `/mcp.md`",
     ),
 )
 # Package files by path: an editable install run from another directory makes `renderers` a

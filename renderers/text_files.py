@@ -149,7 +149,9 @@ def render_llms_txt(catalog: Catalog, reference: Reference, *, base_url: str) ->
         f"- [MCP tool server]({base_url}/mcp): streamable HTTP; tools get_company_info, "
         "list_experiments, get_experiment, list_blog_posts, list_careers, get_career; for "
         "staff who grant the signals:read toolset, hot_accounts, account_story, person_story, "
-        "search_signals; OAuth 2.1 with PKCE and Dynamic Client Registration",
+        "search_signals; pages:read, list_pages, page_funnel; pages:draft, "
+        "draft_page_from_brief (drafts only); OAuth 2.1 with PKCE and Dynamic Client "
+        "Registration",
         f"- [Protected resource metadata]({base_url}/.well-known/oauth-protected-resource): "
         "RFC 9728, names the authorization server",
         f"- [Authorization server metadata]({base_url}/.well-known/oauth-authorization-server): "

@@ -22,7 +22,6 @@ from api.errors import ApiError, answer_unavailable, invalid_payload, unsupporte
 from api.rest.etags import etag_listed
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
-from api.rest.page_records import etag, page_record, version_record
 from api.rest.signal_query import refuse_parameters
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, NotFoundError, StoredPage
@@ -42,6 +41,7 @@ from schemas.content.schedule import scheduled_post
 from schemas.errors import Issue
 from services import pages as pages_service
 from services.keys import Principal
+from services.page_records import etag, page_record, version_record
 from services.page_schedule import plan_schedule
 
 logger = logging.getLogger(__name__)

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, request
-from pydantic import ValidationError
 
 from api.auth import KeyCheck
 from api.config import AppConfig
@@ -29,17 +28,15 @@ from api.errors import (
 )
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
-from api.rest.page_records import page_record
 from api.rest.signal_query import refuse_parameters
 from backends.bundle import Backends
 from backends.ports import UnavailableError
-from schemas.content.characters import character_issues
-from schemas.content.jobs import GenerationBrief, JobRecord, JobView
-from schemas.errors import Issue, issues_from_errors
-from services.jobs import ABANDONED, job_url, start_generation
+from schemas.content.jobs import JobRecord
+from schemas.errors import Issue
+from services.generation_results import generated_page_body, job_view, stored_page
+from services.jobs import ABANDONED, BriefRefusedError, checked_brief, start_generation
 from services.keys import Principal
 from services.pages import Editor, SlugTakenError
-from services.payload_bounds import BRIEF_BOUNDS, bound_payload
 
 GENERATE_PATH = "/api/public/content/pages/generate"
 JOBS_PATH = "/api/public/content/jobs"
@@ -130,22 +127,12 @@ class _Jobs:
 
     def generate(self, principal: Principal, payload: object) -> Response:
         config = self.config
-        bounded = bound_payload(payload, BRIEF_BOUNDS)
-        if bounded.whole:
-            raise invalid_payload(bounded.issues, "The brief is over a size or count limit")
-        payload = bounded.payload
-        refused = [*bounded.issues, *character_issues(payload)]
         # http callbacks to loopback receivers where deliveries may go there (a local run)
         loopback = self.backends.delivery_options.allow_loopback
         try:
-            brief = GenerationBrief.model_validate(
-                payload, context={"allow_loopback_http": loopback}
-            )
-        except ValidationError as err:
-            issues = refused + issues_from_errors(err.errors())
-            raise invalid_payload(issues, "The brief is invalid") from err
-        if refused:
-            raise invalid_payload(refused, "The brief is invalid")
+            brief = checked_brief(payload, allow_loopback_http=loopback)
+        except BriefRefusedError as err:
+            raise invalid_payload(err.issues, err.message) from err
         try:
             job = start_generation(
                 pages=self.backends.pages,
@@ -176,15 +163,20 @@ class _Jobs:
 
     def answer(self, job: JobRecord, *, created: bool) -> Response:
         view = self.view(job, with_secret=created)
-        if job.status == "succeeded":
-            page = self.page_json(job)
-            if page is not None:
-                body = {"ok": True, "page": page, "job": view}
-                body |= {"warnings": view["warnings"], "notes": view["notes"]}
-                response = _json(body, 201)
-                response.headers["Location"] = f"/api/public/content/pages/{job.page_slug}"
-                response.headers["ETag"] = f'"v{page["version"]}"'  # as api.rest.page_records.etag
-                return response
+        config = self.config
+        body = generated_page_body(
+            job,
+            pages=self.backends.pages,
+            base_url=config.base_url,
+            preview_secret=config.preview_secret,
+            with_secret=created,
+        )
+        if body is not None:
+            response = _json(body, 201)
+            response.headers["Location"] = f"/api/public/content/pages/{job.page_slug}"
+            version = body["page"]["version"]
+            response.headers["ETag"] = f'"v{version}"'  # as services.page_records.etag
+            return response
         if job.status == "failed" and job.error is not None:
             extra: dict[str, Any] = {"job": view, "notes": view["notes"]}
             if job.error.code == "invalid_payload":
@@ -235,22 +227,16 @@ class _Jobs:
         return self.backends.jobs.wait_finished(job.id, seconds) or job
 
     def page_json(self, job: JobRecord) -> dict[str, Any] | None:
-        stored = self.backends.pages.get_page(job.page_slug or job.brief.slug)
-        if stored is None:
-            return None
         config = self.config
-        record = page_record(stored, base_url=config.base_url, preview_secret=config.preview_secret)
-        page: dict[str, Any] = record.model_dump(mode="json")
-        return page
+        return stored_page(
+            job,
+            pages=self.backends.pages,
+            base_url=config.base_url,
+            preview_secret=config.preview_secret,
+        )
 
     def view(self, job: JobRecord, *, with_secret: bool = False) -> dict[str, Any]:
-        config = self.config
-        view = JobView.of(
-            job, url=job_url(config.base_url, job.id), base_url=config.base_url
-        ).model_dump(mode="json")
-        if with_secret and job.callback_secret:
-            view["callback_secret"] = job.callback_secret
-        return view
+        return job_view(job, base_url=self.config.base_url, with_secret=with_secret)
 
 
 def _prefers_async() -> bool:

@@ -24,7 +24,6 @@ from werkzeug.utils import get_content_type
 
 from api.errors import RETRY_AFTER_SECONDS
 from api.rest.page_cache import SECURITY_HEADERS, CachedPage, PageCache, PageLookup
-from api.rest.previews import verify_preview_token
 from api.rest.variant_serving import (
     ASSIGNMENT_COOKIE,
     EXPERIMENT_CACHE_CONTROL,
@@ -40,6 +39,7 @@ from backends.ports import PageStore, StoredPage, StoredVariant, UnavailableErro
 from schemas.catalog import Brand
 from schemas.content.pages import SLUG_PATTERN, SitePageInput
 from services.pages import page_warnings
+from services.previews import verify_preview_token
 
 if TYPE_CHECKING:
     from renderers.assets import Asset

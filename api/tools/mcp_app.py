@@ -43,6 +43,7 @@ from api.oauth.routes import authorization_server_routes
 from api.oauth.signin import Brand, create_signin_routes
 from api.tools.mcp_paths import PRM_ROOT
 from api.tools.mcp_tools import create_mcp_server
+from api.tools.page_tools import PagePorts
 from api.tools.staff_tools import TOOL_SCOPES, StaffPorts
 from api.tools.tool_scopes import ToolScopeChallenge
 from backends.ports import Mailer, OAuthStore, SignalStore
@@ -101,9 +102,11 @@ def create_mcp_asgi_app(
     clock: Callable[[], datetime],
     signin_limit: AddressLimit | None = None,
     signals: SignalStore | None = None,
+    pages: PagePorts | None = None,
 ) -> McpAsgiApp:
     """Built-in authorization server unless `external_issuer` is set; then JWTs from the IdP.
-    `signin_limit` counts requests to /authorize and the sign-in pages per client address."""
+    `signin_limit` counts requests to /authorize and the sign-in pages per client address;
+    `signals` and `pages` serve the staff toolsets."""
     routes: list[BaseRoute] = []
     verifier: TokenVerifier
     if config.external_issuer:
@@ -132,7 +135,7 @@ def create_mcp_asgi_app(
         validate_token_resource=True,
         service_documentation_url=f"{config.base_url}/developers",
     )
-    staff = StaffPorts(signals=signals, clock=clock) if signals is not None else None
+    staff = StaffPorts(signals=signals, clock=clock, pages=pages) if signals is not None else None
     mcp = create_mcp_server(
         catalog, token_verifier=verifier, auth=auth, website_url=config.base_url, staff=staff
     )

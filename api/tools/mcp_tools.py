@@ -45,7 +45,9 @@ and what it costs. To read one experiment or role, list first (list_experiments,
 list_careers) and pass a `slug` from the list to get_experiment or get_career.
 Staff who granted the signal toolset also get hot_accounts (start there: the accounts
 to act on today), account_story, person_story and search_signals, each the Signal API's
-answer for the same data.
+answer for the same data; with the page toolsets, list_pages and page_funnel (how a page
+converts) and draft_page_from_brief (a new page as a draft to review, never published),
+each the Content API's answer.
 """
 
 Slug = Annotated[str, Field(min_length=1, max_length=120, examples=["launch-week"])]

@@ -4,7 +4,7 @@ scope that only staff are granted (domain/staff.py; api/tools/tool_scopes.py enf
 With `signals:read`: hot_accounts, account_story, person_story and search_signals, each
 answering the Signal API's REST body for the same data (services/signal_reads.py), so an agent
 and a script see one truth. Inputs are the REST filters, typed; a bad one is a tool error the
-model can correct.
+model can correct. The page toolsets (`pages:read`, `pages:draft`) are api/tools/page_tools.py.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from api.tools.page_tools import PAGE_TOOL_SCOPES, PagePorts, add_page_tools
 from backends.ports import AccountQuery, SignalStore, StreamQuery
 from schemas.signals.bodies import AccountBody, AccountsBody, PersonBody, StreamBody
 from schemas.signals.events import (
@@ -42,6 +43,7 @@ TOOL_SCOPES: dict[str, str] = {
     "account_story": SIGNALS_READ,
     "person_story": SIGNALS_READ,
     "search_signals": SIGNALS_READ,
+    **PAGE_TOOL_SCOPES,
 }
 READ_ONLY = ToolAnnotations(
     readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False
@@ -53,16 +55,20 @@ Limit = Annotated[int, Field(ge=1, le=100)]
 
 @dataclass(frozen=True)
 class StaffPorts:
-    """What the staff tools read: the signal store and the clock."""
+    """What the staff tools read: the signal store and the clock; the page tools' ports when
+    the page toolsets are served."""
 
     signals: SignalStore
     clock: Callable[[], datetime]
+    pages: PagePorts | None = None
 
 
 def add_staff_tools(mcp: MCPServer, ports: StaffPorts) -> None:
     """Register the staff tools on the server; tool_scopes hides them from callers without
     their scope."""
     signals, clock = ports.signals, ports.clock
+    if ports.pages is not None:
+        add_page_tools(mcp, ports.pages)
 
     @mcp.tool(
         title="Hot accounts",

@@ -29,7 +29,7 @@ class LocalBlobStore:
 
     def __init__(self, root: Path, *, base_url: str = "/assets") -> None:
         # `base_url` prefixes the URLs put_blob answers; the service passes the site path
-        # `/assets`, so stored records carry no origin (api/rest/page_records.py adds it on reads).
+        # `/assets`, so stored records carry no origin (services/page_records.py adds it on reads).
         self._root = root
         self._base_url = base_url.rstrip("/")
         root.mkdir(parents=True, exist_ok=True)

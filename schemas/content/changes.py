@@ -2,7 +2,7 @@
 restore (an old version again).
 
 Pure: the Content API views and the generation pipeline do the I/O around these; the record a
-partner reads is api/rest/page_records.py.
+partner reads is services/page_records.py.
 
 Statuses: POST gives `published`, or `draft` with `is_published: false`; PATCH with
 `is_published: false` takes a published page to `unpublished` and leaves drafts drafts; DELETE

@@ -14,13 +14,13 @@ from flask.testing import FlaskClient
 import api.app
 from api.app import create_app
 from api.rest.pages import create_pages_blueprint
-from api.rest.previews import make_preview_token
 from backends.bundle import Backends
 from backends.gcp.cdn import CloudCdn
 from backends.ports import PageStatus
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config
 from renderers.page_html import build_site
+from services.previews import make_preview_token
 from tests.backends.test_gcp_edges import ComputeWire
 from tests.conftest import CONTENT_KEY
 from tests.e2e.sample_page import STORED_AT as NOW

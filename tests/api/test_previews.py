@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from api.rest.previews import (
+from services.previews import (
     PREVIEW_LIFETIME,
     make_preview_token,
     preview_expiry,

@@ -9,10 +9,10 @@ another instance reads right everywhere.
 
 from __future__ import annotations
 
-from api.rest.previews import make_preview_token, preview_expiry
 from backends.ports import StoredPage
 from renderers.safe_urls import absolute_url
 from schemas.content.pages import GateResult, PageRecord, VersionRecord
+from services.previews import make_preview_token, preview_expiry
 
 
 def page_record(
