@@ -1,7 +1,5 @@
 """Content API bodies of a page's experiment: its standing, and ending it with a winner."""
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Literal
 

@@ -2,8 +2,6 @@
 tool `page_funnel` returns it: totals over a range of days and, with `by`, one row per day or
 per source, campaign or variant. services/page_stats.py builds it."""
 
-from __future__ import annotations
-
 from datetime import date
 from typing import Literal
 

@@ -10,8 +10,6 @@ scheduled page whose `publish_at` is cleared goes back to `draft`, or to `unpubl
 was live before.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime

@@ -19,8 +19,6 @@ so the figures do not depend on arrival order. Reading a range costs its days ti
 previous days kept for them, however many events and visitors the page had.
 """
 
-from __future__ import annotations
-
 import bisect
 import hashlib
 import re
