@@ -3,8 +3,9 @@
 
 A page's day is PAGE_SHARDS documents, `signal_page_days/{slug}~{day}~{shard}`, so a page in a
 rush spreads its writes (Firestore sustains about one write a second per document): an event
-goes to the shard its visitor id hashes to (one without, to its event id's), and each holds
-additive tallies, summed on read. A visitor's marker is `signal_page_visitors/{slug}~{hash}`.
+goes to the shard its visitor id hashes to (one without, to its person's email's, else its event
+id's: one person keeps to one shard, so writers of different people rarely meet), and each
+holds additive tallies, summed on read. A visitor's marker is `signal_page_visitors/{slug}~{hash}`.
 FirestoreSignalStore folds and reads both inside the transaction that stores the events (every
 read before any write: the markers, then every day document the fold changes, a later day of a
 visitor whose event arrived late included) and writes them for the new events only. A read is
@@ -34,14 +35,14 @@ from schemas.signals.page_funnel import (
     page_of,
 )
 
-PAGE_SHARDS = 4
+PAGE_SHARDS = 16
 # A day document's state: tallies [dim, value, views, clicks, leads] and visits
 # [dim, value, previous day, n], as JSON (values are free text, unfit for field paths).
 _State = dict[str, list[list[Any]]]
 
 
 def _shard(event: NewEvent) -> int:
-    key = visitor_of(event) or event.id
+    key = visitor_of(event) or event.person.email or event.id
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") % PAGE_SHARDS
 
 
