@@ -26,6 +26,7 @@ locals {
     OAUTH_ISSUER                = var.oauth_issuer
     STAFF_EMAIL_DOMAINS         = jsonencode(var.staff_email_domains)
     STAFF_EMAILS                = jsonencode(var.staff_emails)
+    STAFF_PAGES_PARTNER         = var.staff_pages_partner
     OAUTH_STAFF_CLAIM           = var.oauth_staff_claim
     PUSH_OIDC_AUDIENCE          = local.push_audience
     PUSH_SERVICE_ACCOUNT        = google_service_account.invoker.email

@@ -219,3 +219,13 @@ variable "experiment_stop_min_conversions" {
   type        = number
   default     = 100
 }
+
+variable "staff_pages_partner" {
+  description = "The partner that owns pages staff draft through /mcp (mcp.md, staff toolsets)."
+  type        = string
+  default     = "ops"
+  validation {
+    condition     = can(regex("^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", var.staff_pages_partner))
+    error_message = "staff_pages_partner must be a partner name: letters, digits, '.', '_' or '-', at most 64."
+  }
+}
