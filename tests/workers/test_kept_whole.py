@@ -195,6 +195,37 @@ def test_a_generated_lead_form_says_what_follows_for_the_goal(goal: str, promise
     assert "45-minute" not in html
 
 
+@pytest.mark.spec("content.generate")
+@pytest.mark.parametrize(
+    ("goal", "answer"),
+    [
+        ("Download the attribution playbook", "emails you the write-up you asked for"),
+        ("Get a reply through the form", "replies by email"),
+    ],
+)
+def test_the_steps_of_a_goal_answered_by_email_begin_with_that_answer_not_an_intro_call(
+    goal: str, answer: str
+) -> None:
+    """A timeline or how-it-works section on a page whose form gets a reply or a write-up says
+    that comes first; it never promises a 45-minute call the page does not offer."""
+    _brief, page = compose({**BASE, "goal": goal, "sections": ["Timeline", "How it works"]})
+
+    steps = [b for b in page["blocks"] if b["type"] == "steps"]
+    assert [b["title"] for b in steps] == ["Timeline", "How it works"]
+    assert all(answer in b["items"][0]["body"] for b in steps)
+    assert not any("call" in text.lower() for _field, text in visible(page) if "45" in text)
+    assert not any(re.search(r"(?i)intro call", text) for _field, text in visible(page))
+
+
+@pytest.mark.spec("content.generate")
+def test_the_steps_of_a_call_goal_begin_with_the_intro_call() -> None:
+    """A page whose button books a call keeps the company's first step, the intro call."""
+    _brief, page = compose({**BASE, "goal": "Book a call", "sections": ["Timeline"]})
+
+    (steps,) = [b for b in page["blocks"] if b["type"] == "steps"]
+    assert steps["items"][0]["title"] == "Intro call (45 minutes)"
+
+
 @pytest.mark.spec("pages.render")
 def test_a_lead_form_without_next_steps_shows_the_companys_own() -> None:
     """A page written by hand keeps the company's steps (a 45-minute intro call)."""

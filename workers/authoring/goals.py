@@ -46,20 +46,35 @@ def next_steps(goal: str | None, *, voice: str) -> list[str]:
         if formal
         else "A senior strategist reads your request; no sales script, no automated sequence."
     )
-    text = goal or ""
-    if _WRITE_UP.search(text):
-        return [first, "Within one business day they email you the write-up you asked for."]
-    if _REPLY.search(text) and not re.search(r"\b(?:call|meeting|book|schedule)\b", text, re.I):
-        return [
-            first,
-            "Within one business day they reply by email to what you asked, with times to talk "
-            "if you want them.",
-        ]
+    answer = _answer_by_email(goal)
+    if answer is not None:
+        return [first, f"Within one business day they {answer[0]}."]
     return [
         first,
         "Within one business day we email you to find a time for the call.",
         "On the call we look at your pipeline numbers together. If we are not a fit, we say so.",
     ]
+
+
+def first_step(goal: str | None) -> tuple[str, str] | None:
+    """The program's first step when the goal is answered by email (a reply, a write-up), in
+    place of the intro call the company's steps begin with; None when the goal is a call."""
+    answer = _answer_by_email(goal)
+    if answer is None:
+        return None
+    return "Within one business day", f"A senior strategist reads your request and {answer[1]}."
+
+
+def _answer_by_email(goal: str | None) -> tuple[str, str] | None:
+    """What a strategist emails for a goal served by the form, not by a call (after "they",
+    and after "a strategist")."""
+    text = goal or ""
+    if _WRITE_UP.search(text):
+        return "email you the write-up you asked for", "emails you the write-up you asked for"
+    if _REPLY.search(text) and not re.search(r"\b(?:call|meeting|book|schedule)\b", text, re.I):
+        talk = "to what you asked, with times to talk if you want them"
+        return f"reply by email {talk}", f"replies by email {talk}"
+    return None
 
 
 def _own_link(href: str | None) -> bool:

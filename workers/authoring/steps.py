@@ -13,6 +13,7 @@ import re
 from workers.authoring.blocks import Card, CardsMaterial, Material
 from workers.authoring.cards import fallback_cards
 from workers.authoring.desk import Desk, Section, says_work
+from workers.authoring.goals import first_step
 from workers.authoring.phrasing import closed_sentence, content_words, sentences, upper_first
 from workers.authoring.pricing import plans_lasting
 from workers.authoring.scope import contradicts, durations, stated_span
@@ -23,7 +24,7 @@ _ASKS_WHEN = re.compile(r"(?i)\b(?:timeline|schedule|when|timing)\b")
 def allot_steps(desk: Desk, section: Section) -> list[Material]:
     if _ASKS_WHEN.search(section.title):
         return [_timeline_steps(desk, section)]
-    steps = [re.sub(r"\s*\([^)]*\)", "", text) for text in desk.company.engagement_model.steps]
+    steps = [re.sub(r"\s*\([^)]*\)", "", text) for text in _program(desk)]
     raw = (
         [step for step in steps[:1] if not contradicts(step, desk.timeline)]
         if desk.timeline is not None
@@ -52,7 +53,7 @@ def _timeline_steps(desk: Desk, section: Section) -> CardsMaterial:
     intro call of 45 minutes, a two-week audit). A brief timing its own work gets the intro
     call, then its work over the time it states and what is left at the end; when the offer
     has no sentence left for that, the company's step or plan for the same work."""
-    steps = desk.company.engagement_model.steps
+    steps = _program(desk)
     own: list[Card] = []
     if desk.timeline is not None:
         own = _offer_steps(desk, section)
@@ -81,6 +82,16 @@ def _timeline_steps(desk: Desk, section: Section) -> CardsMaterial:
         when = "At the end" if title == result_title else f"Over {span}" if span else title
         items.append((when, body))
     return _steps(desk, section, items)
+
+
+def _program(desk: Desk) -> list[str]:
+    """The company's steps, the first as the goal has it: the intro call the button books, or
+    the emailed answer a form's goal gets (never a call the page does not offer)."""
+    steps = list(desk.company.engagement_model.steps)
+    instead = first_step(desk.brief.goal)
+    if steps and instead is not None:
+        steps[0] = ": ".join(instead)
+    return steps
 
 
 def _offer_steps(desk: Desk, section: Section) -> list[Card]:
