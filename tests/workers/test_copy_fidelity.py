@@ -17,7 +17,7 @@ from gate.check import check_page
 from schemas.errors import errors_of
 from tests.conftest import CONTENT_KEY
 from tests.workers.briefs import BRIEFS, SWEEP_BRIEFS
-from tests.workers.test_copy_quality import CATALOG, TERMS, compose, visible
+from tests.workers.test_copy_quality import CATALOG, TERMS, compose, notes_of, visible
 from workers.authoring.proof import read_quote
 from workers.authoring.scope import contradicts, own_timeline, stated_timeline
 from workers.authoring.sections import kind_of
@@ -305,9 +305,11 @@ def test_a_brief_times_its_own_work_only_below_the_programs_minimum_term(
 
 @pytest.mark.spec("content.generate")
 @pytest.mark.parametrize("tone", ["direct", "warm", "formal"])
-def test_a_results_heading_with_no_proof_claims_no_outcomes(tone: str) -> None:
-    """ "The numbers" with no `proof` is not "Outcomes recorded in recent engagements." over
-    nothing: it says how results are reported, and shows no stats."""
+def test_a_results_heading_with_no_proof_is_left_out_and_the_note_asks_for_proof(
+    tone: str,
+) -> None:
+    """ "The numbers" with no `proof` has no result to show: saying how results are reported
+    would not answer it, so the section is left out and a note asks for the proof."""
     raw = {
         "slug": "no-proof-numbers",
         "topic": "Board-ready pipeline reporting",
@@ -316,13 +318,14 @@ def test_a_results_heading_with_no_proof_claims_no_outcomes(tone: str) -> None:
         "tone": tone,
     }
 
-    _brief, page = compose(raw)
+    brief, page = compose(raw)
 
-    said = prose_of(page)["The numbers"]
-    assert "report" in said
-    for claim in ("Outcomes recorded", "produced so far", "has gone for teams"):
-        assert claim not in said
+    assert "The numbers" not in prose_of(page)
     assert blocks_of(page, "stats") == []
+    (note,) = [n for n in notes_of(brief, page) if n.field == "sections.1"]
+    assert note.code == "not_used"
+    assert "'The numbers' left out" in note.message
+    assert "proof" in note.message
 
 
 @pytest.mark.spec("content.generate")
@@ -394,7 +397,22 @@ def test_a_figure_inside_a_proof_decimal_backs_no_figure_of_its_own() -> None:
         if field.split(".")[:2] != ["blocks", str(page["blocks"].index(pricing))]
     )
     assert "3 months" not in said
-    assert "exit fees" in pricing["lede"]
+    assert "exit fees" in pricing["items"][-1]["body"]
+
+
+@pytest.mark.spec("content.generate")
+def test_a_pricing_section_shows_the_prices_first_and_the_terms_as_its_last_card() -> None:
+    """A buyer reads the prices first: the minimum term and notice are the last card, not fine
+    print above the plans."""
+    _brief, page = compose(SWEEP["sweep-ten-sections"])
+
+    (pricing,) = [b for b in blocks_of(page, "features") if b["title"] == "Pricing"]
+    *plans, terms = pricing["items"]
+    assert "lede" not in pricing
+    assert plans
+    assert all("$" in plan["title"] for plan in plans)
+    assert terms["title"] in ("Terms", "How the terms work", "Commercial terms")  # by voice
+    assert "minimum term is 3 months" in terms["body"]
 
 
 @pytest.mark.spec("content.generate")

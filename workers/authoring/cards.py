@@ -58,6 +58,9 @@ def allot_founders(desk: Desk, section: Section) -> list[Material]:
     return [CardsMaterial(kind="features", title=section.title, items=tuple(items))]
 
 
+_CARD_BODY = 320  # a card's body, as the page schema bounds it
+
+
 def allot_pricing(desk: Desk, section: Section) -> list[Material]:
     """The company's plans with their prices, or left out when they do not price the brief's
     own piece of work (scope.py)."""
@@ -78,16 +81,17 @@ def allot_pricing(desk: Desk, section: Section) -> list[Material]:
             section.title, "no price in the company's content may be printed", "state a price"
         )
         return []
+    # A buyer reads the prices first: the program's terms (minimum term, notice, what is
+    # kept) follow them as the last card, not as fine print above them.
     terms = price_terms(desk.company, ok=desk.priced.ok) if plans is None else []
-    lede = [desk.pool.spend(t) for t in terms if not desk.pool.is_used(t)]
-    return [
-        CardsMaterial(
-            kind="features",
-            title=section.title,
-            items=tuple((card["title"], card["body"]) for card in cards),
-            lede=" ".join(lede) or None,
-        )
-    ]
+    kept: list[str] = []
+    for term in terms:
+        if not desk.pool.is_used(term) and len(" ".join([*kept, term])) <= _CARD_BODY:
+            kept.append(desk.pool.spend(term))
+    items = [(card["title"], card["body"]) for card in cards]
+    if kept:
+        items.append((desk.voice.terms_title, " ".join(kept)))
+    return [CardsMaterial(kind="features", title=section.title, items=tuple(items))]
 
 
 def fallback_cards(desk: Desk) -> tuple[Card, ...]:

@@ -21,8 +21,19 @@ def allot_proof(desk: Desk, section: Section) -> list[Material]:
     if section.quote_lede:
         lede = desk.line(desk.voice.quote_lede) or desk.company.tagline
         return [ProseMaterial(title=section.title, markdown=lede), *_quotes(section)]
-    blocks = _results(desk, section) if section.takes_results else []
-    return blocks + _quotes(section)
+    if not section.takes_results:
+        return _quotes(section)
+    unsaid = [s for s in desk.plain if not desk.pool.is_used(s)]
+    if not (unsaid or section.stats or section.quotes or section.quotes_pending):
+        # A results heading over no result would say how results are reported, which is not
+        # a result: the heading is left out and the note asks for the proof.
+        desk.leave_out(
+            section.title,
+            "the brief's proof has no result, figure or quote left to show under it",
+            "add to `proof` the results to show (figures with their scale, a client's words)",
+        )
+        return []
+    return _results(desk, section) + _quotes(section)
 
 
 def allot_unplaced_proof(desk: Desk, section: Section) -> list[Material]:
@@ -41,17 +52,7 @@ def _results(desk: Desk, section: Section) -> list[Material]:
     if not body and section.quotes_pending and not stats:
         body = [desk.line(desk.voice.quote_lede) or desk.company.tagline]
     if not body:
-        found = (
-            None
-            if stats
-            else pool.take(
-                desk.words | {"results", "report"}, sources=("engagement",), relevant=True
-            )
-        )
-        # "Outcomes recorded in recent engagements." over no figures claims what the page
-        # never shows: with none, the section says how results are reported instead.
-        lede = desk.voice.results_lede if stats else desk.voice.results_none
-        body = [found or desk.line(lede) or desk.company.tagline]
+        body = [desk.line(desk.voice.results_lede) or desk.company.tagline]
     rows = range(0, len(stats), _STATS_PER_ROW)
     return [
         ProseMaterial(title=section.title, markdown=" ".join(body)),

@@ -25,7 +25,6 @@ class Voice:
     features_lede: tuple[str, ...]
     features_lede_one: tuple[str, ...]  # for a single agent card
     results_lede: tuple[str, ...]
-    results_none: tuple[str, ...]  # a results heading with no proof to show under it
     cta_titles: tuple[str, ...]
     cta_subs: tuple[str, ...]
     questions: dict[str, str]
@@ -34,6 +33,7 @@ class Voice:
     quote_lede: tuple[str, ...]
     # Steps for an offer that times its own work: the work, then what the client gets.
     step_titles: tuple[str, str]
+    terms_title: str  # the pricing card holding the minimum term, notice and what is kept
     # The hero title when a variant of the page is written in this voice instead of the
     # brief's (`{topic}` as the brief names it).
     headline: str
@@ -62,9 +62,6 @@ DIRECT = Voice(
         "The agent below does the legwork; nothing it produces ships without sign-off.",
     ),
     results_lede=("What the work has produced so far.",),
-    results_none=(
-        "Results are reported against metrics agreed in writing at the start, good or bad.",
-    ),
     cta_titles=("Talk to a strategist this week", "Get a straight answer on fit"),
     cta_subs=(
         "A strategist reads your request first, then tells you plainly whether we are a fit. "
@@ -83,6 +80,7 @@ DIRECT = Voice(
     "pipeline numbers together.",
     quote_lede=("In the words of the people we work with.", "What clients told us."),
     step_titles=("The work", "What you leave with"),
+    terms_title="Terms",
     headline="{topic}. Planned by a strategist, run by agents",
 )
 
@@ -105,7 +103,6 @@ WARM = Voice(
     features_lede=("Meet the agents who will do the legwork for you.",),
     features_lede_one=("Meet the agent who will do the legwork for you.",),
     results_lede=("Here is how the work has gone for teams like yours.",),
-    results_none=("You'll see results against the metrics we agree at the start, good or bad.",),
     cta_titles=("Let's see if this fits your team", "Tell us where your pipeline stands"),
     cta_subs=(
         "You'll hear back from a strategist, not a sales rep, with times to talk and what "
@@ -124,6 +121,7 @@ WARM = Voice(
     "Bring your pipeline numbers if you have them to hand.",
     quote_lede=("A few words from people we've worked with.", "Here's what clients have said."),
     step_titles=("We get to work", "What you take away"),
+    terms_title="How the terms work",
     headline="{topic}, with a strategist beside you",
 )
 
@@ -155,9 +153,6 @@ FORMAL = Voice(
     features_lede=("The engagement draws on the following agents, each with a defined remit.",),
     features_lede_one=("The engagement draws on the following agent, with a defined remit.",),
     results_lede=("Outcomes recorded in recent engagements.",),
-    results_none=(
-        "Outcomes are reported against the metrics agreed at the outset, favourable or not.",
-    ),
     cta_titles=("Arrange an introductory call", "Discuss your requirements with a strategist"),
     cta_subs=(
         "A senior strategist will review your request and propose a time to discuss your "
@@ -177,6 +172,7 @@ FORMAL = Voice(
     "your current pipeline figures are reviewed together.",
     quote_lede=("Comments from clients.", "Client testimony."),
     step_titles=("Delivery", "Deliverables"),
+    terms_title="Commercial terms",
     headline="{topic}: an engagement reviewed by a senior strategist",
 )
 
