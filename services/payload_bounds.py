@@ -27,6 +27,7 @@ from schemas.errors import Issue
 
 __all__ = [
     "BRIEF_BOUNDS",
+    "MAX_COMMAS",
     "MAX_DEPTH",
     "MAX_MEMBERS",
     "MAX_TEXT_CHARACTERS",
@@ -36,6 +37,7 @@ __all__ = [
     "Bounds",
     "bound_issues",
     "bound_payload",
+    "raw_bound_issue",
 ]
 
 # No model has half this many fields: an object with more is refused whole (its names unread).
@@ -46,6 +48,11 @@ MAX_TEXT_CHARACTERS = 150_000
 # Values (objects, arrays, strings, numbers, ...) in one payload; the largest page the schema
 # allows has about 1,500.
 MAX_VALUES = 5_000
+# Commas in a page's or a brief's bytes, those inside strings included: the largest page the
+# schema allows needs about 1,500 between its values, so a body past this is refused before it
+# is parsed (pydantic-core took 60-110 ms of CPU, holding the GIL, to build the 330,000 values
+# of a 1 MiB body) unless its text holds a comma every eight characters, which no copy does.
+MAX_COMMAS = 20_000
 # An array whose path names no schema list (an unknown field, a string sent as a list).
 OTHER_ARRAY_ITEMS = 30
 # Objects and arrays inside one another (the API's JSON parser allows 32; the CLI reads files).
@@ -125,6 +132,18 @@ def bound_payload(payload: object, bounds: Bounds) -> Bounded:
     if walk.whole:
         return Bounded(payload=None, issues=tuple(walk.issues), whole=True)
     return Bounded(payload=cut, issues=tuple(walk.issues))
+
+
+def raw_bound_issue(raw: bytes) -> Issue | None:
+    """The issue of a page's or a brief's body past MAX_COMMAS, read from its bytes before it is
+    parsed (a count in C, about 1 ms for 1 MiB); None when within it."""
+    if raw.count(b",") <= MAX_COMMAS:
+        return None
+    return Issue(
+        field="",
+        code="too_many",
+        message=f"more than {MAX_COMMAS:,} commas: no page or brief holds that many values",
+    )
 
 
 def bound_issues(payload: object, bounds: Bounds) -> list[Issue]:

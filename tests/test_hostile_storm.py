@@ -704,11 +704,11 @@ def test_array_bombs_a_preview_bomb_and_a_full_quota_get_no_5xx_and_hold_up_no_r
 
     assert {s for s in statuses if s >= 500} == set(), statuses
     assert statuses[429] > 0, statuses  # storage_quota_exceeded: the rest of the 60 pages
-    # TODO: public reads are not within twice their unloaded latency here. Each bomb is
-    # refused in 25-60 ms of CPU (6 s once), most of it pydantic-core building the 1 MiB
-    # body's objects, which holds the GIL of the one worker process; four clients sending
-    # them back to back keep it busy, and reads measured 20 ms against 1.4 ms unloaded.
-    assert under_bombs < 1.0, (unloaded, under_bombs)
+    # A bomb is refused from its commas before it is parsed (about 1 ms, where parsing took
+    # 60-110 ms), so what is left is receiving 1 MiB bodies from four clients back to back in
+    # the one worker process: reads measured 4-7 times their unloaded latency on two loaded
+    # cores (0.7-1.0 ms alone, 4-6 ms during), against 14 times before; not the 2x goal.
+    assert under_bombs < 10 * unloaded, (unloaded, under_bombs)
     # Rendered on every request, each of these previews took about 2.7 s of CPU, and the reads
     # waited behind them; kept, a preview costs what any cached page does (the 2x goal is not
     # met under four clients at once on a loaded machine: 3 ms against 17 ms measured).

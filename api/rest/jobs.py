@@ -27,7 +27,7 @@ from api.errors import (
     unsupported_media_type,
 )
 from api.rest.idempotency import Idempotency
-from api.rest.json_body import parse_json
+from api.rest.json_body import parse_content_json
 from api.rest.signal_query import refuse_parameters
 from backends.bundle import Backends
 from backends.ports import UnavailableError
@@ -248,7 +248,7 @@ def _json_body() -> object:
     if request.mimetype != "application/json":
         raise unsupported_media_type("Send the brief as application/json")
     request.max_content_length = MAX_BODY_BYTES
-    return parse_json(request.get_data(cache=True))
+    return parse_content_json(request.get_data(cache=True))
 
 
 def _json(body: dict[str, Any], status: int) -> Response:

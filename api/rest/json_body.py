@@ -12,8 +12,9 @@ import math
 
 import pydantic_core
 
-from api.errors import ApiError
+from api.errors import ApiError, invalid_payload
 from schemas.errors import Issue
+from services.payload_bounds import raw_bound_issue
 
 MAX_DEPTH = 32  # objects and arrays inside one another; documented in the API references
 _NOT_JSON = "The request body is not valid JSON"
@@ -43,6 +44,17 @@ def parse_json(raw: bytes) -> object:
     if problem is not None:
         raise _not_json(f"{_NOT_JSON}: {problem}", problem)
     return value
+
+
+def parse_content_json(raw: bytes) -> object:
+    """A page's, a variant's or a brief's body: refused from its bytes, before it is parsed,
+    when it holds more values than any of them can (422 `too_many` on `""`), else parsed.
+
+    Raises: ApiError 422 `invalid_payload`, or 400 `invalid_json`."""
+    past = raw_bound_issue(raw)
+    if past is not None:
+        raise invalid_payload([past], "The body is over a size or count limit")
+    return parse_json(raw)
 
 
 def _not_json(message: str, why: str) -> ApiError:

@@ -23,7 +23,7 @@ from api.errors import (
 from api.rest.content import PREFIX, editor_of
 from api.rest.etags import etag_listed
 from api.rest.idempotency import Idempotency
-from api.rest.json_body import parse_json
+from api.rest.json_body import parse_content_json
 from api.rest.signal_query import refuse_parameters
 from backends.bundle import Backends
 from backends.ports import StoredAllocation, StoredVariant
@@ -263,7 +263,7 @@ def _json_body(*, merge_patch_allowed: bool = False) -> object:
     if request.mimetype not in allowed:
         raise unsupported_media_type(f"Send the body as {' or '.join(sorted(allowed))}")
     request.max_content_length = MAX_BODY_BYTES
-    return parse_json(request.get_data(cache=True))
+    return parse_content_json(request.get_data(cache=True))
 
 
 def _json(body: str, status: int) -> Response:

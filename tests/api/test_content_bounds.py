@@ -1,7 +1,8 @@
-"""Sizes and counts are checked before any other work (content-api.md "Size limits"): an array
-past its limit is one 422 issue naming it and only its first elements are checked on; an object,
-or a body's text, past its bound is refused with that issue alone; and no error answer lists
-more than 50 issues."""
+"""Sizes and counts are checked before any other work (content-api.md "Size limits"): a body
+with more commas than any page holds is refused before it is parsed; an array past its limit is
+one 422 issue naming it and only its first elements are checked on; an object, or a body's
+text, past its bound is refused with that issue alone; and no error answer lists more than 50
+issues."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from services.payload_bounds import raw_bound_issue
 from tests.api.content_client import AUTH, PAGES, page_body
 
 MERGE = {**AUTH, "content-type": "application/merge-patch+json"}
@@ -35,13 +37,13 @@ def refused(response: Any) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     ("fields", "named"),
     [
-        pytest.param({"blocks": [{}] * 330_000}, "blocks", id="330000-empty-blocks"),
-        pytest.param({"blocks": [{"type": "hero"}] * 60_000}, "blocks", id="60000-hero-blocks"),
-        pytest.param({f"x{n}": 1 for n in range(60_000)}, "", id="60000-unknown-fields"),
+        pytest.param({"blocks": [{}] * 5_000}, "blocks", id="5000-empty-blocks"),
+        pytest.param({"blocks": [{"type": "hero"}] * 5_000}, "blocks", id="5000-hero-blocks"),
+        pytest.param({f"x{n}": 1 for n in range(5_000)}, "", id="5000-unknown-fields"),
         pytest.param(
-            {"blocks": [{**HERO, **{f"x{n}": 1 for n in range(60_000)}}]},
+            {"blocks": [{**HERO, **{f"x{n}": 1 for n in range(5_000)}}]},
             "blocks.0",
-            id="60000-unknown-block-fields",
+            id="5000-unknown-block-fields",
         ),
     ],
 )
@@ -54,6 +56,49 @@ def test_an_array_or_object_bomb_is_one_issue_naming_its_field(
     issues = refused(response)
     assert issues[0] == (named, "too_many")
     assert len(response.data) < 10_000
+
+
+@pytest.mark.spec("content.gate.lengths")
+@pytest.mark.parametrize(
+    "fields",
+    [
+        pytest.param({"blocks": [{}] * 330_000}, id="330000-empty-blocks"),
+        pytest.param({"blocks": [{"type": "hero"}] * 60_000}, id="60000-hero-blocks"),
+        pytest.param({f"x{n}": 1 for n in range(60_000)}, id="60000-unknown-fields"),
+        pytest.param(
+            {"blocks": [{**HERO, **{f"x{n}": 1 for n in range(60_000)}}]},
+            id="60000-unknown-block-fields",
+        ),
+    ],
+)
+def test_a_body_with_more_commas_than_any_page_holds_is_refused_before_it_is_parsed(
+    client: FlaskClient, fields: dict[str, Any]
+) -> None:
+    """content-api.md Size limits: past 20,000 commas a body is refused from its bytes (the
+    largest page needs about 1,500), with that one issue on the whole body."""
+    body = compact(page_body("bomb", **fields))
+    assert body.count(",") > 20_000
+
+    response = client.post(PAGES, data=body, headers=JSON)
+
+    assert refused(response) == [("", "too_many")]
+    assert "20,000 commas" in response.get_json()["issues"][0]["message"]
+    assert len(response.data) < 1_000
+
+
+@pytest.mark.spec("content.gate.lengths")
+def test_a_page_with_many_commas_in_its_copy_is_not_refused_by_the_comma_bound() -> None:
+    """The largest page the schema allows, its copy a comma every ten characters, stays under
+    the bound: 30 richtext blocks of 4,000 characters."""
+    prose = "Yes, then " * 400
+    body = compact(
+        page_body(
+            "commas",
+            blocks=[HERO, *({"type": "richtext", "markdown": prose[:4_000]} for _ in range(29))],
+        )
+    )
+
+    assert raw_bound_issue(body.encode()) is None
 
 
 @pytest.mark.spec("content.gate.lengths")
@@ -77,7 +122,7 @@ def test_a_patch_that_makes_a_page_an_array_bomb_is_refused_naming_blocks(
     assert client.post(PAGES, json=page_body("patched"), headers=AUTH).status_code == 201
 
     response = client.patch(
-        f"{PAGES}/patched", data=compact({"blocks": [HERO] * 10_000}), headers=MERGE
+        f"{PAGES}/patched", data=compact({"blocks": [HERO] * 3_000}), headers=MERGE
     )
 
     issues = refused(response)
