@@ -137,7 +137,10 @@ def test_with_javascript_the_lead_form_links_the_visitors_page_views_to_the_pers
 
     timeline = live_server.backends.signals.read_stream(StreamQuery(email=f"ana@{domain}")).events
     # The form's button is one of the page's buttons: its click is a CTA click of the visitor.
-    assert [e.type for e in timeline] == ["page_view", "lead_form", "cta_click", "page_view"]
+    # Its beacon and the form's post leave at once, so either may be stored first.
+    types = [e.type for e in timeline]
+    assert types[0] == types[-1] == "page_view"
+    assert sorted(types[1:-1]) == ["cta_click", "lead_form"]
     assert timeline[1].properties["utm_campaign"] == "q4"
 
 

@@ -109,7 +109,10 @@ def test_no_page_a_visitor_sees_scrolls_sideways(
     page.on("pageerror", lambda e: errors.append(str(e)))
     response = page.goto(f"{live_server.url}{visitor_paths[kind]}")
     page.wait_for_load_state("networkidle")
-    page.screenshot(path=str(screenshots / f"visitor-{kind}-{width}.png"), full_page=True)
+    # A full-page shot of the longest page took over 30 s on two loaded cores.
+    page.screenshot(
+        path=str(screenshots / f"visitor-{kind}-{width}.png"), full_page=True, timeout=120_000
+    )
     sizes = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
     headings = page.locator("h1").count()
     context.close()
