@@ -237,7 +237,11 @@ def create_pages_blueprint(
         if assignment.new_assignment_id is not None:
             secure = site_facts.base_url.startswith("https://")
             response.headers["Set-Cookie"] = assignment_cookie(
-                assignment.new_assignment_id, slug=stored.slug, secure=secure
+                assignment.new_assignment_id,
+                arm=assignment.arm,
+                slug=stored.slug,
+                secure=secure,
+                http_only=not site_facts.beacon_consent,
             )
         return response
 
