@@ -159,7 +159,13 @@ def create_pages_blueprint(
     previews = PageCache(PREVIEW_CACHE_SIZE, max_bytes=PREVIEW_CACHE_BYTES)
     lookup = PageLookup(pages, freshness=freshness_seconds, monotonic=monotonic)
     experiments = (
-        ExperimentLookup(variants, freshness=freshness_seconds, monotonic=monotonic, split=split)
+        ExperimentLookup(
+            variants,
+            freshness=freshness_seconds,
+            monotonic=monotonic,
+            split=split,
+            clock=clock,
+        )
         if variants is not None
         else None
     )

@@ -25,10 +25,11 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from backends.ports import StoredAllocation, StoredVariant, VariantStore
 from domain.variants import CONTROL, pick_arm
-from services.variants import current_shares
+from services.variants import current_shares, started_shares
 
 __all__ = [
     "ASSIGNMENT_COOKIE",
@@ -92,8 +93,10 @@ class ExperimentLookup:
         monotonic: Callable[[], float] = time.monotonic,
         capacity: int = 4096,
         split: Split | None = None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self._variants = variants
+        self._clock = clock
         self._split = split or _allocation_split
         self._freshness = freshness
         self._monotonic = monotonic
@@ -120,6 +123,8 @@ class ExperimentLookup:
             return None
         variants = {v.variant_id: v for v in self._variants.list_variants(slug)}
         shares = self._split(slug, allocation, set(variants))
+        if self._clock is not None:
+            shares = started_shares(shares, variants=variants.values(), now=self._clock())
         if all(share <= 0 for arm, share in shares if arm != CONTROL):
             return None
         return Experiment(shares=tuple(shares), variants=variants)
