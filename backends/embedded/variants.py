@@ -181,7 +181,8 @@ def _add_start_column(db: SqliteDatabase) -> None:
 
 
 def _has_start(conn: sqlite3.Connection) -> bool:
-    return any(row["name"] == "start_at" for row in conn.execute("PRAGMA table_info(page_variants)"))
+    columns = conn.execute("PRAGMA table_info(page_variants)").fetchall()
+    return any(row["name"] == "start_at" for row in columns)
 
 
 def _allocation(row: sqlite3.Row) -> StoredAllocation:
