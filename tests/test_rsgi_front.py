@@ -4,7 +4,7 @@ environ from granian's request, and what happens when the app fails while it str
 Driven through `RsgiFront.__rsgi__` with an in-memory RSGI request and protocol that keep
 granian's documented interface (scope attributes, `headers.items()`, the body as an async
 iterator, `response_bytes` and `response_stream`); the served process runs the same front
-under granian itself (tests/test_serving.py, tests/test_hostile_storm.py).
+under granian itself (tests/test_serving.py, tests/hostile/test_body_storm.py).
 """
 
 from __future__ import annotations
