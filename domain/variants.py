@@ -27,7 +27,8 @@ ALLOCATION_MODES: tuple[AllocationMode, ...] = ("fixed", "adaptive")
 class StoredVariant:
     """One variant of a page: a whole page content (a SitePageInput as JSON), versioned.
 
-    `version` starts at 1 and grows by one per write, as a page's does.
+    `version` starts at 1 and grows by one per write, as a page's does. `start_at`: before it
+    the variant gets no traffic (services/variants.py `started_shares`); None: no wait.
     """
 
     slug: str
@@ -39,6 +40,7 @@ class StoredVariant:
     gate_ruleset: str = ""
     editor: str = ""
     editor_key_id: str = ""
+    start_at: datetime | None = None
 
 
 @dataclass(frozen=True)

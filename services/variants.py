@@ -10,7 +10,7 @@ content that passes the same gate as the page on its own, and is versioned like 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -143,6 +143,7 @@ def create_variant(
     payload: object,
     variant_id: str | None,
     editor: Editor,
+    start_at: datetime | None = None,
     brand: Brand,
     ruleset: str,
     now: datetime,
@@ -177,6 +178,7 @@ def create_variant(
             gate_ruleset=ruleset,
             editor=editor.partner,
             editor_key_id=editor.key_id,
+            start_at=start_at,
         )
         try:
             saved = variants.save_variant(new, expected_version=0, limit=MAX_VARIANTS)
@@ -209,9 +211,12 @@ def change_variant(
     now: datetime,
     changed: PageChanged,
     precondition: VariantPrecondition | None = None,
+    start_at: datetime | None = None,
+    set_start: bool = False,
 ) -> StoredVariant:
-    """Apply a JSON merge patch to a variant's content, through the gate; a patch that changes
-    nothing writes no version.
+    """Apply a JSON merge patch to a variant's content, through the gate, and set its start
+    (`set_start`: to `start_at`, None clears it); a patch that changes nothing writes no
+    version.
 
     Raises: NotFoundError, GateRefusedError, VariantPreconditionFailedError, BusyError.
     """
@@ -224,12 +229,14 @@ def change_variant(
             raise VariantPreconditionFailedError(current)
         merged = merge_patch(dict(current.page_input), patch)
         page_input = gated_variant(payload=merged, page=page, brand=brand)
-        if page_input == dict(current.page_input):
+        start = start_at if set_start else current.start_at
+        if page_input == dict(current.page_input) and start == current.start_at:
             return current
         new = replace(
             current,
             version=current.version + 1,
             page_input=page_input,
+            start_at=start,
             updated_at=now,
             gate_ruleset=ruleset,
             editor=editor.partner,
@@ -393,3 +400,20 @@ def current_shares(
         target = arm if arm in variant_ids else CONTROL
         fractions[target] = fractions.get(target, 0.0) + share / 100
     return [(CONTROL, fractions.pop(CONTROL)), *sorted(fractions.items())]
+
+
+def started_shares(
+    shares: Sequence[tuple[str, float]], *, variants: Iterable[StoredVariant], now: datetime
+) -> list[tuple[str, float]]:
+    """The split /p/{slug} serves at `now`: a variant whose `start_at` is still ahead is left
+    out, its share spread over the other arms in proportion, as if it did not exist (nothing
+    else with a share: the control takes all). Serving reads this against the clock on every
+    lookup, so a start needs no task."""
+    waiting = {v.variant_id for v in variants if v.start_at is not None and v.start_at > now}
+    if not waiting:
+        return list(shares)
+    kept = [(arm, share) for arm, share in shares if arm not in waiting]
+    total = sum(share for _, share in kept)
+    if total <= 0:
+        return [(arm, 1.0 if arm == CONTROL else 0.0) for arm, _ in kept]
+    return [(arm, share / total) for arm, share in kept]

@@ -123,9 +123,9 @@ resource "google_compute_backend_service" "api" {
 # The same API behind Cloud CDN for the landing pages (they send public s-maxage and ETag;
 # a change purges /p/{slug} through the CDN port). A page running an experiment answers each
 # visitor their own arm as `Cache-Control: private`, which the CDN never stores; its assignment
-# cookie (fd_aid, set on that page's path alone) is in the cache key as well, so no cached
-# answer could ever reach a visitor of another assignment. Pages without an experiment never
-# see the cookie, so their cache is shared as before.
+# cookie (fd_aid: an id and the arm it records, set on that page's path alone) is in the cache
+# key as well, so no cached answer could ever reach a visitor of another assignment or arm.
+# Pages without an experiment never see the cookie, so their cache is shared as before.
 resource "google_compute_backend_service" "pages" {
   name                  = "frontdoor-pages"
   load_balancing_scheme = "EXTERNAL_MANAGED"

@@ -159,7 +159,13 @@ def create_pages_blueprint(
     previews = PageCache(PREVIEW_CACHE_SIZE, max_bytes=PREVIEW_CACHE_BYTES)
     lookup = PageLookup(pages, freshness=freshness_seconds, monotonic=monotonic)
     experiments = (
-        ExperimentLookup(variants, freshness=freshness_seconds, monotonic=monotonic, split=split)
+        ExperimentLookup(
+            variants,
+            freshness=freshness_seconds,
+            monotonic=monotonic,
+            split=split,
+            clock=clock,
+        )
         if variants is not None
         else None
     )
@@ -237,7 +243,11 @@ def create_pages_blueprint(
         if assignment.new_assignment_id is not None:
             secure = site_facts.base_url.startswith("https://")
             response.headers["Set-Cookie"] = assignment_cookie(
-                assignment.new_assignment_id, slug=stored.slug, secure=secure
+                assignment.new_assignment_id,
+                arm=assignment.arm,
+                slug=stored.slug,
+                secure=secure,
+                http_only=not site_facts.beacon_consent,
             )
         return response
 

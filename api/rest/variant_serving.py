@@ -1,13 +1,18 @@
 """Which arm of a page's experiment a visitor of /p/{slug} is served, and how it stays the same.
 
-Stickiness is a first-party cookie holding only a random assignment id (`fd_aid`, 128 random
-bits, HttpOnly, SameSite=Lax, Path=/p/{slug}: one per page, sent to that page alone): the arm is
-a hash of that id and the slug against the page's current shares (domain/variants.py
-`pick_arm`), so the cookie says nothing about the visitor, links no two pages, and names no
-arm. It is set only when a page has an experiment running, and never for a visitor who sends
-Global Privacy Control (`Sec-GPC: 1`) or Do Not Track (`DNT: 1`), nor, where consent is
-required (BEACON_CONSENT=required), by the server at all: there the beacon sets it when the
-visitor says yes. Those visitors get the control.
+Stickiness is a first-party cookie (`fd_aid`, HttpOnly, SameSite=Lax, Path=/p/{slug}: one per
+page, sent to that page alone) holding a random assignment id (128 random bits) and the arm it
+was first served, `{id}.{arm}`: the first arm is a hash of the id and the slug against the
+page's shares then (domain/variants.py `pick_arm`), and a returning visitor keeps the recorded
+arm while it still has a share, however the shares move since (an adaptive recompute, a new
+fixed allocation); only an arm gone (deleted, or given no share) sends them to the hash again,
+and the cookie is rewritten with the arm they get. The cookie says nothing about the visitor
+and links no two pages; the arm it names is what the page already shows them. It is set only
+when a page has an experiment running, and never for a visitor who sends Global Privacy
+Control (`Sec-GPC: 1`) or Do Not Track (`DNT: 1`); where consent is required
+(BEACON_CONSENT=required) the server never sets a new one: the beacon sets the id when the
+visitor says yes, and the server then records the arm in it (not HttpOnly there, so the
+beacon can still remove it). Visitors without one get the control.
 
 Responses of such pages differ by visitor, so they are `Cache-Control: private` (no shared
 cache, Cloud CDN included, keeps them) and vary on Cookie, Sec-GPC and DNT.
@@ -20,10 +25,11 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from backends.ports import StoredAllocation, StoredVariant, VariantStore
 from domain.variants import CONTROL, pick_arm
-from services.variants import current_shares
+from services.variants import current_shares, started_shares
 
 __all__ = [
     "ASSIGNMENT_COOKIE",
@@ -39,7 +45,8 @@ __all__ = [
 
 ASSIGNMENT_COOKIE = "fd_aid"
 ASSIGNMENT_MAX_AGE = 180 * 24 * 3600  # 180 days: long enough for an experiment to finish
-_ASSIGNMENT_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")  # secrets.token_urlsafe(16)
+# secrets.token_urlsafe(16), then the arm recorded (absent in an id the beacon set on a yes).
+_ASSIGNMENT = re.compile(r"^([A-Za-z0-9_-]{22})(?:\.([a-z0-9][a-z0-9-]{0,31}))?$")
 # Each visitor's own answer: the browser may keep it (and revalidates), no shared cache may.
 EXPERIMENT_CACHE_CONTROL = "private, no-cache"
 EXPERIMENT_VARY = "Cookie, Sec-GPC, DNT"
@@ -55,7 +62,8 @@ class Experiment:
 
 @dataclass(frozen=True)
 class Assignment:
-    """The arm served, and the assignment id to set as a cookie (None: set nothing)."""
+    """The arm served, and the assignment id to record it under in the cookie (None: set
+    nothing)."""
 
     arm: str
     new_assignment_id: str | None = None
@@ -85,8 +93,10 @@ class ExperimentLookup:
         monotonic: Callable[[], float] = time.monotonic,
         capacity: int = 4096,
         split: Split | None = None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self._variants = variants
+        self._clock = clock
         self._split = split or _allocation_split
         self._freshness = freshness
         self._monotonic = monotonic
@@ -113,6 +123,8 @@ class ExperimentLookup:
             return None
         variants = {v.variant_id: v for v in self._variants.list_variants(slug)}
         shares = self._split(slug, allocation, set(variants))
+        if self._clock is not None:
+            shares = started_shares(shares, variants=variants.values(), now=self._clock())
         if all(share <= 0 for arm, share in shares if arm != CONTROL):
             return None
         return Experiment(shares=tuple(shares), variants=variants)
@@ -130,31 +142,46 @@ def assign(
     opted_out: bool,
     consent_required: bool,
 ) -> Assignment:
-    """The arm this visitor gets, and whether to give them an assignment id.
+    """The arm this visitor gets, and whether to (re)write their cookie.
 
-    GPC or DNT: the control, nothing set. A valid assignment id: its arm. Otherwise, where
-    consent is required, the control with nothing set (the beacon sets the id on a yes);
-    elsewhere a new random id, set as a cookie, and its arm.
+    GPC or DNT: the control, nothing set. A valid cookie whose recorded arm still has a share:
+    that arm, nothing set. A valid cookie without one (or whose arm is gone): the arm its id
+    hashes to under today's shares, recorded in it. Otherwise, where consent is required, the
+    control with nothing set (the beacon sets the id on a yes); elsewhere a new random id and
+    its arm, set as a cookie.
     """
     if opted_out:
         return Assignment(CONTROL)
-    if cookie is not None and _ASSIGNMENT_ID.match(cookie):
-        return Assignment(pick_arm(cookie, slug=slug, shares=experiment.shares))
+    found = _ASSIGNMENT.match(cookie) if cookie is not None else None
+    if found is not None:
+        assignment_id, recorded = found[1], found[2]
+        if recorded is not None and _has_share(experiment, recorded):
+            return Assignment(recorded)
+        arm = pick_arm(assignment_id, slug=slug, shares=experiment.shares)
+        return Assignment(arm, assignment_id)
     if consent_required:
         return Assignment(CONTROL)
     new_id = secrets.token_urlsafe(16)
     return Assignment(pick_arm(new_id, slug=slug, shares=experiment.shares), new_id)
 
 
-def assignment_cookie(assignment_id: str, *, slug: str, secure: bool) -> str:
-    """The Set-Cookie value of a new assignment id for the page of `slug`."""
+def _has_share(experiment: Experiment, arm: str) -> bool:
+    return any(name == arm and share > 0 for name, share in experiment.shares)
+
+
+def assignment_cookie(
+    assignment_id: str, *, arm: str, slug: str, secure: bool, http_only: bool = True
+) -> str:
+    """The Set-Cookie value recording an assignment id's arm for the page of `slug`
+    (`http_only=False` where the beacon set the id and must be able to remove it)."""
     parts = [
-        f"{ASSIGNMENT_COOKIE}={assignment_id}",
+        f"{ASSIGNMENT_COOKIE}={assignment_id}.{arm}",
         f"Max-Age={ASSIGNMENT_MAX_AGE}",
         f"Path=/p/{slug}",
         "SameSite=Lax",
-        "HttpOnly",
     ]
+    if http_only:
+        parts.append("HttpOnly")
     if secure:
         parts.append("Secure")
     return "; ".join(parts)

@@ -36,6 +36,7 @@ from schemas.content.variants import (
     VariantBody,
     VariantInput,
     VariantListBody,
+    VariantPatch,
     VariantRecord,
 )
 from schemas.errors import Issue
@@ -67,6 +68,7 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
                     slug=slug,
                     payload=body.page,
                     variant_id=body.id,
+                    start_at=body.start_at,
                     editor=editor_of(principal),
                     brand=brand,
                     ruleset=ruleset(brand),
@@ -118,10 +120,11 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
             raise invalid_payload(
                 [Issue(field="", code="invalid_type", message="a merge patch is a JSON object")]
             )
-        if patch.get("id", variant_id) != variant_id or set(patch) - {"id", "page"}:
+        if patch.get("id", variant_id) != variant_id:
             raise invalid_payload(
-                [Issue(field="", code="not_allowed", message="a patch changes `page` only")]
+                [Issue(field="id", code="not_allowed", message="a variant's id does not change")]
             )
+        parsed = VariantPatch.model_validate(patch)
 
         def change() -> Response:
             with variant_errors(slug):
@@ -130,7 +133,9 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
                     variants=backends.variants,
                     slug=slug,
                     variant_id=variant_id,
-                    patch=patch.get("page", {}),
+                    patch=parsed.page,
+                    start_at=parsed.start_at,
+                    set_start="start_at" in patch,
                     editor=editor_of(principal),
                     brand=brand,
                     ruleset=ruleset(brand),
@@ -226,6 +231,7 @@ def _record(variant: StoredVariant) -> VariantRecord:
         page=dict(variant.page_input),
         created_at=variant.created_at,
         updated_at=variant.updated_at,
+        start_at=variant.start_at,
         gate=GateResult(passed=True, ruleset=variant.gate_ruleset),
     )
 

@@ -16,6 +16,7 @@ CREATE TABLE IF NOT EXISTS page_variants (
     slug TEXT NOT NULL, variant_id TEXT NOT NULL, version INTEGER NOT NULL,
     page_input TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
     gate_ruleset TEXT NOT NULL, editor TEXT NOT NULL, editor_key_id TEXT NOT NULL,
+    start_at TEXT,
     PRIMARY KEY (slug, variant_id)
 );
 CREATE TABLE IF NOT EXISTS page_allocations (
@@ -25,7 +26,8 @@ CREATE TABLE IF NOT EXISTS page_allocations (
 """
 _SAVE_VARIANT = (
     "INSERT OR REPLACE INTO page_variants (slug, variant_id, version, page_input, created_at,"
-    " updated_at, gate_ruleset, editor, editor_key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " updated_at, gate_ruleset, editor, editor_key_id, start_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _SAVE_ALLOCATION = (
     "INSERT OR REPLACE INTO page_allocations (slug, version, mode, shares, updated_at, editor,"
@@ -39,6 +41,7 @@ class SqliteVariantStore:
     def __init__(self, db: SqliteDatabase) -> None:
         self._db = db
         db.ensure_schema("variants", _DDL)
+        _add_start_column(db)
 
     def get_variant(self, slug: str, variant_id: str) -> StoredVariant | None:
         row = (
@@ -90,6 +93,7 @@ class SqliteVariantStore:
                     variant.gate_ruleset,
                     variant.editor,
                     variant.editor_key_id,
+                    None if variant.start_at is None else _stamp(variant.start_at),
                 ),
             )
         return variant
@@ -163,7 +167,22 @@ def _variant(row: sqlite3.Row) -> StoredVariant:
         gate_ruleset=row["gate_ruleset"],
         editor=row["editor"],
         editor_key_id=row["editor_key_id"],
+        start_at=datetime.fromisoformat(row["start_at"]) if row["start_at"] else None,
     )
+
+
+def _add_start_column(db: SqliteDatabase) -> None:
+    """A data file from before variants could wait for a start gets the column (none wait)."""
+    if _has_start(db.connection()):
+        return
+    with db.transaction() as conn:
+        if not _has_start(conn):
+            conn.execute("ALTER TABLE page_variants ADD COLUMN start_at TEXT")
+
+
+def _has_start(conn: sqlite3.Connection) -> bool:
+    columns = conn.execute("PRAGMA table_info(page_variants)").fetchall()
+    return any(row["name"] == "start_at" for row in columns)
 
 
 def _allocation(row: sqlite3.Row) -> StoredAllocation:

@@ -117,6 +117,7 @@ def _variant_doc(variant: StoredVariant) -> dict[str, Any]:
         "gate_ruleset": variant.gate_ruleset,
         "editor": variant.editor,
         "editor_key_id": variant.editor_key_id,
+        "start_at": variant.start_at,
     }
 
 
@@ -132,6 +133,7 @@ def _variant(doc: dict[str, Any] | None) -> StoredVariant:
         gate_ruleset=data.get("gate_ruleset", ""),
         editor=data.get("editor", ""),
         editor_key_id=data.get("editor_key_id", ""),
+        start_at=data.get("start_at"),
     )
 
 

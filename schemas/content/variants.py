@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.variants import VARIANT_ID_PATTERN
-from schemas.content.pages import GateResult
+from schemas.content.pages import GateResult, ScheduleTime
 from schemas.errors import Issue
 
 
@@ -28,6 +28,24 @@ class VariantInput(BaseModel):
     page: dict[str, Any] = Field(
         description="A whole page content (SitePageInput); the slug is the page's"
     )
+    start_at: ScheduleTime | None = Field(
+        default=None,
+        description="RFC 3339 with an offset: before it the variant gets no traffic (its share"
+        " goes to the other arms, as if it did not exist); from it, it enters the allocation."
+        " Left out or null: at once. A time already past is taken as started",
+        examples=["2026-12-01T09:00:00+01:00"],
+    )
+
+
+class VariantPatch(BaseModel):
+    """PATCH .../pages/{slug}/variants/{id}: a merge patch of `page`, and `start_at` set or
+    cleared (null)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    id: str | None = None
+    page: dict[str, Any] = Field(default_factory=dict)
+    start_at: ScheduleTime | None = None
 
 
 class VariantRecord(BaseModel):
@@ -41,6 +59,9 @@ class VariantRecord(BaseModel):
     page: dict[str, Any]
     created_at: datetime
     updated_at: datetime
+    start_at: datetime | None = Field(
+        default=None, description="Before it the variant gets no traffic; null: no wait"
+    )
     gate: GateResult
 
 

@@ -16,6 +16,7 @@ from schemas.content.variants import (
     VariantBody,
     VariantInput,
     VariantListBody,
+    VariantPatch,
 )
 from schemas.openapi.operation import (
     ETAG,
@@ -283,8 +284,9 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
             ),
         ),
         description="RFC 7396 merge of `page` over the variant's stored content; the merged"
-        " content must pass the gate. `id` may be sent but never changes.",
-        request=VariantInput,
+        " content must pass the gate. `start_at` sets the variant's start, null clears it;"
+        " left out, it stays. `id` may be sent but never changes.",
+        request=VariantPatch,
         request_media=("application/merge-patch+json", "application/json"),
         params=(SLUG, VARIANT_ID, VARIANT_IF_MATCH, IDEMPOTENCY),
         errors=(400, *KEYED, 404, 408, 409, 412, 413, 415, 422, 503),

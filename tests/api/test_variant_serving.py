@@ -46,7 +46,8 @@ def experiment(client: FlaskClient) -> FlaskClient:
 def test_a_visitor_gets_an_assignment_cookie_and_the_same_arm_on_every_visit(
     experiment: FlaskClient, app: Flask
 ) -> None:
-    """Variants: a first visit sets only a random assignment id; later visits keep the arm."""
+    """Variants: a first visit sets a random assignment id and the arm it got; later visits
+    keep the arm."""
     visitor = app.test_client()
 
     first = visitor.get(f"/p/{SLUG}")
@@ -54,7 +55,8 @@ def test_a_visitor_gets_an_assignment_cookie_and_the_same_arm_on_every_visit(
 
     cookie = first.headers["Set-Cookie"]
     assert re.fullmatch(
-        r"fd_aid=[A-Za-z0-9_-]{22}; Max-Age=15552000; Path=/p/growth-audit; SameSite=Lax; HttpOnly",
+        r"fd_aid=[A-Za-z0-9_-]{22}\.(control|b); Max-Age=15552000; Path=/p/growth-audit; "
+        r"SameSite=Lax; HttpOnly",
         cookie,
     )
     assert arm_of(first) in ("control", "b")
@@ -97,7 +99,8 @@ def test_where_consent_is_required_the_server_sets_no_cookie_and_serves_the_cont
     settings: Settings, backends: Backends
 ) -> None:
     """Variants: BEACON_CONSENT=required: no id until the visitor says yes (the beacon sets
-    it then); a visitor who has one gets its arm."""
+    it then); a visitor who has one gets its arm, recorded in it (not HttpOnly, so the
+    beacon can still remove it)."""
     app = create_app(dataclasses.replace(app_config(settings), beacon_consent=True), backends)
     start_experiment(app.test_client(), {"control": 0, "b": 100})
     visitor = app.test_client()
@@ -108,7 +111,9 @@ def test_where_consent_is_required_the_server_sets_no_cookie_and_serves_the_cont
 
     assert (arm_of(before), arm_of(after)) == ("control", "b")
     assert "Set-Cookie" not in before.headers
-    assert "Set-Cookie" not in after.headers
+    assert after.headers["Set-Cookie"] == (
+        f"fd_aid={'A' * 22}.b; Max-Age=15552000; Path=/p/{SLUG}; SameSite=Lax"
+    )
 
 
 def test_a_page_without_an_experiment_is_served_as_before(client: FlaskClient, app: Flask) -> None:

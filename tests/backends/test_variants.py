@@ -61,6 +61,40 @@ def test_a_saved_variant_reads_back_equal(store: VariantStore) -> None:
     assert store.get_variant("other", "b") is None
 
 
+def test_a_variants_start_reads_back_and_a_replace_clears_it(store: VariantStore) -> None:
+    """Variants: a variant waiting for its start keeps the time; a replace without one clears it."""
+    waiting = replace(_variant(), start_at=datetime(2026, 11, 23, 8, 30, tzinfo=UTC))
+
+    store.save_variant(waiting, expected_version=0, limit=4)
+    stored = store.get_variant("launch", "b")
+    store.save_variant(replace(waiting, version=2, start_at=None), expected_version=1, limit=4)
+
+    assert stored == waiting
+    assert store.list_variants("launch")[0].start_at is None
+
+
+def test_a_data_file_from_before_starts_keeps_its_variants_with_none(tmp_path: Path) -> None:
+    """Variants: the embedded store adds the start column to an older file; none wait."""
+    db = SqliteDatabase(tmp_path / "old.sqlite3")
+    with db.transaction() as conn:
+        conn.execute(
+            "CREATE TABLE page_variants (slug TEXT NOT NULL, variant_id TEXT NOT NULL,"
+            " version INTEGER NOT NULL, page_input TEXT NOT NULL, created_at TEXT NOT NULL,"
+            " updated_at TEXT NOT NULL, gate_ruleset TEXT NOT NULL, editor TEXT NOT NULL,"
+            " editor_key_id TEXT NOT NULL, PRIMARY KEY (slug, variant_id))"
+        )
+        conn.execute(
+            "INSERT INTO page_variants VALUES ('launch', 'b', 1, '{}', ?, ?, '', '', '')",
+            ("2026-11-22T09:00:00.000000Z", "2026-11-22T09:00:00.000000Z"),
+        )
+
+    store = SqliteVariantStore(db)
+
+    found = store.get_variant("launch", "b")
+    assert found is not None
+    assert found.start_at is None
+
+
 def test_variants_list_by_id_for_their_page_only(store: VariantStore) -> None:
     """Variants: the list holds the page's variants, by id."""
     for variant_id in ("c", "b"):
