@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, wait
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -17,7 +18,8 @@ def wait_for(
     interval: float = 0.05,
     what: str = "condition",
 ) -> None:
-    """Poll `check` until it is truthy, for at most `timeout` seconds."""
+    """Poll `check` until it is truthy, for at most `timeout` seconds: the one place a test
+    waits between looks (`interval`), always under the deadline."""
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:
@@ -27,21 +29,20 @@ def wait_for(
 
 def answer_within(call: Callable[[], T], *, timeout: float) -> T:
     """`call()` in a thread of its own, waited for `timeout` seconds at most: it must return
-    (or raise) by then, which a call that hangs does not."""
-    answers: list[T] = []
-    failures: list[BaseException] = []
+    (or raise) by then, which a call that hangs does not. The thread is a daemon, so a call
+    that never returns does not hold the test run open."""
+    answer: Future[T] = Future()
 
     def run() -> None:
         try:
-            answers.append(call())
+            answer.set_result(call())
         except BaseException as err:  # noqa: BLE001  # raised again in the caller's thread
-            failures.append(err)
+            answer.set_exception(err)
 
     threading.Thread(target=run, daemon=True).start()
-    wait_for(lambda: answers or failures, timeout=timeout, what="an answer")
-    if failures:
-        raise failures[0]
-    return answers[0]
+    if not wait([answer], timeout=timeout).done:
+        raise AssertionError(f"an answer not met within {timeout}s")
+    return answer.result()  # the call's own exception, a TimeoutError included, raised here
 
 
 def retried_until(

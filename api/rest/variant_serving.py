@@ -89,11 +89,11 @@ class ExperimentLookup:
         self,
         variants: VariantStore,
         *,
+        clock: Callable[[], datetime],
         freshness: float = 1.0,
         monotonic: Callable[[], float] = time.monotonic,
         capacity: int = 4096,
         split: Split | None = None,
-        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self._variants = variants
         self._clock = clock
@@ -122,9 +122,11 @@ class ExperimentLookup:
         if allocation is None:
             return None
         variants = {v.variant_id: v for v in self._variants.list_variants(slug)}
-        shares = self._split(slug, allocation, set(variants))
-        if self._clock is not None:
-            shares = started_shares(shares, variants=variants.values(), now=self._clock())
+        shares = started_shares(
+            self._split(slug, allocation, set(variants)),
+            variants=variants.values(),
+            now=self._clock(),
+        )
         if all(share <= 0 for arm, share in shares if arm != CONTROL):
             return None
         return Experiment(shares=tuple(shares), variants=variants)
