@@ -92,15 +92,3 @@ def running_receiver(
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
-
-
-def wait_until(
-    condition: Callable[[], bool], *, timeout: float = 10.0, interval: float = 0.05
-) -> None:
-    """Poll `condition` until true, for at most `timeout` seconds (a bounded poll)."""
-    event = threading.Event()
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        event.wait(interval)

@@ -30,7 +30,8 @@ import pytest
 
 from backends.embedded.queue_table import QueueTable, queue_database
 from backends.embedded.queues import DurableQueue
-from tests.webhook_receiver import Receiver, running_receiver, wait_until
+from tests.polling import wait_for
+from tests.webhook_receiver import Receiver, running_receiver
 
 pytestmark = pytest.mark.spec("signals.ingest")
 
@@ -171,7 +172,7 @@ def test_a_message_that_fails_every_attempt_is_held_as_a_dead_letter(build_side:
         side.publish(b"poison")
 
         receiver.wait_for(MAX_ATTEMPTS, timeout=30)
-        wait_until(lambda: side.dead_letters() == [b"poison"], timeout=30, interval=0.2)
+        wait_for(lambda: side.dead_letters() == [b"poison"], timeout=30, interval=0.2)
         assert side.delivered(receiver) == [b"poison"] * MAX_ATTEMPTS
 
 

@@ -12,7 +12,8 @@ import pytest
 from backends.embedded.queue_table import QueueTable, queue_database
 from backends.embedded.tasks import DurableTaskQueue
 from backends.ports import HttpTask, TaskQueue, UnavailableError
-from tests.webhook_receiver import Receiver, running_receiver, wait_until
+from tests.polling import wait_for
+from tests.webhook_receiver import Receiver, running_receiver
 
 pytestmark = pytest.mark.spec("signals.webhooks")
 
@@ -129,7 +130,7 @@ def test_the_in_process_queue_dead_letters_a_task_after_its_last_retry(tmp_path:
         )
 
         got = receiver.wait_for(4)
-        wait_until(lambda: len(queue.queue.table.dead_letters("tasks")) == 1)
+        wait_for(lambda: len(queue.queue.table.dead_letters("tasks")) == 1)
 
     queue.close()
     names = [r.headers["x-cloudtasks-taskname"] for r in got]

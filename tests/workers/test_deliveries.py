@@ -17,7 +17,8 @@ from frontdoor.settings import Settings
 from schemas.signals.events import Event
 from tests.conftest import INGEST_KEY, SIGNALS_KEY
 from tests.loopback_app import Served, served
-from tests.webhook_receiver import running_receiver, wait_until
+from tests.polling import wait_for
+from tests.webhook_receiver import running_receiver
 
 pytestmark = pytest.mark.spec("signals.webhooks")
 
@@ -51,7 +52,7 @@ def _settled(served_app: Served, endpoint_id: str, status: str) -> Delivery:
         found[:] = served_app.backends.webhooks.list_deliveries(endpoint_id, status=status)  # type: ignore[arg-type]
         return bool(found)
 
-    wait_until(done)
+    wait_for(done)
     return found[0]
 
 
@@ -321,5 +322,5 @@ def _first_attempt_recorded(served_app: Served, endpoint_id: str) -> Delivery:
         ]
         return bool(found)
 
-    wait_until(recorded)
+    wait_for(recorded)
     return found[0]

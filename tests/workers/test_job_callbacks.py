@@ -19,7 +19,8 @@ from services.job_callbacks import CALLBACK_ENDPOINT
 from services.jobs import encode_job_message
 from tests.conftest import CONTENT_KEY
 from tests.loopback_app import Served, served
-from tests.webhook_receiver import running_receiver, wait_until
+from tests.polling import wait_for
+from tests.webhook_receiver import running_receiver
 from workers.generation_handler import handle_generation
 
 pytestmark = pytest.mark.spec("content.generate")
@@ -50,7 +51,7 @@ def _settled(app: Served, job_id: str, status: str) -> Delivery:
         found[:] = [delivery] if delivery is not None and delivery.status == status else []
         return bool(found)
 
-    wait_until(done)
+    wait_for(done)
     return found[0]
 
 
@@ -103,7 +104,7 @@ def test_a_callback_target_resolving_to_a_private_address_is_refused_at_send_tim
 
         job_id, _ = _generate(app, "https://hooks.partner.test/done")
         failed = _settled(app, job_id, "failed")
-        wait_until(
+        wait_for(
             lambda: any(getattr(r, "event", None) == "delivery_failed" for r in caplog.records)
         )
 

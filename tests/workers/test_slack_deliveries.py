@@ -14,7 +14,8 @@ import pytest
 from frontdoor.settings import Settings
 from tests.conftest import INGEST_KEY, SIGNALS_KEY
 from tests.loopback_app import Served, served
-from tests.webhook_receiver import Received, running_receiver, wait_until
+from tests.polling import wait_for
+from tests.webhook_receiver import Received, running_receiver
 
 pytestmark = pytest.mark.spec("signals.webhooks")
 
@@ -96,7 +97,7 @@ def test_a_stage_alert_reaches_slack_in_its_format_and_is_retried_after_a_500(
             deliveries[:] = listed["deliveries"]
             return bool(deliveries) and deliveries[0]["status"] == "succeeded"
 
-        wait_until(settled)
+        wait_for(settled)
 
     assert [r.status for r in got] == [500, 200]
     assert [slack_problems(r) for r in got] == [[], []]
