@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from tests.local_server import serving
+
 
 @dataclass(frozen=True)
 class Received:
@@ -82,13 +84,6 @@ def running_receiver(
         def log_message(self, format: str, *args: object) -> None:  # the base signature
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    receiver.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), Handler)) as url:
+        receiver.url = url
         yield receiver
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)

@@ -8,12 +8,13 @@ connection closed after it.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx2
+
+from tests.local_server import serving
 
 # Hop-by-hop headers (RFC 9110 section 7.6.1) and those the proxy recomputes.
 _NOT_FORWARDED = frozenset(
@@ -83,13 +84,8 @@ def bearer_proxy(target: str, token: str) -> Iterator[str]:
         def log_message(self, format: str, *args: object) -> None:
             return
 
-    server = _QuietServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        with serving(_QuietServer(("127.0.0.1", 0), Handler)) as url:
+            yield url
     finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
         upstream.close()

@@ -11,7 +11,6 @@ import hashlib
 import json
 import re
 import secrets
-import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl
 
+from tests.local_server import serving
 from tests.probes import FIXED_KEYS
 from tests.served import Served
 from tests.served import start_served as served_with
@@ -375,12 +375,5 @@ def json_documents(documents: dict[str, object]) -> Iterator[str]:
         def log_message(self, format: str, *args: object) -> None:
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), Handler)) as url:
+        yield url

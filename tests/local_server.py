@@ -1,0 +1,22 @@
+"""A test's own HTTP server (a receiver, a proxy, a document host) answering on loopback in a
+thread of its own for the duration of a block."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import HTTPServer
+
+
+@contextmanager
+def serving(server: HTTPServer) -> Iterator[str]:
+    """`server` answering while the block runs; yields its base URL, then shuts it down."""
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
