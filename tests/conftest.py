@@ -28,6 +28,9 @@ from tests.emulators import (
 )
 from tests.served import start_served
 
+# The CLI tests' DATA_DIR fixture (tests/cli_runner.py), for every module that runs the CLI.
+pytest_plugins = ("tests.cli_runner",)
+
 CONTENT_KEY = "test-content-key-0123456789"
 SIGNALS_KEY = "test-signals-key-0123456789"
 INGEST_KEY = "test-ingest-key-01234567890"

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import logging
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,16 +15,6 @@ from frontdoor.wiring import app_config, build_backends
 from services.keys import parse_key_id
 
 PAGES = "/api/public/content/pages"
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Iterator[Path]:
-    """A DATA_DIR of its own; the CLI configures logging, so pytest's handlers are restored."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    yield tmp_path / "data"
-    root.handlers[:] = handlers
-    root.setLevel(level)
 
 
 def frontdoor(data_dir: Path, *args: str) -> Result:

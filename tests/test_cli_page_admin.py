@@ -4,42 +4,23 @@ pages, with the API's gate errors; and records written by the CLI carry no origi
 from __future__ import annotations
 
 import json
-import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 from api.app import create_app
 from backends.bundle import Backends
 from backends.ports import StoredPage
-from frontdoor.cli import cli
 from frontdoor.generation_wiring import site_relative_url
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from services.keys import issue_key
 from tests.api.content_client import page_body
+from tests.cli_runner import run
 
 pytestmark = pytest.mark.spec("content.history")
 
 PAGES = "/api/public/content/pages"
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Iterator[Path]:
-    """A DATA_DIR of its own; the CLI configures logging, so pytest's handlers are restored."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    yield tmp_path / "data"
-    root.handlers[:] = handlers
-    root.setLevel(level)
-
-
-def run(data_dir: Path, *args: str) -> Result:
-    return CliRunner().invoke(
-        cli, list(args), obj={}, env={"DATA_DIR": str(data_dir), "PUBLIC_BASE_URL": None}
-    )
 
 
 def served(data_dir: Path, base_url: str) -> tuple[Settings, Backends]:

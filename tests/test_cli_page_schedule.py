@@ -4,41 +4,22 @@ waits in DATA_DIR's queue file for the running service's workers."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 from api.app import create_app
 from backends.embedded.queue_table import QueueTable, queue_database
-from frontdoor.cli import cli
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from services.keys import issue_key
 from tests.api.content_client import page_body
+from tests.cli_runner import run
 
 pytestmark = pytest.mark.spec("content.schedule")
 
 PAGES = "/api/public/content/pages"
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Iterator[Path]:
-    """A DATA_DIR of its own; the CLI configures logging, so pytest's handlers are restored."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    yield tmp_path / "data"
-    root.handlers[:] = handlers
-    root.setLevel(level)
-
-
-def run(data_dir: Path, *args: str) -> Result:
-    return CliRunner().invoke(
-        cli, list(args), obj={}, env={"DATA_DIR": str(data_dir), "PUBLIC_BASE_URL": None}
-    )
 
 
 def a_draft(data_dir: Path) -> None:

@@ -2,39 +2,20 @@
 
 from __future__ import annotations
 
-import logging
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 from api.app import create_app
-from frontdoor.cli import cli
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from schemas.signals.events import NewEvent, Page
 from tests.api.content_client import page_body
+from tests.cli_runner import run
 from tests.conftest import CONTENT_KEY
 
 pytestmark = pytest.mark.spec("content.page_stats")
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Iterator[Path]:
-    """A DATA_DIR of its own; the CLI configures logging, so pytest's handlers are restored."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    yield tmp_path / "data"
-    root.handlers[:] = handlers
-    root.setLevel(level)
-
-
-def run(data_dir: Path, *args: str) -> Result:
-    return CliRunner().invoke(
-        cli, list(args), obj={}, env={"DATA_DIR": str(data_dir), "PUBLIC_BASE_URL": None}
-    )
 
 
 def a_page_with_traffic(data_dir: Path) -> None:

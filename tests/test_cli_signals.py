@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,16 +13,6 @@ from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from schemas.signals.events import EVENT_TYPES, Event
 from schemas.signals.rollups import STAGES
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Iterator[Path]:
-    """A DATA_DIR of its own; the CLI configures logging, so pytest's handlers are restored."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    yield tmp_path / "data"
-    root.handlers[:] = handlers
-    root.setLevel(level)
 
 
 def frontdoor(data_dir: Path, *args: str) -> Result:
