@@ -345,16 +345,27 @@ def enqueue_attempt(delivery: Delivery, *, tasks: TaskQueue, options: DeliveryOp
     attempt = delivery.attempts + 1
     body = {"delivery_id": delivery.delivery_id, "attempt": attempt, "replays": delivery.replays}
     return tasks.enqueue(
-        HttpTask(
+        internal_task(
+            options,
             name=f"{delivery.delivery_id}-{delivery.replays}-{attempt}",
-            url=options.attempt_base_url + ATTEMPT_PATH.format(delivery_id=delivery.delivery_id),
-            body=json.dumps(body).encode(),
-            headers={
-                "Content-Type": "application/json",
-                INTERNAL_TOKEN_HEADER: options.internal_token,
-            },
-            schedule_time=delivery.next_attempt_at,
+            path=ATTEMPT_PATH.format(delivery_id=delivery.delivery_id),
+            body=body,
+            at=delivery.next_attempt_at,
         )
+    )
+
+
+def internal_task(
+    options: DeliveryOptions, *, name: str, path: str, body: object, at: datetime | None
+) -> HttpTask:
+    """A task that calls this service's internal route `path` at `at` (None: at once) with a
+    JSON `body`, presenting the internal token the route checks."""
+    return HttpTask(
+        name=name,
+        url=options.attempt_base_url + path,
+        body=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", INTERNAL_TOKEN_HEADER: options.internal_token},
+        schedule_time=at,
     )
 
 

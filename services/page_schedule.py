@@ -19,14 +19,13 @@ any other timed change can reuse `queue_at` with an action of its own.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from backends.ports import DeliveryOptions, HttpTask, PageStore, StoredPage, TaskQueue
+from backends.ports import DeliveryOptions, PageStore, StoredPage, TaskQueue
 from schemas.catalog import Brand
 from schemas.content.changes import merge_patch, patched, unpublished
 from schemas.content.pages import SitePageInput
@@ -37,7 +36,7 @@ from schemas.content.schedule import (
     schedule_time,
     settled,
 )
-from services.deliveries import INTERNAL_TOKEN_HEADER
+from services.deliveries import internal_task
 from services.pages import Editor, GateRefusedError, PageChanged, change_page, gated
 
 __all__ = [
@@ -128,15 +127,12 @@ def queue_at(task: ScheduledTask, *, tasks: TaskQueue, options: DeliveryOptions)
     """One task for `task.at`; False if one of this page, action and time was queued before."""
     millis = round(task.at.timestamp() * 1000)
     return tasks.enqueue(
-        HttpTask(
+        internal_task(
+            options,
             name=f"page-{task.action}-{task.slug}-{millis}",
-            url=options.attempt_base_url + SCHEDULE_PATH.format(slug=task.slug),
-            body=json.dumps({"action": task.action, "at": task.at.isoformat()}).encode(),
-            headers={
-                "Content-Type": "application/json",
-                INTERNAL_TOKEN_HEADER: options.internal_token,
-            },
-            schedule_time=task.at,
+            path=SCHEDULE_PATH.format(slug=task.slug),
+            body={"action": task.action, "at": task.at.isoformat()},
+            at=task.at,
         )
     )
 
