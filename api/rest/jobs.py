@@ -36,6 +36,7 @@ from schemas.errors import Issue
 from services.generation_results import generated_page_body, job_view, stored_page
 from services.jobs import ABANDONED, BriefRefusedError, checked_brief, start_generation
 from services.keys import Principal
+from services.page_records import version_etag
 from services.pages import Editor, SlugTakenError
 
 GENERATE_PATH = "/api/public/content/pages/generate"
@@ -175,7 +176,7 @@ class _Jobs:
             response = _json(body, 201)
             response.headers["Location"] = f"/api/public/content/pages/{job.page_slug}"
             version = body["page"]["version"]
-            response.headers["ETag"] = f'"v{version}"'  # as services.page_records.etag
+            response.headers["ETag"] = version_etag(version)
             return response
         if job.status == "failed" and job.error is not None:
             extra: dict[str, Any] = {"job": view, "notes": view["notes"]}
