@@ -113,6 +113,12 @@ def storage_quota_exceeded(err: QuotaExceededError) -> ApiError:
     return ApiError(429, "storage_quota_exceeded", message, issues=[issue])
 
 
+def slug_taken(message: str, *, extra: dict[str, Any] | None = None) -> ApiError:
+    """409 `slug_taken`: another partner's page holds the slug (its issue names `slug`)."""
+    issue = Issue(field="slug", code="slug_taken", message="used by another partner")
+    return ApiError(409, "slug_taken", message, issues=[issue], extra=extra)
+
+
 def unsupported_media_type(message: str) -> ApiError:
     """415 `unsupported_media_type`, its issue naming the Content-Type header."""
     issue = Issue(field="Content-Type", code="unsupported_media_type", message=message)
