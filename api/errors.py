@@ -235,6 +235,33 @@ def _http_message(status: int, err: HTTPException) -> str:
 
 
 @contextmanager
+def page_errors(missing: str | None = None) -> Iterator[None]:
+    """The page use cases' errors (services/pages.py) as answers; `missing` says what a 404
+    did not find (else the page its error names)."""
+    try:
+        yield
+    except NotFoundError as err:
+        # Another partner's page answers exactly as a page nobody has.
+        raise ApiError(404, "not_found", missing or f"No page {err.args[0]!r}") from err
+    except pages_service.SlugTakenError as err:
+        raise slug_taken(
+            f"The slug {err.args[0]!r} belongs to another partner's page; choose another"
+        ) from err
+    except pages_service.PreconditionFailedError as err:
+        current = err.current
+        raise ApiError(
+            412,
+            "precondition_failed",
+            "The page changed since you read it; GET it again",
+            headers={"ETag": version_etag(current.version)} if current is not None else {},
+        ) from err
+    except pages_service.GateRefusedError as err:
+        raise invalid_payload(err.issues, err.message) from err
+    except pages_service.BusyError as err:
+        raise ApiError(409, "conflict", "The page kept changing under this write; retry") from err
+
+
+@contextmanager
 def variant_errors(slug: str) -> Iterator[None]:
     """The variant and allocation use cases' errors (services/variants.py) as answers."""
     try:

@@ -21,12 +21,12 @@ from api.errors import (
     variant_errors,
 )
 from api.rest.content import PREFIX, editor_of
-from api.rest.etags import etag_listed
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_content_json
 from api.rest.signal_query import refuse_parameters
 from backends.bundle import Backends
 from backends.ports import StoredAllocation, StoredVariant
+from domain.etags import etag_listed
 from gate.check import ruleset
 from schemas.content.pages import GateResult
 from schemas.content.variants import (
