@@ -61,10 +61,11 @@ def fold_page_funnels(conn: sqlite3.Connection, events: Sequence[NewEvent]) -> N
     markers: dict[MarkerKey, Marker] = {}
     for start in range(0, len(keys), _CHUNK):
         chunk = keys[start : start + _CHUNK]
-        marks = ",".join("(?, ?)" * 1 for _ in chunk)
+        marks = ",".join("(?, ?)" for _ in chunk)
+        # A join on the listed keys, so each is a primary-key lookup (a row-value IN scans).
         found = conn.execute(
-            "SELECT slug, visitor, days FROM signal_page_visitors"  # noqa: S608  # fixed marks
-            f" WHERE (slug, visitor) IN (VALUES {marks})",
+            f"WITH k(a, b) AS (VALUES {marks}) SELECT slug, visitor, days"  # noqa: S608  # fixed marks
+            " FROM k CROSS JOIN signal_page_visitors ON slug = a AND visitor = b",
             [part for key in chunk for part in key],
         )
         markers.update({(r[0], r[1]): from_json(r[2]) for r in found})
@@ -108,8 +109,9 @@ def _put_visits(conn: sqlite3.Connection, deltas: VisitDeltas) -> None:
         chunk = keys[start : start + _CHUNK // 2]
         marks = ",".join("(?, ?, ?, ?)" for _ in chunk)
         found = conn.execute(
-            "SELECT slug, dim, day, value, n, returned FROM signal_page_visit_days"  # noqa: S608  # fixed marks
-            f" WHERE (slug, dim, day, value) IN (VALUES {marks})",
+            f"WITH k(a, b, c, d) AS (VALUES {marks}) SELECT slug, dim, day, value, n, returned"  # noqa: S608  # fixed marks
+            " FROM k CROSS JOIN signal_page_visit_days"
+            " ON slug = a AND dim = b AND day = c AND value = d",
             [part for key in chunk for part in key],
         )
         stored.update({(r[0], r[1], r[2], r[3]): (r[4], _counts(r[5])) for r in found})
