@@ -4,7 +4,7 @@ visitor markers (schemas/signals/page_funnel.py folds and reads them).
 Written by SqliteSignalStore inside the transaction that stores the events, for the new ones
 only; read by primary-key range on (slug, dimension, day), so a read costs the range's rows,
 never the events behind them. A day's visits are one row per value: its visitor-days and
-their cumulative counts by gap (`returned`, fixed-width decimal text, so the read takes the
+their cumulative counts by gap (`returned`, fixed-width decimal digits, so the read takes the
 one count it needs with substr in SQL).
 """
 
@@ -29,7 +29,7 @@ from schemas.signals.page_funnel import (
 
 _VISIT_DAYS_DDL = """
 CREATE TABLE IF NOT EXISTS signal_page_visit_days (
-    slug TEXT, dim TEXT, day INTEGER, value TEXT, n INTEGER NOT NULL, returned TEXT NOT NULL,
+    slug TEXT, dim TEXT, day INTEGER, value TEXT, n INTEGER NOT NULL, returned BLOB NOT NULL,
     PRIMARY KEY (slug, dim, day, value)
 ) WITHOUT ROWID"""
 PAGE_FUNNEL_DDL = f"""
@@ -122,11 +122,11 @@ def _put_visits(conn: sqlite3.Connection, deltas: VisitDeltas) -> None:
     conn.executemany(_PUT_VISITS, rows)
 
 
-def _text(returning: list[int]) -> str:
-    return "".join(f"{n:0{_WIDTH}d}" for n in returning)
+def _text(returning: list[int]) -> bytes:
+    return "".join(f"{n:0{_WIDTH}d}" for n in returning).encode()
 
 
-def _counts(text: str) -> list[int]:
+def _counts(text: bytes) -> list[int]:
     return [int(text[i : i + _WIDTH]) for i in range(0, len(text), _WIDTH)]
 
 
@@ -170,7 +170,7 @@ def backfill_page_funnels(conn: sqlite3.Connection) -> int:
 
 # A row's visitors new to a range starting on :first: all but those back within day - first.
 _NEW = (
-    "n - CASE WHEN day > :first AND returned <> '' THEN CAST(substr(returned,"
+    "n - CASE WHEN day > :first AND length(returned) THEN CAST(substr(returned,"
     f" {_WIDTH} * (MIN(day - :first, length(returned) / {_WIDTH}) - 1) + 1, {_WIDTH})"
     " AS INTEGER) ELSE 0 END"
 )
