@@ -158,20 +158,26 @@ class FirestorePageFunnels:
             for day in range(first_day, last_day + 1)
             for shard in range(PAGE_SHARDS)
         ]
-        tallies: list[tuple[int, str, str, int, int, int]] = []
-        visits: list[tuple[int, str, str, int, int]] = []
+        tallies: dict[tuple[int, str, str], list[int]] = {}
+        visits: dict[tuple[int, str, str], list[int]] = {}
         for snap in self._client.get_all(refs, **self._deadline.read):
             if not snap.exists:
                 continue
             data = snap.to_dict() or {}
             day, state = data["day"], from_json(data["state"])
-            tallies += [(day, d, v, a, b, c) for d, v, a, b, c in state["tallies"] if d in dims]
-            visits += [
-                (day, d, v, n, n - returning_within(returned, day - first_day))
-                for (d, v), (n, returned) in _visits(day, state["visits"]).items()
-                if d in dims
-            ]
-        return FunnelRows(tallies=tallies, visits=visits)
+            for d, v, *counts in state["tallies"]:
+                if d in dims:
+                    _add_to(tallies, (day, d, v), counts)
+            for (d, v), (n, returned) in _visits(day, state["visits"]).items():
+                if d in dims:
+                    _add_to(
+                        visits, (day, d, v), [n, n - returning_within(returned, day - first_day)]
+                    )
+        # The shards' rows summed: one row per day and value.
+        return FunnelRows(
+            tallies=[(*key, a, b, c) for key, (a, b, c) in tallies.items()],
+            visits=[(*key, n, new) for key, (n, new) in visits.items()],
+        )
 
 
 def _copy(state: _State | None) -> _State:
@@ -198,6 +204,14 @@ def _visits(day: int, rows: list[list[Any]]) -> _Visits:
         n, returned = found.get(key, (0, []))
         found[key] = (n + sum(by_gap.values()), add_gaps(returned, by_gap))
     return found
+
+
+def _add_to(
+    sums: dict[tuple[int, str, str], list[int]], key: tuple[int, str, str], counts: list[int]
+) -> None:
+    found = sums.setdefault(key, [0] * len(counts))
+    for i, n in enumerate(counts):
+        found[i] += n
 
 
 def _add_row(rows: list[list[Any]], key: list[Any], amounts: list[int]) -> None:
