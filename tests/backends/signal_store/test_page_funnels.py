@@ -155,7 +155,10 @@ def test_visitors_back_after_any_gap_count_once_in_every_range_up_to_366_days(
     for v in range(12):
         days = {rng.randrange(800) for _ in range(rng.randrange(2, 7))} | {400 - v, 366 + v}
         for back in sorted(days):
-            properties = {"visitor_id": f"visitor-back{v:02d}", "utm_source": rng.choice(["li", "news"])}
+            properties = {
+                "visitor_id": f"visitor-back{v:02d}",
+                "utm_source": rng.choice(["li", "news"]),
+            }
             events.append(
                 event(
                     f"g{v}-{back}",
