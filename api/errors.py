@@ -21,6 +21,7 @@ from schemas.errors import Issue, issues_from_errors
 from services import experiments as experiments_service
 from services import pages as pages_service
 from services import variants as variants_service
+from services.page_records import version_etag
 from services.page_stats import StatsQueryError
 
 logger = logging.getLogger(__name__)
@@ -110,6 +111,12 @@ def storage_quota_exceeded(err: QuotaExceededError) -> ApiError:
     )
     issue = Issue(field="", code="storage_quota_exceeded", message=message)
     return ApiError(429, "storage_quota_exceeded", message, issues=[issue])
+
+
+def slug_taken(message: str, *, extra: dict[str, Any] | None = None) -> ApiError:
+    """409 `slug_taken`: another partner's page holds the slug (its issue names `slug`)."""
+    issue = Issue(field="slug", code="slug_taken", message="used by another partner")
+    return ApiError(409, "slug_taken", message, issues=[issue], extra=extra)
 
 
 def unsupported_media_type(message: str) -> ApiError:
@@ -256,7 +263,7 @@ def variant_errors(slug: str) -> Iterator[None]:
         raise invalid_payload(err.issues, "The allocation is not a split of this page") from err
     except variants_service.VariantPreconditionFailedError as err:
         current = err.current
-        headers = {"ETag": f'"v{current.version}"'} if current is not None else {}
+        headers = {"ETag": version_etag(current.version)} if current is not None else {}
         raise ApiError(
             412,
             "precondition_failed",

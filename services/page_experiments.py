@@ -33,7 +33,7 @@ from services.experiments import (
     refresh_experiment,
 )
 from services.pages import Editor, PageChanged, find_page
-from services.variants import current_shares
+from services.variants import current_shares, started_shares
 
 __all__ = [
     "ExperimentPorts",
@@ -151,7 +151,12 @@ def page_experiment(
     counts = (
         ports.tally(slug, arms, since) if since is not None else [ArmCounts(a, 0, 0) for a in arms]
     )
-    served = current_shares(allocation=allocation, variant_ids=set(arms[1:]), experiment=experiment)
+    # What /p/{slug} serves now: a variant waiting for its start gets no share yet.
+    served = started_shares(
+        current_shares(allocation=allocation, variant_ids=set(arms[1:]), experiment=experiment),
+        variants=ports.variants.list_variants(slug),
+        now=now,
+    )
     standing = experiment_standing(
         experiment=experiment,
         counts=counts,

@@ -18,7 +18,13 @@ from flask import Blueprint, Response, g, request
 
 from api.auth import KeyCheck
 from api.config import AppConfig
-from api.errors import ApiError, answer_unavailable, invalid_payload, unsupported_media_type
+from api.errors import (
+    ApiError,
+    answer_unavailable,
+    invalid_payload,
+    slug_taken,
+    unsupported_media_type,
+)
 from api.rest.etags import etag_listed
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_content_json
@@ -308,11 +314,8 @@ def _serve_write(
     except NotFoundError as err:
         raise ApiError(404, "not_found", f"No page {err.args[0]!r}") from err
     except pages_service.SlugTakenError as err:
-        raise ApiError(
-            409,
-            "slug_taken",
-            f"The slug {err.args[0]!r} belongs to another partner's page; choose another",
-            issues=[Issue(field="slug", code="slug_taken", message="used by another partner")],
+        raise slug_taken(
+            f"The slug {err.args[0]!r} belongs to another partner's page; choose another"
         ) from err
     except pages_service.PreconditionFailedError as err:
         raise _precondition_failed(err.current) from err

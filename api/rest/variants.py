@@ -41,6 +41,7 @@ from schemas.content.variants import (
 )
 from schemas.errors import Issue
 from services import variants as variants_service
+from services.page_records import version_etag
 
 MAX_BODY_BYTES = 1024 * 1024
 _Versioned = TypeVar("_Versioned", StoredVariant, StoredAllocation)
@@ -220,7 +221,7 @@ def _if_match() -> Callable[[Any], bool] | None:
 
 
 def _etag(record: StoredVariant | StoredAllocation) -> str:
-    return f'"v{record.version}"'
+    return version_etag(record.version)
 
 
 def _record(variant: StoredVariant) -> VariantRecord:
