@@ -54,7 +54,7 @@ CAMPAIGNS = (None, "launch", "q4", "webinar")
 
 def every_row() -> list[NewEvent]:
     """One view of page-0 at noon of each day for each source, campaign and variant."""
-    events = []
+    events: list[NewEvent] = []
     for day in range(DAYS):
         for source in SOURCES:
             for campaign in CAMPAIGNS:

@@ -29,9 +29,8 @@ from services.experiments import (
     experiment_start,
     refresh_experiment,
 )
-from services.page_unit import Pages
 from services.page_writes import promote_content
-from services.pages import Editor, find_page
+from services.pages import Editor, Pages, find_page
 from services.variants import current_shares, started_shares
 
 __all__ = [

@@ -36,8 +36,7 @@ from schemas.content.schedule import (
     settled,
 )
 from services.deliveries import internal_task
-from services.page_unit import Pages, revised
-from services.pages import Editor, GateRefusedError, change_page
+from services.pages import Editor, GateRefusedError, Pages, change_page, revised
 
 __all__ = [
     "SCHEDULE_PATH",

@@ -1,7 +1,7 @@
 """The page write use cases, whole: create or replace, merge-patch, schedule, publish,
 unpublish and restore.
 
-Each takes the Pages unit (services/page_unit.py), the editor and the request's Conditions,
+Each takes the Pages unit (services/pages.py), the editor and the request's Conditions,
 and decides here, once, all a write decides: the content check (bounds, characters, schema,
 gate), the merge, the conditions, the schedule's tasks and whether anything changed. The REST
 views, the MCP tools and the operator CLI call these and turn the errors of services/pages.py
@@ -18,15 +18,17 @@ from schemas.content.changes import merge_patch, restored, unpublished
 from schemas.content.schedule import scheduled_post, without_schedule
 from schemas.errors import Issue
 from services.page_schedule import plan_schedule
-from services.page_unit import Pages, checked, revised
 from services.pages import (
     NO_CONDITIONS,
     Conditions,
     Editor,
     GateRefusedError,
+    Pages,
     change_page,
+    checked,
     find_version,
     replace_page,
+    revised,
 )
 
 __all__ = [

@@ -1,11 +1,17 @@
-"""Page use cases: who may see and change a page, the optimistic write loop, history
-and restore. Keyword-only functions over the PageStore port; the Content API views and the
-operator CLI both call them and translate the errors below into answers.
+"""Pages: who may see and change a page, the unit every page use case works in, and the rules
+every page write shares. The whole write use cases are services/page_writes.py's.
 
 A page belongs to the partner whose key created it (`owner`). Another partner's key sees no
 such page (NotFoundError, as for a slug nobody has) and may not take its slug (SlugTakenError);
 an admin editor (a `content_admin` key, or the operator CLI) sees and changes every page, and
 the owner stays the owner. Every write stamps the version with who wrote it and how.
+
+The Pages unit holds what a write needs besides its own arguments: the store, the change
+listeners (the CDN purge and the lookup memo), the brand and the gate's ruleset for it, the
+clock, and the task queue a schedule is queued on. `checked` is the one judgement of a page's
+content (bounds, characters, schema, gate: every issue at once); `revised` the one way a stored
+page takes new content (PATCH, publish, a scheduled publish, an experiment's winner); `_settle`
+the one optimistic write loop, where the request's Conditions are checked.
 """
 
 from __future__ import annotations
@@ -14,25 +20,31 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TypeVar
+from functools import cached_property
+from typing import Any, TypeVar
 
 from backends.ports import (
     ConflictError,
+    DeliveryOptions,
     NotFoundError,
     PageList,
     PageStatus,
     PageStore,
     StoredPage,
+    TaskQueue,
     VersionList,
     VersionSource,
 )
 from domain.etags import etag_listed
 from gate.check import check_page, parse_page
+from gate.check import ruleset as gate_ruleset
 from schemas.catalog import Brand
 from schemas.content.changes import (
+    patched,
     replaced,
     stored_input,
 )
+from schemas.content.characters import character_issues
 from schemas.content.pages import SLUG_MAX_LENGTH, SLUG_PATTERN, SitePageInput
 from schemas.content.schedule import settled
 from schemas.errors import Issue, errors_of, warnings_of
@@ -46,11 +58,13 @@ __all__ = [
     "Editor",
     "GateRefusedError",
     "PageChanged",
+    "Pages",
     "PreconditionFailedError",
     "SlugTakenError",
     "bounded_page",
     "change_page",
     "check_slug_free",
+    "checked",
     "find_page",
     "find_version",
     "gated",
@@ -58,6 +72,7 @@ __all__ = [
     "list_visible_pages",
     "page_warnings",
     "replace_page",
+    "revised",
     "store_generated_page",
 ]
 
@@ -418,3 +433,69 @@ def generated_hero_sub(page: StoredPage | None) -> str | None:
     if page is None or page.source != "generate":
         return None
     return hero_sub(dict(page.page_input))
+
+
+OVER_BOUNDS = "The page is over a size or count limit"
+
+
+@dataclass(frozen=True)
+class Pages:
+    """The page store and what every write on it needs."""
+
+    store: PageStore
+    changed: PageChanged
+    brand: Brand
+    clock: Callable[[], datetime]
+    tasks: TaskQueue
+    options: DeliveryOptions
+
+    @cached_property
+    def ruleset(self) -> str:
+        """The gate's version and the brand rules' digest, recorded on each version written."""
+        return gate_ruleset(self.brand)
+
+
+def checked(pages: Pages, payload: object, *, kept_from: StoredPage | None = None) -> SitePageInput:
+    """The page if its content may be stored: within the bounds, no control or invisible
+    characters, and no schema or gate error (`kept_from`: see services/pages.py `gated`).
+
+    Raises: GateRefusedError with every issue (the bounds' alone when a bound stops the
+    reading).
+    """
+    try:
+        payload, over = bounded_page(payload)
+    except GateRefusedError as err:
+        raise GateRefusedError(err.issues, OVER_BOUNDS) from err
+    refused = over + character_issues(payload)
+    try:
+        page = gated(payload=payload, brand=pages.brand, kept_from=kept_from)
+    except GateRefusedError as err:
+        raise GateRefusedError(refused + list(err.issues)) from err
+    if refused:
+        raise GateRefusedError(refused)
+    return page
+
+
+def revised(
+    pages: Pages,
+    current: StoredPage,
+    content: dict[str, Any] | object,
+    *,
+    before: Callable[[SitePageInput], None] | None = None,
+) -> StoredPage | None:
+    """`current` with `content` as its next version, checked; None when nothing would change
+    (a repeat, a sync sending what is there): no version is written and the ETag stays.
+    `before` sees the checked page first (a schedule queues its tasks there).
+
+    Raises: GateRefusedError, and what `before` raises.
+    """
+    page = checked(pages, content, kept_from=current)
+    if before is not None:
+        before(page)
+    new = patched(current, page, ruleset=pages.ruleset, now=pages.clock())
+    unchanged = (new.page_input, new.status, new.hero_image_url) == (
+        current.page_input,
+        current.status,
+        current.hero_image_url,
+    )
+    return None if unchanged else new

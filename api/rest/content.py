@@ -43,7 +43,7 @@ from services import page_writes
 from services import pages as pages_service
 from services.keys import Principal
 from services.page_records import etag, page_record, version_record
-from services.page_unit import Pages
+from services.pages import Pages
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ holds backends (the REST views, the schedule's task route, the operator CLI)."""
 from __future__ import annotations
 
 from backends.bundle import Backends
-from services.page_unit import Pages
+from services.pages import Pages
 
 
 def page_unit(backends: Backends) -> Pages:
