@@ -134,10 +134,11 @@ ANGLE_ASKS = {
     "first), so the two heroes make different arguments. Keep the facts and the sections.",
     ANGLE_PROOF: "This is a variant of the page for an A/B test: put the proof first. The "
     "hero's title states one fact from the proof list, as written (with no proof, what the "
-    "buyer gets in writing), and the stats come in another order. Keep the sections.",
+    "buyer gets in writing), and the stats below do not repeat it. Keep the sections.",
     ANGLE_VOICE: "This is a variant of the page for an A/B test: write the whole page in "
-    "another voice than the brief's tone (warmer if it is direct or formal, plainer if it is "
-    "warm), with a hero that sounds like that voice. Keep the facts and the sections.",
+    "another voice than the brief's tone (warm if the tone is direct or says none, formal if "
+    "warm, plain and direct if formal), with a hero that sounds like it. Keep the facts and "
+    "the sections.",
 }
 
 
