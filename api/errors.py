@@ -21,6 +21,7 @@ from schemas.errors import Issue, issues_from_errors
 from services import experiments as experiments_service
 from services import pages as pages_service
 from services import variants as variants_service
+from services.page_records import version_etag
 from services.page_stats import StatsQueryError
 
 logger = logging.getLogger(__name__)
@@ -110,6 +111,12 @@ def storage_quota_exceeded(err: QuotaExceededError) -> ApiError:
     )
     issue = Issue(field="", code="storage_quota_exceeded", message=message)
     return ApiError(429, "storage_quota_exceeded", message, issues=[issue])
+
+
+def slug_taken(message: str, *, extra: dict[str, Any] | None = None) -> ApiError:
+    """409 `slug_taken`: another partner's page holds the slug (its issue names `slug`)."""
+    issue = Issue(field="slug", code="slug_taken", message="used by another partner")
+    return ApiError(409, "slug_taken", message, issues=[issue], extra=extra)
 
 
 def unsupported_media_type(message: str) -> ApiError:
@@ -228,6 +235,33 @@ def _http_message(status: int, err: HTTPException) -> str:
 
 
 @contextmanager
+def page_errors(missing: str | None = None) -> Iterator[None]:
+    """The page use cases' errors (services/pages.py) as answers; `missing` says what a 404
+    did not find (else the page its error names)."""
+    try:
+        yield
+    except NotFoundError as err:
+        # Another partner's page answers exactly as a page nobody has.
+        raise ApiError(404, "not_found", missing or f"No page {err.args[0]!r}") from err
+    except pages_service.SlugTakenError as err:
+        raise slug_taken(
+            f"The slug {err.args[0]!r} belongs to another partner's page; choose another"
+        ) from err
+    except pages_service.PreconditionFailedError as err:
+        current = err.current
+        raise ApiError(
+            412,
+            "precondition_failed",
+            "The page changed since you read it; GET it again",
+            headers={"ETag": version_etag(current.version)} if current is not None else {},
+        ) from err
+    except pages_service.GateRefusedError as err:
+        raise invalid_payload(err.issues, err.message) from err
+    except pages_service.BusyError as err:
+        raise ApiError(409, "conflict", "The page kept changing under this write; retry") from err
+
+
+@contextmanager
 def variant_errors(slug: str) -> Iterator[None]:
     """The variant and allocation use cases' errors (services/variants.py) as answers."""
     try:
@@ -256,7 +290,7 @@ def variant_errors(slug: str) -> Iterator[None]:
         raise invalid_payload(err.issues, "The allocation is not a split of this page") from err
     except variants_service.VariantPreconditionFailedError as err:
         current = err.current
-        headers = {"ETag": f'"v{current.version}"'} if current is not None else {}
+        headers = {"ETag": version_etag(current.version)} if current is not None else {}
         raise ApiError(
             412,
             "precondition_failed",

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from api.app import create_app
-from frontdoor.generation_wiring import generation_ports, worker_id
+from backends.lease_holders import new_holder
+from frontdoor.generation_wiring import generation_ports
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
 from schemas.content.jobs import GenerationBrief, JobRecord
@@ -142,7 +143,7 @@ def main() -> dict[str, Any]:
                 job = new_job(slug, backends.clock())
                 started, cpu = time.perf_counter(), time.process_time()
                 backends.jobs.create_job(job)
-                done = run_generation(job.id, ports=ports, worker=worker_id(), lease=lease)
+                done = run_generation(job.id, ports=ports, worker=new_holder(), lease=lease)
                 spent = time.perf_counter() - started, time.process_time() - cpu
                 assert done.status == "succeeded", done.error
                 return spent

@@ -16,12 +16,13 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from api.rest.page_unit import page_unit
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, NotFoundError, PageStatus, StoredPage
 from frontdoor.cli_options import partner_name
 from frontdoor.cli_pages import backends_for
 from frontdoor.settings import Settings
-from gate.check import ruleset
+from services import page_writes
 from services import pages as pages_service
 
 OPERATOR = pages_service.Editor(partner="operator", key_id="cli", admin=True)
@@ -90,20 +91,12 @@ def restore(ctx: click.Context, slug: str, version: int) -> None:
     """Make VERSION of SLUG the current version again, through today's quality gate."""
     settings = Settings()
     backends = backends_for(ctx, settings, workers=False)
-    brand = backends.catalog.brand
     write_page(
         ctx,
         backends,
         slug,
-        lambda: pages_service.restore_version(
-            pages=backends.pages,
-            slug=slug,
-            version=version,
-            editor=OPERATOR,
-            changed=backends.page_changes,
-            brand=brand,
-            ruleset=ruleset(brand),
-            now=backends.clock(),
+        lambda: page_writes.restore_version(
+            page_unit(backends), slug=slug, version=version, editor=OPERATOR
         ),
         done=f"restored version {version} of",
         missing=f"no version {version} of page {slug}",
@@ -116,20 +109,11 @@ def restore(ctx: click.Context, slug: str, version: int) -> None:
 def publish(ctx: click.Context, slug: str) -> None:
     """Publish SLUG (a draft, or an unpublished page) through the quality gate."""
     backends = backends_for(ctx, Settings(), workers=False)
-    brand = backends.catalog.brand
     write_page(
         ctx,
         backends,
         slug,
-        lambda: pages_service.publish_page(
-            pages=backends.pages,
-            slug=slug,
-            editor=OPERATOR,
-            changed=backends.page_changes,
-            brand=brand,
-            ruleset=ruleset(brand),
-            now=backends.clock(),
-        ),
+        lambda: page_writes.publish_page(page_unit(backends), slug=slug, editor=OPERATOR),
         done="published",
     )
 
@@ -144,13 +128,7 @@ def unpublish(ctx: click.Context, slug: str) -> None:
         ctx,
         backends,
         slug,
-        lambda: pages_service.unpublish_page(
-            pages=backends.pages,
-            slug=slug,
-            editor=OPERATOR,
-            changed=backends.page_changes,
-            now=backends.clock(),
-        ),
+        lambda: page_writes.unpublish_page(page_unit(backends), slug=slug, editor=OPERATOR),
         done="unpublished",
     )
 

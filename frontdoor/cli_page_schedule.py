@@ -13,11 +13,11 @@ from datetime import datetime
 
 import click
 
+from api.rest.page_unit import page_unit
 from frontdoor.cli_page_admin import OPERATOR, write_page
 from frontdoor.cli_pages import backends_for
 from frontdoor.settings import Settings
-from gate.check import ruleset
-from services.page_schedule import schedule_page
+from services.page_writes import schedule_page
 
 __all__ = ["schedule"]
 
@@ -65,22 +65,10 @@ def schedule(
         }
     )
     backends = backends_for(ctx, Settings(), workers=False)
-    brand = backends.catalog.brand
     write_page(
         ctx,
         backends,
         slug,
-        lambda: schedule_page(
-            pages=backends.pages,
-            slug=slug,
-            times=times,
-            editor=OPERATOR,
-            changed=backends.page_changes,
-            brand=brand,
-            ruleset=ruleset(brand),
-            tasks=backends.tasks,
-            options=backends.delivery_options,
-            now=backends.clock(),
-        ),
+        lambda: schedule_page(page_unit(backends), slug=slug, times=times, editor=OPERATOR),
         done="schedule cancelled for" if cancel else "scheduled",
     )

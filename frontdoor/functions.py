@@ -21,8 +21,9 @@ from cloudevents.http import CloudEvent
 
 from api.built_once import BuiltOnce
 from backends.bundle import Backends
+from backends.lease_holders import new_holder
 from domain.numbers import ascii_whole_number
-from frontdoor.generation_wiring import generation_ports, worker_id
+from frontdoor.generation_wiring import generation_ports
 from frontdoor.logs import configure_logging
 from frontdoor.push_auth import PushVerifier
 from frontdoor.settings import Settings
@@ -122,7 +123,7 @@ def generate_page(cloud_event: CloudEvent) -> None:
     handle_generation(
         body,
         ports=_generation(),
-        worker=worker_id(),  # one per delivery: two deliveries in one process are two workers
+        worker=new_holder(),  # one per delivery: two deliveries in one process are two workers
         lease=timedelta(seconds=_settings().job_lease_seconds),
         delivery_attempt=attempt,
     )

@@ -64,7 +64,7 @@ def start_embedded_workers(settings: Settings, backends: Backends) -> None:
         from workers.generation_handler import handle_generation  # with the first job
 
         # One worker id per delivery: two deliveries of one job are two lease holders.
-        handle_generation(data, ports=ports.get(), worker=worker_id(), lease=lease)
+        handle_generation(data, ports=ports.get(), worker=new_holder(), lease=lease)
 
     def dead_letter(data: bytes) -> None:
         from workers.generation_handler import handle_dead_letter  # with the first job
@@ -72,11 +72,6 @@ def start_embedded_workers(settings: Settings, backends: Backends) -> None:
         handle_dead_letter(data, ports=ports.get())
 
     queue.start(handle, on_dead_letter=dead_letter)
-
-
-def worker_id() -> str:
-    """A delivery's name on a job lease: host, pid, the process's start time, a random part."""
-    return new_holder()
 
 
 def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:

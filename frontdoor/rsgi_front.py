@@ -14,7 +14,19 @@ our pool, with the whole body in memory. A response with a length (or a list) is
 that thread and sent in one piece; one without (the /mcp event stream) is streamed, each
 piece read in the pool; the app raising mid-stream is logged as an error (one line, the
 exception type only) and ends the stream. Repeated Cookie fields join with "; " (RFC 9113
-8.2.3), other repeated fields with ",". bench/bench_public_read.py measures the extra hop.
+8.2.3), other repeated fields with ",". bench/bench_public_read.py measures what the front
+costs a read: the company record against the same app bare on granian's WSGI interface.
+
+Why this shape and not a standard one (measured side by side, wrk from outside, interleaved
+rounds on one shared 2-core machine; medians of per-round ratios, noise about +-25%):
+- granian's ASGI interface with Flask under a2wsgi's WSGIMiddleware: public reads at 0.37x
+  the bare app (empty route 0.28x); a2wsgi also reads the body in its thread.
+- This front with `loop.run_in_executor` instead of AppThreads: reads at 0.69x, 0.94x, 0.76x
+  and 0.79x the bare app in four runs where this front had 0.91x, 1.09x, 0.76x and 0.88x (at
+  best level with it), and on /mcp within the noise of it (1.00x, 1.12x and 1.04x of it).
+- The MCP SDK's app called directly on the server's loop (granian's ASGI interface, a front
+  reading bodies as this one does, the bridge's private loop gone): /mcp tools/call at 0.61x
+  and 0.78x of the bridge (frontdoor/composition.py) in two runs.
 """
 
 from __future__ import annotations
@@ -33,16 +45,13 @@ from typing import Any, TypeVar
 from api.errors import ApiError, problem_body
 from api.security_headers import security_headers
 from domain.numbers import ascii_whole_number
-from frontdoor.composition import Environ, WsgiApp
+from frontdoor.composition import MAX_BODY, Environ, WsgiApp
 
 BODY_READ_TIMEOUT = 10.0  # seconds; documented in content-api.md and signals-api.md
 # Threads that run the WSGI app: as many as granian's WSGI interface had per worker. A thread
 # is held only while the app runs (or an event stream waits for its next event), never while a
 # body arrives.
 APP_THREADS = 512
-# The most of a body read before the app runs: past the MCP SDK's 4 MiB (it answers 413 only if
-# it sees more) and Flask's limit (which answers 413 from the declared length alone).
-READ_CAP = 4 * 1024 * 1024 + 1
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 _Call = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]", Callable[..., Any], tuple[Any, ...]]
@@ -138,7 +147,7 @@ class RsgiFront:
         base_url: str = "",
         timeout: float = BODY_READ_TIMEOUT,
         threads: int = APP_THREADS,
-        read_cap: int = READ_CAP,
+        read_cap: int = MAX_BODY,
     ) -> None:
         self.app = app
         self.base_url = base_url

@@ -14,20 +14,17 @@ needs no stats store; the variants' content comes in as a function too.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any
 
 import numpy as np
 
-from backends.ports import ConflictError, ExperimentStore, PageStore, StoredPage
+from backends.ports import ConflictError, ExperimentStore
 from domain.allocation import ArmCounts, ArmStanding, StopRule, standing, winner_by_rule
 from domain.experiments import EndedBy, Experiment
 from domain.variants import CONTROL, StoredAllocation
-from schemas.catalog import Brand
-from schemas.content.changes import patched
-from services.pages import Editor, GateRefusedError, PageChanged, change_page, gated
+from services.pages import GateRefusedError
 
 __all__ = [
     "AllocatorSettings",
@@ -38,7 +35,6 @@ __all__ = [
     "end_experiment",
     "experiment_standing",
     "experiment_start",
-    "promote_content",
     "refresh_experiment",
     "serving_fractions",
 ]
@@ -306,35 +302,3 @@ def _ended(
         ended_by=ended_by,
     )
     return experiments.save_experiment(ended, expected_version=current.version)
-
-
-def promote_content(
-    *,
-    pages: PageStore,
-    slug: str,
-    content: Mapping[str, Any],
-    editor: Editor,
-    changed: PageChanged,
-    brand: Brand,
-    ruleset: str,
-    now: datetime,
-) -> StoredPage:
-    """Make `content` (a variant's whole page input) the page's next version through today's
-    gate, keeping the page's slug and whether it is published; no new version when the page
-    already holds that content.
-
-    Raises: NotFoundError, GateRefusedError (nothing changed), BusyError.
-    """
-
-    def change(current: StoredPage) -> StoredPage | None:
-        merged = {
-            **content,
-            "slug": current.slug,
-            "is_published": current.page_input.get("is_published", True),
-        }
-        if merged == dict(current.page_input):
-            return None
-        page = gated(payload=merged, brand=brand, kept_from=current)
-        return patched(current, page, ruleset=ruleset, now=now)
-
-    return change_page(pages=pages, slug=slug, change=change, editor=editor, changed=changed)

@@ -5,7 +5,6 @@ that runs a job is workers/generation_handler.py.
 
 from __future__ import annotations
 
-import json
 import uuid
 from datetime import datetime
 
@@ -24,7 +23,6 @@ __all__ = [
     "BriefRefusedError",
     "DraftRefusedError",
     "checked_brief",
-    "encode_job_message",
     "job_url",
     "start_draft",
     "start_generation",
@@ -118,11 +116,6 @@ def start_draft(
 def job_url(base_url: str, job_id: str) -> str:
     """Where a job is polled."""
     return f"{base_url}/api/public/content/jobs/{job_id}"
-
-
-def encode_job_message(job_id: str) -> bytes:
-    """The body every job queue carries."""
-    return json.dumps({"job_id": job_id}, separators=(",", ":")).encode()
 
 
 def start_generation(

@@ -13,7 +13,6 @@ import numpy as np
 
 from backends.ports import (
     ExperimentStore,
-    PageStore,
     SignalStore,
     StoredAllocation,
     VariantStore,
@@ -21,7 +20,6 @@ from backends.ports import (
 from domain.allocation import ArmCounts
 from domain.experiments import Experiment
 from domain.variants import CONTROL
-from schemas.catalog import Brand
 from schemas.signals.page_funnel import day_number, read_funnel
 from services.experiments import (
     AllocatorSettings,
@@ -29,11 +27,12 @@ from services.experiments import (
     end_experiment,
     experiment_standing,
     experiment_start,
-    promote_content,
     refresh_experiment,
 )
-from services.pages import Editor, PageChanged, find_page
-from services.variants import current_shares
+from services.page_unit import Pages
+from services.page_writes import promote_content
+from services.pages import Editor, find_page
+from services.variants import current_shares, started_shares
 
 __all__ = [
     "ExperimentPorts",
@@ -64,15 +63,7 @@ def _arms(variants: VariantStore, slug: str) -> list[str]:
 
 
 def _promoter(
-    *,
-    pages: PageStore,
-    variants: VariantStore,
-    slug: str,
-    editor: Editor | None,
-    changed: PageChanged,
-    brand: Brand,
-    ruleset: str,
-    now: datetime,
+    *, pages: Pages, variants: VariantStore, slug: str, editor: Editor | None
 ) -> Callable[[str], None]:
     """Makes an arm's content the page's next version, written by `editor` (None: the stop
     rule, as the page's owner with key id `stop-rule`)."""
@@ -81,20 +72,11 @@ def _promoter(
         if arm == CONTROL:
             return  # the page already holds the control's content
         variant = variants.get_variant(slug, arm)
-        page = pages.get_page(slug)
+        page = pages.store.get_page(slug)
         if variant is None or page is None:
             return  # deleted since: nothing to promote
         writer = editor or Editor(partner=page.owner, key_id=STOP_RULE_KEY_ID, admin=True)
-        promote_content(
-            pages=pages,
-            slug=slug,
-            content=variant.page_input,
-            editor=writer,
-            changed=changed,
-            brand=brand,
-            ruleset=ruleset,
-            now=now,
-        )
+        promote_content(pages, slug=slug, content=variant.page_input, editor=writer)
 
     return promote
 
@@ -103,12 +85,9 @@ def _promoter(
 class ExperimentPorts:
     """The stores and settings every experiment use case needs, bundled for the callers."""
 
-    pages: PageStore
+    pages: Pages
     variants: VariantStore
     experiments: ExperimentStore
-    changed: PageChanged
-    brand: Brand
-    ruleset: str
     settings: AllocatorSettings
     tally: ArmTally
 
@@ -124,16 +103,7 @@ def _refreshed(
         allocation=allocation,
         counts_of=lambda since: ports.tally(slug, arms, since),
         settings=ports.settings,
-        promote=_promoter(
-            pages=ports.pages,
-            variants=ports.variants,
-            slug=slug,
-            editor=None,
-            changed=ports.changed,
-            brand=ports.brand,
-            ruleset=ports.ruleset,
-            now=now,
-        ),
+        promote=_promoter(pages=ports.pages, variants=ports.variants, slug=slug, editor=None),
         now=now,
         rng=rng,
     )
@@ -145,13 +115,18 @@ def page_experiment(
 ) -> PageExperiment:
     """A visible page's allocation, experiment and each arm's standing (the shares recomputed
     first when due). Raises: NotFoundError."""
-    find_page(pages=ports.pages, slug=slug, editor=editor)
+    find_page(pages=ports.pages.store, slug=slug, editor=editor)
     allocation, experiment, arms = _refreshed(ports, slug=slug, now=now, rng=rng)
     since = experiment_start(experiment, allocation)
     counts = (
         ports.tally(slug, arms, since) if since is not None else [ArmCounts(a, 0, 0) for a in arms]
     )
-    served = current_shares(allocation=allocation, variant_ids=set(arms[1:]), experiment=experiment)
+    # What /p/{slug} serves now: a variant waiting for its start gets no share yet.
+    served = started_shares(
+        current_shares(allocation=allocation, variant_ids=set(arms[1:]), experiment=experiment),
+        variants=ports.variants.list_variants(slug),
+        now=now,
+    )
     standing = experiment_standing(
         experiment=experiment,
         counts=counts,
@@ -175,23 +150,14 @@ def end_page_experiment(
 
     Raises: NotFoundError, UnknownArmError, ExperimentEndedError, GateRefusedError, BusyError.
     """
-    find_page(pages=ports.pages, slug=slug, editor=editor)
+    find_page(pages=ports.pages.store, slug=slug, editor=editor)
     return end_experiment(
         experiments=ports.experiments,
         slug=slug,
         allocation=ports.variants.get_allocation(slug),
         winner=winner,
         arms=_arms(ports.variants, slug),
-        promote=_promoter(
-            pages=ports.pages,
-            variants=ports.variants,
-            slug=slug,
-            editor=editor,
-            changed=ports.changed,
-            brand=ports.brand,
-            ruleset=ports.ruleset,
-            now=now,
-        ),
+        promote=_promoter(pages=ports.pages, variants=ports.variants, slug=slug, editor=editor),
         now=now,
     )
 
@@ -215,16 +181,7 @@ def serving_split(
         allocation=allocation,
         counts_of=lambda since: ports.tally(slug, arms, since),
         settings=ports.settings,
-        promote=_promoter(
-            pages=ports.pages,
-            variants=ports.variants,
-            slug=slug,
-            editor=None,
-            changed=ports.changed,
-            brand=ports.brand,
-            ruleset=ports.ruleset,
-            now=now,
-        ),
+        promote=_promoter(pages=ports.pages, variants=ports.variants, slug=slug, editor=None),
         now=now,
         rng=rng,
     )

@@ -57,6 +57,12 @@ def version_record(page: StoredPage, *, base_url: str) -> VersionRecord:
     )
 
 
+def version_etag(version: int) -> str:
+    """The strong ETag of any versioned record (a page, a variant, an allocation): one per
+    version, since versions never repeat for a slug."""
+    return f'"v{version}"'
+
+
 def etag(page: StoredPage) -> str:
-    """The strong ETag of a page's record: one per version (versions never repeat for a slug)."""
-    return f'"v{page.version}"'
+    """The strong ETag of a page's record."""
+    return version_etag(page.version)

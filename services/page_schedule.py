@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from backends.ports import DeliveryOptions, PageStore, StoredPage, TaskQueue
-from schemas.catalog import Brand
-from schemas.content.changes import merge_patch, patched, unpublished
+from backends.ports import DeliveryOptions, StoredPage, TaskQueue
+from schemas.content.changes import merge_patch, unpublished
 from schemas.content.pages import SitePageInput
 from schemas.content.schedule import (
     SCHEDULE_FIELDS,
@@ -37,7 +36,8 @@ from schemas.content.schedule import (
     settled,
 )
 from services.deliveries import internal_task
-from services.pages import Editor, GateRefusedError, PageChanged, change_page, gated
+from services.page_unit import Pages, revised
+from services.pages import Editor, GateRefusedError, change_page
 
 __all__ = [
     "SCHEDULE_PATH",
@@ -47,7 +47,6 @@ __all__ = [
     "plan_schedule",
     "queue_at",
     "run_scheduled",
-    "schedule_page",
 ]
 
 logger = logging.getLogger(__name__)
@@ -71,13 +70,7 @@ class ScheduledTask:
 
 
 def plan_schedule(
-    *,
-    sent: Mapping[str, Any],
-    page: SitePageInput,
-    current: StoredPage | None,
-    tasks: TaskQueue,
-    options: DeliveryOptions,
-    now: datetime,
+    pages: Pages, *, sent: Mapping[str, Any], page: SitePageInput, current: StoredPage | None
 ) -> None:
     """Check the schedule a write sets and queue its tasks, before the write is saved.
 
@@ -85,42 +78,13 @@ def plan_schedule(
     Raises: GateRefusedError with the schedule's issues (nothing queued); UnavailableError
     (the write answers 503 and nothing is saved).
     """
-    issues = schedule_issues(sent=sent, page=page, current=current, now=now)
+    issues = schedule_issues(sent=sent, page=page, current=current, now=pages.clock())
     if issues:
         raise GateRefusedError(issues)
     for action, field in SCHEDULE_FIELDS.items():
         at: datetime | None = getattr(page, field)
         if at is not None and sent.get(field) is not None:
-            queue_at(ScheduledTask(page.slug, action, at), tasks=tasks, options=options)
-
-
-def schedule_page(
-    *,
-    pages: PageStore,
-    slug: str,
-    times: Mapping[str, str | None],
-    editor: Editor,
-    changed: PageChanged,
-    brand: Brand,
-    ruleset: str,
-    tasks: TaskQueue,
-    options: DeliveryOptions,
-    now: datetime,
-) -> StoredPage:
-    """Set or clear (None) a page's `publish_at` / `unpublish_at`, as PATCH does with them.
-
-    Raises: NotFoundError, GateRefusedError (the schedule's issues, or today's gate on the
-    page), BusyError.
-    """
-
-    def change(current: StoredPage) -> StoredPage | None:
-        merged = merge_patch(current.page_input, dict(times))
-        page = gated(payload=merged, brand=brand, kept_from=current)
-        plan_schedule(sent=times, page=page, current=current, tasks=tasks, options=options, now=now)
-        new = patched(current, page, ruleset=ruleset, now=now)
-        return None if new.page_input == current.page_input else new
-
-    return change_page(pages=pages, slug=slug, change=change, editor=editor, changed=changed)
+            queue_at(ScheduledTask(page.slug, action, at), tasks=pages.tasks, options=pages.options)
 
 
 def queue_at(task: ScheduledTask, *, tasks: TaskQueue, options: DeliveryOptions) -> bool:
@@ -137,25 +101,16 @@ def queue_at(task: ScheduledTask, *, tasks: TaskQueue, options: DeliveryOptions)
     )
 
 
-def run_scheduled(
-    slug: str,
-    *,
-    action: ScheduleAction,
-    at: datetime,
-    pages: PageStore,
-    changed: PageChanged,
-    brand: Brand,
-    ruleset: str,
-    now: datetime,
-) -> Outcome:
+def run_scheduled(pages: Pages, *, slug: str, action: ScheduleAction, at: datetime) -> Outcome:
     """Publish or unpublish the page if it still wants it at `at`; what came of it.
 
     A page that no longer passes the gate is left as it is (`refused`, logged for operators).
     Raises: EarlyError before `at`; UnavailableError, BusyError (the task is run again).
     """
+    now = pages.clock()
     if now < at:
         raise EarlyError(slug)
-    current = pages.get_page(slug)
+    current = pages.store.get_page(slug)
     if current is None or not _wants(current, action, at):
         return "skipped"
     scheduler = Editor(partner=current.owner, key_id=SCHEDULER_KEY_ID, admin=True)
@@ -168,16 +123,16 @@ def run_scheduled(
         if action == "unpublish":
             return settled(unpublished(page, now=now))
         merged = merge_patch(page.page_input, {"is_published": True, "publish_at": None})
-        live = gated(payload=merged, brand=brand, kept_from=page)
-        return settled(patched(page, live, ruleset=ruleset, now=now))
+        live = revised(pages, page, merged)
+        return settled(live) if live is not None else None
 
     try:
         change_page(
-            pages=pages,
+            pages=pages.store,
             slug=slug,
             change=change,
             editor=scheduler,
-            changed=changed,
+            changed=pages.changed,
             source="schedule",
         )
     except GateRefusedError as err:

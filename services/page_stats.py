@@ -14,11 +14,11 @@ from datetime import date, timedelta
 from backends.ports import PageStore, SignalStore
 from schemas.content.page_stats import FunnelFigures, FunnelRow, PageStatsBody, StatsBy
 from schemas.errors import Issue
-from schemas.signals.page_funnel import Figures, day_number, read_funnel
+from schemas.signals.page_funnel import LOOK_BACK_DAYS, Figures, day_number, read_funnel
 from services.pages import Editor, find_page
 
 DEFAULT_DAYS = 28
-MAX_DAYS = 366
+MAX_DAYS = LOOK_BACK_DAYS  # the roll-ups count each visitor once in ranges this long at most
 MAX_ROWS = 100  # source and campaign rows past the most viewed are summed as OTHER
 OTHER = "(other)"
 FIRST_DAY = date(1970, 1, 1)

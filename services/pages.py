@@ -26,23 +26,23 @@ from backends.ports import (
     VersionList,
     VersionSource,
 )
+from domain.etags import etag_listed
 from gate.check import check_page, parse_page
 from schemas.catalog import Brand
 from schemas.content.changes import (
-    merge_patch,
-    patched,
     replaced,
-    restored,
     stored_input,
-    unpublished,
 )
 from schemas.content.pages import SLUG_MAX_LENGTH, SLUG_PATTERN, SitePageInput
-from schemas.content.schedule import settled, without_schedule
+from schemas.content.schedule import settled
 from schemas.errors import Issue, errors_of, warnings_of
+from services.page_records import etag
 from services.payload_bounds import PAGE_BOUNDS, bound_payload
 
 __all__ = [
+    "NO_CONDITIONS",
     "BusyError",
+    "Conditions",
     "Editor",
     "GateRefusedError",
     "PageChanged",
@@ -57,16 +57,12 @@ __all__ = [
     "list_history",
     "list_visible_pages",
     "page_warnings",
-    "publish_page",
     "replace_page",
-    "restore_version",
     "store_generated_page",
-    "unpublish_page",
 ]
 
 _SLUG = re.compile(SLUG_PATTERN)
 ATTEMPTS = 5  # re-read and retry when another writer got there first (no precondition given)
-Precondition = Callable[[StoredPage], bool]
 PageChange = Callable[[StoredPage], StoredPage | None]
 _Written = TypeVar("_Written", bound=StoredPage | None)
 # Told the slug after every write, saved or a no-op: clears /p/{slug} from the CDN and from this
@@ -99,16 +95,48 @@ class PreconditionFailedError(Exception):
         self.current = current
 
 
-class GateRefusedError(Exception):
-    """The page failed the schema or the quality gate; nothing was changed."""
+GATE_REFUSED = "The page failed the schema or the quality gate"
 
-    def __init__(self, issues: list[Issue]) -> None:
+
+class GateRefusedError(Exception):
+    """The page failed the bounds, the schema or the quality gate; nothing was changed.
+    `message` says which, for the answer."""
+
+    def __init__(self, issues: list[Issue], message: str = GATE_REFUSED) -> None:
         super().__init__(f"{len(issues)} issues")
         self.issues = issues
+        self.message = message
 
 
 class BusyError(Exception):
     """The page kept changing under this write; the caller may retry."""
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """A write's conditions on the page as stored (RFC 9110 13.1.1 and 13.1.2): `if_match`
+    (compared strongly: a weak tag never matches) and `if_none_match` (weakly), each a list of
+    tags or `*`, as the client sent them; None when not sent."""
+
+    if_match: str | None = None
+    if_none_match: str | None = None
+
+    def check(self, current: StoredPage | None) -> None:
+        """Raises: PreconditionFailedError when a condition does not hold for `current`
+        (None: no page of the slug yet)."""
+        if self.if_match is not None and (
+            current is None or not etag_listed(self.if_match, etag(current), weak=False)
+        ):
+            raise PreconditionFailedError(current)
+        if (
+            self.if_none_match is not None
+            and current is not None
+            and etag_listed(self.if_none_match, etag(current))
+        ):
+            raise PreconditionFailedError(current)
+
+
+NO_CONDITIONS = Conditions()
 
 
 def find_page(*, pages: PageStore, slug: str, editor: Editor) -> StoredPage:
@@ -194,17 +222,20 @@ def replace_page(
     changed: PageChanged,
     ruleset: str,
     clock: Callable[[], datetime],
-    check: Callable[[StoredPage | None], None] | None = None,
+    conditions: Conditions = NO_CONDITIONS,
+    before_save: Callable[[StoredPage | None], None] | None = None,
 ) -> StoredPage:
-    """Create or replace the page of `page.slug` (POST). `check` raises PreconditionFailedError.
+    """Create or replace the page of `page.slug` (POST); `before_save` runs on the page as
+    read, once the conditions hold (the schedule's tasks are queued there).
 
-    Raises: SlugTakenError, PreconditionFailedError, BusyError.
+    Raises: SlugTakenError, PreconditionFailedError, BusyError, and what `before_save` raises.
     """
 
     def attempt() -> StoredPage:
         current = check_slug_free(pages=pages, slug=page.slug, editor=editor)
-        if check is not None:
-            check(current)
+        conditions.check(current)
+        if before_save is not None:
+            before_save(current)
         new = replaced(current, page, source="api", ruleset=ruleset, now=clock())
         new = stamp(new, editor=editor, source="api", owner=current.owner if current else None)
         return pages.save_page(new, expected_version=current.version if current else 0)
@@ -220,9 +251,9 @@ def change_page(
     editor: Editor,
     changed: PageChanged,
     source: VersionSource = "api",
-    precondition: Precondition | None = None,
+    conditions: Conditions = NO_CONDITIONS,
 ) -> StoredPage:
-    """Read, check the precondition, change, save at the version read; retry lost races.
+    """Read, check the conditions, change, save at the version read; retry lost races.
     `change` returning None leaves the page as it is (the caches are told all the same).
 
     Raises: NotFoundError, PreconditionFailedError, BusyError, and whatever `change` raises.
@@ -230,8 +261,7 @@ def change_page(
 
     def attempt() -> StoredPage:
         current = find_page(pages=pages, slug=slug, editor=editor)
-        if precondition is not None and not precondition(current):
-            raise PreconditionFailedError(current)
+        conditions.check(current)
         new = change(current)
         if new is None:
             return current
@@ -388,96 +418,3 @@ def generated_hero_sub(page: StoredPage | None) -> str | None:
     if page is None or page.source != "generate":
         return None
     return hero_sub(dict(page.page_input))
-
-
-def restore_version(
-    *,
-    pages: PageStore,
-    slug: str,
-    version: int,
-    editor: Editor,
-    changed: PageChanged,
-    brand: Brand,
-    ruleset: str,
-    now: datetime,
-    precondition: Precondition | None = None,
-) -> StoredPage:
-    """Make kept version `version` the current one again, through today's gate.
-
-    Raises: NotFoundError, GateRefusedError (nothing changed), PreconditionFailedError, BusyError.
-    """
-    old = find_version(pages=pages, slug=slug, version=version, editor=editor)
-    gated(payload=dict(old.page_input), brand=brand, kept_from=old)
-    return change_page(
-        pages=pages,
-        slug=slug,
-        # A restore brings back a version's content and whether it was live, not its schedule.
-        change=lambda current: without_schedule(restored(current, old, ruleset=ruleset, now=now)),
-        editor=editor,
-        changed=changed,
-        source="restore",
-        precondition=precondition,
-    )
-
-
-def publish_page(
-    *,
-    pages: PageStore,
-    slug: str,
-    editor: Editor,
-    changed: PageChanged,
-    brand: Brand,
-    ruleset: str,
-    now: datetime,
-    precondition: Precondition | None = None,
-) -> StoredPage:
-    """Publish a page (as PATCH `is_published: true`), through the gate; a no-op if live.
-
-    Raises: NotFoundError, GateRefusedError, PreconditionFailedError, BusyError.
-    """
-
-    def change(current: StoredPage) -> StoredPage | None:
-        if current.status == "published":
-            return None
-        merged = merge_patch(current.page_input, {"is_published": True})
-        page = gated(payload=merged, brand=brand, kept_from=current)
-        return patched(current, page, ruleset=ruleset, now=now)
-
-    return change_page(
-        pages=pages,
-        slug=slug,
-        change=change,
-        editor=editor,
-        changed=changed,
-        precondition=precondition,
-    )
-
-
-def unpublish_page(
-    *,
-    pages: PageStore,
-    slug: str,
-    editor: Editor,
-    changed: PageChanged,
-    now: datetime,
-    precondition: Precondition | None = None,
-) -> StoredPage:
-    """Take a page off /p/{slug} (DELETE); a no-op if it is already unpublished. A scheduled
-    page's schedule is cancelled: it stays off until published again.
-
-    Raises: NotFoundError, PreconditionFailedError, BusyError.
-    """
-
-    def change(current: StoredPage) -> StoredPage | None:
-        if current.status == "unpublished":
-            return None
-        return without_schedule(unpublished(current, now=now))
-
-    return change_page(
-        pages=pages,
-        slug=slug,
-        change=change,
-        editor=editor,
-        changed=changed,
-        precondition=precondition,
-    )

@@ -9,33 +9,17 @@ for messages the queue gave up on.
 
 from __future__ import annotations
 
-import json
 import logging
 from datetime import timedelta
 
 from backends.ports import NotFoundError
+from domain.job_messages import MalformedMessageError, decode_job_message
 from schemas.content.jobs import JobError, JobRecord
 from workers import steps
 from workers.pipeline import GenerationPorts, run_generation
 from workers.steps import MAX_DELIVERIES
 
 logger = logging.getLogger(__name__)
-
-
-class MalformedMessageError(ValueError):
-    """A message that is not `{"job_id": "..."}`."""
-
-
-def decode_job_message(data: bytes | str) -> str:
-    """The job id in a message. Raises: MalformedMessageError."""
-    try:
-        decoded = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise MalformedMessageError("not JSON") from err
-    job_id = decoded.get("job_id") if isinstance(decoded, dict) else None
-    if not isinstance(job_id, str) or not 0 < len(job_id) <= 128:
-        raise MalformedMessageError("no job_id")
-    return job_id
 
 
 def handle_generation(

@@ -11,38 +11,39 @@ only its own pages (another's answers 404, and its slug 409 `slug_taken`). Gener
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, g, request
 
 from api.auth import KeyCheck
 from api.config import AppConfig
-from api.errors import ApiError, answer_unavailable, invalid_payload, unsupported_media_type
-from api.rest.etags import etag_listed
+from api.errors import (
+    ApiError,
+    answer_unavailable,
+    page_errors,
+    unsupported_media_type,
+)
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_content_json
+from api.rest.page_unit import page_unit
 from api.rest.signal_query import refuse_parameters
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, NotFoundError, StoredPage
+from domain.etags import etag_listed
 from domain.numbers import ascii_whole_number
-from gate.check import ruleset
-from schemas.content.changes import merge_patch, patched
-from schemas.content.characters import character_issues
 from schemas.content.pages import (
     PageBody,
     PageListBody,
-    SitePageInput,
     VersionBody,
     VersionListBody,
     VersionRecord,
 )
-from schemas.content.schedule import scheduled_post
 from schemas.errors import Issue
+from services import page_writes
 from services import pages as pages_service
 from services.keys import Principal
 from services.page_records import etag, page_record, version_record
-from services.page_schedule import plan_schedule
+from services.page_unit import Pages
 
 logger = logging.getLogger(__name__)
 
@@ -59,15 +60,24 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
     bp = Blueprint("content", __name__, url_prefix=PREFIX)
     answer_unavailable(bp, "The page store is unavailable; retry")
     idempotent = Idempotency(backends.idempotency, clock=backends.clock)
+    pages = page_unit(backends)
 
     @bp.post("")
     def save_page() -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
         payload = _json_body()
-        return idempotent.run(
-            principal, payload, lambda: _replace(principal, payload, backends, config)
-        )
+
+        def save() -> Response:
+            with page_errors():
+                saved = page_writes.put_page(
+                    pages, payload=payload, editor=editor_of(principal), conditions=_conditions()
+                )
+            response = _page_response(_written(saved), 201, config, backends)
+            response.headers["Location"] = f"{PREFIX}/{saved.slug}"
+            return response
+
+        return idempotent.run(principal, payload, save)
 
     @bp.get("")
     def list_pages() -> Response:
@@ -110,68 +120,29 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
         principal = keys.require("content")
         refuse_parameters(request.args)
         patch = _json_body(merge_patch_allowed=True)
-        if not isinstance(patch, dict):
-            raise invalid_payload(
-                [Issue(field="", code="invalid_type", message="a merge patch is a JSON object")]
+        with page_errors():
+            saved = page_writes.patch_page(
+                pages,
+                slug=slug,
+                patch=patch,
+                editor=editor_of(principal),
+                conditions=_conditions(),
             )
-
-        def change(current: StoredPage) -> StoredPage | None:
-            merged = merge_patch(current.page_input, patch)
-            if isinstance(merged, dict) and merged.get("slug") != slug:
-                raise invalid_payload(
-                    [Issue(field="slug", code="slug_mismatch", message=f"the slug stays {slug!r}")]
-                )
-            page = _gated(merged, backends, kept_from=current)
-            _plan_schedule(patch, page, current, backends)
-            new = patched(
-                current, page, ruleset=ruleset(backends.catalog.brand), now=backends.clock()
-            )
-            # A patch that changes nothing (a repeat, a sync sending what is there) writes no
-            # version: the page and its ETag stay as they are.
-            unchanged = (new.page_input, new.status, new.hero_image_url) == (
-                current.page_input,
-                current.status,
-                current.hero_image_url,
-            )
-            return None if unchanged else new
-
-        return _page_response(
-            _serve_write(
-                lambda condition: pages_service.change_page(
-                    pages=backends.pages,
-                    slug=slug,
-                    change=change,
-                    editor=editor_of(principal),
-                    changed=backends.page_changes,
-                    precondition=condition,
-                )
-            ),
-            200,
-            config,
-            backends,
-        )
+        return _page_response(_written(saved), 200, config, backends)
 
     @bp.delete("/<slug>")
     def unpublish_page(slug: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        return _page_response(
-            _serve_write(
-                lambda condition: pages_service.unpublish_page(
-                    pages=backends.pages,
-                    slug=slug,
-                    editor=editor_of(principal),
-                    changed=backends.page_changes,
-                    now=backends.clock(),
-                    precondition=condition,
-                )
-            ),
-            200,
-            config,
-            backends,
-        )
+        with page_errors():
+            saved = page_writes.unpublish_page(
+                pages, slug=slug, editor=editor_of(principal), conditions=_conditions()
+            )
+        return _page_response(_written(saved), 200, config, backends)
 
-    register_history_routes(bp, backends=backends, config=config, keys=keys, idempotent=idempotent)
+    register_history_routes(
+        bp, backends=backends, pages=pages, config=config, keys=keys, idempotent=idempotent
+    )
     return bp
 
 
@@ -179,6 +150,7 @@ def register_history_routes(
     bp: Blueprint,
     *,
     backends: Backends,
+    pages: Pages,
     config: AppConfig,
     keys: KeyCheck,
     idempotent: Idempotency,
@@ -234,27 +206,15 @@ def register_history_routes(
             )
 
         def restore() -> Response:
-            try:
-                restored = _serve_write(
-                    lambda condition: pages_service.restore_version(
-                        pages=backends.pages,
-                        slug=slug,
-                        version=number,
-                        editor=editor_of(principal),
-                        changed=backends.page_changes,
-                        brand=backends.catalog.brand,
-                        ruleset=ruleset(backends.catalog.brand),
-                        now=backends.clock(),
-                        precondition=condition,
-                    )
+            with page_errors(missing=f"No version {number} of page {slug!r}"):
+                restored = page_writes.restore_version(
+                    pages,
+                    slug=slug,
+                    version=number,
+                    editor=editor_of(principal),
+                    conditions=_conditions(),
                 )
-            except ApiError as err:
-                if err.status == 404:
-                    raise ApiError(
-                        404, "not_found", f"No version {number} of page {slug!r}"
-                    ) from err
-                raise
-            return _page_response(restored, 200, config, backends)
+            return _page_response(_written(restored), 200, config, backends)
 
         return idempotent.run(principal, {"restore": number}, restore)
 
@@ -266,99 +226,16 @@ def editor_of(principal: Principal) -> pages_service.Editor:
     )
 
 
-def _replace(
-    principal: Principal, payload: object, backends: Backends, config: AppConfig
-) -> Response:
-    payload = scheduled_post(payload)
-    page = _gated(payload, backends)
-
-    def check(current: StoredPage | None) -> None:
-        _check_post_preconditions(current)
-        if isinstance(payload, dict):
-            _plan_schedule(payload, page, current, backends)
-
-    saved = _serve_write(
-        lambda _condition: pages_service.replace_page(
-            pages=backends.pages,
-            page=page,
-            editor=editor_of(principal),
-            changed=backends.page_changes,
-            ruleset=ruleset(backends.catalog.brand),
-            clock=backends.clock,
-            check=check,
-        )
-    )
-    response = _page_response(saved, 201, config, backends)
-    response.headers["Location"] = f"{PREFIX}/{saved.slug}"
-    return response
-
-
-def _serve_write(
-    write: Callable[[pages_service.Precondition | None], StoredPage],
-) -> StoredPage:
-    """Run one service write with this request's If-Match; service errors become answers."""
-    if_match = request.headers.get("If-Match")
-    condition = (
-        (lambda current: etag_listed(if_match, etag(current), weak=False))
-        if if_match is not None
-        else None
-    )
-    try:
-        saved = write(condition)
-    except NotFoundError as err:
-        raise ApiError(404, "not_found", f"No page {err.args[0]!r}") from err
-    except pages_service.SlugTakenError as err:
-        raise ApiError(
-            409,
-            "slug_taken",
-            f"The slug {err.args[0]!r} belongs to another partner's page; choose another",
-            issues=[Issue(field="slug", code="slug_taken", message="used by another partner")],
-        ) from err
-    except pages_service.PreconditionFailedError as err:
-        raise _precondition_failed(err.current) from err
-    except pages_service.GateRefusedError as err:
-        raise invalid_payload(err.issues, "The page failed the schema or the quality gate") from err
-    except pages_service.BusyError as err:
-        raise ApiError(409, "conflict", "The page kept changing under this write; retry") from err
-    _after_write(saved)
-    return saved
-
-
-def _gated(
-    payload: object, backends: Backends, *, kept_from: StoredPage | None = None
-) -> SitePageInput:
-    try:
-        payload, over = pages_service.bounded_page(payload)
-    except pages_service.GateRefusedError as err:
-        raise invalid_payload(err.issues, "The page is over a size or count limit") from err
-    refused = over + character_issues(payload)
-    try:
-        page = pages_service.gated(
-            payload=payload, brand=backends.catalog.brand, kept_from=kept_from
-        )
-    except pages_service.GateRefusedError as err:
-        issues = refused + list(err.issues)
-        raise invalid_payload(issues, "The page failed the schema or the quality gate") from err
-    if refused:
-        raise invalid_payload(refused, "The page failed the schema or the quality gate")
-    return page
-
-
-def _plan_schedule(
-    sent: dict[str, Any], page: SitePageInput, current: StoredPage | None, backends: Backends
-) -> None:
-    """The write's publish_at and unpublish_at checked and their tasks queued, before saving."""
-    plan_schedule(
-        sent=sent,
-        page=page,
-        current=current,
-        tasks=backends.tasks,
-        options=backends.delivery_options,
-        now=backends.clock(),
+def _conditions() -> pages_service.Conditions:
+    """The request's If-Match and If-None-Match, for the use case to decide on."""
+    return pages_service.Conditions(
+        if_match=request.headers.get("If-Match"),
+        if_none_match=request.headers.get("If-None-Match"),
     )
 
 
-def _after_write(page: StoredPage) -> None:
+def _written(page: StoredPage) -> StoredPage:
+    """Log a saved page (or a no-op's page as it stands); the page."""
     logger.info(
         "page %s saved as version %d (%s)",
         page.slug,
@@ -366,27 +243,7 @@ def _after_write(page: StoredPage) -> None:
         page.status,
         extra={"slug": page.slug, "partner_id": g.principal.key_id},
     )
-
-
-def _check_post_preconditions(current: StoredPage | None) -> None:
-    if_match = request.headers.get("If-Match")
-    if if_match is not None and (
-        current is None or not etag_listed(if_match, etag(current), weak=False)
-    ):
-        raise pages_service.PreconditionFailedError(current)
-    if_none = request.headers.get("If-None-Match")
-    if if_none is not None and current is not None and etag_listed(if_none, etag(current)):
-        raise pages_service.PreconditionFailedError(current)
-
-
-def _precondition_failed(current: StoredPage | None) -> ApiError:
-    headers = {"ETag": etag(current)} if current else {}
-    return ApiError(
-        412,
-        "precondition_failed",
-        "The page changed since you read it; GET it again",
-        headers=headers,
-    )
+    return page
 
 
 def _visible(slug: str, principal: Principal, backends: Backends) -> StoredPage:

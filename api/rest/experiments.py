@@ -20,12 +20,12 @@ from api.errors import answer_unavailable, experiment_errors, unsupported_media_
 from api.rest.content import PREFIX, editor_of
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
+from api.rest.page_unit import page_unit
 from api.rest.signal_query import refuse_parameters
 from api.rest.variant_serving import Split
 from backends.bundle import Backends
 from backends.ports import StoredAllocation
 from domain.experiments import Experiment
-from gate.check import ruleset
 from schemas.content.experiments import (
     ExperimentArmRecord,
     ExperimentStatusName,
@@ -49,14 +49,10 @@ MAX_BODY_BYTES = 4 * 1024
 
 def experiment_ports(backends: Backends, config: AppConfig) -> ExperimentPorts:
     """The stores and settings of the experiment use cases; counts from the page stats."""
-    brand = backends.catalog.brand
     return ExperimentPorts(
-        pages=backends.pages,
+        pages=page_unit(backends),
         variants=backends.variants,
         experiments=backends.experiments,
-        changed=backends.page_changes,
-        brand=brand,
-        ruleset=ruleset(brand),
         settings=config.experiment,
         tally=stats_tally(backends.signals, clock=backends.clock),
     )

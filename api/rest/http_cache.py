@@ -14,7 +14,7 @@ from flask import Response, request
 from werkzeug.datastructures import Headers
 from werkzeug.utils import get_content_type
 
-from api.rest.etags import etag_listed
+from domain.etags import etag_listed
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment

@@ -24,6 +24,7 @@ from api.errors import (
     answer_unavailable,
     invalid_payload,
     problem_response,
+    slug_taken,
     unsupported_media_type,
 )
 from api.rest.idempotency import Idempotency
@@ -32,10 +33,10 @@ from api.rest.signal_query import refuse_parameters
 from backends.bundle import Backends
 from backends.ports import UnavailableError
 from schemas.content.jobs import JobRecord
-from schemas.errors import Issue
 from services.generation_results import generated_page_body, job_view, stored_page
 from services.jobs import ABANDONED, BriefRefusedError, checked_brief, start_generation
 from services.keys import Principal
+from services.page_records import version_etag
 from services.pages import Editor, SlugTakenError
 
 GENERATE_PATH = "/api/public/content/pages/generate"
@@ -145,11 +146,8 @@ class _Jobs:
                 now=self.backends.clock(),
             )
         except SlugTakenError as err:
-            raise ApiError(
-                409,
-                "slug_taken",
-                f"The slug {brief.slug!r} belongs to another partner's page; choose another",
-                issues=[Issue(field="slug", code="slug_taken", message="used by another partner")],
+            raise slug_taken(
+                f"The slug {brief.slug!r} belongs to another partner's page; choose another"
             ) from err
         except UnavailableError as err:
             raise ApiError(
@@ -175,7 +173,7 @@ class _Jobs:
             response = _json(body, 201)
             response.headers["Location"] = f"/api/public/content/pages/{job.page_slug}"
             version = body["page"]["version"]
-            response.headers["ETag"] = f'"v{version}"'  # as services.page_records.etag
+            response.headers["ETag"] = version_etag(version)
             return response
         if job.status == "failed" and job.error is not None:
             extra: dict[str, Any] = {"job": view, "notes": view["notes"]}
@@ -188,13 +186,8 @@ class _Jobs:
                     extra=extra,
                 )
             if job.error.code == "slug_taken":
-                raise ApiError(
-                    409,
-                    "slug_taken",
+                raise slug_taken(
                     "Another partner's page took this slug while the job ran; choose another",
-                    issues=[
-                        Issue(field="slug", code="slug_taken", message="used by another partner")
-                    ],
                     extra=extra,
                 )
             if job.error.code == "model_failed":

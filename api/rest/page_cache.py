@@ -22,9 +22,9 @@ from cachetools import LRUCache, TTLCache
 from flask import Response, request
 from werkzeug.datastructures import Headers
 
-from api.rest.etags import etag_listed
 from api.rest.http_cache import Header, PreparedResponse
 from backends.ports import PageStore, StoredPage
+from domain.etags import etag_listed
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment

@@ -15,8 +15,8 @@ from pydantic import ValidationError
 
 from api.errors import ApiError, answer_unavailable, invalid_payload, unsupported_media_type
 from api.rest.json_body import parse_json
+from api.rest.page_unit import page_unit
 from backends.bundle import Backends
-from gate.check import ruleset
 from schemas.content.schedule import ScheduleTaskInput
 from schemas.errors import issues_from_errors
 from services.deliveries import INTERNAL_TOKEN_HEADER
@@ -29,6 +29,7 @@ def create_page_schedule_blueprint(*, backends: Backends) -> Blueprint:
     bp = Blueprint("page_schedule", __name__)
     answer_unavailable(bp, "The page store is unavailable; the task runs again")
     options = backends.delivery_options
+    pages = page_unit(backends)
 
     @bp.post(SCHEDULE_PATH.replace("{slug}", "<slug>"))
     def run(slug: str) -> Response:
@@ -44,18 +45,8 @@ def create_page_schedule_blueprint(*, backends: Backends) -> Blueprint:
             task = ScheduleTaskInput.model_validate(parse_json(request.get_data(cache=True)))
         except ValidationError as err:
             raise invalid_payload(issues_from_errors(err.errors())) from err
-        brand = backends.catalog.brand
         try:
-            outcome = run_scheduled(
-                slug,
-                action=task.action,
-                at=task.at,
-                pages=backends.pages,
-                changed=backends.page_changes,
-                brand=brand,
-                ruleset=ruleset(brand),
-                now=backends.clock(),
-            )
+            outcome = run_scheduled(pages, slug=slug, action=task.action, at=task.at)
         except EarlyError as err:
             raise ApiError(
                 409, "conflict", "Before its scheduled time: the task runs again"

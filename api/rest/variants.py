@@ -21,12 +21,12 @@ from api.errors import (
     variant_errors,
 )
 from api.rest.content import PREFIX, editor_of
-from api.rest.etags import etag_listed
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_content_json
 from api.rest.signal_query import refuse_parameters
 from backends.bundle import Backends
 from backends.ports import StoredAllocation, StoredVariant
+from domain.etags import etag_listed
 from gate.check import ruleset
 from schemas.content.pages import GateResult
 from schemas.content.variants import (
@@ -41,6 +41,7 @@ from schemas.content.variants import (
 )
 from schemas.errors import Issue
 from services import variants as variants_service
+from services.page_records import version_etag
 
 MAX_BODY_BYTES = 1024 * 1024
 _Versioned = TypeVar("_Versioned", StoredVariant, StoredAllocation)
@@ -220,7 +221,7 @@ def _if_match() -> Callable[[Any], bool] | None:
 
 
 def _etag(record: StoredVariant | StoredAllocation) -> str:
-    return f'"v{record.version}"'
+    return version_etag(record.version)
 
 
 def _record(variant: StoredVariant) -> VariantRecord:

@@ -7,11 +7,11 @@ serving the same DATA_DIR).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from backends.embedded.queue_table import QueueTable
 from backends.embedded.queues import DurableQueue
+from domain.job_messages import encode_job_message
 
 GENERATION_QUEUE = "generation"
 
@@ -46,7 +46,7 @@ class DurableJobQueue:
         self.queue.start(handler)
 
     def publish_job(self, job_id: str) -> None:
-        self.queue.publish(json.dumps({"job_id": job_id}, separators=(",", ":")).encode())
+        self.queue.publish(encode_job_message(job_id))
 
     def wait(self, seconds: float) -> None:
         """Block up to `seconds`, waking early when a worker thread finishes a delivery."""

@@ -48,11 +48,6 @@ POLL_SECONDS = 0.5
 MAX_HOLD_SECONDS = 3600.0
 
 
-def consumer_id() -> str:
-    """A consumer's name on a lease: host, pid, the process's start time and a random part."""
-    return new_holder()
-
-
 class DurableQueue:
     """Messages (bytes) on disk, handled by `threads` worker threads started by `start`."""
 
@@ -202,7 +197,7 @@ class DurableQueue:
             thread.join(timeout)
 
     def _run(self) -> None:
-        owner = consumer_id()
+        owner = new_holder()
         while not self._stopping.is_set():
             try:
                 leased, buried = self.table.claim_due(

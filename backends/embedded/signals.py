@@ -22,6 +22,7 @@ from backends.bundle import utc_now
 from backends.embedded.page_funnels import (
     PAGE_FUNNEL_DDL,
     backfill_page_funnels,
+    convert_page_visits,
     fold_page_funnels,
     read_page_funnel,
 )
@@ -142,6 +143,9 @@ class SqliteSignalStore:
                 folded = backfill_page_funnels(conn)
                 if folded:
                     logger.info("page funnels folded from stored events: %d", folded)
+            elif _has_table(conn, "signal_page_visits"):
+                converted = convert_page_visits(conn)
+                logger.info("page visit tallies converted to one row a day: %d", converted)
 
     def store_events(self, events: Sequence[NewEvent]) -> StoreResult:
         first: dict[str, NewEvent] = {}

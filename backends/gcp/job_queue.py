@@ -6,10 +6,10 @@ the server's ack and turns failures into UnavailableError.
 
 from __future__ import annotations
 
-import json
 import time
 
 from backends.gcp.pubsub import PubSubPublisher
+from domain.job_messages import encode_job_message
 
 
 class PubSubJobQueue:
@@ -19,8 +19,7 @@ class PubSubJobQueue:
         self._publisher = publisher
 
     def publish_job(self, job_id: str) -> None:
-        body = json.dumps({"job_id": job_id}, separators=(",", ":")).encode()
-        self._publisher.publish(body, kind="generation")
+        self._publisher.publish(encode_job_message(job_id), kind="generation")
 
     def wait(self, seconds: float) -> None:
         """The workers run elsewhere and say nothing here: just let the time pass."""

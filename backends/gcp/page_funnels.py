@@ -5,11 +5,16 @@ A page's day is PAGE_SHARDS documents, `signal_page_days/{slug}~{day}~{shard}`, 
 rush spreads its writes (Firestore sustains about one write a second per document): an event
 goes to the shard its visitor id hashes to (one without, to its person's email's, else its event
 id's: one person keeps to one shard, so writers of different people rarely meet), and each
-holds additive tallies, summed on read. A visitor's marker is `signal_page_visitors/{slug}~{hash}`.
+holds additive tallies, summed on read: per value its events, and its visitor-days with their
+cumulative counts by gap (schemas/signals/page_funnel.py), so a document's size is bounded by
+its values and the gaps a range can span, not by its visitors. A visitor's marker is
+`signal_page_visitors/{slug}~{hash}`.
 FirestoreSignalStore folds and reads both inside the transaction that stores the events (every
 read before any write: the markers, then every day document the fold changes, a later day of a
 visitor whose event arrived late included) and writes them for the new events only. A read is
 one batched get of the range's documents by id: no query, no index, and no event read.
+Day documents written before visits were kept by gap hold one visits row per previous day
+instead; they are read as they are and rewritten in the new form when next written.
 """
 
 from __future__ import annotations
@@ -30,15 +35,20 @@ from schemas.signals.page_funnel import (
     Marker,
     MarkerKey,
     PageFold,
+    add_gaps,
     fold_page_events,
+    gap_between,
     marker_keys,
     page_of,
+    returning_within,
 )
 
 PAGE_SHARDS = 16
 # A day document's state: tallies [dim, value, views, clicks, leads] and visits
-# [dim, value, previous day, n], as JSON (values are free text, unfit for field paths).
+# [dim, value, visitor-days, [cumulative counts by gap]] (before: [dim, value, previous day,
+# n]), as JSON (values are free text, unfit for field paths).
 _State = dict[str, list[list[Any]]]
+_Visits = dict[tuple[str, str], tuple[int, list[int]]]  # (dim, value): n, returned
 
 
 def _shard(event: NewEvent) -> int:
@@ -107,10 +117,19 @@ class FirestorePageFunnels:
                 key = _day_key(slug, day, shard)
                 state = states.setdefault(key, _copy(loaded.days.get(key)))
                 _add_row(state["tallies"], [dim, value], [t.views, t.clicks, t.leads])
-            for (slug, day, dim, value, prev), n in fold.visits.items():
-                key = _day_key(slug, day, shard)
+            deltas: dict[str, dict[tuple[str, str], dict[int, int]]] = {}
+            for (slug, day, dim, value, gap), n in fold.visits.items():
+                by_gap = deltas.setdefault(_day_key(slug, day, shard), {}).setdefault(
+                    (dim, value), {}
+                )
+                by_gap[gap] = by_gap.get(gap, 0) + n
+            for key, by_value in deltas.items():
                 state = states.setdefault(key, _copy(loaded.days.get(key)))
-                _add_row(state["visits"], [dim, value, prev], [n])
+                visits = _visits(int(key.rsplit("~", 2)[1]), state["visits"])
+                for (dim, value), by_gap in by_value.items():
+                    n, returned = visits.get((dim, value), (0, []))
+                    visits[dim, value] = (n + sum(by_gap.values()), add_gaps(returned, by_gap))
+                state["visits"] = [[d, v, n, r] for (d, v), (n, r) in visits.items() if n]
             for (slug, visitor), marker in fold.markers.items():
                 tx.set(
                     self._visitors.document(doc_id(f"{slug}~{visitor}")),
@@ -139,16 +158,26 @@ class FirestorePageFunnels:
             for day in range(first_day, last_day + 1)
             for shard in range(PAGE_SHARDS)
         ]
-        tallies: list[tuple[int, str, str, int, int, int]] = []
-        visits: list[tuple[int, str, str, int, int]] = []
+        tallies: dict[tuple[int, str, str], list[int]] = {}
+        visits: dict[tuple[int, str, str], list[int]] = {}
         for snap in self._client.get_all(refs, **self._deadline.read):
             if not snap.exists:
                 continue
             data = snap.to_dict() or {}
             day, state = data["day"], from_json(data["state"])
-            tallies += [(day, d, v, a, b, c) for d, v, a, b, c in state["tallies"] if d in dims]
-            visits += [(day, d, v, p, n) for d, v, p, n in state["visits"] if d in dims and n]
-        return FunnelRows(tallies=tallies, visits=visits)
+            for d, v, *counts in state["tallies"]:
+                if d in dims:
+                    _add_to(tallies, (day, d, v), counts)
+            for (d, v), (n, returned) in _visits(day, state["visits"]).items():
+                if d in dims:
+                    _add_to(
+                        visits, (day, d, v), [n, n - returning_within(returned, day - first_day)]
+                    )
+        # The shards' rows summed: one row per day and value.
+        return FunnelRows(
+            tallies=[(*key, a, b, c) for key, (a, b, c) in tallies.items()],
+            visits=[(*key, n, new) for key, (n, new) in visits.items()],
+        )
 
 
 def _copy(state: _State | None) -> _State:
@@ -158,6 +187,31 @@ def _copy(state: _State | None) -> _State:
         "tallies": [list(r) for r in state["tallies"]],
         "visits": [list(r) for r in state["visits"]],
     }
+
+
+def _visits(day: int, rows: list[list[Any]]) -> _Visits:
+    """A day document's visits by value, from either form of its rows."""
+    found: _Visits = {}
+    old: dict[tuple[str, str], dict[int, int]] = {}
+    for dim, value, third, fourth in rows:
+        if isinstance(fourth, list):
+            found[dim, value] = (third, fourth)
+        else:  # one row per previous day
+            by_gap = old.setdefault((dim, value), {})
+            gap = gap_between(third, day)
+            by_gap[gap] = by_gap.get(gap, 0) + fourth
+    for key, by_gap in old.items():
+        n, returned = found.get(key, (0, []))
+        found[key] = (n + sum(by_gap.values()), add_gaps(returned, by_gap))
+    return found
+
+
+def _add_to(
+    sums: dict[tuple[int, str, str], list[int]], key: tuple[int, str, str], counts: list[int]
+) -> None:
+    found = sums.setdefault(key, [0] * len(counts))
+    for i, n in enumerate(counts):
+        found[i] += n
 
 
 def _add_row(rows: list[list[Any]], key: list[Any], amounts: list[int]) -> None:

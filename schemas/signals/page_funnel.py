@@ -9,18 +9,22 @@ its `source` (utm_source), its `campaign` (utm_campaign) and its `variant` (`con
 names none); events without a campaign field count under `(none)`.
 
 Unique visitors without a scan: for each (page, visitor, dimension value) a marker keeps the
-days the visitor was seen (the visitor id hashed). Each new visitor-day adds one to a `visits`
-tally keyed by its day and by the visitor's previous day (-1 for never). The visitors of a day
-are the sum of its tallies; the distinct visitors of a range [first, last] are the visitor-days
-in the range whose previous day falls before `first`, each visitor counted once, on the first
-day the range saw them. An event that arrives after a later day of the same visitor is
-inserted between the two (the later day's tally moves from the old previous day to this one),
-so the figures do not depend on arrival order. Reading a range costs its days times the
-previous days kept for them, however many events and visitors the page had.
+days the visitor was seen (the visitor id hashed). Each new visitor-day is tallied on its day
+under its gap, the days since the visitor's previous day (0 for never, or for LOOK_BACK_DAYS or
+more: a range is at most that long, so such a visitor is new to any range holding the day).
+The visitors of a day are the sum of its tallies; the distinct visitors of a range [first,
+last] are the visitor-days in the range whose gap reaches before `first` (gap 0, or more than
+day - first), each visitor counted once, on the first day the range saw them. A day's gaps are
+kept as cumulative counts, `returning[g - 1]` the visitor-days back after at most g days, so a
+read takes one number per stored (day, value), however many events, visitors and gaps are
+behind it. An event that arrives after a later day of the same visitor is inserted between the
+two (the later day's tally moves from the old gap to the new one), so the figures do not depend
+on arrival order.
 """
 
 import bisect
 import hashlib
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -32,12 +36,15 @@ Dimension = str  # "all", "source", "campaign", "variant"
 DIMENSIONS: tuple[Dimension, ...] = ("all", "source", "campaign", "variant")
 NO_VALUE = "(none)"
 NEVER = -1  # the previous day of a visitor's first day
+# The longest range a read may ask (services/page_stats.py); a gap this long or longer counts
+# as a first visit, as it does in every such range.
+LOOK_BACK_DAYS = 366
 _PAGE_PATH = re.compile(r"^/p/([a-z0-9]+(?:-[a-z0-9]+)*)/?$")
 _EPOCH = date(1970, 1, 1)
 _VALUE_LIMIT = 200  # characters of a source or campaign kept, as the beacon sends them
 
 TallyKey = tuple[str, int, str, str]  # slug, day, dimension, value
-VisitKey = tuple[str, int, str, str, int]  # slug, day, dimension, value, previous day
+VisitKey = tuple[str, int, str, str, int]  # slug, day, dimension, value, gap (0: first visit)
 MarkerKey = tuple[str, str]  # slug, hashed visitor id
 # A marker's days per "dimension\x1fvalue", ascending.
 Marker = dict[str, list[int]]
@@ -54,8 +61,8 @@ class Tally:
 
 @dataclass
 class PageFold:
-    """What a batch adds: tallies to add, visit tallies to add (negative when a late event
-    moves a later day's previous day) and each touched marker's new days."""
+    """What a batch adds: tallies to add, visit tallies by gap to add (negative when a late
+    event moves a later day's gap) and each touched marker's new days."""
 
     tallies: dict[TallyKey, Tally] = field(default_factory=dict)
     visits: dict[VisitKey, int] = field(default_factory=dict)
@@ -149,12 +156,41 @@ def _add_visit(
         return  # seen that day already
     slug, dimension, value = where
     before = days[at - 1] if at else NEVER
-    _add(visits, (slug, day, dimension, value, before), 1)
+    _add(visits, (slug, day, dimension, value, gap_between(before, day)), 1)
     if at < len(days):  # a later day was seen first: it now follows this one
         later = days[at]
-        _add(visits, (slug, later, dimension, value, before), -1)
-        _add(visits, (slug, later, dimension, value, day), 1)
+        _add(visits, (slug, later, dimension, value, gap_between(before, later)), -1)
+        _add(visits, (slug, later, dimension, value, gap_between(day, later)), 1)
     days.insert(at, day)
+
+
+def gap_between(before: int, day: int) -> int:
+    """The gap a visitor-day is tallied under: the days since `before` (0 for NEVER, or for
+    LOOK_BACK_DAYS or more)."""
+    if before == NEVER or day - before >= LOOK_BACK_DAYS:
+        return 0
+    return day - before
+
+
+def add_gaps(returning: Sequence[int], deltas: dict[int, int]) -> list[int]:
+    """A day's cumulative returning counts (`returning[g - 1]`: back after at most g days)
+    with `deltas` (gap: n; gap 0, a first visit, is not among them) added, trailing entries
+    that add nothing dropped."""
+    counts = [b - a for a, b in zip([0, *returning], returning, strict=False)]
+    for gap, n in deltas.items():
+        if gap:
+            counts += [0] * (gap - len(counts))
+            counts[gap - 1] += n
+    while counts and not counts[-1]:
+        counts.pop()
+    return list(itertools.accumulate(counts))
+
+
+def returning_within(returning: Sequence[int], days: int) -> int:
+    """Of a day's visitor-days, those back after at most `days` days."""
+    if days <= 0 or not returning:
+        return 0
+    return returning[min(days, len(returning)) - 1]
 
 
 def _add(visits: dict[VisitKey, int], key: VisitKey, n: int) -> None:
@@ -169,7 +205,8 @@ class FunnelRows:
     """A page's stored rows for a range of days and the dimensions asked.
 
     `tallies`: (day, dimension, value, views, clicks, leads); `visits`: (day, dimension,
-    value, previous day, n).
+    value, visitors, new): a day's visitors, and of them those new to the range (not seen on
+    an earlier day of it), the range whose first day the read was given.
     """
 
     tallies: list[tuple[int, str, str, int, int, int]]
@@ -208,16 +245,15 @@ def read_funnel(
             figures.views += views
             figures.clicks += clicks
             figures.leads += leads
-    for day, dimension, value, before, n in rows.visits:
+    for day, dimension, value, visitors, new in rows.visits:
         if not first <= day <= last:
             continue
         if dimension == "all":
-            if before < first:
-                totals.visitors += n
+            totals.visitors += new
             if by == "day":
-                per_day[day].visitors += n
-        elif dimension == by and before < first:
-            per_value.setdefault(value, Figures()).visitors += n
+                per_day[day].visitors += visitors
+        elif dimension == by:
+            per_value.setdefault(value, Figures()).visitors += new
     if by == "day":
         return totals, [(day_of_number(d).isoformat(), f) for d, f in per_day.items()]
     ordered = sorted(per_value.items(), key=lambda item: (-item[1].views, item[0]))

@@ -91,6 +91,26 @@ def test_a_waiting_variants_share_goes_to_the_other_arms_in_proportion(
     assert served == {"c"}
 
 
+def test_the_experiment_read_gives_a_waiting_variant_no_share_until_its_start(
+    settings: Settings, timed: Backends, clock: ManualClock
+) -> None:
+    app = serving(settings, timed)
+    page_with_waiting_variant(app, {"control": 50, "b": 50})
+    client = app.test_client()
+
+    def shares() -> dict[str, float]:
+        read = client.get(f"{PAGES}/{SLUG}/experiment", headers=AUTH).get_json()["experiment"]
+        return {arm["arm"]: arm["share"] for arm in read["arms"]}
+
+    before = shares()
+    clock.now = START + timedelta(hours=1, seconds=1)
+    after = shares()
+
+    # The read says what /p/{slug} serves: before b's start every new visitor gets the control.
+    assert before == {"control": 1.0, "b": 0.0}
+    assert after == {"control": 0.5, "b": 0.5}
+
+
 def test_the_start_is_read_back_set_and_cleared_by_a_patch(
     settings: Settings, timed: Backends
 ) -> None:

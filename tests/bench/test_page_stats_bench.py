@@ -26,5 +26,5 @@ def test_the_page_stats_bench_runs_in_a_quick_mode() -> None:
     result = bench_page_stats.report(bench_page_stats.measure(300, 3000, reads=8))
 
     assert result["events"] == {"small": 300, "large": 3000}
-    assert set(result["ratios"]) == {"totals", "day", "source", "variant"}
+    assert set(result["ratios"]) == {"totals", "day", "source", "campaign", "variant"}
     assert all(m["small"] > 0 and m["large"] > 0 for m in result["median_us"].values())

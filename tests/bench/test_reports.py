@@ -27,11 +27,12 @@ def test_every_bench_module_imports_and_has_a_main(name: str) -> None:
 
 
 def test_public_read_report_gives_each_ratio_against_its_baseline() -> None:
-    """company/empty, 304/empty and granian/uvicorn, each against its goal."""
+    """company/empty, 304/empty, company/bare and granian/uvicorn, each against its goal."""
     figures = {
         "granian_empty": 5000.0,
         "granian_company": 4500.0,
         "granian_company_304": 4400.0,
+        "bare_wsgi_company": 5000.0,
         "uvicorn_empty": 2000.0,
         "uvicorn_company": 1800.0,
     }
@@ -41,11 +42,13 @@ def test_public_read_report_gives_each_ratio_against_its_baseline() -> None:
     assert result["ratios"] == {
         "company_vs_empty": 0.9,
         "not_modified_vs_empty": 0.88,
+        "company_vs_bare_wsgi": 0.9,
         "granian_vs_uvicorn_empty": 2.5,
     }
     assert result["goals_met"] == {
         "company_vs_empty": True,
         "not_modified_vs_empty": False,
+        "company_vs_bare_wsgi": True,
         "granian_vs_uvicorn_empty": False,
     }
     assert result["requests_per_second"]["uvicorn_company"] == 1800.0
@@ -57,6 +60,7 @@ def test_public_read_report_prints_every_figure_and_flags_a_missed_goal() -> Non
         "granian_empty": 4000.0,
         "granian_company": 2000.0,
         "granian_company_304": 3900.0,
+        "bare_wsgi_company": 2100.0,
         "uvicorn_empty": 1000.0,
         "uvicorn_company": 900.0,
     }

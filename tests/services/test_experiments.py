@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from api.rest.page_unit import page_unit
 from backends.bundle import Backends
 from domain.allocation import ArmCounts, StopRule
 from frontdoor.settings import Settings
@@ -25,9 +26,9 @@ from services.experiments import (
     UnknownArmError,
     end_experiment,
     experiment_standing,
-    promote_content,
     refresh_experiment,
 )
+from services.page_writes import promote_content
 from services.pages import Editor, GateRefusedError, find_page, list_history, replace_page
 from services.variants import create_variant, current_shares, set_allocation
 from tests.api.content_client import page_body
@@ -114,14 +115,7 @@ def promoter(backends: Backends, contents: dict[str, dict[str, Any]]) -> Any:
         if arm == "control":
             return
         promote_content(
-            pages=backends.pages,
-            slug="growth-audit",
-            content=contents[arm],
-            editor=EDITOR,
-            changed=backends.page_changes,
-            brand=backends.catalog.brand,
-            ruleset=ruleset(backends.catalog.brand),
-            now=NOW,
+            page_unit(backends), slug="growth-audit", content=contents[arm], editor=EDITOR
         )
 
     return promote

@@ -13,10 +13,10 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from backends.ports import Delivery
+from domain.job_messages import encode_job_message
 from frontdoor.generation_wiring import generation_ports
 from frontdoor.settings import Settings
 from services.job_callbacks import CALLBACK_ENDPOINT
-from services.jobs import encode_job_message
 from tests.conftest import CONTENT_KEY
 from tests.loopback_app import Served, served
 from tests.polling import wait_for

@@ -139,3 +139,52 @@ def test_each_pages_funnel_equals_a_count_from_a_fresh_walk_of_the_stream(
             last,
             by,
         )
+
+
+@pytest.mark.spec("content.page_stats")
+def test_visitors_back_after_any_gap_count_once_in_every_range_up_to_366_days(
+    store: SignalStore,
+) -> None:
+    """Visitors who come back after a day, a month or more than a year (the longest range a
+    read may ask): every range, up to 366 days long, counts each of them once, as counting the
+    stream does; and a read gives one visit row per day and value, however many gaps are
+    behind it."""
+    rng = random.Random(366)  # noqa: S311  # test data, not secrets
+    today = TODAY.date()
+    events = []
+    for v in range(12):
+        days = {rng.randrange(800) for _ in range(rng.randrange(2, 7))} | {400 - v, 366 + v}
+        for back in sorted(days):
+            properties = {
+                "visitor_id": f"visitor-back{v:02d}",
+                "utm_source": rng.choice(["li", "news"]),
+            }
+            events.append(
+                event(
+                    f"g{v}-{back}",
+                    type="page_view",
+                    email=None,
+                    path="/p/audit",
+                    occurred_at=TODAY - timedelta(days=back),
+                    source="site",
+                    properties=properties,
+                )
+            )
+    rng.shuffle(events)  # late arrivals move later days' gaps
+    for start in range(0, len(events), 5):
+        store.store_events(events[start : start + 5])
+
+    stream = stream_of(store)
+    windows = [(366, 0), (366, 30), (366, 400), (365, 1), (200, 150), (28, 370), (2, 366)]
+    for length, end in windows:
+        last = today - timedelta(days=end)
+        first = last - timedelta(days=length - 1)
+        for by in (None, "source"):
+            assert folded(store, "audit", first, last, by) == counted(
+                stream, "audit", first, last, by
+            ), (first, last, by)
+        rows = store.read_page_funnel(
+            "audit", first_day=day_number(first), last_day=day_number(last), dimension="source"
+        )
+        keys = [(day, dimension, value) for day, dimension, value, *_ in rows.visits]
+        assert len(keys) == len(set(keys))
