@@ -96,6 +96,7 @@ def generation_ports(settings: Settings, backends: Backends) -> GenerationPorts:
     return GenerationPorts(
         jobs=backends.jobs,
         pages=backends.pages,
+        variants=backends.variants,
         blobs=backends.blobs,
         author=build_author(settings, catalog=backends.catalog),
         imager=build_imager(settings),

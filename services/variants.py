@@ -60,6 +60,7 @@ __all__ = [
     "find_variant",
     "list_variants",
     "set_allocation",
+    "store_generated_variant",
     "variant_warnings",
 ]
 
@@ -184,6 +185,54 @@ def create_variant(
             saved = variants.save_variant(new, expected_version=0, limit=MAX_VARIANTS)
         except ConflictError:
             continue  # another write took the id first: check again
+        changed(slug)
+        return saved
+    raise BusyError(slug)
+
+
+def store_generated_variant(
+    *,
+    pages: PageStore,
+    variants: VariantStore,
+    slug: str,
+    variant_id: str,
+    page_input: Mapping[str, object],
+    editor: Editor,
+    ruleset: str,
+    now: datetime,
+    changed: PageChanged,
+) -> StoredVariant:
+    """Store a generation job's passed variant draft (gated against its brief) as variant
+    `variant_id` of the page the job wrote. A variant of that id is replaced, as a generated
+    page replaces a page of its slug; one stored already with the same content counts as
+    stored, so a job delivered again writes no new version.
+
+    Raises: NotFoundError (the page is gone), VariantLimitError, BusyError.
+    """
+    content = {**page_input, "slug": slug}
+    for _ in range(ATTEMPTS):
+        find_page(pages=pages, slug=slug, editor=editor)
+        current = variants.get_variant(slug, variant_id)
+        if current is not None and dict(current.page_input) == content:
+            return current
+        new = StoredVariant(
+            slug=slug,
+            variant_id=variant_id,
+            version=current.version + 1 if current else 1,
+            page_input=content,
+            created_at=current.created_at if current else now,
+            updated_at=now,
+            gate_ruleset=ruleset,
+            editor=editor.partner,
+            editor_key_id=editor.key_id,
+            start_at=current.start_at if current else None,
+        )
+        try:
+            saved = variants.save_variant(
+                new, expected_version=current.version if current else 0, limit=MAX_VARIANTS
+            )
+        except ConflictError:
+            continue
         changed(slug)
         return saved
     raise BusyError(slug)

@@ -13,16 +13,33 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from backends.ports import Blob, BlobStore, JobStore, PageStore, QuotaExceededError
+from backends.ports import (
+    Blob,
+    BlobStore,
+    JobStore,
+    NotFoundError,
+    PageStore,
+    QuotaExceededError,
+    VariantLimitError,
+    VariantStore,
+)
 from schemas.catalog import Brand
-from schemas.content.jobs import MAX_WRITER_CALLS, GenerationBrief, JobError, JobRecord
+from schemas.content.jobs import (
+    MAX_WRITER_CALLS,
+    BriefNote,
+    GenerationBrief,
+    JobError,
+    JobRecord,
+    JobVariant,
+)
 from schemas.content.pages import SitePageInput
 from schemas.errors import Issue, errors_of
 from schemas.public import Company
 from services import pages as pages_service
+from services import variants as variants_service
 from services.pages import PageChanged
 from workers import steps
-from workers.authoring.base import Author, ModelError, NotingAuthor
+from workers.authoring.base import AngledAuthor, Author, ModelError, NotingAuthor
 from workers.authoring.notes import brief_notes
 from workers.authoring.prompt import gate_feedback
 from workers.imaging.base import HeroImager, ImageModelError, hero_files
@@ -42,6 +59,7 @@ class GenerationPorts:
 
     jobs: JobStore
     pages: PageStore
+    variants: VariantStore
     blobs: BlobStore
     author: Author
     imager: HeroImager
@@ -109,6 +127,7 @@ def _run_attempts(job: JobRecord, *, ports: GenerationPorts, worker: str) -> Job
                 error = JobError(code="slug_taken", message="Another partner's page has this slug")
                 taken = _update(ports, job_id, steps.fail, error=error, issues=[], worker=worker)
                 return _notify(ports, taken)
+            job = _ensure_variants(stored, ports=ports, worker=worker)
             return _notify(ports, _update(ports, job_id, steps.succeed, worker=worker))
         # Only errors go back: a warning is a judgement call the page may keep.
         feedback = gate_feedback(errors_of(draft.issues or []), draft.payload)
@@ -136,11 +155,152 @@ def _write_draft(
         logger.warning("job %s: model failed: %s", job.id, err.reason, extra={"job_id": job.id})
         error = JobError(code="model_failed", message=str(err), retryable=True)
         return _update(ports, job.id, steps.fail, error=error, issues=[], worker=worker)
-    notes = brief_notes(job.brief, payload, brand=ports.brand)
-    if isinstance(ports.author, NotingAuthor):
-        own = ports.author.brief_notes(job.brief, brand=ports.brand, company=ports.company)
-        notes = [n for n in notes if n.field not in {o.field for o in own}] + own
+    notes = _notes(job, payload, author=ports.author, ports=ports)
     return _update(ports, job.id, steps.record_draft, payload, notes=notes, worker=worker)
+
+
+def _notes(
+    job: JobRecord, payload: dict[str, Any], *, author: Author, ports: GenerationPorts
+) -> list[BriefNote]:
+    notes = brief_notes(job.brief, payload, brand=ports.brand)
+    if isinstance(author, NotingAuthor):
+        own = author.brief_notes(job.brief, brand=ports.brand, company=ports.company)
+        notes = [n for n in notes if n.field not in {o.field for o in own}] + own
+    return notes
+
+
+# A variant's id on the page by the writer's angle (desk.py): b another headline, c another
+# proof first, d another voice; `variants: 2` gives the page and b.
+VARIANT_IDS = {1: "b", 2: "c", 3: "d"}
+
+
+def _ensure_variants(job: JobRecord, *, ports: GenerationPorts, worker: str) -> JobRecord:
+    """Write, gate and store each variant the brief asks for that has not ended yet. A variant
+    the gate refuses, or the writer fails, is recorded as such; the page stands either way."""
+    for angle in range(1, job.brief.variants or 1):
+        done = steps.variant_of(job, VARIANT_IDS[angle])
+        if done is None or not done.finished:
+            job = _write_variant(job, angle, ports=ports, worker=worker)
+    return job
+
+
+def _write_variant(job: JobRecord, angle: int, *, ports: GenerationPorts, worker: str) -> JobRecord:
+    """One variant through the writer, the gate and its one retry, to the page's variants."""
+    variant_id = VARIANT_IDS[angle]
+    if not isinstance(ports.author, AngledAuthor):
+        error = JobError(code="not_supported", message="This writer writes no variants")
+        ended = JobVariant(id=variant_id, angle=angle, status="failed", error=error)
+        return _update(ports, job.id, steps.record_variant, ended, worker=worker)
+    author = ports.author.at_angle(angle)
+    feedback: list[Issue] | None = None
+    for attempt in range(1, MAX_WRITER_CALLS + 1):
+        variant = steps.variant_of(job, variant_id)
+        if variant is None or len(variant.drafts) < attempt:
+            job = _draft_variant(
+                job, angle, author=author, ports=ports, worker=worker, feedback=feedback
+            )
+            variant = steps.variant_of(job, variant_id)
+            if variant is None or variant.finished:
+                return job
+        draft = variant.drafts[attempt - 1]
+        if draft.issues is None:
+            draft = draft.model_copy(update={"issues": ports.gate(draft.payload, job.brief)})
+            drafts = [*variant.drafts[: attempt - 1], draft]
+            variant = variant.model_copy(update={"drafts": drafts})
+            job = _update(ports, job.id, steps.record_variant, variant, worker=worker)
+        logger.info(
+            "job %s variant %s draft %d gate %s",
+            job.id,
+            variant_id,
+            attempt,
+            "passed" if draft.passed else "failed",
+        )
+        if draft.passed:
+            return _store_variant(job, variant, ports=ports, worker=worker)
+        feedback = gate_feedback(errors_of(draft.issues or []), draft.payload)
+    return _refuse_variant(job, variant_id, ports=ports, worker=worker)
+
+
+def _draft_variant(
+    job: JobRecord,
+    angle: int,
+    *,
+    author: Author,
+    ports: GenerationPorts,
+    worker: str,
+    feedback: list[Issue] | None,
+) -> JobRecord:
+    """Claim a writer call for the variant in the store, then call the writer and keep it."""
+    variant_id = VARIANT_IDS[angle]
+    try:
+        job = _update(ports, job.id, steps.claim_variant_call, variant_id, angle, worker=worker)
+    except steps.WriterBudgetSpentError:  # earlier deliveries died mid-call
+        return _refuse_variant(job, variant_id, ports=ports, worker=worker)
+    try:
+        payload = author.write(
+            job.brief, brand=ports.brand, company=ports.company, feedback=feedback
+        )
+    except ModelError as err:
+        logger.warning("job %s variant %s: model failed: %s", job.id, variant_id, err.reason)
+        claimed = steps.variant_of(job, variant_id)
+        assert claimed is not None  # noqa: S101  # claim_variant_call recorded it
+        error = JobError(code="model_failed", message=str(err), retryable=True)
+        ended = claimed.model_copy(update={"status": "failed", "error": error})
+        return _update(ports, job.id, steps.record_variant, ended, worker=worker)
+    notes = _notes(job, payload, author=author, ports=ports)
+    return _update(
+        ports, job.id, steps.record_variant_draft, variant_id, payload, notes=notes, worker=worker
+    )
+
+
+def _refuse_variant(
+    job: JobRecord, variant_id: str, *, ports: GenerationPorts, worker: str
+) -> JobRecord:
+    """End a variant without storing it: its last draft failed the gate, or its writer calls
+    were spent by deliveries that died mid-call."""
+    variant = steps.variant_of(job, variant_id)
+    assert variant is not None  # noqa: S101  # only a claimed variant is refused
+    last = variant.drafts[-1] if variant.drafts else None
+    issues = errors_of(last.issues or []) if last is not None else []
+    if issues:
+        ended = variant.model_copy(update={"status": "refused", "issues": issues})
+    else:
+        error = JobError(code="model_failed", message="The writer did not answer", retryable=True)
+        ended = variant.model_copy(update={"status": "failed", "error": error})
+    logger.info("job %s variant %s %s", job.id, variant_id, ended.status)
+    return _update(ports, job.id, steps.record_variant, ended, worker=worker)
+
+
+def _store_variant(
+    job: JobRecord, variant: JobVariant, *, ports: GenerationPorts, worker: str
+) -> JobRecord:
+    """Store a passed variant draft as a variant of the job's page."""
+    try:
+        variants_service.store_generated_variant(
+            pages=ports.pages,
+            variants=ports.variants,
+            slug=job.brief.slug,
+            variant_id=variant.id,
+            page_input=variant.drafts[-1].payload,
+            editor=pages_service.Editor(partner=job.partner, key_id=job.key_id, admin=job.admin),
+            ruleset=ports.ruleset,
+            now=ports.clock(),
+            changed=ports.page_changed,
+        )
+    except VariantLimitError as err:
+        issue = Issue(
+            field="variants",
+            code="too_many_variants",
+            message=f"the page already has {err.limit} variants of other ids; delete one",
+        )
+        ended = variant.model_copy(update={"status": "refused", "issues": [issue]})
+    except NotFoundError:
+        error = JobError(code="not_found", message="The page was deleted before its variant")
+        ended = variant.model_copy(update={"status": "failed", "error": error})
+    else:
+        logger.info("job %s stored variant %s", job.id, variant.id, extra={"job_id": job.id})
+        ended = variant.model_copy(update={"status": "written"})
+    return _update(ports, job.id, steps.record_variant, ended, worker=worker)
 
 
 def _fail_spent(job: JobRecord, *, ports: GenerationPorts, worker: str) -> JobRecord:

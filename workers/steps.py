@@ -11,7 +11,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from backends.ports import DeliverLaterError
-from schemas.content.jobs import MAX_WRITER_CALLS, BriefNote, JobDraft, JobError, JobRecord
+from schemas.content.jobs import (
+    MAX_WRITER_CALLS,
+    BriefNote,
+    JobDraft,
+    JobError,
+    JobRecord,
+    JobVariant,
+)
 from schemas.content.schedule import SCHEDULE_FIELDS
 from schemas.errors import Issue
 from workers.imaging.compositions import hero_alt
@@ -98,7 +105,15 @@ def record_draft(
     A generated hero image without alt text gets the brief's (its composition described).
     """
     _own(job, worker)
-    fixed = {**payload, "slug": job.brief.slug, "is_published": job.brief.publish}
+    fixed = {**_fixed(job, payload), "is_published": job.brief.publish}
+    draft = JobDraft(payload=fixed, notes=list(notes or []))
+    return _touch(job, now, drafts=[*job.drafts, draft], notes=draft.notes)
+
+
+def _fixed(job: JobRecord, payload: dict[str, Any]) -> dict[str, Any]:
+    """The writer's page with the brief's slug, no schedule, and alt text on a drawn hero."""
+    fixed = {**payload, "slug": job.brief.slug}
+    fixed.pop("is_published", None)
     for name in SCHEDULE_FIELDS.values():  # the brief decides when the page goes live
         fixed.pop(name, None)
     blocks = fixed.get("blocks")
@@ -106,8 +121,58 @@ def record_draft(
         hero = blocks[0]
         if isinstance(hero, dict) and hero.get("type") == "hero" and not hero.get("imageAlt"):
             fixed["blocks"] = [{**hero, "imageAlt": hero_alt(job.brief)}, *blocks[1:]]
-    draft = JobDraft(payload=fixed, notes=list(notes or []))
-    return _touch(job, now, drafts=[*job.drafts, draft], notes=draft.notes)
+    return fixed
+
+
+def variant_of(job: JobRecord, variant_id: str) -> JobVariant | None:
+    """The job's record of variant `variant_id`, if its writing started."""
+    return next((v for v in job.variants if v.id == variant_id), None)
+
+
+def claim_variant_call(
+    job: JobRecord, variant_id: str, angle: int, *, worker: str, now: datetime
+) -> JobRecord:
+    """Count one writer call for a variant before it is made; refuse a third for that variant.
+
+    Each variant has the page's budget: a draft and the gate's one retry.
+    """
+    _own(job, worker)
+    current = variant_of(job, variant_id) or JobVariant(id=variant_id, angle=angle)
+    if current.writer_calls >= MAX_WRITER_CALLS:
+        raise WriterBudgetSpentError(job.id)
+    claimed = current.model_copy(update={"writer_calls": current.writer_calls + 1})
+    return _touch(job, now, variants=_with_variant(job, claimed))
+
+
+def record_variant_draft(
+    job: JobRecord,
+    variant_id: str,
+    payload: dict[str, Any],
+    *,
+    worker: str,
+    now: datetime,
+    notes: list[BriefNote] | None = None,
+) -> JobRecord:
+    """Keep the writer's variant (the page's slug; whether it is live is the page's), not yet
+    gated."""
+    _own(job, worker)
+    current = variant_of(job, variant_id)
+    if current is None:
+        raise StepRefusedError(f"{job.id}: variant {variant_id} was never claimed")
+    draft = JobDraft(payload=_fixed(job, payload), notes=list(notes or []))
+    drafted = current.model_copy(update={"drafts": [*current.drafts, draft]})
+    return _touch(job, now, variants=_with_variant(job, drafted))
+
+
+def record_variant(job: JobRecord, variant: JobVariant, *, worker: str, now: datetime) -> JobRecord:
+    """Keep a variant's new state: its gate verdict, or how it ended."""
+    _own(job, worker)
+    return _touch(job, now, variants=_with_variant(job, variant))
+
+
+def _with_variant(job: JobRecord, variant: JobVariant) -> list[JobVariant]:
+    kept = [v for v in job.variants if v.id != variant.id]
+    return sorted([*kept, variant], key=lambda v: v.angle)
 
 
 def record_gate(

@@ -22,6 +22,8 @@ from schemas.content.pages import SLUG_PATTERN, PageRecord
 from schemas.errors import Issue, errors_of, warnings_of
 
 __all__ = [
+    "ANGLE_NAMES",
+    "MAX_VERSIONS",
     "MAX_WRITER_CALLS",
     "PAGE_SLUG_MAX",
     "BriefNote",
@@ -33,10 +35,15 @@ __all__ = [
     "JobError",
     "JobRecord",
     "JobStatus",
+    "JobVariant",
+    "JobVariantView",
     "JobView",
 ]
 
 PAGE_SLUG_MAX = 80
+# A brief's `variants` counts every version of the page in the experiment, the control
+# included: 2 is an A/B test; 4 is the control and the three angles the writer has.
+MIN_VERSIONS, MAX_VERSIONS = 2, 4
 ICP_MAX_WORDS = 12
 MAX_WRITER_CALLS = 2
 STORED = {"stored": True}
@@ -69,6 +76,15 @@ class GenerationBrief(BaseModel):
     sections: list[SectionName] = Field(default_factory=list, max_length=10)
     generate_image: bool = True
     publish: bool = False
+    variants: int | None = Field(
+        default=None,
+        strict=True,
+        json_schema_extra={"minimum": MIN_VERSIONS, "maximum": MAX_VERSIONS},
+        description="How many versions of the page to write for an experiment, 2 to 4 in all: "
+        "the page itself (the control) and, besides it, variants `b`, `c`, `d` from other "
+        "angles (another headline, another proof first, another voice), each gated on its "
+        "own; left out, the page alone",
+    )
     callback_url: str | None = Field(
         default=None,
         max_length=500,
@@ -96,6 +112,17 @@ class GenerationBrief(BaseModel):
                 {"max_words": ICP_MAX_WORDS},
             )
         return icp
+
+    @field_validator("variants")
+    @classmethod
+    def _versions_in_range(cls, versions: int | None) -> int | None:
+        if versions is not None and not MIN_VERSIONS <= versions <= MAX_VERSIONS:
+            raise PydanticCustomError(
+                "out_of_range",
+                "{low} to {high} versions in all: the page and 1 to {most} variants of it",
+                {"low": MIN_VERSIONS, "high": MAX_VERSIONS, "most": MAX_VERSIONS - 1},
+            )
+        return versions
 
     @field_validator("callback_url")
     @classmethod
@@ -160,6 +187,27 @@ class JobDraft(BaseModel):
         return warnings_of(self.issues or [])
 
 
+VariantStatus = Literal["pending", "written", "refused", "failed"]
+
+
+class JobVariant(BaseModel):
+    """One variant a job writes besides the page: its drafts and how it ended."""
+
+    model_config = ConfigDict(frozen=True, defer_build=True)
+
+    id: str
+    angle: int
+    status: VariantStatus = "pending"
+    writer_calls: int = 0
+    drafts: list[JobDraft] = Field(default_factory=list)
+    issues: list[Issue] = Field(default_factory=list)
+    error: JobError | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.status != "pending"
+
+
 class JobRecord(BaseModel):
     """A generation job as stored, with the outcome of every finished step."""
 
@@ -180,6 +228,9 @@ class JobRecord(BaseModel):
     hero_image_url: str | None = None
     page_slug: str | None = None
     page_stored: bool = False
+    variants: list[JobVariant] = Field(
+        default_factory=list, description="The variants the brief asked for, as they stand"
+    )
     error: JobError | None = None
     issues: list[Issue] = Field(default_factory=list)
     notes: list[BriefNote] = Field(
@@ -211,6 +262,45 @@ class JobRecord(BaseModel):
         return cls.model_validate(data, context=STORED)
 
 
+AngleName = Literal["headline", "proof", "voice"]
+# The writer's angles (workers/authoring/desk.py) by number: variant b is angle 1, c 2, d 3.
+ANGLE_NAMES: dict[int, AngleName] = {1: "headline", 2: "proof", 3: "voice"}
+
+
+class JobVariantView(BaseModel):
+    """A variant the job wrote (or the gate refused) besides the page."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    id: str = Field(description="The variant's id on the page (`b`, `c`, `d`)", examples=["b"])
+    angle: AngleName = Field(
+        description="What it changes: another headline, another proof first, another voice"
+    )
+    status: VariantStatus = Field(
+        description="`written` (stored as a variant of the page), `refused` (failed the "
+        "quality gate twice; `issues` says why), `failed` (the writer failed; `error`), "
+        "`pending` while the job runs"
+    )
+    issues: list[Issue] = Field(default_factory=list)
+    warnings: list[Issue] = Field(default_factory=list)
+    error: JobError | None = None
+    notes: list[BriefNote] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, variant: JobVariant) -> Self:
+        """The public view of one of a job's variants."""
+        last = variant.drafts[-1] if variant.drafts else None
+        return cls(
+            id=variant.id,
+            angle=ANGLE_NAMES[variant.angle],
+            status=variant.status,
+            issues=variant.issues,
+            warnings=last.warnings if last is not None and last.passed else [],
+            error=variant.error,
+            notes=last.notes if last is not None else [],
+        )
+
+
 class JobView(BaseModel):
     """A job as partners see it (GET /api/public/content/jobs/{id})."""
 
@@ -234,6 +324,11 @@ class JobView(BaseModel):
     notes: list[BriefNote] = Field(
         description="What of the brief the page left out and why (`offer` dropped: off-brand "
         "word; a section merged); empty when every element was used"
+    )
+    variants: list[JobVariantView] = Field(
+        default_factory=list,
+        description="The variants the brief's `variants` asked for besides the page, each "
+        "with its id on the page and how it ended",
     )
     created_at: datetime
     updated_at: datetime
@@ -262,6 +357,7 @@ class JobView(BaseModel):
             issues=job.issues,
             warnings=job.warnings,
             notes=job.notes,
+            variants=[JobVariantView.of(v) for v in job.variants],
             created_at=job.created_at,
             updated_at=job.updated_at,
             finished_at=job.finished_at,

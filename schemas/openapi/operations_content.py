@@ -147,7 +147,9 @@ CONTENT_OPERATIONS: tuple[Operation, ...] = (
         description="The writer retries once with the gate's errors; a second failure is 422."
         " The gate's warnings never block and are never sent back to the writer; they come back"
         " as `warnings[]` with the page and on the job. A brief for a slug another partner's"
-        " page has answers 409 `slug_taken` at once.",
+        " page has answers 409 `slug_taken` at once. `variants` (2 to 4 versions in all) also"
+        " writes variants `b`, `c`, `d` of the page from other angles, each through the gate;"
+        " `job.variants` lists each one and how it ended.",
         request=GenerationBrief,
         request_example=BRIEF_EXAMPLE,
         params=(IDEMPOTENCY, PREFER),

@@ -474,6 +474,29 @@ async def test_the_draft_tool_never_publishes_nor_replaces_a_live_page(staffed: 
     assert httpx2.get(f"{staffed.base}/p/{live}").status_code == 200
 
 
+async def test_a_staff_draft_with_variants_stores_them_as_drafts_of_the_page(
+    staffed: Served,
+) -> None:
+    """The draft tool takes the brief's `variants` as POST generate does: the result's job
+    names them, they are stored on the page, and nothing is live."""
+    slug = new_slug()
+
+    async with mcp_client(staffed, oauth_provider(staffed, staff_browser(staffed))) as client:
+        drafted = await client.call_tool(
+            "draft_page_from_brief", {"brief": brief(slug, variants=2)}
+        )
+
+    assert not drafted.is_error, drafted.content
+    assert drafted.structured_content is not None
+    job_variants = drafted.structured_content["job"]["variants"]
+    assert [(v["id"], v["status"]) for v in job_variants] == [("b", "written")]
+    stored = httpx2.get(
+        f"{staffed.base}{PAGES}/{slug}/variants", headers=content_key(staffed, "ops")
+    )
+    assert [v["id"] for v in stored.json()["variants"]] == ["b"]
+    assert httpx2.get(f"{staffed.base}/p/{slug}").status_code == 404
+
+
 def log_entries(served: Served) -> list[dict[str, Any]]:
     """The served process's JSON log records so far."""
     entries = []

@@ -247,6 +247,7 @@ def test_a_refused_imagen_picture_falls_back_to_the_drawn_hero(
     from backends.embedded.jobs import SqliteJobStore
     from backends.embedded.pages import SqlitePageStore
     from backends.embedded.sqlite import SqliteDatabase
+    from backends.embedded.variants import SqliteVariantStore
     from gate.check import check_page, ruleset
     from schemas.content.jobs import JobRecord
     from workers.authoring.template import TemplateWriter
@@ -258,6 +259,7 @@ def test_a_refused_imagen_picture_falls_back_to_the_drawn_hero(
     ports = GenerationPorts(
         jobs=SqliteJobStore(db),
         pages=SqlitePageStore(db),
+        variants=SqliteVariantStore(db),
         blobs=LocalBlobStore(tmp_path / "assets", base_url="http://testserver/assets"),
         author=TemplateWriter(),
         imager=ImagenImager(vertex_client(wire), model="imagen-wire"),

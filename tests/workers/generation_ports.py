@@ -10,6 +10,7 @@ from backends.embedded.blobs import LocalBlobStore
 from backends.embedded.jobs import SqliteJobStore
 from backends.embedded.pages import SqlitePageStore
 from backends.embedded.sqlite import SqliteDatabase
+from backends.embedded.variants import SqliteVariantStore
 from frontdoor.settings import Settings
 from gate.check import check_page, ruleset
 from workers.authoring.base import Author
@@ -27,6 +28,7 @@ def embedded_ports(db: SqliteDatabase, folder: Path, *, author: Author) -> Gener
     return GenerationPorts(
         jobs=SqliteJobStore(db),
         pages=SqlitePageStore(db),
+        variants=SqliteVariantStore(db),
         blobs=LocalBlobStore(folder / "assets", base_url="http://testserver/assets"),
         author=author,
         imager=ProceduralImager(),

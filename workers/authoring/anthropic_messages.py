@@ -26,9 +26,14 @@ MAX_TOKENS = 8192
 class AnthropicAuthor:
     """Author on `POST {base}/v1/messages` with `tool_choice` forcing the page tool."""
 
-    def __init__(self, client: anthropic.Anthropic, *, model: str) -> None:
+    def __init__(self, client: anthropic.Anthropic, *, model: str, angle: int = 0) -> None:
         self._client = client
         self._model = model
+        self._angle = angle  # a variant's angle (prompt.ANGLE_ASKS); 0 is the page itself
+
+    def at_angle(self, angle: int) -> AnthropicAuthor:
+        """The same model asked for a variant of the page from `angle`."""
+        return AnthropicAuthor(self._client, model=self._model, angle=angle)
 
     def write(
         self,
@@ -49,7 +54,9 @@ class AnthropicAuthor:
                 model=self._model,
                 max_tokens=MAX_TOKENS,
                 system=system_prompt(brand=brand, company=company),
-                messages=[{"role": "user", "content": user_prompt(brief, feedback)}],
+                messages=[
+                    {"role": "user", "content": user_prompt(brief, feedback, angle=self._angle)}
+                ],
                 tools=[tool],
                 tool_choice={"type": "tool", "name": SCHEMA_NAME},
             )

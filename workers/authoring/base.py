@@ -53,3 +53,12 @@ class NotingAuthor(Protocol):
     ) -> list[BriefNote]:
         """The notes to add to the page's (workers/authoring/notes.py); one on a field the
         page's notes also name replaces theirs, since the writer knows why."""
+
+
+@runtime_checkable
+class AngledAuthor(Protocol):
+    """An author that can write another version of a page from another angle (desk.py: 1
+    another headline, 2 another proof first, 3 another voice), for a brief's `variants`."""
+
+    def at_angle(self, angle: int) -> Author:
+        """The same author writing from `angle` (0: the page as it always was)."""

@@ -20,9 +20,14 @@ _BLOCKED = frozenset({"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "RECI
 class GeminiAuthor:
     """Author on Vertex AI `models/{model}:generateContent` with `responseJsonSchema`."""
 
-    def __init__(self, client: genai.Client, *, model: str) -> None:
+    def __init__(self, client: genai.Client, *, model: str, angle: int = 0) -> None:
         self._client = client
         self._model = model
+        self._angle = angle  # a variant's angle (prompt.ANGLE_ASKS); 0 is the page itself
+
+    def at_angle(self, angle: int) -> GeminiAuthor:
+        """The same model asked for a variant of the page from `angle`."""
+        return GeminiAuthor(self._client, model=self._model, angle=angle)
 
     def write(
         self,
@@ -40,7 +45,9 @@ class GeminiAuthor:
         )
         try:
             response = self._client.models.generate_content(
-                model=self._model, contents=user_prompt(brief, feedback), config=config
+                model=self._model,
+                contents=user_prompt(brief, feedback, angle=self._angle),
+                config=config,
             )
         except genai_errors.APIError as err:
             raise ModelError(PROVIDER, f"{type(err).__name__} {err.code}") from err

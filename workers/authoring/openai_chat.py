@@ -23,9 +23,14 @@ PROVIDER = "openai"
 class OpenAIChatAuthor:
     """Author on `POST {base}/chat/completions` with `response_format: json_schema`."""
 
-    def __init__(self, client: openai.OpenAI, *, model: str) -> None:
+    def __init__(self, client: openai.OpenAI, *, model: str, angle: int = 0) -> None:
         self._client = client
         self._model = model
+        self._angle = angle  # a variant's angle (prompt.ANGLE_ASKS); 0 is the page itself
+
+    def at_angle(self, angle: int) -> OpenAIChatAuthor:
+        """The same model asked for a variant of the page from `angle`."""
+        return OpenAIChatAuthor(self._client, model=self._model, angle=angle)
 
     def write(
         self,
@@ -41,7 +46,7 @@ class OpenAIChatAuthor:
                 model=self._model,
                 messages=[
                     {"role": "system", "content": system_prompt(brand=brand, company=company)},
-                    {"role": "user", "content": user_prompt(brief, feedback)},
+                    {"role": "user", "content": user_prompt(brief, feedback, angle=self._angle)},
                 ],
                 response_format={
                     "type": "json_schema",

@@ -23,6 +23,7 @@ from schemas.content.schedule import SCHEDULE_FIELDS
 from schemas.errors import Issue
 from schemas.public import Company
 from workers.authoring.base import ModelError, PagePayload
+from workers.authoring.desk import ANGLE_HEADLINE, ANGLE_PROOF, ANGLE_VOICE
 
 SCHEMA_NAME = "site_page"
 _DROP_KEYS = frozenset({"discriminator", "examples", "title", "default", "format"})
@@ -125,8 +126,25 @@ def system_prompt(*, brand: Brand, company: Company) -> str:
     )
 
 
-def user_prompt(brief: GenerationBrief, feedback: list[Issue] | None) -> str:
-    """The brief, its proof list, and on a retry each failed issue with its field path."""
+# What a variant of the page changes (the built-in writer's angles, workers/authoring/desk.py),
+# so a model writes versions that differ in what a buyer reads first, not in a word or two.
+ANGLE_ASKS = {
+    ANGLE_HEADLINE: "This is a variant of the page for an A/B test: lead the hero with another "
+    "headline angle than the topic as named (the offer's main promise, or who it is for named "
+    "first), so the two heroes make different arguments. Keep the facts and the sections.",
+    ANGLE_PROOF: "This is a variant of the page for an A/B test: put the proof first. The "
+    "hero's title states one fact from the proof list, as written (with no proof, what the "
+    "buyer gets in writing), and the stats below do not repeat it. Keep the sections.",
+    ANGLE_VOICE: "This is a variant of the page for an A/B test: write the whole page in "
+    "another voice than the brief's tone (warm if the tone is direct or says none, formal if "
+    "warm, plain and direct if formal), with a hero that sounds like it. Keep the facts and "
+    "the sections.",
+}
+
+
+def user_prompt(brief: GenerationBrief, feedback: list[Issue] | None, *, angle: int = 0) -> str:
+    """The brief, its proof list, the variant's angle (0: the page itself), and on a retry each
+    failed issue with its field path."""
     fields = brief.model_dump(
         exclude={"generate_image", "publish", "callback_url"}, exclude_none=True
     )
@@ -136,6 +154,8 @@ def user_prompt(brief: GenerationBrief, feedback: list[Issue] | None) -> str:
         text += "\n\nThe only facts you may state (the proof list):\n" + facts
     else:
         text += "\n\nThe brief gives no proof: state no numbers, stats or customer quotes."
+    if angle:
+        text += "\n\n" + ANGLE_ASKS[angle]
     if feedback:
         problems = "\n".join(f"- {i.field or '(page)'}: {i.code}: {i.message}" for i in feedback)
         text += (

@@ -31,6 +31,10 @@ class TemplateWriter:
         self.angle = angle
         self.library = library  # the company's research, blog and careers (library.py)
 
+    def at_angle(self, angle: int) -> TemplateWriter:
+        """The built-in writer at another angle, with the same library."""
+        return TemplateWriter(angle=angle, library=self.library)
+
     def write(
         self,
         brief: GenerationBrief,
