@@ -34,7 +34,6 @@ from domain.variants import (
 from gate.check import check_page
 from schemas.catalog import Brand
 from schemas.content.changes import merge_patch
-from schemas.content.characters import character_issues
 from schemas.errors import Issue, warnings_of
 from services.experiments import serving_fractions
 from services.pages import (
@@ -43,9 +42,9 @@ from services.pages import (
     Editor,
     GateRefusedError,
     PageChanged,
-    bounded_page,
+    Pages,
+    checked,
     find_page,
-    gated,
 )
 
 __all__ = [
@@ -109,8 +108,9 @@ def find_variant(
     return found
 
 
-def gated_variant(*, payload: object, page: StoredPage, brand: Brand) -> dict[str, object]:
-    """The variant's page input if it passes the page's gate; its slug is the page's.
+def gated_variant(pages: Pages, *, payload: object, page: StoredPage) -> dict[str, object]:
+    """The variant's page input if it passes the check a page passes (services/pages.py
+    `checked`, judged as a page of its own); its slug is the page's.
 
     Raises: GateRefusedError with every error (bounds, characters, schema, gate).
     """
@@ -119,14 +119,7 @@ def gated_variant(*, payload: object, page: StoredPage, brand: Brand) -> dict[st
         if payload["slug"] != page.slug:
             issue = Issue(field="slug", code="slug_mismatch", message=f"the slug is {page.slug!r}")
             raise GateRefusedError([issue])
-    payload, over = bounded_page(payload)
-    refused = over + character_issues(payload)
-    try:
-        gated(payload=payload, brand=brand)
-    except GateRefusedError as err:
-        raise GateRefusedError(refused + list(err.issues)) from err
-    if refused:
-        raise GateRefusedError(refused)
+    checked(pages, payload)
     assert isinstance(payload, dict)  # noqa: S101  # the schema passed: a page is an object
     return payload
 
@@ -137,24 +130,21 @@ def variant_warnings(*, variant: StoredVariant, brand: Brand) -> list[Issue]:
 
 
 def create_variant(
+    pages: Pages,
     *,
-    pages: PageStore,
     variants: VariantStore,
     slug: str,
     payload: object,
     variant_id: str | None,
     editor: Editor,
     start_at: datetime | None = None,
-    brand: Brand,
-    ruleset: str,
-    now: datetime,
-    changed: PageChanged,
 ) -> StoredVariant:
     """Add a variant to a visible page; without an id, the first free of `b`, `c`, `d`, ...
 
     Raises: NotFoundError, GateRefusedError, VariantExistsError, VariantLimitError, BusyError.
     """
-    page = find_page(pages=pages, slug=slug, editor=editor)
+    page = find_page(pages=pages.store, slug=slug, editor=editor)
+    now = pages.clock()
     if variant_id is not None and not _valid_id(variant_id):
         issue = Issue(
             field="id",
@@ -163,7 +153,7 @@ def create_variant(
             " digit, and not 'control'",
         )
         raise GateRefusedError([issue])
-    page_input = gated_variant(payload=payload, page=page, brand=brand)
+    page_input = gated_variant(pages, payload=payload, page=page)
     for _ in range(ATTEMPTS):
         taken = {v.variant_id for v in variants.list_variants(slug)}
         chosen = variant_id or _free_id(taken)
@@ -176,7 +166,7 @@ def create_variant(
             page_input=page_input,
             created_at=now,
             updated_at=now,
-            gate_ruleset=ruleset,
+            gate_ruleset=pages.ruleset,
             editor=editor.partner,
             editor_key_id=editor.key_id,
             start_at=start_at,
@@ -185,7 +175,7 @@ def create_variant(
             saved = variants.save_variant(new, expected_version=0, limit=MAX_VARIANTS)
         except ConflictError:
             continue  # another write took the id first: check again
-        changed(slug)
+        pages.changed(slug)
         return saved
     raise BusyError(slug)
 
@@ -248,17 +238,13 @@ def _free_id(taken: set[str]) -> str:
 
 
 def change_variant(
+    pages: Pages,
     *,
-    pages: PageStore,
     variants: VariantStore,
     slug: str,
     variant_id: str,
     patch: object,
     editor: Editor,
-    brand: Brand,
-    ruleset: str,
-    now: datetime,
-    changed: PageChanged,
     precondition: VariantPrecondition | None = None,
     start_at: datetime | None = None,
     set_start: bool = False,
@@ -270,14 +256,14 @@ def change_variant(
     Raises: NotFoundError, GateRefusedError, VariantPreconditionFailedError, BusyError.
     """
     for _ in range(ATTEMPTS):
-        page = find_page(pages=pages, slug=slug, editor=editor)
+        page = find_page(pages=pages.store, slug=slug, editor=editor)
         current = find_variant(
-            pages=pages, variants=variants, slug=slug, variant_id=variant_id, editor=editor
+            pages=pages.store, variants=variants, slug=slug, variant_id=variant_id, editor=editor
         )
         if precondition is not None and not precondition(current):
             raise VariantPreconditionFailedError(current)
         merged = merge_patch(dict(current.page_input), patch)
-        page_input = gated_variant(payload=merged, page=page, brand=brand)
+        page_input = gated_variant(pages, payload=merged, page=page)
         start = start_at if set_start else current.start_at
         if page_input == dict(current.page_input) and start == current.start_at:
             return current
@@ -286,8 +272,8 @@ def change_variant(
             version=current.version + 1,
             page_input=page_input,
             start_at=start,
-            updated_at=now,
-            gate_ruleset=ruleset,
+            updated_at=pages.clock(),
+            gate_ruleset=pages.ruleset,
             editor=editor.partner,
             editor_key_id=editor.key_id,
         )
@@ -295,7 +281,7 @@ def change_variant(
             saved = variants.save_variant(new, expected_version=current.version, limit=MAX_VARIANTS)
         except ConflictError:
             continue
-        changed(slug)
+        pages.changed(slug)
         return saved
     raise BusyError(slug)
 

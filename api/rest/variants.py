@@ -23,11 +23,11 @@ from api.errors import (
 from api.rest.content import PREFIX, editor_of
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_content_json
+from api.rest.page_unit import page_unit
 from api.rest.signal_query import refuse_parameters
 from backends.bundle import Backends
 from backends.ports import StoredAllocation, StoredVariant
 from domain.etags import etag_listed
-from gate.check import ruleset
 from schemas.content.pages import GateResult
 from schemas.content.variants import (
     AllocationBody,
@@ -52,7 +52,7 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
     bp = Blueprint("variants", __name__, url_prefix=PREFIX)
     answer_unavailable(bp, "The page store is unavailable; retry")
     idempotent = Idempotency(backends.idempotency, clock=backends.clock)
-    brand = backends.catalog.brand
+    pages = page_unit(backends)
 
     @bp.post("/<slug>/variants")
     def create_variant(slug: str) -> Response:
@@ -64,17 +64,13 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
             body = VariantInput.model_validate(payload)
             with variant_errors(slug):
                 saved = variants_service.create_variant(
-                    pages=backends.pages,
+                    pages,
                     variants=backends.variants,
                     slug=slug,
                     payload=body.page,
                     variant_id=body.id,
                     start_at=body.start_at,
                     editor=editor_of(principal),
-                    brand=brand,
-                    ruleset=ruleset(brand),
-                    now=backends.clock(),
-                    changed=backends.page_changes,
                 )
             response = _variant_response(saved, 201, backends)
             response.headers["Location"] = f"{PREFIX}/{slug}/variants/{saved.variant_id}"
@@ -130,7 +126,7 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
         def change() -> Response:
             with variant_errors(slug):
                 saved = variants_service.change_variant(
-                    pages=backends.pages,
+                    pages,
                     variants=backends.variants,
                     slug=slug,
                     variant_id=variant_id,
@@ -138,10 +134,6 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
                     start_at=parsed.start_at,
                     set_start="start_at" in patch,
                     editor=editor_of(principal),
-                    brand=brand,
-                    ruleset=ruleset(brand),
-                    now=backends.clock(),
-                    changed=backends.page_changes,
                     precondition=_if_match(),
                 )
             return _variant_response(saved, 200, backends)

@@ -5,6 +5,7 @@ through the gate."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -76,16 +77,12 @@ def stored_page(backends: Backends) -> None:
         clock=lambda: NOW,
     )
     create_variant(
-        pages=backends.pages,
+        dataclasses.replace(page_unit(backends), clock=lambda: NOW),
         variants=backends.variants,
         slug="growth-audit",
         payload=B_CONTENT,
         variant_id="b",
         editor=EDITOR,
-        brand=backends.catalog.brand,
-        ruleset=ruleset(backends.catalog.brand),
-        now=NOW,
-        changed=backends.page_changes,
     )
 
 
