@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from flask import g, request
 
-from api.errors import ApiError
+from api.errors import unauthorized
 from api.rate_limits import RateLimits
 from backends.ports import Scope
 from services.keys import KeyRing, Principal
@@ -40,9 +40,7 @@ class KeyCheck:
         principal = self.keyring.authenticate(raw, scope, also=_ALSO.get(scope, ()))
         if principal is None:
             header = "x-api-key" + (" or Authorization: Bearer" if allow_bearer else "")
-            raise ApiError(
-                401,
-                "unauthorized",
+            raise unauthorized(
                 f"Send a valid {scope} key in the {header} header",
                 headers={"WWW-Authenticate": f'ApiKey realm="{scope}"'},
             )

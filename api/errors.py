@@ -93,10 +93,82 @@ class ApiError(Exception):
 
 
 def invalid_payload(
-    issues: Sequence[Issue], message: str = "The payload failed validation"
+    issues: Sequence[Issue],
+    message: str = "The payload failed validation",
+    *,
+    extra: dict[str, Any] | None = None,
 ) -> ApiError:
     """422 invalid_payload naming each field."""
-    return ApiError(422, "invalid_payload", message, issues=issues)
+    return ApiError(422, "invalid_payload", message, issues=issues, extra=extra)
+
+
+# The answers every view gives, built here so each status keeps its one code and shape.
+
+
+def bad_request(code: str, message: str, issues: Sequence[Issue]) -> ApiError:
+    """400 with a code of TITLES (`invalid_json`, `invalid_domain`, ...), naming each field."""
+    return ApiError(400, code, message, issues=issues)
+
+
+def invalid_query(
+    issues: Sequence[Issue], message: str = "A query parameter is invalid"
+) -> ApiError:
+    """400 `invalid_query`, naming each parameter."""
+    return ApiError(400, "invalid_query", message, issues=issues)
+
+
+def unauthorized(message: str, *, headers: dict[str, str] | None = None) -> ApiError:
+    """401 `unauthorized`: no key, or not a valid one."""
+    return ApiError(401, "unauthorized", message, headers=headers)
+
+
+def forbidden(message: str, *, issues: Sequence[Issue] | None = None) -> ApiError:
+    """403 `forbidden`: a valid key that may not do this."""
+    return ApiError(403, "forbidden", message, issues=issues)
+
+
+def not_found(message: str) -> ApiError:
+    """404 `not_found` (another partner's record answers as one nobody has)."""
+    return ApiError(404, "not_found", message)
+
+
+def conflict(
+    message: str, code: str = "conflict", *, headers: dict[str, str] | None = None
+) -> ApiError:
+    """409: `conflict` (it changed meanwhile: retry), or another 409 code of TITLES."""
+    return ApiError(409, code, message, headers=headers)
+
+
+def too_large(message: str, issues: Sequence[Issue]) -> ApiError:
+    """413 `payload_too_large`, naming what is over."""
+    return ApiError(413, "payload_too_large", message, issues=issues)
+
+
+def refused_reuse(code: str, message: str, issues: Sequence[Issue]) -> ApiError:
+    """422 with a code of its own (`idempotency_key_reused`)."""
+    return ApiError(422, code, message, issues=issues)
+
+
+def rate_limited(message: str, *, headers: dict[str, str]) -> ApiError:
+    """429 `rate_limited`, with when to retry in `headers`."""
+    return ApiError(429, "rate_limited", message, headers=headers)
+
+
+def model_failed(message: str, *, extra: dict[str, Any]) -> ApiError:
+    """502 `model_failed`: the authoring model did not answer."""
+    return ApiError(502, "model_failed", message, extra=extra)
+
+
+def unavailable(message: str, *, extra: dict[str, Any] | None = None) -> ApiError:
+    """503 `unavailable` with Retry-After: the client backs off and retries."""
+    return ApiError(
+        503, "unavailable", message, headers={"Retry-After": RETRY_AFTER_SECONDS}, extra=extra
+    )
+
+
+def request_timeout(message: str) -> ApiError:
+    """408 `request_timeout`: the body did not arrive in time."""
+    return ApiError(408, "request_timeout", message)
 
 
 def storage_quota_exceeded(err: QuotaExceededError) -> ApiError:

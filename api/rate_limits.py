@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from flask import Flask, Response, g
 
-from api.errors import ApiError
+from api.errors import rate_limited
 
 __all__ = ["RateLimits", "RateVerdict", "WindowCounter", "install_rate_limit_headers"]
 
@@ -113,9 +113,7 @@ class RateLimits:
         if advertise:
             g.rate_limit = verdict
         if not verdict.allowed:
-            raise ApiError(
-                429,
-                "rate_limited",
+            raise rate_limited(
                 f"Too many requests for this {'address' if policy == 'public' else 'key'}; "
                 f"retry in {verdict.reset} s",
                 headers=verdict.headers(),

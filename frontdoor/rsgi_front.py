@@ -42,7 +42,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from api.errors import ApiError, problem_body
+from api.errors import problem_body, request_timeout
 from api.security_headers import security_headers
 from domain.numbers import ascii_whole_number
 from frontdoor.composition import MAX_BODY, Environ, WsgiApp
@@ -259,7 +259,7 @@ class RsgiFront:
         """api.errors' problem body, sent from here: the app never saw this request."""
         message = f"The request body did not arrive within {self.timeout:g} seconds"
         body = problem_body(
-            ApiError(408, "request_timeout", message),
+            request_timeout(message),
             base_url=self.base_url,
             instance=os.urandom(16).hex(),
         )

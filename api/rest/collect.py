@@ -40,7 +40,7 @@ from flask import Blueprint, Response, request
 from werkzeug.datastructures import Headers
 
 from api.config import AppConfig
-from api.errors import ApiError, unsupported_media_type
+from api.errors import ApiError, forbidden, invalid_payload, rate_limited, unsupported_media_type
 from api.rate_limits import WindowCounter
 from api.rest.collect_beacon import (
     FORM_TYPES,
@@ -115,12 +115,7 @@ def create_collect_blueprint(
         verdict = limiter.hit(hashed(key), now=now.timestamp())
         if not verdict.allowed:
             refused.count(reason, client_hash=hashed(client))
-            raise ApiError(
-                429,
-                "rate_limited",
-                "Too many submissions",
-                headers={"Retry-After": str(verdict.reset)},
-            )
+            raise rate_limited("Too many submissions", headers={"Retry-After": str(verdict.reset)})
 
     @bp.post("/collect")
     def collect() -> Response:
@@ -129,7 +124,7 @@ def create_collect_blueprint(
         address = request.remote_addr or ""  # in gcp mode, ProxyFix's (api/app.py)
         if _origin_host(headers) not in hosts:
             refused.count("foreign_origin", client_hash=hashed(address))
-            raise ApiError(403, "forbidden", "Collect accepts posts from this site only")
+            raise forbidden("Collect accepts posts from this site only")
         mimetype = request.mimetype
         if mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
             # Every form post names a person: one address gets the form limit, whatever
@@ -196,7 +191,7 @@ def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
     slug = form.get("page", "").strip()
     if not _SLUG.match(slug) or len(slug) > 80:
         issue = Issue(field="page", code="invalid_format", message="the slug of a /p/ page")
-        raise ApiError(422, "invalid_payload", "The form names no page", issues=[issue])
+        raise invalid_payload([issue], "The form names no page")
     if form.get("website"):
         logger.info("collect honeypot filled; dropped", extra={"slug": slug})
         return _see_other(f"/p/{slug}?submitted=1")
@@ -295,7 +290,7 @@ def _form_name(event_field: str) -> str:
 
 
 def _refused_form(issues: list[Issue]) -> ApiError:
-    return ApiError(422, "invalid_payload", "The form failed validation", issues=issues)
+    return invalid_payload(issues, "The form failed validation")
 
 
 def _see_other(location: str) -> Response:

@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from flask import Response, current_app, json, request
 
-from api.errors import ApiError
+from api.errors import ApiError, invalid_payload, too_large
 from api.rest.json_body import parse_json
 from api.rest.signals import queue_events
 from backends.bundle import Backends
@@ -70,16 +70,14 @@ def beacon_visitor(body: dict[str, Any]) -> str | None:
 def read_beacon_body() -> dict[str, Any]:
     data = request.get_data()
     if len(data) > MAX_BEACON_BYTES:
-        raise ApiError(
-            413,
-            "payload_too_large",
+        raise too_large(
             "A beacon is at most 16 KiB",
-            issues=[Issue(field="", code="too_long", message="at most 16 KiB")],
+            [Issue(field="", code="too_long", message="at most 16 KiB")],
         )
     body = parse_json(data)
     if not isinstance(body, dict):
         issue = Issue(field="", code="invalid_type", message="a JSON object")
-        raise ApiError(422, "invalid_payload", "Send a JSON object", issues=[issue])
+        raise invalid_payload([issue], "Send a JSON object")
     return body
 
 
@@ -136,7 +134,7 @@ def record_beacon(backends: Backends, body: dict[str, Any], now: datetime) -> Re
     event = normalize_event(raw, now=now)
     if isinstance(event, list) or issues:
         issues += event if isinstance(event, list) else []
-        refusal = ApiError(422, "invalid_payload", "The beacon failed validation", issues=issues)
+        refusal = invalid_payload(issues, "The beacon failed validation")
         if forged:
             raise ForgedBeaconError(refusal, ", ".join(forged))
         raise refusal

@@ -20,6 +20,9 @@ from api.config import AppConfig
 from api.errors import (
     ApiError,
     answer_unavailable,
+    bad_request,
+    invalid_query,
+    not_found,
     page_errors,
     unsupported_media_type,
 )
@@ -190,7 +193,7 @@ def register_history_routes(
                 pages=backends.pages, slug=slug, version=number, editor=editor_of(principal)
             )
         except NotFoundError as err:
-            raise ApiError(404, "not_found", f"No version {number} of page {slug!r}") from err
+            raise not_found(f"No version {number} of page {slug!r}") from err
         return _json(VersionBody(version=_version(found, config)).model_dump_json(), 200)
 
     @bp.post("/<slug>/versions/<int(max=2147483647):number>/restore")
@@ -198,11 +201,10 @@ def register_history_routes(
         principal = keys.require("content")
         refuse_parameters(request.args)
         if request.get_data(cache=True).strip():
-            raise ApiError(
-                400,
+            raise bad_request(
                 "invalid_json",
                 "A restore takes no body",
-                issues=[Issue(field="", code="not_allowed", message="a restore takes no body")],
+                [Issue(field="", code="not_allowed", message="a restore takes no body")],
             )
 
         def restore() -> Response:
@@ -255,7 +257,7 @@ def _visible(slug: str, principal: Principal, backends: Backends) -> StoredPage:
 
 def _not_found(slug: str) -> ApiError:
     # Another partner's page answers exactly as a slug nobody has.
-    return ApiError(404, "not_found", f"No page {slug!r}")
+    return not_found(f"No page {slug!r}")
 
 
 def _json_body(*, merge_patch_allowed: bool = False) -> object:
@@ -280,7 +282,7 @@ def _list_query(*, with_status: bool = True) -> tuple[Any, str | None, int]:
 
 def _bad_query(name: str, expected: str) -> ApiError:
     issue = Issue(field=name, code="invalid_query", message=f"{name} must be {expected}")
-    return ApiError(400, "invalid_query", f"Bad query parameter {name}", issues=[issue])
+    return invalid_query([issue], f"Bad query parameter {name}")
 
 
 def _record(page: StoredPage, config: AppConfig) -> Any:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from flask import Blueprint, Response, request
 
 from api.built_once import BuiltOnce
-from api.errors import TITLES, ApiError, answer_unavailable
+from api.errors import TITLES, answer_unavailable, not_found
 from api.rest.http_cache import (
     CORS_SIMPLE_HEADERS,
     PUBLIC_CACHE_CONTROL,
@@ -98,7 +98,7 @@ def create_files_blueprint(
     def get_error_page(code: str) -> Response:
         body = error_pages.get().get(code)
         if body is None:
-            raise ApiError(404, "not_found", f"No error code {code}")
+            raise not_found(f"No error code {code}")
         return cached_response(body)
 
     def sitemap(*, images: bool) -> CachedBody:

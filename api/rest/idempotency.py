@@ -20,7 +20,7 @@ from datetime import datetime
 
 from flask import Response, request
 
-from api.errors import ApiError, problem_response
+from api.errors import ApiError, bad_request, conflict, problem_response, refused_reuse
 from backends.ports import IdempotencyStore, StoredResponse
 from schemas.errors import Issue
 from services.keys import Principal
@@ -47,11 +47,10 @@ class Idempotency:
         if key is None:
             return run()
         if not _KEY.match(key):
-            raise ApiError(
-                400,
+            raise bad_request(
                 "invalid_idempotency_key",
                 f"{HEADER} must be 1 to 255 visible ASCII characters",
-                issues=[
+                [
                     Issue(
                         field=HEADER,
                         code="invalid_format",
@@ -65,18 +64,16 @@ class Idempotency:
             scope=principal.key_id, key=key, fingerprint=fingerprint, now=self.clock()
         )
         if began.state == "in_flight":
-            raise ApiError(
-                409,
-                "idempotency_in_flight",
+            raise conflict(
                 f"A request with this {HEADER} is still running; retry shortly",
+                "idempotency_in_flight",
                 headers={"Retry-After": "1"},
             )
         if began.state == "mismatch":
-            raise ApiError(
-                422,
+            raise refused_reuse(
                 "idempotency_key_reused",
                 f"This {HEADER} was used with a different body",
-                issues=[
+                [
                     Issue(
                         field=HEADER,
                         code="reused",

@@ -19,12 +19,14 @@ from flask import Blueprint, Response, request
 from api.auth import KeyCheck
 from api.config import AppConfig
 from api.errors import (
-    RETRY_AFTER_SECONDS,
     ApiError,
     answer_unavailable,
     invalid_payload,
+    model_failed,
+    not_found,
     problem_response,
     slug_taken,
+    unavailable,
     unsupported_media_type,
 )
 from api.rest.idempotency import Idempotency
@@ -74,7 +76,7 @@ def create_jobs_blueprint(*, backends: Backends, config: AppConfig, keys: KeyChe
         job = backends.jobs.get_job(job_id) if _JOB_ID.match(job_id) else None
         # Another partner's job answers exactly as one nobody has; content_admin sees all.
         if job is None or (job.partner != principal.partner and not principal.admin):
-            raise ApiError(404, "not_found", f"No job {job_id!r}")
+            raise not_found(f"No job {job_id!r}")
         page = surface.page_json(job) if job.status == "succeeded" else None
         view = surface.view(job)
         body = {"ok": True, "job": view, "page": page}
@@ -150,12 +152,7 @@ class _Jobs:
                 f"The slug {brief.slug!r} belongs to another partner's page; choose another"
             ) from err
         except UnavailableError as err:
-            raise ApiError(
-                503,
-                "unavailable",
-                "The job queue is unavailable; retry",
-                headers={"Retry-After": RETRY_AFTER_SECONDS},
-            ) from err
+            raise unavailable("The job queue is unavailable; retry") from err
         wait = 0.0 if _prefers_async() else config.generate_wait_seconds
         return self.answer(self.wait_for(job, seconds=wait), created=True)
 
@@ -178,11 +175,9 @@ class _Jobs:
         if job.status == "failed" and job.error is not None:
             extra: dict[str, Any] = {"job": view, "notes": view["notes"]}
             if job.error.code == "invalid_payload":
-                raise ApiError(
-                    422,
-                    "invalid_payload",
+                raise invalid_payload(
+                    job.issues,
                     "The generated page failed the quality gate twice",
-                    issues=job.issues,
                     extra=extra,
                 )
             if job.error.code == "slug_taken":
@@ -192,17 +187,9 @@ class _Jobs:
                 )
             if job.error.code == "model_failed":
                 extra["retryable"] = True
-                raise ApiError(
-                    502, "model_failed", "The authoring model failed; retry", extra=extra
-                )
+                raise model_failed("The authoring model failed; retry", extra=extra)
             extra["retryable"] = True
-            raise ApiError(
-                503,
-                "unavailable",
-                "The job could not be completed; retry",
-                headers={"Retry-After": RETRY_AFTER_SECONDS},
-                extra=extra,
-            )
+            raise unavailable("The job could not be completed; retry", extra=extra)
         response = _json({"ok": True, "job": view}, 202)
         response.headers["Location"] = f"{JOBS_PATH}/{job.id}"
         response.headers["Retry-After"] = "2"

@@ -12,7 +12,7 @@ import math
 
 import pydantic_core
 
-from api.errors import ApiError, invalid_payload
+from api.errors import ApiError, bad_request, invalid_payload
 from schemas.errors import Issue
 from services.payload_bounds import raw_bound_issue
 
@@ -59,9 +59,7 @@ def parse_content_json(raw: bytes) -> object:
 
 def _not_json(message: str, why: str) -> ApiError:
     """400 `invalid_json`, its issue naming the whole body (`""`)."""
-    return ApiError(
-        400, "invalid_json", message, issues=[Issue(field="", code="invalid_json", message=why)]
-    )
+    return bad_request("invalid_json", message, [Issue(field="", code="invalid_json", message=why)])
 
 
 def _may_pass_range(raw: bytes) -> bool:

@@ -13,7 +13,13 @@ import hmac
 from flask import Blueprint, Response, jsonify, request
 from pydantic import ValidationError
 
-from api.errors import ApiError, answer_unavailable, invalid_payload, unsupported_media_type
+from api.errors import (
+    answer_unavailable,
+    conflict,
+    invalid_payload,
+    unauthorized,
+    unsupported_media_type,
+)
 from api.rest.json_body import parse_json
 from api.rest.page_unit import page_unit
 from backends.bundle import Backends
@@ -38,7 +44,7 @@ def create_page_schedule_blueprint(*, backends: Backends) -> Blueprint:
         if not options.internal_token or not hmac.compare_digest(
             presented.encode(), options.internal_token.encode()
         ):
-            raise ApiError(401, "unauthorized", "Internal route")
+            raise unauthorized("Internal route")
         if request.mimetype != "application/json":
             raise unsupported_media_type("Send the body as application/json")
         try:
@@ -48,11 +54,9 @@ def create_page_schedule_blueprint(*, backends: Backends) -> Blueprint:
         try:
             outcome = run_scheduled(pages, slug=slug, action=task.action, at=task.at)
         except EarlyError as err:
-            raise ApiError(
-                409, "conflict", "Before its scheduled time: the task runs again"
-            ) from err
+            raise conflict("Before its scheduled time: the task runs again") from err
         except BusyError as err:
-            raise ApiError(409, "conflict", "The page kept changing; the task runs again") from err
+            raise conflict("The page kept changing; the task runs again") from err
         return jsonify({"ok": True, "status": outcome})
 
     return bp

@@ -12,7 +12,7 @@ from datetime import date
 from flask import Blueprint, Response, request
 
 from api.auth import KeyCheck
-from api.errors import ApiError, answer_unavailable
+from api.errors import answer_unavailable, invalid_query, not_found
 from backends.bundle import Backends
 from backends.ports import NotFoundError
 from domain.numbers import ascii_whole_number
@@ -49,7 +49,7 @@ def create_page_stats_blueprint(*, backends: Backends, keys: KeyCheck) -> Bluepr
             )
         except NotFoundError as err:
             # Another partner's page answers exactly as a slug nobody has.
-            raise ApiError(404, "not_found", f"No page {slug!r}") from err
+            raise not_found(f"No page {slug!r}") from err
         return Response(body.model_dump_json(), status=200, mimetype="application/json")
 
     return bp
@@ -74,7 +74,7 @@ def _stats_query(
             Issue(field="by", code="invalid_format", message="one of " + "|".join(STATS_BY))
         )
     if issues:
-        raise ApiError(400, "invalid_query", "A query parameter is invalid", issues=issues)
+        raise invalid_query(issues)
     return days, since, until, by
 
 

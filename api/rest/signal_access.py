@@ -12,7 +12,7 @@ every event type; the stream's `email=` and `domain=` give it the timelines it m
 from __future__ import annotations
 
 from api.auth import KeyCheck
-from api.errors import ApiError
+from api.errors import forbidden
 from schemas.errors import Issue
 from services.keys import Principal
 
@@ -29,9 +29,7 @@ def require_unlimited_signals_key(keys: KeyCheck, why: str) -> Principal:
     """The caller's signals principal. Raises: ApiError 401, 429, or 403 for a limited key."""
     principal = keys.require("signals", allow_bearer=True)
     if principal.limits.limited:
-        raise ApiError(
-            403,
-            "forbidden",
+        raise forbidden(
             f"This key is limited to some events and {why}: read the stream instead",
             issues=[_LIMITED],
         )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar, get_args
 
-from api.errors import ApiError
+from api.errors import invalid_query
 from backends.ports import AccountPosition, AccountQuery, AccountSort, StreamQuery
 from domain.numbers import ascii_whole_number
 from schemas.errors import Issue
@@ -87,7 +87,7 @@ class _Issues:
 
     def check(self) -> None:
         if self.issues:
-            raise ApiError(400, "invalid_query", "A query parameter is invalid", issues=self.issues)
+            raise invalid_query(self.issues)
 
 
 def _types(raw: str) -> tuple[str, ...] | None:

@@ -13,7 +13,13 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request
 
 from api.auth import KeyCheck
-from api.errors import RETRY_AFTER_SECONDS, ApiError, answer_unavailable
+from api.errors import (
+    answer_unavailable,
+    bad_request,
+    invalid_payload,
+    too_large,
+    unavailable,
+)
 from api.rest.json_body import parse_json
 from api.rest.signal_access import require_unlimited_signals_key
 from api.rest.signal_query import (
@@ -117,7 +123,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
             issue = Issue(
                 field="domain", code="invalid_domain", message="a domain such as acme.com"
             )
-            raise ApiError(400, "invalid_domain", "Give a domain such as acme.com", issues=[issue])
+            raise bad_request("invalid_domain", "Give a domain such as acme.com", [issue])
         return _json(
             signal_reads.account_story(
                 signals=backends.signals, domain=domain, now=backends.clock()
@@ -185,7 +191,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
                 for r in refused
                 for i in r.issues
             ] or [Issue(field="events", code="too_few", message="at least 1 event")]
-            raise ApiError(422, "invalid_payload", "No event was accepted", issues=issues)
+            raise invalid_payload(issues, "No event was accepted")
         queue_events(backends, accepted)
         ids = list(dict.fromkeys(e.id for e in accepted))
         return _json(IngestBody(accepted=ids, refused=refused), status=202)
@@ -199,12 +205,7 @@ def queue_events(backends: Backends, events: list[NewEvent]) -> None:
         signals_service.queue_events(signal_queue=backends.signal_queue, events=events)
     except UnavailableError as err:
         logger.warning("signal queue unavailable: %s", err)
-        raise ApiError(
-            503,
-            "unavailable",
-            "Could not queue the events; retry",
-            headers={"Retry-After": RETRY_AFTER_SECONDS},
-        ) from err
+        raise unavailable("Could not queue the events; retry") from err
 
 
 def _email(raw: str) -> str:
@@ -212,9 +213,7 @@ def _email(raw: str) -> str:
     email = normalize_email(raw)
     if email is None:
         issue = Issue(field="email", code="invalid_email", message="an email address")
-        raise ApiError(
-            400, "invalid_email", "Give an email address such as ada@acme.com", issues=[issue]
-        )
+        raise bad_request("invalid_email", "Give an email address such as ada@acme.com", [issue])
     return email
 
 
@@ -223,22 +222,20 @@ def _batch(data: bytes) -> tuple[list[Any], bool]:
     body = parse_json(data)
     if not isinstance(body, dict) or not isinstance(events := body.get("events"), list):
         issue = Issue(field="events", code="missing", message="an array of events")
-        raise ApiError(422, "invalid_payload", 'Send {"events": [...]}', issues=[issue])
+        raise invalid_payload([issue], 'Send {"events": [...]}')
     imported = body.get("import", False)
     if not isinstance(imported, bool):
         issue = Issue(field="import", code="invalid_type", message="true or false")
-        raise ApiError(422, "invalid_payload", '"import" is true or false', issues=[issue])
+        raise invalid_payload([issue], '"import" is true or false')
     if unknown := sorted(set(body) - {"events", "import"}):
         # As for an event's own fields: a misspelt member is refused, never ignored.
         issues = [
             Issue(field=name, code="unknown_field", message="unknown field") for name in unknown
         ]
-        raise ApiError(422, "invalid_payload", 'Send {"events": [...]}', issues=issues)
+        raise invalid_payload(issues, 'Send {"events": [...]}')
     if len(events) > MAX_BATCH:
         issue = Issue(field="events", code="too_long", message=f"at most {MAX_BATCH} events")
-        raise ApiError(
-            413, "payload_too_large", f"At most {MAX_BATCH} events per request", issues=[issue]
-        )
+        raise too_large(f"At most {MAX_BATCH} events per request", [issue])
     return events, imported
 
 

@@ -18,7 +18,15 @@ from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ValidationError
 
 from api.auth import KeyCheck
-from api.errors import ApiError, answer_unavailable, invalid_payload, unsupported_media_type
+from api.errors import (
+    ApiError,
+    answer_unavailable,
+    conflict,
+    invalid_payload,
+    not_found,
+    unauthorized,
+    unsupported_media_type,
+)
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_json
 from api.rest.signal_access import require_unlimited_signals_key
@@ -86,7 +94,7 @@ def create_webhooks_blueprint(
                 webhooks=webhooks, partner=partner, endpoint_id=endpoint_id
             )
         except NotFoundError as err:
-            raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
+            raise not_found(f"No webhook endpoint {endpoint_id}") from err
 
     @bp.post(HOOKS)
     def create_webhook() -> Response:
@@ -134,7 +142,7 @@ def create_webhooks_blueprint(
                 webhooks=webhooks, partner=partner, endpoint_id=endpoint_id
             )
         except NotFoundError as err:
-            raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
+            raise not_found(f"No webhook endpoint {endpoint_id}") from err
         return _json(WebhookDeletedBody(deleted=endpoint_id))
 
     @bp.post(f"{HOOKS}/<endpoint_id>/rotate")
@@ -152,9 +160,9 @@ def create_webhooks_blueprint(
                 now=clock(),
             )
         except NotFoundError as err:  # absent, another's, or deleted meanwhile
-            raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
+            raise not_found(f"No webhook endpoint {endpoint_id}") from err
         except ConflictError as err:
-            raise ApiError(409, "conflict", "The endpoint kept being rotated; retry") from err
+            raise conflict("The endpoint kept being rotated; retry") from err
         body = WebhookSecretBody(
             endpoint=_endpoint_view(made.endpoint),
             secret=made.secret,
@@ -175,10 +183,10 @@ def create_webhooks_blueprint(
                 now=clock(),
             )
         except NotFoundError as err:
-            raise ApiError(404, "not_found", f"No webhook endpoint {endpoint_id}") from err
+            raise not_found(f"No webhook endpoint {endpoint_id}") from err
         except webhooks_service.EndpointDisabledError as err:
-            raise ApiError(
-                409, "endpoint_disabled", "The endpoint is disabled (410 Gone); register it again"
+            raise conflict(
+                "The endpoint is disabled (410 Gone); register it again", "endpoint_disabled"
             ) from err
         code = sent.status_code
         body = WebhookTestBody(
@@ -211,13 +219,13 @@ def create_webhooks_blueprint(
                 now=clock(),
             )
         except webhooks_service.EndpointDisabledError as err:
-            raise ApiError(
-                409, "endpoint_disabled", "The endpoint is disabled (410 Gone); register it again"
+            raise conflict(
+                "The endpoint is disabled (410 Gone); register it again", "endpoint_disabled"
             ) from err
         except ConflictError as err:
-            raise ApiError(409, "conflict", "The delivery changed meanwhile; try again") from err
+            raise conflict("The delivery changed meanwhile; try again") from err
         except NotFoundError as err:  # absent, another's, or erased (a person's erasure)
-            raise ApiError(404, "not_found", f"No delivery {delivery_id}") from err
+            raise not_found(f"No delivery {delivery_id}") from err
         return _json(DeliveryBody(delivery=_delivery_view(again))), 202
 
     @bp.post("/internal/deliveries/<delivery_id>/attempt")
@@ -227,7 +235,7 @@ def create_webhooks_blueprint(
         if not options.internal_token or not hmac.compare_digest(
             presented.encode(), options.internal_token.encode()
         ):
-            raise ApiError(401, "unauthorized", "Internal route")
+            raise unauthorized("Internal route")
         task = _parse(AttemptInput, _json_body())
         if task.delivery_id != delivery_id:
             raise invalid_payload(

@@ -370,20 +370,24 @@ def test_each_problem_type_names_a_page_that_explains_the_code(client: FlaskClie
 
 @pytest.mark.spec("errors")
 def test_every_code_a_view_answers_has_its_problem_type_page(client: FlaskClient) -> None:
-    """A problem's `type` never leads to a 404: each literal code an `ApiError` in api/ is
-    raised with has a page (and a row in the docs' error tables, built from the same list)."""
+    """A problem's `type` never leads to a 404: each literal code an answer in api/ is built
+    with (an `ApiError`, or an api/errors.py builder that takes its code) has a page (and a row
+    in the docs' error tables, built from the same list)."""
+    # Where each call takes its code: ApiError(status, code, ...), bad_request(code, ...), ...
+    code_at = {"ApiError": 1, "bad_request": 0, "refused_reuse": 0, "conflict": 1}
     codes: set[str] = set()
     for path in (REPO / "api").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             name = getattr(node, "func", None)
+            at = code_at.get(getattr(name, "id", getattr(name, "attr", None)) or "")
             if (
                 isinstance(node, ast.Call)
-                and getattr(name, "id", getattr(name, "attr", None)) == "ApiError"
-                and len(node.args) >= 2
-                and isinstance(node.args[1], ast.Constant)
-                and isinstance(node.args[1].value, str)
+                and at is not None
+                and len(node.args) > at
+                and isinstance(node.args[at], ast.Constant)
+                and isinstance(node.args[at].value, str)
             ):
-                codes.add(node.args[1].value)
+                codes.add(node.args[at].value)
 
     missing = sorted(c for c in codes if client.get(f"/errors/{c}").status_code != 200)
 
