@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from backends.ports import StoredPage
+from backends.ports import StoredPage, VersionSource
 from schemas.content.changes import merge_patch, restored, unpublished
 from schemas.content.schedule import scheduled_post, without_schedule
 from schemas.errors import Issue
@@ -23,6 +23,7 @@ from services.pages import (
     Conditions,
     Editor,
     GateRefusedError,
+    PageChange,
     Pages,
     change_page,
     checked,
@@ -101,14 +102,7 @@ def patch_page(
             before=lambda page: plan_schedule(pages, sent=patch, page=page, current=current),
         )
 
-    return change_page(
-        pages=pages.store,
-        slug=slug,
-        change=change,
-        editor=editor,
-        changed=pages.changed,
-        conditions=conditions,
-    )
+    return _write(pages, slug, change, editor=editor, conditions=conditions)
 
 
 def schedule_page(
@@ -135,14 +129,7 @@ def publish_page(
             return None
         return revised(pages, current, merge_patch(current.page_input, {"is_published": True}))
 
-    return change_page(
-        pages=pages.store,
-        slug=slug,
-        change=change,
-        editor=editor,
-        changed=pages.changed,
-        conditions=conditions,
-    )
+    return _write(pages, slug, change, editor=editor, conditions=conditions)
 
 
 def unpublish_page(
@@ -159,14 +146,7 @@ def unpublish_page(
             return None
         return without_schedule(unpublished(current, now=pages.clock()))
 
-    return change_page(
-        pages=pages.store,
-        slug=slug,
-        change=change,
-        editor=editor,
-        changed=pages.changed,
-        conditions=conditions,
-    )
+    return _write(pages, slug, change, editor=editor, conditions=conditions)
 
 
 def restore_version(
@@ -189,15 +169,7 @@ def restore_version(
         # A restore brings back a version's content and whether it was live, not its schedule.
         return without_schedule(restored(current, old, ruleset=pages.ruleset, now=pages.clock()))
 
-    return change_page(
-        pages=pages.store,
-        slug=slug,
-        change=change,
-        editor=editor,
-        changed=pages.changed,
-        source="restore",
-        conditions=conditions,
-    )
+    return _write(pages, slug, change, editor=editor, conditions=conditions, source="restore")
 
 
 def promote_content(
@@ -220,6 +192,25 @@ def promote_content(
             return None
         return revised(pages, current, merged)
 
+    return _write(pages, slug, change, editor=editor)
+
+
+def _write(
+    pages: Pages,
+    slug: str,
+    change: PageChange,
+    *,
+    editor: Editor,
+    conditions: Conditions = NO_CONDITIONS,
+    source: VersionSource = "api",
+) -> StoredPage:
+    """One change of a visible page through the write loop, in the unit."""
     return change_page(
-        pages=pages.store, slug=slug, change=change, editor=editor, changed=pages.changed
+        pages=pages.store,
+        slug=slug,
+        change=change,
+        editor=editor,
+        changed=pages.changed,
+        source=source,
+        conditions=conditions,
     )

@@ -380,14 +380,11 @@ def test_every_code_a_view_answers_has_its_problem_type_page(client: FlaskClient
         for node in ast.walk(ast.parse(path.read_text())):
             name = getattr(node, "func", None)
             at = code_at.get(getattr(name, "id", getattr(name, "attr", None)) or "")
-            if (
-                isinstance(node, ast.Call)
-                and at is not None
-                and len(node.args) > at
-                and isinstance(node.args[at], ast.Constant)
-                and isinstance(node.args[at].value, str)
-            ):
-                codes.add(node.args[at].value)
+            if not isinstance(node, ast.Call) or at is None or len(node.args) <= at:
+                continue
+            code = node.args[at]
+            if isinstance(code, ast.Constant) and isinstance(code.value, str):
+                codes.add(code.value)
 
     missing = sorted(c for c in codes if client.get(f"/errors/{c}").status_code != 200)
 
