@@ -26,6 +26,7 @@ from backends.gcp.jobs import FirestoreJobStore
 from backends.gcp.keys import FirestoreKeyStore
 from backends.gcp.mail import PubSubMailer
 from backends.gcp.oauth import FirestoreOAuthStore
+from backends.gcp.open_transactions import FirestoreOpenTransactions, rollback_client
 from backends.gcp.pages import FirestorePageStore
 from backends.gcp.pubsub import PubSubPublisher
 from backends.gcp.signals import FirestoreSignalStore
@@ -63,7 +64,13 @@ def build_backends(
     )
     deadline = CallDeadline(settings.google_cloud_deadline)
     closers: list[Callable[[], None]] = []
-    signals = FirestoreSignalStore(client, deadline=deadline)
+    open_transactions = FirestoreOpenTransactions(
+        client,
+        rollback=lambda: rollback_client(emulator_host=settings.firestore_emulator_host),
+        database=settings.firestore_database,
+        deadline=deadline,
+    )
+    signals = FirestoreSignalStore(client, deadline=deadline, open_transactions=open_transactions)
 
     options = delivery_options(settings)
     webhooks = FirestoreWebhookStore(client, deadline=deadline, box=webhook_secrets_box(settings))

@@ -23,6 +23,7 @@ from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
 from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
+from backends.gcp.open_transactions import FirestoreOpenTransactions
 from backends.ports import ConflictError, UnavailableError
 
 T = TypeVar("T")
@@ -92,6 +93,7 @@ def run_transaction(
     deadline: CallDeadline = DEFAULT_DEADLINE,
     max_attempts: int = TRANSACTION_ATTEMPTS,
     rounds: int = 1,
+    ledger: FirestoreOpenTransactions | None = None,
 ) -> T:
     """`body` (the reads and writes of one transaction, made `@firestore.transactional` here)
     in a transaction of `max_attempts` tries; when every try of a round met contention, up to
@@ -99,7 +101,9 @@ def run_transaction(
     `body` pass `deadline.read`); past it, the round is rolled back, not committed, if it ever
     reaches the end of `body`.
 
-    `body` runs again on every try, so it must start afresh each time.
+    `body` runs again on every try, so it must start afresh each time. With a `ledger`, each
+    try's transaction is recorded there before `body` reads, until it ends (so a crash leaves
+    no locks for long: backends/gcp/open_transactions.py).
 
     Raises: UnavailableError on a transient failure, past a round's deadline, or when every
     attempt met contention.
@@ -108,7 +112,7 @@ def run_transaction(
         try:
             return deadline.bounded(
                 lambda given_up: _attempt(
-                    client, body, max_attempts=max_attempts, given_up=given_up
+                    client, body, max_attempts=max_attempts, given_up=given_up, ledger=ledger
                 ),
                 what="firestore transaction",
             )
@@ -125,14 +129,18 @@ def _attempt(
     *,
     max_attempts: int,
     given_up: threading.Event,
+    ledger: FirestoreOpenTransactions | None,
 ) -> T:
     """One round of `max_attempts` tries. Raises: _ContendedError when they all met contention."""
+    records: list[str] = []
 
     def unless_given_up(transaction: firestore.Transaction) -> T:
         # Once the caller has answered (its deadline passed while begin or a read waited),
         # roll back rather than commit: a request answered 503 must not land later.
         if given_up.is_set():
             raise UnavailableError("firestore transaction past its deadline")
+        if ledger is not None:
+            records.append(ledger.opened(transaction.id))
         result = body(transaction)
         if given_up.is_set():
             raise UnavailableError("firestore transaction past its deadline")
@@ -152,3 +160,6 @@ def _attempt(
         if _transient_under(err):
             raise UnavailableError("firestore") from err
         raise
+    finally:
+        if ledger is not None:
+            ledger.closed(records)

@@ -4,8 +4,10 @@ Gapless by a settle window, not a global lock: each transaction stamps its new e
 recorded_at from the clock just before its writes, and the stream serves only events with
 recorded_at <= now - settle (2 s), so every write that can still commit behind a cursor has
 committed before any reader is shown events after it. A commit slower than the window is
-logged as an error. A shared counter document would serialize every ingest transaction on one
-document instead (Firestore sustains about one write per second per document).
+logged as an error. With `open_transactions`, the ingest transactions are recorded while open
+and a crashed worker's are rolled back by the next batch (backends/gcp/open_transactions.py).
+A shared counter document would serialize every ingest transaction on one document instead
+(Firestore sustains about one write per second per document).
 
 Every query goes through `_run`, which records its shape, so a test can check that
 domain/indexes.py declares an index for each one.
@@ -32,6 +34,8 @@ from backends.gcp.account_shards import (
 )
 from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.gcp.firestore_errors import run_transaction, unavailable_when_transient
+from backends.gcp.key_stripes import KeyStripes
+from backends.gcp.open_transactions import FirestoreOpenTransactions
 from backends.gcp.page_funnels import FirestorePageFunnels
 from backends.gcp.signal_identity import (
     anonymous_events_of,
@@ -73,9 +77,12 @@ class FirestoreSignalStore:
         chunk: int = 100,
         max_attempts: int = 10,  # per round: shorter than TRANSACTION_ATTEMPTS, as rounds follow
         deadline: CallDeadline = DEFAULT_DEADLINE,
+        open_transactions: FirestoreOpenTransactions | None = None,
     ) -> None:
         self._client = client
         self._deadline = deadline
+        self._open = open_transactions
+        self._stripes = KeyStripes()
         self._prefix = prefix
         self._clock = clock
         self._settle = settle
@@ -97,9 +104,15 @@ class FirestoreSignalStore:
         unique = list({e.id: e for e in reversed(events)}.values())[::-1]
         stored: dict[str, Event] = {}
         new_ids: set[str] = set()
+        if self._open is not None:
+            # A batch delivered again after its worker died reads what that worker had locked.
+            self._open.release_abandoned()
         self._shard_old_accounts({e.account.domain for e in unique if e.account.domain})
         for start in range(0, len(unique), self._chunk):
-            chunk_stored, chunk_new = self._store_chunk(unique[start : start + self._chunk])
+            chunk = unique[start : start + self._chunk]
+            # This process's batches of one account take turns (backends/gcp/key_stripes.py).
+            with self._stripes.held(e.account.domain or e.person.email or "" for e in chunk):
+                chunk_stored, chunk_new = self._store_chunk(chunk)
             stored.update(chunk_stored)
             new_ids |= chunk_new
         return StoreResult(events=[stored[e.id] for e in unique], new_ids=frozenset(new_ids))
@@ -193,6 +206,7 @@ class FirestoreSignalStore:
             deadline=self._deadline,
             max_attempts=self._max_attempts,
             rounds=CONTENTION_ROUNDS,
+            ledger=self._open,
         )
         if (
             self._settle
@@ -252,6 +266,7 @@ class FirestoreSignalStore:
             deadline=self._deadline,
             max_attempts=self._max_attempts,
             rounds=CONTENTION_ROUNDS,
+            ledger=self._open,
         )
         if domain is not None:
             self._refresh_listing(domain, replace=True)
