@@ -222,6 +222,23 @@ def test_granians_parent_with_every_key_set_checks_settings_and_content_and_load
     assert seen == {"checked": [True, True], "loaded": []}
 
 
+GCP_WIRING_PROBE = """
+import json, sys
+import frontdoor.functions, frontdoor.gcp
+print(json.dumps({"compute_v1": "google.cloud.compute_v1" in sys.modules}))
+"""
+
+
+def test_the_google_cloud_wiring_leaves_the_compute_client_to_the_first_cdn_purge(
+    tmp_path: Path,
+) -> None:
+    """Importing the Compute Engine client takes seconds of CPU, paid by every Google Cloud
+    process at its start or first event (a worker restarted after a crash included), while
+    only a deployment with a CDN_URL_MAP purges: the CDN adapter imports it on first use."""
+    seen = run_probe(GCP_WIRING_PROBE, tmp_path)
+    assert seen == {"compute_v1": False}
+
+
 def test_every_model_a_start_defines_has_its_field_types_as_objects_not_strings() -> None:
     """schemas/ and the settings do without `from __future__ import annotations`: pydantic
     evaluates each field's annotation when a model class is made, and a string costs an eval
