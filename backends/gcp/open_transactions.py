@@ -7,9 +7,11 @@ cannot roll back, so its locks stay for that minute, and the batch Pub/Sub deliv
 reads the same documents, waits on them. So a store records each transaction (its id and its
 holder: host, process id and start, backends/lease_holders.py) before its first read and deletes
 the record when it ends; `release_abandoned` rolls back the recorded transactions whose holder is
-a process of this host that is gone (at once), or that are older than `stale` (a holder on
-another host, which no one can check: past twice the call deadline, when no round of ours is
-still waited for), and deletes their records.
+a process of this host that is gone (at once), or that have been open longer than the call
+deadline and STALE_MARGIN (a holder on another host, which no one can check: its round was
+given up at the deadline and never commits after that, backends/gcp/firestore_errors.py; a
+commit already under way when the rollback comes either lands or fails whole), and deletes
+their records.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ logger = logging.getLogger(__name__)
 
 # Seconds between two looks for abandoned transactions by one process (one small read each).
 SWEEP_SECONDS = 5.0
+# Seconds past the call deadline before another host's open transaction counts as abandoned:
+# room for the two hosts' clocks to differ.
+STALE_MARGIN = 5.0
 # Records one look examines: about one per transaction open at once, over every instance.
 _SWEEP_LIMIT = 500
 
@@ -70,7 +75,7 @@ class FirestoreOpenTransactions:
         self._rollback_client: FirestoreClient | None = None
         self._clock = clock
         self._deadline = deadline
-        self._stale = timedelta(seconds=2 * deadline.seconds)
+        self._stale = timedelta(seconds=deadline.seconds + STALE_MARGIN)
         self._sweep_seconds = sweep_seconds
         self._holder = new_holder()
         self._lock = threading.Lock()

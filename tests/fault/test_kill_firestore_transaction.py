@@ -2,8 +2,8 @@
 Firestore (and its emulator) keeps a transaction's read locks until it commits, is rolled
 back, or has been idle 60 s, and a worker killed mid-transaction can do none of that. The
 ingest transactions are recorded while open (backends/gcp/open_transactions.py), so the next
-batch rolls back those of a holder gone from this host, or stale, and writes at once; a live
-holder's transaction is left to commit."""
+batch rolls back those of a holder gone from this host, or open past the call deadline and a
+margin, and writes at once; a live holder's transaction is left to commit."""
 
 from __future__ import annotations
 
@@ -21,7 +21,11 @@ from backends.bundle import utc_now
 from backends.gcp.deadline import CallDeadline
 from backends.gcp.firestore import firestore_client
 from backends.gcp.firestore_errors import run_transaction
-from backends.gcp.open_transactions import FirestoreOpenTransactions, rollback_client
+from backends.gcp.open_transactions import (
+    STALE_MARGIN,
+    FirestoreOpenTransactions,
+    rollback_client,
+)
 from backends.ports import UnavailableError
 from tests.conftest import PROJECT
 from tests.emulators import REPO
@@ -154,15 +158,16 @@ def test_a_live_workers_transaction_is_left_to_commit(
     assert _bump(client, unique_prefix) == 2
 
 
-def test_a_transaction_open_past_twice_the_deadline_is_rolled_back_whoever_holds_it(
+def test_a_transaction_open_past_its_deadline_and_a_margin_is_rolled_back_whoever_holds_it(
     firestore_emulator: object, unique_prefix: str
 ) -> None:
-    """A holder on another host cannot be checked: past twice the call deadline its round has
-    long been given up (answered 503), so its transaction is rolled back and never lands."""
+    """A holder on another host cannot be checked: past the call deadline its round has been
+    given up (answered 503), so past a margin more its transaction is rolled back and never
+    lands."""
     client = firestore_client(project=PROJECT)
     worker, _, go, outcome = _hold_in_thread(client, unique_prefix, deadline=DEADLINE)
     worker.join(30)  # answered when its deadline passed; its transaction is still open
-    later = utc_now() + timedelta(seconds=2 * DEADLINE.seconds + 1)
+    later = utc_now() + timedelta(seconds=DEADLINE.seconds + STALE_MARGIN + 1)
 
     released = _ledger(client, unique_prefix, clock=later).release_abandoned()
     go.set()
