@@ -100,9 +100,10 @@ def build_backends(
         keep_versions=settings.page_history_limit,
         quota_bytes=settings.page_storage_quota_bytes,
         deadline=deadline,
+        open_transactions=open_transactions,
     )
     pages.adopt_unowned_pages(settings.existing_pages_owner)
-    jobs = FirestoreJobStore(client, deadline=deadline)
+    jobs = FirestoreJobStore(client, deadline=deadline, open_transactions=open_transactions)
     job_queue = PubSubJobQueue(
         PubSubPublisher(project=project, topic=settings.generation_topic, deadline=deadline)
     )

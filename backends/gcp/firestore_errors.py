@@ -101,13 +101,16 @@ def run_transaction(
     `body` pass `deadline.read`); past it, the round is rolled back, not committed, if it ever
     reaches the end of `body`.
 
-    `body` runs again on every try, so it must start afresh each time. With a `ledger`, each
-    try's transaction is recorded there before `body` reads, until it ends (so a crash leaves
-    no locks for long: backends/gcp/open_transactions.py).
+    `body` runs again on every try, so it must start afresh each time. With a `ledger`, the
+    abandoned transactions it knows of are rolled back first (at most once every few seconds),
+    and each try's transaction is recorded there before `body` reads, until it ends: a worker
+    killed mid-transaction leaves no locks for long (backends/gcp/open_transactions.py).
 
     Raises: UnavailableError on a transient failure, past a round's deadline, or when every
     attempt met contention.
     """
+    if ledger is not None:
+        ledger.release_abandoned()
     for round_ in range(1, rounds + 1):
         try:
             return deadline.bounded(

@@ -13,6 +13,7 @@ from backends.gcp.firestore_errors import (
     run_transaction,
     unavailable_when_transient,
 )
+from backends.gcp.open_transactions import FirestoreOpenTransactions
 from backends.ports import JobChange, NotFoundError
 from schemas.content.jobs import JobRecord
 
@@ -33,9 +34,11 @@ class FirestoreJobStore:
         *,
         prefix: str = "",
         deadline: CallDeadline = DEFAULT_DEADLINE,
+        open_transactions: FirestoreOpenTransactions | None = None,
     ) -> None:
         self._client = client
         self._deadline = deadline
+        self._open = open_transactions  # a worker killed mid-update leaves no lock for long
         self._jobs = client.collection(f"{prefix}generation_jobs")
 
     def create_job(self, job: JobRecord) -> None:
@@ -58,7 +61,11 @@ class FirestoreJobStore:
             return updated
 
         result: JobRecord = run_transaction(
-            self._client, apply, deadline=self._deadline, max_attempts=_MAX_ATTEMPTS
+            self._client,
+            apply,
+            deadline=self._deadline,
+            max_attempts=_MAX_ATTEMPTS,
+            ledger=self._open,
         )
         return result
 

@@ -16,6 +16,7 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 
 from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.gcp.firestore_errors import run_transaction, unavailable_when_transient
+from backends.gcp.open_transactions import FirestoreOpenTransactions
 from backends.page_cursor import decode_cursor, decode_version_cursor, encode_cursor
 from backends.ports import (
     ConflictError,
@@ -41,9 +42,11 @@ class FirestorePageStore:
         keep_versions: int = 0,
         quota_bytes: int = 0,
         deadline: CallDeadline = DEFAULT_DEADLINE,
+        open_transactions: FirestoreOpenTransactions | None = None,
     ) -> None:
         self._client = client
         self._deadline = deadline
+        self._open = open_transactions  # a worker killed mid-save leaves no lock for long
         self._pages = client.collection(f"{prefix}pages")
         self._upgrades = client.collection(f"{prefix}data_upgrades")
         # `{prefix}page_usage/{sha256(owner)}`: `bytes`, what the owner's kept versions count
@@ -123,7 +126,7 @@ class FirestorePageStore:
                 transaction.delete(self._version_ref(page.slug, pruned))
             transaction.set(usage_ref, {"owner": page.owner, "bytes": used + delta})
 
-        run_transaction(self._client, write, deadline=self._deadline)
+        run_transaction(self._client, write, deadline=self._deadline, ledger=self._open)
         return page
 
     def list_versions(

@@ -5,7 +5,7 @@ recorded_at from the clock just before its writes, and the stream serves only ev
 recorded_at <= now - settle (2 s), so every write that can still commit behind a cursor has
 committed before any reader is shown events after it. A commit slower than the window is
 logged as an error. With `open_transactions`, the ingest transactions are recorded while open
-and a crashed worker's are rolled back by the next batch (backends/gcp/open_transactions.py).
+and a crashed worker's are rolled back by the next one (backends/gcp/open_transactions.py).
 A shared counter document would serialize every ingest transaction on one document instead
 (Firestore sustains about one write per second per document).
 
@@ -104,9 +104,6 @@ class FirestoreSignalStore:
         unique = list({e.id: e for e in reversed(events)}.values())[::-1]
         stored: dict[str, Event] = {}
         new_ids: set[str] = set()
-        if self._open is not None:
-            # A batch delivered again after its worker died reads what that worker had locked.
-            self._open.release_abandoned()
         self._shard_old_accounts({e.account.domain for e in unique if e.account.domain})
         for start in range(0, len(unique), self._chunk):
             chunk = unique[start : start + self._chunk]
