@@ -135,7 +135,7 @@ def _attempt(
     ledger: FirestoreOpenTransactions | None,
 ) -> T:
     """One round of `max_attempts` tries. Raises: _ContendedError when they all met contention."""
-    records: list[str] = []
+    records: list[str] = []  # the ledger's record of each try's transaction
 
     def unless_given_up(transaction: firestore.Transaction) -> T:
         # Once the caller has answered (its deadline passed while begin or a read waited),
@@ -147,12 +147,16 @@ def _attempt(
         result = body(transaction)
         if given_up.is_set():
             raise UnavailableError("firestore transaction past its deadline")
+        if ledger is not None:
+            ledger.delete_on_commit(transaction, records[-1])
         return result
 
     try:
         with unavailable_when_transient():
             transactional = firestore.transactional(unless_given_up)
             done: T = transactional(client.transaction(max_attempts=max_attempts))
+            if records:
+                records.pop()  # the last try's commit deleted its record with its writes
             return done
     except ValueError as err:
         # The client's own words when it gives up on a contended commit.

@@ -5,13 +5,13 @@ Firestore (and its emulator) locks every document a read-write transaction reads
 transaction commits, is rolled back, or sits idle for 60 s. A worker killed mid-transaction
 cannot roll back, so its locks stay for that minute, and the batch Pub/Sub delivers again, which
 reads the same documents, waits on them. So a store records each transaction (its id and its
-holder: host, process id and start, backends/lease_holders.py) before its first read and deletes
-the record when it ends; `release_abandoned` rolls back the recorded transactions whose holder is
-a process of this host that is gone (at once), or that have been open longer than the call
-deadline and STALE_MARGIN (a holder on another host, which no one can check: its round was
-given up at the deadline and never commits after that, backends/gcp/firestore_errors.py; a
-commit already under way when the rollback comes either lands or fails whole), and deletes
-their records.
+holder: host, process id and start, backends/lease_holders.py) before its first read, and the
+record goes when the transaction ends (a commit deletes its own with its writes);
+`release_abandoned` rolls back the recorded transactions whose holder is a process of this host
+that is gone (at once), or that have been open longer than the call deadline and STALE_MARGIN (a
+holder on another host, which no one can check: its round was given up at the deadline and
+never commits after that, backends/gcp/firestore_errors.py; a commit already under way when the
+rollback comes either lands or fails whole), and deletes their records.
 """
 
 from __future__ import annotations
@@ -90,9 +90,13 @@ class FirestoreOpenTransactions:
         )
         return record
 
+    def delete_on_commit(self, transaction: firestore.Transaction, record: str) -> None:
+        """Have the transaction delete its own record as it commits (no call of its own)."""
+        transaction.delete(self._records.document(record))
+
     def closed(self, records: Iterable[str]) -> None:
-        """Delete the records of transactions that ended (committed or rolled back). One left
-        behind by a failure here is rolled back and deleted once it is stale (a no-op then)."""
+        """Delete the records of transactions that ended without committing. One left behind
+        by a failure here is rolled back and deleted once it is stale (a no-op then)."""
         for record in records:
             try:
                 self._records.document(record).delete(**self._deadline.write)

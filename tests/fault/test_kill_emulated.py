@@ -21,10 +21,12 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
+from datetime import timedelta
 
 import httpx
 import pytest
 
+from backends.bundle import utc_now
 from backends.gcp.pubsub import PubSubPublisher
 from devtools.emulated import EmulatedStack
 from devtools.emulated_resources import SIGNALS_TOPIC
@@ -153,11 +155,11 @@ def test_every_acknowledged_event_and_job_heals_within_seconds_of_each_emulated_
     publisher = PubSubPublisher(project=stack.config.project, topic=SIGNALS_TOPIC)
     with httpx.Client(base_url=stack.base_url, timeout=30, trust_env=False) as http:
 
-        def stream() -> list[str]:
-            """Every event id of this run's domains in the stream, read from the start."""
+        def stream(start: str = "2000-01-01T00:00:00Z") -> list[str]:
+            """Every event id of this run's domains in the stream from `start` on."""
             ids: list[str] = []
             for domain in domains:
-                since = "2000-01-01T00:00:00Z"
+                since = start
                 while True:
                     page = http.get(
                         "/api/public/v1/signals",
@@ -190,14 +192,19 @@ def test_every_acknowledged_event_and_job_heals_within_seconds_of_each_emulated_
             # event five times a second would load the Firestore emulator the workers wait on.
             if not counted() >= Counter(sent[i] for i in acked):
                 return False
-            return acked <= set(stream())
+            # Earlier rounds' events were all seen in their rounds: read this round's only.
+            seen.update(stream(round_start))
+            return acked <= seen
 
         def finished() -> list[dict[str, object]]:
             return [
                 http.get(job.headers["location"], headers=content).json()["job"] for job in jobs
             ]
 
+        seen: set[str] = set()
         for round_no in range(ROUNDS):
+            # Stored from here on (the worker's clock is this machine's), a little before.
+            round_start = (utc_now() - timedelta(seconds=5)).strftime("%Y-%m-%dT%H:%M:%SZ")
             tag = f"{run}r{round_no}"
             jobs += _write_then_kill(stack, tag=tag, domains=domains, sent=sent, acked=acked)
             stack.restart("ingest")  # first: Pub/Sub is pushing to it meanwhile

@@ -146,7 +146,8 @@ def _hold_in_thread(
 def test_a_live_workers_transaction_is_left_to_commit(
     firestore_emulator: object, unique_prefix: str
 ) -> None:
-    """A holder of this host that is alive is no one to roll back."""
+    """A holder of this host that is alive is no one to roll back; its commit deletes its
+    record."""
     client = firestore_client(project=PROJECT)
     worker, _, go, outcome = _hold_in_thread(client, unique_prefix, deadline=CallDeadline(30))
 
@@ -155,6 +156,7 @@ def test_a_live_workers_transaction_is_left_to_commit(
     worker.join(30)
 
     assert (kept, outcome) == (0, [None])
+    assert list(client.collection(f"{unique_prefix}open_transactions").stream()) == []
     assert _bump(client, unique_prefix) == 2
 
 
