@@ -106,10 +106,7 @@ class FirestoreSignalStore:
         new_ids: set[str] = set()
         self._shard_old_accounts({e.account.domain for e in unique if e.account.domain})
         for start in range(0, len(unique), self._chunk):
-            chunk = unique[start : start + self._chunk]
-            # This process's batches of one account take turns (backends/gcp/key_stripes.py).
-            with self._stripes.held(e.account.domain or e.person.email or "" for e in chunk):
-                chunk_stored, chunk_new = self._store_chunk(chunk)
+            chunk_stored, chunk_new = self._store_chunk(unique[start : start + self._chunk])
             stored.update(chunk_stored)
             new_ids |= chunk_new
         return StoreResult(events=[stored[e.id] for e in unique], new_ids=frozenset(new_ids))
@@ -196,15 +193,18 @@ class FirestoreSignalStore:
             touched.update(a.domain for a in accounts.values())
             return out, {e.id for e in fresh}
 
-        # Two writers of one shard contend: rounds of attempts, backing off between them.
-        result: tuple[dict[str, Event], set[str]] = run_transaction(
-            self._client,
-            write,
-            deadline=self._deadline,
-            max_attempts=self._max_attempts,
-            rounds=CONTENTION_ROUNDS,
-            ledger=self._open,
-        )
+        # Two writers of one shard contend: rounds of attempts, backing off between them. This
+        # process's writers of one account take turns at it (backends/gcp/key_stripes.py); the
+        # listing refresh after it writes blind, so it needs no turn.
+        with self._stripes.held(e.account.domain or e.person.email or "" for e in chunk):
+            result: tuple[dict[str, Event], set[str]] = run_transaction(
+                self._client,
+                write,
+                deadline=self._deadline,
+                max_attempts=self._max_attempts,
+                rounds=CONTENTION_ROUNDS,
+                ledger=self._open,
+            )
         if (
             self._settle
             and stamped
