@@ -28,10 +28,8 @@ from api.errors import (
 )
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import parse_content_json
-from api.rest.page_unit import page_unit
 from api.rest.signal_query import refuse_parameters
-from backends.bundle import Backends
-from backends.ports import PAGE_STATUSES, NotFoundError, StoredPage
+from backends.ports import PAGE_STATUSES, IdempotencyStore, NotFoundError, StoredPage
 from domain.etags import etag_listed
 from domain.numbers import ascii_whole_number
 from schemas.content.pages import (
@@ -57,13 +55,15 @@ LIST_PARAMS = frozenset({"status", "partner", "cursor", "limit"})
 VERSION_LIST_PARAMS = frozenset({"cursor", "limit"})
 
 
-def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: KeyCheck) -> Blueprint:
+def create_content_blueprint(
+    *, pages: Pages, idempotency: IdempotencyStore, config: AppConfig, keys: KeyCheck
+) -> Blueprint:
     """The page operations of SPEC's Content API (generate is the jobs blueprint's) and a
-    page's history: list, read and restore its versions, so no write is lost for good."""
+    page's history: list, read and restore its versions, so no write is lost for good.
+    `pages`: the page use cases' unit; `idempotency`: where Idempotency-Key answers are kept."""
     bp = Blueprint("content", __name__, url_prefix=PREFIX)
     answer_unavailable(bp, "The page store is unavailable; retry")
-    idempotent = Idempotency(backends.idempotency, clock=backends.clock)
-    pages = page_unit(backends)
+    idempotent = Idempotency(idempotency, clock=pages.clock)
 
     @bp.post("")
     def save_page() -> Response:
@@ -76,7 +76,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
                 saved = page_writes.put_page(
                     pages, payload=payload, editor=editor_of(principal), conditions=_conditions()
                 )
-            response = _page_response(_written(saved), 201, config, backends)
+            response = _page_response(_written(saved), 201, config, pages)
             response.headers["Location"] = f"{PREFIX}/{saved.slug}"
             return response
 
@@ -93,7 +93,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
             raise _bad_query("partner", "left out: only a content_admin key picks a partner")
         try:
             found = pages_service.list_visible_pages(
-                pages=backends.pages,
+                pages=pages.store,
                 editor=editor_of(principal),
                 status=status,
                 cursor=cursor,
@@ -113,10 +113,10 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
     def get_page(slug: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        page = _visible(slug, principal, backends)
+        page = _visible(slug, principal, pages)
         if etag_listed(request.headers.get("If-None-Match"), etag(page)):
             return Response(status=304, headers={"ETag": etag(page)})
-        return _page_response(page, 200, config, backends)
+        return _page_response(page, 200, config, pages)
 
     @bp.patch("/<slug>")
     def patch_page(slug: str) -> Response:
@@ -131,7 +131,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
                 editor=editor_of(principal),
                 conditions=_conditions(),
             )
-        return _page_response(_written(saved), 200, config, backends)
+        return _page_response(_written(saved), 200, config, pages)
 
     @bp.delete("/<slug>")
     def unpublish_page(slug: str) -> Response:
@@ -141,18 +141,15 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
             saved = page_writes.unpublish_page(
                 pages, slug=slug, editor=editor_of(principal), conditions=_conditions()
             )
-        return _page_response(_written(saved), 200, config, backends)
+        return _page_response(_written(saved), 200, config, pages)
 
-    register_history_routes(
-        bp, backends=backends, pages=pages, config=config, keys=keys, idempotent=idempotent
-    )
+    register_history_routes(bp, pages=pages, config=config, keys=keys, idempotent=idempotent)
     return bp
 
 
 def register_history_routes(
     bp: Blueprint,
     *,
-    backends: Backends,
     pages: Pages,
     config: AppConfig,
     keys: KeyCheck,
@@ -167,7 +164,7 @@ def register_history_routes(
         _status, cursor, limit = _list_query(with_status=False)
         try:
             found = pages_service.list_history(
-                pages=backends.pages,
+                pages=pages.store,
                 slug=slug,
                 editor=editor_of(principal),
                 cursor=cursor,
@@ -190,7 +187,7 @@ def register_history_routes(
         refuse_parameters(request.args)
         try:
             found = pages_service.find_version(
-                pages=backends.pages, slug=slug, version=number, editor=editor_of(principal)
+                pages=pages.store, slug=slug, version=number, editor=editor_of(principal)
             )
         except NotFoundError as err:
             raise not_found(f"No version {number} of page {slug!r}") from err
@@ -216,7 +213,7 @@ def register_history_routes(
                     editor=editor_of(principal),
                     conditions=_conditions(),
                 )
-            return _page_response(_written(restored), 200, config, backends)
+            return _page_response(_written(restored), 200, config, pages)
 
         return idempotent.run(principal, {"restore": number}, restore)
 
@@ -248,9 +245,9 @@ def _written(page: StoredPage) -> StoredPage:
     return page
 
 
-def _visible(slug: str, principal: Principal, backends: Backends) -> StoredPage:
+def _visible(slug: str, principal: Principal, pages: Pages) -> StoredPage:
     try:
-        return pages_service.find_page(pages=backends.pages, slug=slug, editor=editor_of(principal))
+        return pages_service.find_page(pages=pages.store, slug=slug, editor=editor_of(principal))
     except NotFoundError as err:
         raise _not_found(slug) from err
 
@@ -293,10 +290,8 @@ def _version(page: StoredPage, config: AppConfig) -> VersionRecord:
     return version_record(page, base_url=config.base_url)
 
 
-def _page_response(
-    page: StoredPage, status: int, config: AppConfig, backends: Backends
-) -> Response:
-    warnings = pages_service.page_warnings(page=page, brand=backends.catalog.brand)
+def _page_response(page: StoredPage, status: int, config: AppConfig, pages: Pages) -> Response:
+    warnings = pages_service.page_warnings(page=page, brand=pages.brand)
     body = PageBody(page=_record(page, config), warnings=warnings)
     response = _json(body.model_dump_json(), status)
     response.headers["ETag"] = etag(page)
