@@ -33,7 +33,7 @@ from backends.ports import (
 from schemas.catalog import Catalog
 from services.page_changes import PageChanges
 
-__all__ = ["Backends", "utc_now"]
+__all__ = ["Backends"]
 
 
 @dataclass(frozen=True)
