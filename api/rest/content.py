@@ -24,10 +24,9 @@ from api.errors import (
     invalid_query,
     not_found,
     page_errors,
-    unsupported_media_type,
 )
 from api.rest.idempotency import Idempotency
-from api.rest.json_body import parse_content_json
+from api.rest.json_body import request_json
 from api.rest.signal_query import refuse_parameters
 from backends.ports import PAGE_STATUSES, IdempotencyStore, NotFoundError, StoredPage
 from domain.etags import etag_listed
@@ -69,7 +68,7 @@ def create_content_blueprint(
     def save_page() -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        payload = _json_body()
+        payload = request_json(request, max_bytes=MAX_BODY_BYTES, content=True)
 
         def save() -> Response:
             with page_errors():
@@ -122,7 +121,7 @@ def create_content_blueprint(
     def patch_page(slug: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        patch = _json_body(merge_patch_allowed=True)
+        patch = request_json(request, max_bytes=MAX_BODY_BYTES, merge_patch=True, content=True)
         with page_errors():
             saved = page_writes.patch_page(
                 pages,
@@ -255,16 +254,6 @@ def _visible(slug: str, principal: Principal, pages: Pages) -> StoredPage:
 def _not_found(slug: str) -> ApiError:
     # Another partner's page answers exactly as a slug nobody has.
     return not_found(f"No page {slug!r}")
-
-
-def _json_body(*, merge_patch_allowed: bool = False) -> object:
-    allowed = {"application/json"} | (
-        {"application/merge-patch+json"} if merge_patch_allowed else set()
-    )
-    if request.mimetype not in allowed:
-        raise unsupported_media_type(f"Send the body as {' or '.join(sorted(allowed))}")
-    request.max_content_length = MAX_BODY_BYTES
-    return parse_content_json(request.get_data(cache=True))
 
 
 def _list_query(*, with_status: bool = True) -> tuple[Any, str | None, int]:

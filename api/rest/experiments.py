@@ -16,10 +16,10 @@ from flask import Blueprint, Response, request
 
 from api.auth import KeyCheck
 from api.config import AppConfig
-from api.errors import answer_unavailable, experiment_errors, unsupported_media_type
+from api.errors import answer_unavailable, experiment_errors
 from api.rest.content import PREFIX, editor_of
 from api.rest.idempotency import Idempotency
-from api.rest.json_body import parse_json
+from api.rest.json_body import request_json
 from api.rest.signal_query import refuse_parameters
 from api.rest.variant_serving import Split
 from backends.ports import IdempotencyStore, StoredAllocation
@@ -90,7 +90,7 @@ def create_experiments_blueprint(
     def end_experiment(slug: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        payload = _json_body()
+        payload = request_json(request, max_bytes=MAX_BODY_BYTES)
 
         def end() -> Response:
             body = PageExperimentEndInput.model_validate(payload)
@@ -145,13 +145,6 @@ def _status(experiment: Experiment | None, found: PageExperiment) -> ExperimentS
     if experiment is not None:
         return experiment.status
     return "running" if found.allocation is not None else "none"
-
-
-def _json_body() -> object:
-    if request.mimetype != "application/json":
-        raise unsupported_media_type("Send the body as application/json")
-    request.max_content_length = MAX_BODY_BYTES
-    return parse_json(request.get_data(cache=True))
 
 
 def _json(body: str, status: int) -> Response:

@@ -29,10 +29,9 @@ from api.errors import (
     problem_response,
     slug_taken,
     unavailable,
-    unsupported_media_type,
 )
 from api.rest.idempotency import Idempotency
-from api.rest.json_body import parse_content_json
+from api.rest.json_body import request_json
 from api.rest.signal_query import refuse_parameters
 from backends.ports import (
     DeliveryOptions,
@@ -80,7 +79,7 @@ def create_jobs_blueprint(*, ports: JobPorts, config: AppConfig, keys: KeyCheck)
     def generate() -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        payload = _json_body()
+        payload = request_json(request, max_bytes=MAX_BODY_BYTES, content=True, what="the brief")
         response = idempotent.run(principal, payload, lambda: surface.generate(principal, payload))
         if surface.abandoned_replay(response):
             # The first job was abandoned (its workers kept dying): start a new one, and keep
@@ -244,13 +243,6 @@ class _Jobs:
 def _prefers_async() -> bool:
     prefer = ",".join(request.headers.getlist("Prefer")).lower()
     return any(part.strip().split(";")[0] == "respond-async" for part in prefer.split(","))
-
-
-def _json_body() -> object:
-    if request.mimetype != "application/json":
-        raise unsupported_media_type("Send the brief as application/json")
-    request.max_content_length = MAX_BODY_BYTES
-    return parse_content_json(request.get_data(cache=True))
 
 
 def _json(body: dict[str, Any], status: int) -> Response:

@@ -17,12 +17,11 @@ from api.auth import KeyCheck
 from api.errors import (
     answer_unavailable,
     invalid_payload,
-    unsupported_media_type,
     variant_errors,
 )
 from api.rest.content import PREFIX, editor_of
 from api.rest.idempotency import Idempotency
-from api.rest.json_body import parse_content_json
+from api.rest.json_body import request_json
 from api.rest.signal_query import refuse_parameters
 from backends.ports import IdempotencyStore, StoredAllocation, StoredVariant, VariantStore
 from domain.etags import etag_listed
@@ -58,7 +57,7 @@ def create_variants_blueprint(
     def create_variant(slug: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        payload = _json_body()
+        payload = request_json(request, max_bytes=MAX_BODY_BYTES, content=True)
 
         def create() -> Response:
             body = VariantInput.model_validate(payload)
@@ -112,7 +111,7 @@ def create_variants_blueprint(
     def patch_variant(slug: str, variant_id: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        patch = _json_body(merge_patch_allowed=True)
+        patch = request_json(request, max_bytes=MAX_BODY_BYTES, merge_patch=True, content=True)
         if not isinstance(patch, dict):
             raise invalid_payload(
                 [Issue(field="", code="invalid_type", message="a merge patch is a JSON object")]
@@ -181,7 +180,7 @@ def create_variants_blueprint(
     def put_allocation(slug: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        payload = _json_body()
+        payload = request_json(request, max_bytes=MAX_BODY_BYTES, content=True)
 
         def put() -> Response:
             body = AllocationInput.model_validate(payload)
@@ -253,16 +252,6 @@ def _allocation_response(slug: str, allocation: StoredAllocation | None) -> Resp
     if allocation is not None:
         response.headers["ETag"] = _etag(allocation)
     return response
-
-
-def _json_body(*, merge_patch_allowed: bool = False) -> object:
-    allowed = {"application/json"} | (
-        {"application/merge-patch+json"} if merge_patch_allowed else set()
-    )
-    if request.mimetype not in allowed:
-        raise unsupported_media_type(f"Send the body as {' or '.join(sorted(allowed))}")
-    request.max_content_length = MAX_BODY_BYTES
-    return parse_content_json(request.get_data(cache=True))
 
 
 def _json(body: str, status: int) -> Response:
