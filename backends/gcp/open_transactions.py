@@ -31,7 +31,7 @@ from google.cloud import firestore
 from google.cloud.firestore_v1.services.firestore import FirestoreClient
 from google.cloud.firestore_v1.services.firestore.transports import FirestoreGrpcTransport
 
-from backends.bundle import utc_now
+from backends.clock import utc_now
 from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
 from backends.lease_holders import holder_gone, new_holder
 

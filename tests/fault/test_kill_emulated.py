@@ -26,7 +26,7 @@ from datetime import timedelta
 import httpx
 import pytest
 
-from backends.bundle import utc_now
+from backends.clock import utc_now
 from backends.gcp.pubsub import PubSubPublisher
 from devtools.emulated import EmulatedStack
 from devtools.emulated_resources import SIGNALS_TOPIC

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 import pytest
 from google.cloud import firestore
 
-from backends.bundle import utc_now
+from backends.clock import utc_now
 from backends.gcp.deadline import CallDeadline
 from backends.gcp.firestore import firestore_client
 from backends.gcp.firestore_errors import run_transaction
