@@ -4,12 +4,14 @@ It never raises: the schema runs first (its failures become issues), then every 
 read the raw structure, so a payload with a bad field and off-brand copy reports both together.
 Each finding has a severity: an `error` refuses the write, a `warning` (a judgement call: a
 universal word in a promise, or an unverifiable claim on a page sent whole) never does.
+`judge_page` gives the page the schema read as well, so a write validates its body once.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pydantic import ValidationError
 
@@ -18,6 +20,15 @@ from schemas.content.pages import SitePageInput
 from schemas.errors import Issue, issues_from_errors
 
 GATE_VERSION = "gate-3"
+
+
+@dataclass(frozen=True)
+class PageVerdict:
+    """One raw page judged: every finding, and the page as the schema read it (None when the
+    schema refused it)."""
+
+    issues: list[Issue]
+    page: SitePageInput | None
 
 
 def check_page(
@@ -37,11 +48,25 @@ def check_page(
     `published`: the company's own published prices and terms, whose figures a generated page
     may state as the company's (a price is not a claim about clients).
     """
+    return judge_page(
+        payload, brand=brand, brief=brief, kept_quotes=kept_quotes, published=published
+    ).issues
+
+
+def judge_page(
+    payload: object,
+    *,
+    brand: Brand,
+    brief: object | None = None,
+    kept_quotes: Sequence[str] = (),
+    published: Sequence[str] = (),
+) -> PageVerdict:
+    """check_page's findings and the validated page, from one reading of the schema."""
     # Here, not at the top: the rules compile their patterns on import, which a start that
     # checks no page yet need not pay (bench/bench_startup.py).
     from gate import rules
 
-    issues = schema_issues(payload)
+    page, issues = _schema_read(payload)
     issues += rules.hero_first(payload)
     issues += rules.hero_unique(payload)
     issues += rules.icp_named(payload, brand=brand, brief=brief)
@@ -50,16 +75,16 @@ def check_page(
     if brief is not None:
         issues += rules.supported_claims(payload, brief=brief, published=published)
     issues += rules.universal_words(payload, brief=brief)
-    return _unique(issues)
+    return PageVerdict(issues=_unique(issues), page=page)
 
 
-def schema_issues(payload: object) -> list[Issue]:
-    """SitePageInput's failures (strict types: JSON `"true"` is not a boolean)."""
+def _schema_read(payload: object) -> tuple[SitePageInput | None, list[Issue]]:
+    """The page SitePageInput reads (strict types: JSON `"true"` is not a boolean), or None
+    and its failures."""
     try:
-        SitePageInput.model_validate(payload, strict=True)
+        return parse_page(payload), []
     except ValidationError as err:
-        return issues_from_errors(err.errors())
-    return []
+        return None, issues_from_errors(err.errors())
 
 
 def parse_page(payload: object) -> SitePageInput:

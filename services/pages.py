@@ -36,7 +36,7 @@ from backends.ports import (
     VersionSource,
 )
 from domain.etags import etag_listed
-from gate.check import check_page, parse_page
+from gate.check import PageVerdict, judge_page
 from gate.check import ruleset as gate_ruleset
 from schemas.catalog import Brand
 from schemas.content.changes import (
@@ -67,7 +67,6 @@ __all__ = [
     "checked",
     "find_page",
     "find_version",
-    "gated",
     "list_history",
     "list_visible_pages",
     "page_warnings",
@@ -379,45 +378,29 @@ def bounded_page(payload: object) -> tuple[object, list[Issue]]:
     return bounded.payload, list(bounded.issues)
 
 
-def gated(*, payload: object, brand: Brand, kept_from: StoredPage | None = None) -> SitePageInput:
-    """The page if it passes the bounds and no schema or gate finding is an error. Raises:
-    GateRefusedError with every error (the bounds' alone when a bound stops the reading:
-    `bounded_page`; the gate's warnings never refuse a write; page_warnings gives them).
-
-    `kept_from`: the stored page a change starts from. A generated page was gated against its
-    brief: its hero `sub` names the brief's ICP (which the ICP vocabulary need not hold) and its
-    quotes are the brief's proof (where a brand rule may allow a phrase). While a change keeps
-    that `sub` and those quotes as written, they stand, so an edit, a publish or a restore of a
-    generated page is not refused for copy it did not touch.
-    """
-    errors = errors_of(_findings(payload, brand=brand, kept_from=kept_from))
-    if errors:
-        raise GateRefusedError(errors)
-    return parse_page(payload)
-
-
 def page_warnings(*, page: StoredPage, brand: Brand) -> list[Issue]:
     """The gate's warnings on a stored page as it stands, judged without a brief.
 
     What a write answers as `warnings[]` and a draft's preview banner lists: the same judgement
     whenever it is asked, since a stored page keeps no brief to weigh claims against.
     """
-    return warnings_of(_findings(dict(page.page_input), brand=brand, kept_from=page))
+    payload, over = bounded_page(dict(page.page_input))
+    return warnings_of(over + _judged(payload, brand=brand, kept_from=page).issues)
 
 
-def _findings(payload: object, *, brand: Brand, kept_from: StoredPage | None) -> list[Issue]:
+def _judged(payload: object, *, brand: Brand, kept_from: StoredPage | None) -> PageVerdict:
+    """The gate's verdict on a page within the bounds (`kept_from`: see `checked`)."""
     # Here, not at the top: with the gate's rules (gate/check.py), the quote patterns compile
     # for the first page checked, not at start (bench/bench_startup.py).
     from gate.context import page_quotes
 
-    payload, over = bounded_page(payload)
     generated = kept_from if kept_from is not None and kept_from.source == "generate" else None
     kept_quotes = page_quotes(dict(generated.page_input)) if generated is not None else []
-    issues = check_page(payload, brand=brand, kept_quotes=kept_quotes)
+    verdict = judge_page(payload, brand=brand, kept_quotes=kept_quotes)
     kept = generated_hero_sub(kept_from)
     if kept is not None and hero_sub(payload) == kept:
-        issues = [i for i in issues if i.code != "icp_missing"]
-    return over + issues
+        return replace(verdict, issues=[i for i in verdict.issues if i.code != "icp_missing"])
+    return verdict
 
 
 def hero_sub(page_input: object) -> str | None:
@@ -457,7 +440,14 @@ class Pages:
 
 def checked(pages: Pages, payload: object, *, kept_from: StoredPage | None = None) -> SitePageInput:
     """The page if its content may be stored: within the bounds, no control or invisible
-    characters, and no schema or gate error (`kept_from`: see services/pages.py `gated`).
+    characters, and no schema or gate error; read by the schema once, into the model every
+    write goes on with. The gate's warnings never refuse a write (page_warnings gives them).
+
+    `kept_from`: the stored page a change starts from. A generated page was gated against its
+    brief: its hero `sub` names the brief's ICP (which the ICP vocabulary need not hold) and its
+    quotes are the brief's proof (where a brand rule may allow a phrase). While a change keeps
+    that `sub` and those quotes as written, they stand, so an edit, a publish or a restore of a
+    generated page is not refused for copy it did not touch.
 
     Raises: GateRefusedError with every issue (the bounds' alone when a bound stops the
     reading).
@@ -467,13 +457,11 @@ def checked(pages: Pages, payload: object, *, kept_from: StoredPage | None = Non
     except GateRefusedError as err:
         raise GateRefusedError(err.issues, OVER_BOUNDS) from err
     refused = over + character_issues(payload)
-    try:
-        page = gated(payload=payload, brand=pages.brand, kept_from=kept_from)
-    except GateRefusedError as err:
-        raise GateRefusedError(refused + list(err.issues)) from err
-    if refused:
-        raise GateRefusedError(refused)
-    return page
+    verdict = _judged(payload, brand=pages.brand, kept_from=kept_from)
+    errors = errors_of(verdict.issues)
+    if refused or errors or verdict.page is None:
+        raise GateRefusedError(refused + errors)
+    return verdict.page
 
 
 def revised(
