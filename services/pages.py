@@ -35,6 +35,7 @@ from backends.ports import (
     VersionList,
     VersionSource,
 )
+from domain.editors import Editor
 from domain.etags import etag_listed
 from gate.check import PageVerdict, judge_page
 from gate.check import ruleset as gate_ruleset
@@ -82,19 +83,6 @@ _Written = TypeVar("_Written", bound=StoredPage | None)
 # Told the slug after every write, saved or a no-op: clears /p/{slug} from the CDN and from this
 # process's lookup memo (backends.bundle.PageChanges).
 PageChanged = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class Editor:
-    """Who writes: a partner's key, or an admin (a `content_admin` key, the operator CLI)."""
-
-    partner: str
-    key_id: str
-    admin: bool = False
-
-    def sees(self, page: StoredPage) -> bool:
-        """True if this editor may read and change `page`."""
-        return self.admin or page.owner == self.partner
 
 
 class SlugTakenError(Exception):

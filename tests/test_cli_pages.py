@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from api.app import create_app
+from domain.editors import Editor
 from frontdoor.cli import cli
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
@@ -149,7 +150,7 @@ def test_pages_generate_no_wait_prints_the_job_and_leaves_it_to_the_workers(
     finally:
         backends.close()
     assert job is not None
-    assert (job.partner, job.brief.slug) == ("cli", "cli-launch")
+    assert (job.editor.partner, job.brief.slug) == ("cli", "cli-launch")
     assert job.status == "succeeded"  # embedded: this process was the worker, and drained
 
 
@@ -180,7 +181,13 @@ def test_pages_job_prints_a_failed_jobs_issues_and_exits_1(data_dir: Path) -> No
     issue = Issue(field="blocks.0.sub", code="icp_missing", message="name who it is for")
     try:
         backends.jobs.create_job(
-            JobRecord(id="j-failed", partner="acme", brief=brief, created_at=now, updated_at=now)
+            JobRecord(
+                id="j-failed",
+                editor=Editor(partner="acme", key_id=""),
+                brief=brief,
+                created_at=now,
+                updated_at=now,
+            )
         )
         backends.jobs.update_job(
             "j-failed",

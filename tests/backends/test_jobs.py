@@ -16,6 +16,7 @@ from backends.embedded.jobs import SqliteJobStore
 from backends.embedded.queue_table import QueueTable, queue_database
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import ConflictError, JobStore, NotFoundError
+from domain.editors import Editor
 from schemas.content.jobs import GenerationBrief, JobError, JobRecord
 from tests.polling import wait_for
 from workers import steps
@@ -42,7 +43,7 @@ def _job(job_id: str = "job-1", **brief: object) -> JobRecord:
     fields = {"slug": "audit", "topic": "An audit", "icp": "RevOps leads", **brief}
     return JobRecord(
         id=job_id,
-        partner="acme",
+        editor=Editor(partner="acme", key_id=""),
         brief=GenerationBrief.model_validate(fields, context={"allow_loopback_http": True}),
         created_at=NOW,
         updated_at=NOW,

@@ -14,6 +14,7 @@ from google.genai import types
 from google.oauth2.credentials import Credentials
 from PIL import Image
 
+from domain.editors import Editor
 from schemas.content.jobs import GenerationBrief
 from tests.wire import providers
 from tests.wire.server import Recorded, Responder, WireServer
@@ -270,7 +271,13 @@ def test_a_refused_imagen_picture_falls_back_to_the_drawn_hero(
         clock=lambda: now,
     )
     ports.jobs.create_job(
-        JobRecord(id="img-job", partner="acme", brief=BRIEF, created_at=now, updated_at=now)
+        JobRecord(
+            id="img-job",
+            editor=Editor(partner="acme", key_id=""),
+            brief=BRIEF,
+            created_at=now,
+            updated_at=now,
+        )
     )
 
     done = run_generation("img-job", ports=ports, worker="w", lease=timedelta(seconds=60))

@@ -22,6 +22,7 @@ import openai
 import pytest
 
 from backends.embedded.sqlite import SqliteDatabase
+from domain.editors import Editor
 from gate.brand_rules import brand_rules
 from schemas.content.jobs import GenerationBrief, JobRecord
 from schemas.errors import Issue
@@ -71,7 +72,13 @@ def replay(case: dict[str, Any], provider: str, wire: WireServer, tmp_path: Path
     ports = embedded_ports(SqliteDatabase(tmp_path / "db.sqlite3"), tmp_path, author=author)
     brief = GenerationBrief.model_validate(case["brief"])
     ports.jobs.create_job(
-        JobRecord(id="recorded", partner="acme", brief=brief, created_at=NOW, updated_at=NOW)
+        JobRecord(
+            id="recorded",
+            editor=Editor(partner="acme", key_id=""),
+            brief=brief,
+            created_at=NOW,
+            updated_at=NOW,
+        )
     )
     try:
         return run_generation("recorded", ports=ports, worker="w", lease=timedelta(seconds=60))

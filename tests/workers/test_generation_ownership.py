@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from backends.embedded.sqlite import SqliteDatabase
+from domain.editors import Editor
 from schemas.content.jobs import GenerationBrief, JobRecord
 from tests.e2e.sample_page import store_page
 from tests.workers.generation_ports import NOW, embedded_ports
@@ -31,9 +32,7 @@ def submit(ports: GenerationPorts, *, partner: str, admin: bool = False) -> JobR
     brief = GenerationBrief(slug="launch", topic="A pipeline audit", icp="heads of growth")
     job = JobRecord(
         id=f"job-{partner}",
-        partner=partner,
-        key_id=f"key-{partner}",
-        admin=admin,
+        editor=Editor(partner=partner, key_id=f"key-{partner}", admin=admin),
         brief=brief,
         created_at=NOW,
         updated_at=NOW,
