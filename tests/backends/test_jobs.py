@@ -46,7 +46,7 @@ class RawJobs:
     """A job store and its documents as they lie in it: what an older version wrote."""
 
     store: JobStore
-    put: Callable[[dict[str, Any]], None]
+    put: Callable[[dict[str, Any]], object]
     doc: Callable[[str], dict[str, Any]]
 
 

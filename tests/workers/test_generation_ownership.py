@@ -119,7 +119,7 @@ def test_a_job_finding_the_same_page_another_partner_generated_fails_and_leaves_
 @pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.emulator)])
 def upgraded(
     request: pytest.FixtureRequest, tmp_path: Path
-) -> tuple[GenerationPorts, Callable[[dict[str, Any]], None]]:
+) -> tuple[GenerationPorts, Callable[[dict[str, Any]], object]]:
     """Generation ports on the job store a backend keeps, and a way to put a job document
     into it as an older version wrote it."""
     db = SqliteDatabase(tmp_path / "db.sqlite3")
@@ -147,7 +147,7 @@ def upgraded(
 
 
 def test_a_job_queued_before_the_editor_was_kept_whole_is_written_as_its_editor(
-    upgraded: tuple[GenerationPorts, Callable[[dict[str, Any]], None]],
+    upgraded: tuple[GenerationPorts, Callable[[dict[str, Any]], object]],
 ) -> None:
     """A job and its queue message left by the version before the upgrade (partner, key id
     and admin flag kept apart on the job) run after it: the admin's page is written over
