@@ -62,11 +62,28 @@ def judge_page(
     published: Sequence[str] = (),
 ) -> PageVerdict:
     """check_page's findings and the validated page, from one reading of the schema."""
+    page, issues = _schema_read(payload)
+    issues += rule_findings(
+        payload, brand=brand, brief=brief, kept_quotes=kept_quotes, published=published
+    )
+    return PageVerdict(issues=_unique(issues), page=page)
+
+
+def rule_findings(
+    payload: object,
+    *,
+    brand: Brand,
+    brief: object | None = None,
+    kept_quotes: Sequence[str] = (),
+    published: Sequence[str] = (),
+) -> list[Issue]:
+    """The rules' findings alone, without the schema's (which are all errors): what a stored
+    page's warnings are read from."""
     # Here, not at the top: the rules compile their patterns on import, which a start that
     # checks no page yet need not pay (bench/bench_startup.py).
     from gate import rules
 
-    page, issues = _schema_read(payload)
+    issues: list[Issue] = []
     issues += rules.hero_first(payload)
     issues += rules.hero_unique(payload)
     issues += rules.icp_named(payload, brand=brand, brief=brief)
@@ -75,7 +92,7 @@ def judge_page(
     if brief is not None:
         issues += rules.supported_claims(payload, brief=brief, published=published)
     issues += rules.universal_words(payload, brief=brief)
-    return PageVerdict(issues=_unique(issues), page=page)
+    return _unique(issues)
 
 
 def _schema_read(payload: object) -> tuple[SitePageInput | None, list[Issue]]:

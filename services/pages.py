@@ -37,7 +37,7 @@ from backends.ports import (
 )
 from domain.editors import Editor
 from domain.etags import etag_listed
-from gate.check import PageVerdict, judge_page
+from gate.check import PageVerdict, judge_page, rule_findings
 from gate.check import ruleset as gate_ruleset
 from schemas.catalog import Brand
 from schemas.content.changes import (
@@ -370,25 +370,31 @@ def page_warnings(*, page: StoredPage, brand: Brand) -> list[Issue]:
     """The gate's warnings on a stored page as it stands, judged without a brief.
 
     What a write answers as `warnings[]` and a draft's preview banner lists: the same judgement
-    whenever it is asked, since a stored page keeps no brief to weigh claims against.
+    whenever it is asked, since a stored page keeps no brief to weigh claims against. Read from
+    the rules alone: the bounds' and the schema's findings are all errors.
     """
-    payload, over = bounded_page(dict(page.page_input))
-    return warnings_of(over + _judged(payload, brand=brand, kept_from=page).issues)
+    payload, _ = bounded_page(dict(page.page_input))
+    return warnings_of(rule_findings(payload, brand=brand, kept_quotes=_kept_quotes(page)))
 
 
 def _judged(payload: object, *, brand: Brand, kept_from: StoredPage | None) -> PageVerdict:
     """The gate's verdict on a page within the bounds (`kept_from`: see `checked`)."""
-    # Here, not at the top: with the gate's rules (gate/check.py), the quote patterns compile
-    # for the first page checked, not at start (bench/bench_startup.py).
-    from gate.context import page_quotes
-
-    generated = kept_from if kept_from is not None and kept_from.source == "generate" else None
-    kept_quotes = page_quotes(dict(generated.page_input)) if generated is not None else []
-    verdict = judge_page(payload, brand=brand, kept_quotes=kept_quotes)
+    verdict = judge_page(payload, brand=brand, kept_quotes=_kept_quotes(kept_from))
     kept = generated_hero_sub(kept_from)
     if kept is not None and hero_sub(payload) == kept:
         return replace(verdict, issues=[i for i in verdict.issues if i.code != "icp_missing"])
     return verdict
+
+
+def _kept_quotes(kept_from: StoredPage | None) -> list[str]:
+    """The quotes of a generated page, which its brief's proof allowed (see `checked`)."""
+    # Here, not at the top: with the gate's rules (gate/check.py), the quote patterns compile
+    # for the first page checked, not at start (bench/bench_startup.py).
+    from gate.context import page_quotes
+
+    if kept_from is None or kept_from.source != "generate":
+        return []
+    return page_quotes(dict(kept_from.page_input))
 
 
 def hero_sub(page_input: object) -> str | None:
