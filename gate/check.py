@@ -48,37 +48,38 @@ def check_page(
     `published`: the company's own published prices and terms, whose figures a generated page
     may state as the company's (a price is not a claim about clients).
     """
-    return judge_page(
-        payload, brand=brand, brief=brief, kept_quotes=kept_quotes, published=published
-    ).issues
+    return _verdict(payload, _rules(payload, brand, brief, kept_quotes, published)).issues
 
 
-def judge_page(
+def judge_page(payload: object, *, brand: Brand, kept_quotes: Sequence[str] = ()) -> PageVerdict:
+    """check_page's findings on a page sent without a brief, and the page the schema read,
+    from one reading of the schema (a write goes on with that page)."""
+    return _verdict(payload, _rules(payload, brand, None, kept_quotes, ()))
+
+
+def _verdict(payload: object, findings: list[Issue]) -> PageVerdict:
+    """The schema's reading of `payload`, its findings first, then the rules' `findings`."""
+    try:
+        page: SitePageInput | None = parse_page(payload)
+        issues: list[Issue] = []
+    except ValidationError as err:
+        page, issues = None, issues_from_errors(err.errors())
+    return PageVerdict(issues=_unique(issues + findings), page=page)
+
+
+def rule_findings(payload: object, *, brand: Brand, kept_quotes: Sequence[str] = ()) -> list[Issue]:
+    """The rules' findings alone on a page without a brief (a stored page): its warnings are
+    read from these, since the schema's findings are all errors."""
+    return _rules(payload, brand, None, kept_quotes, ())
+
+
+def _rules(
     payload: object,
-    *,
     brand: Brand,
-    brief: object | None = None,
-    kept_quotes: Sequence[str] = (),
-    published: Sequence[str] = (),
-) -> PageVerdict:
-    """check_page's findings and the validated page, from one reading of the schema."""
-    page, issues = _schema_read(payload)
-    issues += rule_findings(
-        payload, brand=brand, brief=brief, kept_quotes=kept_quotes, published=published
-    )
-    return PageVerdict(issues=_unique(issues), page=page)
-
-
-def rule_findings(
-    payload: object,
-    *,
-    brand: Brand,
-    brief: object | None = None,
-    kept_quotes: Sequence[str] = (),
-    published: Sequence[str] = (),
+    brief: object | None,
+    kept_quotes: Sequence[str],
+    published: Sequence[str],
 ) -> list[Issue]:
-    """The rules' findings alone, without the schema's (which are all errors): what a stored
-    page's warnings are read from."""
     # Here, not at the top: the rules compile their patterns on import, which a start that
     # checks no page yet need not pay (bench/bench_startup.py).
     from gate import rules
@@ -93,15 +94,6 @@ def rule_findings(
         issues += rules.supported_claims(payload, brief=brief, published=published)
     issues += rules.universal_words(payload, brief=brief)
     return _unique(issues)
-
-
-def _schema_read(payload: object) -> tuple[SitePageInput | None, list[Issue]]:
-    """The page SitePageInput reads (strict types: JSON `"true"` is not a boolean), or None
-    and its failures."""
-    try:
-        return parse_page(payload), []
-    except ValidationError as err:
-        return None, issues_from_errors(err.errors())
 
 
 def parse_page(payload: object) -> SitePageInput:

@@ -12,12 +12,12 @@ import pytest
 from click.testing import CliRunner, Result
 
 from api.app import create_app
-from domain.editors import Editor
 from frontdoor.cli import cli
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
-from schemas.content.jobs import GenerationBrief, JobError, JobRecord
+from schemas.content.jobs import GenerationBrief, JobError
 from schemas.errors import Issue
+from tests.workers.generation_ports import queued_job
 from workers import steps
 
 
@@ -180,15 +180,7 @@ def test_pages_job_prints_a_failed_jobs_issues_and_exits_1(data_dir: Path) -> No
     error = JobError(code="invalid_payload", message="failed the gate twice")
     issue = Issue(field="blocks.0.sub", code="icp_missing", message="name who it is for")
     try:
-        backends.jobs.create_job(
-            JobRecord(
-                id="j-failed",
-                editor=Editor(partner="acme", key_id=""),
-                brief=brief,
-                created_at=now,
-                updated_at=now,
-            )
-        )
+        backends.jobs.create_job(queued_job("j-failed", brief, now=now))
         backends.jobs.update_job(
             "j-failed",
             lambda job: steps.fail(job, error=error, issues=[issue], now=now, worker=None),

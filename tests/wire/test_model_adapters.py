@@ -14,7 +14,6 @@ from google.genai import types
 from google.oauth2.credentials import Credentials
 from PIL import Image
 
-from domain.editors import Editor
 from schemas.content.jobs import GenerationBrief
 from tests.wire import providers
 from tests.wire.server import Recorded, Responder, WireServer
@@ -250,7 +249,7 @@ def test_a_refused_imagen_picture_falls_back_to_the_drawn_hero(
     from backends.embedded.sqlite import SqliteDatabase
     from backends.embedded.variants import SqliteVariantStore
     from gate.check import check_page, ruleset
-    from schemas.content.jobs import JobRecord
+    from tests.workers.generation_ports import queued_job
     from workers.authoring.template import TemplateWriter
     from workers.pipeline import GenerationPorts, run_generation
 
@@ -270,15 +269,7 @@ def test_a_refused_imagen_picture_falls_back_to_the_drawn_hero(
         ruleset=ruleset(CATALOG.brand),
         clock=lambda: now,
     )
-    ports.jobs.create_job(
-        JobRecord(
-            id="img-job",
-            editor=Editor(partner="acme", key_id=""),
-            brief=BRIEF,
-            created_at=now,
-            updated_at=now,
-        )
-    )
+    ports.jobs.create_job(queued_job("img-job", BRIEF, now=now))
 
     done = run_generation("img-job", ports=ports, worker="w", lease=timedelta(seconds=60))
 
