@@ -1,4 +1,8 @@
-"""create_app(config, backends): the Flask app with every blueprint and the shared error model."""
+"""create_app(config, backends): the Flask app with every blueprint and the shared error model.
+
+The app factory is the one place in api/ that holds the whole Backends: it hands each blueprint
+the ports, or the use-case unit (`page_unit`'s Pages, the experiments' ports), that surface
+needs, so no view reaches a port it was not given."""
 
 from __future__ import annotations
 
@@ -20,23 +24,21 @@ from api.rest.assets import create_assets_blueprint
 from api.rest.brand import create_brand_blueprint
 from api.rest.collect import create_collect_blueprint
 from api.rest.content import create_content_blueprint
-from api.rest.experiments import (
-    create_experiments_blueprint,
-    experiment_ports,
-    experiment_split,
-)
+from api.rest.experiments import create_experiments_blueprint, experiment_split
 from api.rest.files import create_files_blueprint
 from api.rest.http_cache import CORS_HEADERS
-from api.rest.jobs import create_jobs_blueprint
+from api.rest.jobs import JobPorts, create_jobs_blueprint
 from api.rest.page_schedule import create_page_schedule_blueprint
 from api.rest.page_stats import create_page_stats_blueprint
 from api.rest.pages import create_pages_blueprint, published_page_entries
 from api.rest.public import create_public_blueprint
-from api.rest.signals import create_signals_blueprint
+from api.rest.signals import SignalPorts, create_signals_blueprint
 from api.rest.variants import create_variants_blueprint
 from api.rest.webhooks import create_webhooks_blueprint
 from backends.bundle import Backends
 from services.keys import KeyRing
+from services.page_experiments import ExperimentPorts, stats_tally
+from services.pages import Pages
 
 if TYPE_CHECKING:
     from renderers.site import Site
@@ -88,19 +90,37 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
             page_entries=published_page_entries(backends.pages, base_url=config.base_url),
         )
     )
-    app.register_blueprint(create_signals_blueprint(backends=backends, keys=keys))
-    app.register_blueprint(create_collect_blueprint(config, backends=backends))
-    app.register_blueprint(create_content_blueprint(backends=backends, config=config, keys=keys))
-    app.register_blueprint(create_variants_blueprint(backends=backends, keys=keys))
+    app.register_blueprint(create_signals_blueprint(ports=signal_ports(backends), keys=keys))
+    app.register_blueprint(
+        create_collect_blueprint(config, signal_queue=backends.signal_queue, clock=backends.clock)
+    )
+    pages = page_unit(backends)
+    idempotency = backends.idempotency
+    app.register_blueprint(
+        create_content_blueprint(pages=pages, idempotency=idempotency, config=config, keys=keys)
+    )
+    app.register_blueprint(
+        create_variants_blueprint(
+            pages=pages, variants=backends.variants, idempotency=idempotency, keys=keys
+        )
+    )
     experiments = experiment_ports(backends, config)
     app.register_blueprint(
-        create_experiments_blueprint(backends=backends, ports=experiments, config=config, keys=keys)
+        create_experiments_blueprint(
+            ports=experiments, idempotency=idempotency, config=config, keys=keys
+        )
     )
-    app.register_blueprint(create_page_stats_blueprint(backends=backends, keys=keys))
-    app.register_blueprint(create_brand_blueprint(backends=backends, keys=keys))
-    app.register_blueprint(create_jobs_blueprint(backends=backends, config=config, keys=keys))
+    app.register_blueprint(
+        create_page_stats_blueprint(
+            pages=backends.pages, signals=backends.signals, clock=backends.clock, keys=keys
+        )
+    )
+    app.register_blueprint(create_brand_blueprint(brand=backends.catalog.brand, keys=keys))
+    app.register_blueprint(
+        create_jobs_blueprint(ports=job_ports(backends), config=config, keys=keys)
+    )
     app.register_blueprint(create_assets_blueprint(blobs=backends.blobs))
-    app.register_blueprint(create_page_schedule_blueprint(backends=backends))
+    app.register_blueprint(create_page_schedule_blueprint(pages=pages))
 
     def site() -> Site:
         # The assets are read by the first page, asset or 404 asked for, not by a start.
@@ -134,6 +154,55 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
         )
     )
     return app
+
+
+def page_unit(backends: Backends) -> Pages:
+    """The Pages unit every caller holding backends gives the page use cases (the REST views,
+    the schedule's task route, the operator CLI): the store, the change listeners, the brand,
+    the clock and the schedule's task queue."""
+    return Pages(
+        store=backends.pages,
+        changed=backends.page_changes,
+        brand=backends.catalog.brand,
+        clock=backends.clock,
+        tasks=backends.tasks,
+        options=backends.delivery_options,
+    )
+
+
+def experiment_ports(backends: Backends, config: AppConfig) -> ExperimentPorts:
+    """The stores and settings of the experiment use cases; counts from the page stats."""
+    return ExperimentPorts(
+        pages=page_unit(backends),
+        variants=backends.variants,
+        experiments=backends.experiments,
+        settings=config.experiment,
+        tally=stats_tally(backends.signals, clock=backends.clock),
+    )
+
+
+def signal_ports(backends: Backends) -> SignalPorts:
+    """What the Signal API works on."""
+    return SignalPorts(
+        signals=backends.signals,
+        signal_queue=backends.signal_queue,
+        webhooks=backends.webhooks,
+        suppressions=backends.suppressions,
+        pages=backends.pages,
+        clock=backends.clock,
+    )
+
+
+def job_ports(backends: Backends) -> JobPorts:
+    """What the jobs surface works on."""
+    return JobPorts(
+        jobs=backends.jobs,
+        job_queue=backends.job_queue,
+        pages=backends.pages,
+        idempotency=backends.idempotency,
+        clock=backends.clock,
+        delivery_options=backends.delivery_options,
+    )
 
 
 def _healthz() -> Response:

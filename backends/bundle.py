@@ -1,12 +1,15 @@
-"""Backends: the ports of one process, chosen once by frontdoor.wiring, passed to entry points."""
+"""Backends: the ports of one process, chosen once by frontdoor.wiring, and the page change
+notice every page writer in the process shares. Only the composition root and the app factory
+(api/app.py) hold it: the app factory hands each blueprint the ports or the use-case units it
+needs, so no view sees the whole bundle."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
+from backends.clock import utc_now
 from backends.ports import (
     BlobStore,
     Cdn,
@@ -24,47 +27,13 @@ from backends.ports import (
     SignalStore,
     SuppressionStore,
     TaskQueue,
-    UnavailableError,
     VariantStore,
     WebhookStore,
 )
 from schemas.catalog import Catalog
+from services.page_changes import PageChanges
 
-logger = logging.getLogger(__name__)
-
-
-def utc_now() -> datetime:
-    """The real clock; tests pass their own."""
-    return datetime.now(UTC)
-
-
-class PageChanges:
-    """Who hears that a page changed (services/pages.py tells it the slug after every write):
-    this process's /p/ lookup memo once the pages blueprint listens, then the CDN purge of
-    `/p/{slug}`. Every listener runs before the purge. The write has been stored by then, so a
-    purge the CDN refuses is logged for operators and never fails the write: answering an error
-    would invite a retry of a write that succeeded (and a job would store its page again). The
-    CDN serves the old version until the page's s-maxage runs out."""
-
-    def __init__(self, cdn: Cdn) -> None:
-        self._cdn = cdn
-        self._listeners: list[Callable[[str], None]] = []
-
-    def listen(self, listener: Callable[[str], None]) -> None:
-        """Call `listener` with the slug of every later change."""
-        self._listeners.append(listener)
-
-    def __call__(self, slug: str) -> None:
-        for listener in self._listeners:
-            listener(slug)
-        try:
-            self._cdn.purge(f"/p/{slug}")
-        except UnavailableError:
-            logger.exception(
-                "cdn purge of /p/%s failed; the CDN serves the old version until s-maxage",
-                slug,
-                extra={"slug": slug},
-            )
+__all__ = ["Backends"]
 
 
 @dataclass(frozen=True)

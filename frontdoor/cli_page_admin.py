@@ -16,7 +16,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from api.rest.page_unit import page_unit
+from api.app import page_unit
 from backends.bundle import Backends
 from backends.ports import PAGE_STATUSES, NotFoundError, PageStatus, StoredPage
 from frontdoor.cli_options import partner_name

@@ -13,7 +13,7 @@ from datetime import datetime
 
 import click
 
-from api.rest.page_unit import page_unit
+from api.app import page_unit
 from frontdoor.cli_page_admin import OPERATOR, write_page
 from frontdoor.cli_pages import backends_for
 from frontdoor.settings import Settings

@@ -11,7 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from backends.bundle import utc_now
+from backends.clock import utc_now
 from backends.ports import DeliveryOptions, TaskQueue, WebhookStore
 from backends.secret_box import SecretBox
 from frontdoor.kept_secrets import kept_secret

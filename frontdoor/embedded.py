@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from backends.bundle import Backends, utc_now
+from backends.bundle import Backends
+from backends.clock import utc_now
 from backends.content_files import load_catalog
 from backends.embedded.blobs import LocalBlobStore
 from backends.embedded.cdn import LoggingCdn

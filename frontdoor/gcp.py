@@ -11,7 +11,8 @@ from urllib.parse import urlsplit
 
 from google.cloud import storage  # type: ignore[attr-defined,unused-ignore]  # no stubs
 
-from backends.bundle import Backends, utc_now
+from backends.bundle import Backends
+from backends.clock import utc_now
 from backends.content_files import load_catalog
 from backends.embedded.cdn import LoggingCdn
 from backends.gcp.blobs import GcsBlobStore

@@ -153,7 +153,7 @@ def announce_local_keys(settings: Settings) -> dict[Scope, str]:
         return {}
     import click
 
-    from backends.bundle import utc_now
+    from backends.clock import utc_now
     from backends.embedded.keys import SqliteKeyStore
     from backends.embedded.sqlite import SqliteDatabase
     from services.keys import replace_bootstrap_keys

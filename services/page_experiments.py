@@ -96,7 +96,22 @@ def _refreshed(
 ) -> tuple[StoredAllocation | None, Experiment | None, list[str]]:
     allocation = ports.variants.get_allocation(slug)
     arms = _arms(ports.variants, slug)
-    experiment = refresh_experiment(
+    experiment = _refresh(ports, slug=slug, allocation=allocation, arms=arms, now=now, rng=rng)
+    return allocation, experiment, arms
+
+
+def _refresh(
+    ports: ExperimentPorts,
+    *,
+    slug: str,
+    allocation: StoredAllocation | None,
+    arms: list[str],
+    now: datetime,
+    rng: np.random.Generator,
+) -> Experiment | None:
+    """The page's experiment, its adaptive shares recomputed first when due (and the stop rule
+    applied when on, writing the winner as the page's owner)."""
+    return refresh_experiment(
         experiments=ports.experiments,
         slug=slug,
         allocation=allocation,
@@ -106,7 +121,6 @@ def _refreshed(
         now=now,
         rng=rng,
     )
-    return allocation, experiment, arms
 
 
 def page_experiment(
@@ -174,16 +188,7 @@ def serving_split(
     adaptive shares recomputed first when due (and the stop rule applied when on, writing the
     winner as the page's owner, key id `stop-rule`)."""
     arms = [CONTROL, *sorted(variant_ids)]
-    experiment = refresh_experiment(
-        experiments=ports.experiments,
-        slug=slug,
-        allocation=allocation,
-        counts_of=lambda since: ports.tally(slug, arms, since),
-        settings=ports.settings,
-        promote=_promoter(pages=ports.pages, variants=ports.variants, slug=slug, editor=None),
-        now=now,
-        rng=rng,
-    )
+    experiment = _refresh(ports, slug=slug, allocation=allocation, arms=arms, now=now, rng=rng)
     return current_shares(allocation=allocation, variant_ids=variant_ids, experiment=experiment)
 
 

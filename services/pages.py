@@ -81,7 +81,7 @@ ATTEMPTS = 5  # re-read and retry when another writer got there first (no precon
 PageChange = Callable[[StoredPage], StoredPage | None]
 _Written = TypeVar("_Written", bound=StoredPage | None)
 # Told the slug after every write, saved or a no-op: clears /p/{slug} from the CDN and from this
-# process's lookup memo (backends.bundle.PageChanges).
+# process's lookup memo (services.page_changes.PageChanges).
 PageChanged = Callable[[str], None]
 
 

@@ -10,14 +10,14 @@ from flask import Blueprint, Response, request
 
 from api.auth import KeyCheck
 from api.rest.signal_query import refuse_parameters
-from backends.bundle import Backends
 from gate.brand_rules import brand_rules
+from schemas.catalog import Brand
 from schemas.content.brand_rules import BrandRulesBody
 
 PATH = "/api/public/content/brand"
 
 
-def create_brand_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint:
+def create_brand_blueprint(*, brand: Brand, keys: KeyCheck) -> Blueprint:
     """The brand rules document, for partners and their writers."""
     bp = Blueprint("brand", __name__)
 
@@ -25,7 +25,7 @@ def create_brand_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint:
     def get_brand_rules() -> Response:
         keys.require("content")
         refuse_parameters(request.args)
-        body = BrandRulesBody(brand=brand_rules(backends.catalog.brand))
+        body = BrandRulesBody(brand=brand_rules(brand))
         return Response(body.model_dump_json(), status=200, mimetype="application/json")
 
     return bp

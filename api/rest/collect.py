@@ -31,6 +31,7 @@ import hashlib
 import logging
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -54,7 +55,7 @@ from api.rest.collect_beacon import (
 )
 from api.rest.collect_refusals import CollectRefusals, RefusalReason
 from api.rest.signals import queue_events
-from backends.bundle import Backends
+from backends.ports import SignalQueue
 from schemas.errors import Issue
 from schemas.signals.events import (
     SITE_FIELDS,
@@ -95,10 +96,12 @@ class CollectLimits:
 def create_collect_blueprint(
     config: AppConfig,
     *,
-    backends: Backends,
+    signal_queue: SignalQueue,
+    clock: Callable[[], datetime],
     refusals: CollectRefusals | None = None,
 ) -> Blueprint:
-    """The collect route for this deployment's origin."""
+    """The collect route for this deployment's origin, queueing what it accepts on
+    `signal_queue` and dating it by `clock`."""
     bp = Blueprint("collect", __name__, url_prefix="/api/public/v1")
     hosts = {urlsplit(o).netloc.lower() for o in (config.base_url, *config.collect_allowed_origins)}
     per_visitor, per_address = config.collect_limits
@@ -119,7 +122,7 @@ def create_collect_blueprint(
 
     @bp.post("/collect")
     def collect() -> Response:
-        now = backends.clock()
+        now = clock()
         headers = request.headers
         address = request.remote_addr or ""  # in gcp mode, ProxyFix's (api/app.py)
         if _origin_host(headers) not in hosts:
@@ -133,7 +136,7 @@ def create_collect_blueprint(
                 check_rate(address, rate.forms, now, reason="over_form_limit", client=address)
             except ApiError as err:
                 return _form_rate_limited(err)
-            return _form(backends, config, now)
+            return _form(signal_queue, config, now)
         if mimetype in ("application/json", "text/plain"):
             try:
                 body = read_beacon_body()
@@ -153,7 +156,7 @@ def create_collect_blueprint(
                     address, rate.addresses, now, reason="over_address_limit", client=address
                 )
             try:
-                return record_beacon(backends, body, now)
+                return record_beacon(signal_queue, body, now)
             except ForgedBeaconError as err:
                 refused.count("forged_beacon", client_hash=hashed(address), detail=err.fields)
                 raise err.refusal from None
@@ -184,10 +187,10 @@ def _origin_host(headers: Headers) -> str:
         return ""
 
 
-def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
+def _form(signal_queue: SignalQueue, config: AppConfig, now: datetime) -> Response:
     form = request.form
     if form.get("type") == IDENTIFY:
-        return _identify(backends, now)
+        return _identify(signal_queue, now)
     slug = form.get("page", "").strip()
     if not _SLUG.match(slug) or len(slug) > 80:
         issue = Issue(field="page", code="invalid_format", message="the slug of a /p/ page")
@@ -221,7 +224,7 @@ def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
     if isinstance(event, list):  # only hidden fields failed: no visitor typed them
         raise _refused_form([i.model_copy(update={"field": _form_name(i.field)}) for i in event])
     try:
-        queue_events(backends, [browser_facts(event)])
+        queue_events(signal_queue, [browser_facts(event)])
     except ApiError as err:
         if err.status != 503:
             raise
@@ -230,7 +233,7 @@ def _form(backends: Backends, config: AppConfig, now: datetime) -> Response:
     return _see_other(f"{path}?submitted=1")
 
 
-def _identify(backends: Backends, now: datetime) -> Response:
+def _identify(signal_queue: SignalQueue, now: datetime) -> Response:
     """The beacon's `identify()`, sent when the visitor sends a form of the site's own: links
     the browser's visitor id to the address the visitor typed (202, as a beacon)."""
     form = request.form
@@ -254,7 +257,7 @@ def _identify(backends: Backends, now: datetime) -> Response:
     if isinstance(event, list) or issues:
         raise _refused_form(issues)
     event = browser_facts(event)
-    queue_events(backends, [event])
+    queue_events(signal_queue, [event])
     logger.info("collect identify", extra={"event_id": event.id})
     return recorded(event.id)
 

@@ -19,7 +19,7 @@ from flask import Response, current_app, json, request
 from api.errors import ApiError, invalid_payload, too_large
 from api.rest.json_body import parse_json
 from api.rest.signals import queue_events
-from backends.bundle import Backends
+from backends.ports import SignalQueue
 from schemas.errors import Issue
 from schemas.signals.bodies import CollectBody
 from schemas.signals.events import (
@@ -91,7 +91,7 @@ class ForgedBeaconError(Exception):
         self.fields = fields
 
 
-def record_beacon(backends: Backends, body: dict[str, Any], now: datetime) -> Response:
+def record_beacon(signal_queue: SignalQueue, body: dict[str, Any], now: datetime) -> Response:
     """Store a page view or a CTA click. Raises: ApiError 422, ForgedBeaconError."""
     # Every fault in one answer: the beacon's own checks here, the event's fields below.
     issues: list[Issue] = []
@@ -139,7 +139,7 @@ def record_beacon(backends: Backends, body: dict[str, Any], now: datetime) -> Re
             raise ForgedBeaconError(refusal, ", ".join(forged))
         raise refusal
     event = browser_facts(event)
-    queue_events(backends, [event])
+    queue_events(signal_queue, [event])
     return recorded(event.id)
 
 

@@ -24,14 +24,11 @@ from api.errors import (
     invalid_query,
     not_found,
     page_errors,
-    unsupported_media_type,
 )
 from api.rest.idempotency import Idempotency
-from api.rest.json_body import parse_content_json
-from api.rest.page_unit import page_unit
+from api.rest.json_body import request_json
 from api.rest.signal_query import refuse_parameters
-from backends.bundle import Backends
-from backends.ports import PAGE_STATUSES, NotFoundError, StoredPage
+from backends.ports import PAGE_STATUSES, IdempotencyStore, NotFoundError, StoredPage
 from domain.etags import etag_listed
 from domain.numbers import ascii_whole_number
 from schemas.content.pages import (
@@ -57,26 +54,28 @@ LIST_PARAMS = frozenset({"status", "partner", "cursor", "limit"})
 VERSION_LIST_PARAMS = frozenset({"cursor", "limit"})
 
 
-def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: KeyCheck) -> Blueprint:
+def create_content_blueprint(
+    *, pages: Pages, idempotency: IdempotencyStore, config: AppConfig, keys: KeyCheck
+) -> Blueprint:
     """The page operations of SPEC's Content API (generate is the jobs blueprint's) and a
-    page's history: list, read and restore its versions, so no write is lost for good."""
+    page's history: list, read and restore its versions, so no write is lost for good.
+    `pages`: the page use cases' unit; `idempotency`: where Idempotency-Key answers are kept."""
     bp = Blueprint("content", __name__, url_prefix=PREFIX)
     answer_unavailable(bp, "The page store is unavailable; retry")
-    idempotent = Idempotency(backends.idempotency, clock=backends.clock)
-    pages = page_unit(backends)
+    idempotent = Idempotency(idempotency, clock=pages.clock)
 
     @bp.post("")
     def save_page() -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        payload = _json_body()
+        payload = request_json(request, max_bytes=MAX_BODY_BYTES, content=True)
 
         def save() -> Response:
             with page_errors():
                 saved = page_writes.put_page(
                     pages, payload=payload, editor=editor_of(principal), conditions=_conditions()
                 )
-            response = _page_response(_written(saved), 201, config, backends)
+            response = _page_response(_written(saved), 201, config, pages)
             response.headers["Location"] = f"{PREFIX}/{saved.slug}"
             return response
 
@@ -93,7 +92,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
             raise _bad_query("partner", "left out: only a content_admin key picks a partner")
         try:
             found = pages_service.list_visible_pages(
-                pages=backends.pages,
+                pages=pages.store,
                 editor=editor_of(principal),
                 status=status,
                 cursor=cursor,
@@ -113,16 +112,16 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
     def get_page(slug: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        page = _visible(slug, principal, backends)
+        page = _visible(slug, principal, pages)
         if etag_listed(request.headers.get("If-None-Match"), etag(page)):
             return Response(status=304, headers={"ETag": etag(page)})
-        return _page_response(page, 200, config, backends)
+        return _page_response(page, 200, config, pages)
 
     @bp.patch("/<slug>")
     def patch_page(slug: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        patch = _json_body(merge_patch_allowed=True)
+        patch = request_json(request, max_bytes=MAX_BODY_BYTES, merge_patch=True, content=True)
         with page_errors():
             saved = page_writes.patch_page(
                 pages,
@@ -131,7 +130,7 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
                 editor=editor_of(principal),
                 conditions=_conditions(),
             )
-        return _page_response(_written(saved), 200, config, backends)
+        return _page_response(_written(saved), 200, config, pages)
 
     @bp.delete("/<slug>")
     def unpublish_page(slug: str) -> Response:
@@ -141,18 +140,15 @@ def create_content_blueprint(*, backends: Backends, config: AppConfig, keys: Key
             saved = page_writes.unpublish_page(
                 pages, slug=slug, editor=editor_of(principal), conditions=_conditions()
             )
-        return _page_response(_written(saved), 200, config, backends)
+        return _page_response(_written(saved), 200, config, pages)
 
-    register_history_routes(
-        bp, backends=backends, pages=pages, config=config, keys=keys, idempotent=idempotent
-    )
+    register_history_routes(bp, pages=pages, config=config, keys=keys, idempotent=idempotent)
     return bp
 
 
 def register_history_routes(
     bp: Blueprint,
     *,
-    backends: Backends,
     pages: Pages,
     config: AppConfig,
     keys: KeyCheck,
@@ -167,7 +163,7 @@ def register_history_routes(
         _status, cursor, limit = _list_query(with_status=False)
         try:
             found = pages_service.list_history(
-                pages=backends.pages,
+                pages=pages.store,
                 slug=slug,
                 editor=editor_of(principal),
                 cursor=cursor,
@@ -190,7 +186,7 @@ def register_history_routes(
         refuse_parameters(request.args)
         try:
             found = pages_service.find_version(
-                pages=backends.pages, slug=slug, version=number, editor=editor_of(principal)
+                pages=pages.store, slug=slug, version=number, editor=editor_of(principal)
             )
         except NotFoundError as err:
             raise not_found(f"No version {number} of page {slug!r}") from err
@@ -216,7 +212,7 @@ def register_history_routes(
                     editor=editor_of(principal),
                     conditions=_conditions(),
                 )
-            return _page_response(_written(restored), 200, config, backends)
+            return _page_response(_written(restored), 200, config, pages)
 
         return idempotent.run(principal, {"restore": number}, restore)
 
@@ -248,9 +244,9 @@ def _written(page: StoredPage) -> StoredPage:
     return page
 
 
-def _visible(slug: str, principal: Principal, backends: Backends) -> StoredPage:
+def _visible(slug: str, principal: Principal, pages: Pages) -> StoredPage:
     try:
-        return pages_service.find_page(pages=backends.pages, slug=slug, editor=editor_of(principal))
+        return pages_service.find_page(pages=pages.store, slug=slug, editor=editor_of(principal))
     except NotFoundError as err:
         raise _not_found(slug) from err
 
@@ -258,16 +254,6 @@ def _visible(slug: str, principal: Principal, backends: Backends) -> StoredPage:
 def _not_found(slug: str) -> ApiError:
     # Another partner's page answers exactly as a slug nobody has.
     return not_found(f"No page {slug!r}")
-
-
-def _json_body(*, merge_patch_allowed: bool = False) -> object:
-    allowed = {"application/json"} | (
-        {"application/merge-patch+json"} if merge_patch_allowed else set()
-    )
-    if request.mimetype not in allowed:
-        raise unsupported_media_type(f"Send the body as {' or '.join(sorted(allowed))}")
-    request.max_content_length = MAX_BODY_BYTES
-    return parse_content_json(request.get_data(cache=True))
 
 
 def _list_query(*, with_status: bool = True) -> tuple[Any, str | None, int]:
@@ -293,10 +279,8 @@ def _version(page: StoredPage, config: AppConfig) -> VersionRecord:
     return version_record(page, base_url=config.base_url)
 
 
-def _page_response(
-    page: StoredPage, status: int, config: AppConfig, backends: Backends
-) -> Response:
-    warnings = pages_service.page_warnings(page=page, brand=backends.catalog.brand)
+def _page_response(page: StoredPage, status: int, config: AppConfig, pages: Pages) -> Response:
+    warnings = pages_service.page_warnings(page=page, brand=pages.brand)
     body = PageBody(page=_record(page, config), warnings=warnings)
     response = _json(body.model_dump_json(), status)
     response.headers["ETag"] = etag(page)

@@ -16,15 +16,13 @@ from flask import Blueprint, Response, request
 
 from api.auth import KeyCheck
 from api.config import AppConfig
-from api.errors import answer_unavailable, experiment_errors, unsupported_media_type
+from api.errors import answer_unavailable, experiment_errors
 from api.rest.content import PREFIX, editor_of
 from api.rest.idempotency import Idempotency
-from api.rest.json_body import parse_json
-from api.rest.page_unit import page_unit
+from api.rest.json_body import request_json
 from api.rest.signal_query import refuse_parameters
 from api.rest.variant_serving import Split
-from backends.bundle import Backends
-from backends.ports import StoredAllocation
+from backends.ports import IdempotencyStore, StoredAllocation
 from domain.experiments import Experiment
 from schemas.content.experiments import (
     ExperimentArmRecord,
@@ -40,22 +38,10 @@ from services.page_experiments import (
     end_page_experiment,
     page_experiment,
     serving_split,
-    stats_tally,
 )
 from services.pages import Editor
 
 MAX_BODY_BYTES = 4 * 1024
-
-
-def experiment_ports(backends: Backends, config: AppConfig) -> ExperimentPorts:
-    """The stores and settings of the experiment use cases; counts from the page stats."""
-    return ExperimentPorts(
-        pages=page_unit(backends),
-        variants=backends.variants,
-        experiments=backends.experiments,
-        settings=config.experiment,
-        tally=stats_tally(backends.signals, clock=backends.clock),
-    )
 
 
 def experiment_split(ports: ExperimentPorts, *, clock: Callable[[], datetime]) -> Split:
@@ -77,19 +63,20 @@ def experiment_split(ports: ExperimentPorts, *, clock: Callable[[], datetime]) -
 
 
 def create_experiments_blueprint(
-    *, backends: Backends, ports: ExperimentPorts, config: AppConfig, keys: KeyCheck
+    *, ports: ExperimentPorts, idempotency: IdempotencyStore, config: AppConfig, keys: KeyCheck
 ) -> Blueprint:
-    """A page's experiment: its standing, and ending it."""
+    """A page's experiment: its standing, and ending it (the clock is the page unit's)."""
     bp = Blueprint("experiments", __name__, url_prefix=PREFIX)
     answer_unavailable(bp, "The page store is unavailable; retry")
-    idempotent = Idempotency(backends.idempotency, clock=backends.clock)
+    clock = ports.pages.clock
+    idempotent = Idempotency(idempotency, clock=clock)
 
     def standing(slug: str, editor: Editor) -> Response:
         with experiment_errors(slug):
             # Unseeded: the figures are Monte Carlo estimates, within about 0.005 of each other
             # from one read to the next.
             found = page_experiment(
-                ports, slug=slug, editor=editor, now=backends.clock(), rng=np.random.default_rng()
+                ports, slug=slug, editor=editor, now=clock(), rng=np.random.default_rng()
             )
         return _json(_body(slug, found, config).model_dump_json(), 200)
 
@@ -103,14 +90,14 @@ def create_experiments_blueprint(
     def end_experiment(slug: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        payload = _json_body()
+        payload = request_json(request, max_bytes=MAX_BODY_BYTES)
 
         def end() -> Response:
             body = PageExperimentEndInput.model_validate(payload)
             editor = editor_of(principal)
             with experiment_errors(slug):
                 end_page_experiment(
-                    ports, slug=slug, winner=body.winner, editor=editor, now=backends.clock()
+                    ports, slug=slug, winner=body.winner, editor=editor, now=clock()
                 )
             return standing(slug, editor)
 
@@ -158,13 +145,6 @@ def _status(experiment: Experiment | None, found: PageExperiment) -> ExperimentS
     if experiment is not None:
         return experiment.status
     return "running" if found.allocation is not None else "none"
-
-
-def _json_body() -> object:
-    if request.mimetype != "application/json":
-        raise unsupported_media_type("Send the body as application/json")
-    request.max_content_length = MAX_BODY_BYTES
-    return parse_json(request.get_data(cache=True))
 
 
 def _json(body: str, status: int) -> Response:

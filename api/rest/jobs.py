@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from flask import Blueprint, Response, request
@@ -27,13 +29,18 @@ from api.errors import (
     problem_response,
     slug_taken,
     unavailable,
-    unsupported_media_type,
 )
 from api.rest.idempotency import Idempotency
-from api.rest.json_body import parse_content_json
+from api.rest.json_body import request_json
 from api.rest.signal_query import refuse_parameters
-from backends.bundle import Backends
-from backends.ports import UnavailableError
+from backends.ports import (
+    DeliveryOptions,
+    IdempotencyStore,
+    JobQueue,
+    JobStore,
+    PageStore,
+    UnavailableError,
+)
 from schemas.content.jobs import JobRecord
 from services.generation_results import generated_page_body, job_view, stored_page
 from services.jobs import ABANDONED, BriefRefusedError, checked_brief, start_generation
@@ -47,18 +54,32 @@ MAX_BODY_BYTES = 256 * 1024
 _JOB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
-def create_jobs_blueprint(*, backends: Backends, config: AppConfig, keys: KeyCheck) -> Blueprint:
+@dataclass(frozen=True)
+class JobPorts:
+    """What the jobs surface works on: the job store and queue, the page store a finished job's
+    page is read from, the kept Idempotency-Key answers, the clock, and the delivery options
+    (whether a brief's callback may name a loopback receiver)."""
+
+    jobs: JobStore
+    job_queue: JobQueue
+    pages: PageStore
+    idempotency: IdempotencyStore
+    clock: Callable[[], datetime]
+    delivery_options: DeliveryOptions
+
+
+def create_jobs_blueprint(*, ports: JobPorts, config: AppConfig, keys: KeyCheck) -> Blueprint:
     """POST generate and GET jobs/{id}, with the content key."""
     bp = Blueprint("jobs", __name__)
     answer_unavailable(bp, "The job store is unavailable; retry")
-    idempotent = Idempotency(backends.idempotency, clock=backends.clock)
-    surface = _Jobs(backends, config)
+    idempotent = Idempotency(ports.idempotency, clock=ports.clock)
+    surface = _Jobs(ports, config)
 
     @bp.post(GENERATE_PATH)
     def generate() -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        payload = _json_body()
+        payload = request_json(request, max_bytes=MAX_BODY_BYTES, content=True, what="the brief")
         response = idempotent.run(principal, payload, lambda: surface.generate(principal, payload))
         if surface.abandoned_replay(response):
             # The first job was abandoned (its workers kept dying): start a new one, and keep
@@ -73,7 +94,7 @@ def create_jobs_blueprint(*, backends: Backends, config: AppConfig, keys: KeyChe
         principal = keys.require("content")
         refuse_parameters(request.args)
         # An id no job can have never reaches the store (Firestore refuses `__x__` and `..`).
-        job = backends.jobs.get_job(job_id) if _JOB_ID.match(job_id) else None
+        job = ports.jobs.get_job(job_id) if _JOB_ID.match(job_id) else None
         # Another partner's job answers exactly as one nobody has; content_admin sees all.
         if job is None or (job.editor.partner != principal.partner and not principal.admin):
             raise not_found(f"No job {job_id!r}")
@@ -89,7 +110,7 @@ def create_jobs_blueprint(*, backends: Backends, config: AppConfig, keys: KeyChe
 class _Jobs:
     """The jobs surface over one app's ports and settings."""
 
-    backends: Backends
+    ports: JobPorts
     config: AppConfig
 
     def replayed_job(self, response: Response) -> JobRecord | None:
@@ -98,7 +119,7 @@ class _Jobs:
         if response.status_code != 202 or response.headers.get("Idempotent-Replayed") != "true":
             return None
         job_id = response.headers.get("Location", "").removeprefix(f"{JOBS_PATH}/")
-        return self.backends.jobs.get_job(job_id) if _JOB_ID.match(job_id) else None
+        return self.ports.jobs.get_job(job_id) if _JOB_ID.match(job_id) else None
 
     def abandoned_replay(self, response: Response) -> bool:
         job = self.replayed_job(response)
@@ -133,21 +154,21 @@ class _Jobs:
     def generate(self, principal: Principal, payload: object) -> Response:
         config = self.config
         # http callbacks to loopback receivers where deliveries may go there (a local run)
-        loopback = self.backends.delivery_options.allow_loopback
+        loopback = self.ports.delivery_options.allow_loopback
         try:
             brief = checked_brief(payload, allow_loopback_http=loopback)
         except BriefRefusedError as err:
             raise invalid_payload(err.issues, err.message) from err
         try:
             job = start_generation(
-                pages=self.backends.pages,
-                jobs=self.backends.jobs,
-                job_queue=self.backends.job_queue,
+                pages=self.ports.pages,
+                jobs=self.ports.jobs,
+                job_queue=self.ports.job_queue,
                 brief=brief,
                 editor=Editor(
                     partner=principal.partner, key_id=principal.key_id, admin=principal.admin
                 ),
-                now=self.backends.clock(),
+                now=self.ports.clock(),
             )
         except SlugTakenError as err:
             raise slug_taken(
@@ -163,7 +184,7 @@ class _Jobs:
         config = self.config
         body = generated_page_body(
             job,
-            pages=self.backends.pages,
+            pages=self.ports.pages,
             base_url=config.base_url,
             preview_secret=config.preview_secret,
             with_secret=created,
@@ -206,13 +227,13 @@ class _Jobs:
         """
         if seconds <= 0:
             return job
-        return self.backends.jobs.wait_finished(job.id, seconds) or job
+        return self.ports.jobs.wait_finished(job.id, seconds) or job
 
     def page_json(self, job: JobRecord) -> dict[str, Any] | None:
         config = self.config
         return stored_page(
             job,
-            pages=self.backends.pages,
+            pages=self.ports.pages,
             base_url=config.base_url,
             preview_secret=config.preview_secret,
         )
@@ -224,13 +245,6 @@ class _Jobs:
 def _prefers_async() -> bool:
     prefer = ",".join(request.headers.getlist("Prefer")).lower()
     return any(part.strip().split(";")[0] == "respond-async" for part in prefer.split(","))
-
-
-def _json_body() -> object:
-    if request.mimetype != "application/json":
-        raise unsupported_media_type("Send the brief as application/json")
-    request.max_content_length = MAX_BODY_BYTES
-    return parse_content_json(request.get_data(cache=True))
 
 
 def _json(body: dict[str, Any], status: int) -> Response:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 
 import pydantic_core
+from flask import Request
 
-from api.errors import ApiError, bad_request, invalid_payload
+from api.errors import ApiError, bad_request, invalid_payload, unsupported_media_type
 from schemas.errors import Issue
 from services.payload_bounds import raw_bound_issue
 
@@ -29,6 +30,28 @@ _NUMBER_SHAPES = bytes(
     {**_SHAPE_OF, ord("+"): ord("+"), ord("-"): ord("+")}.get(c, 32) for c in range(256)
 )
 _PAST_RANGE = (b"e111", b"e+111", b"1" * 309)
+
+
+def request_json(
+    request: Request,
+    *,
+    max_bytes: int | None = None,
+    merge_patch: bool = False,
+    content: bool = False,
+    what: str = "the body",
+) -> object:
+    """A view's request body as JSON: its media type, then its size, then its bytes.
+
+    Raises: ApiError 415 unless sent as application/json (or application/merge-patch+json
+    where `merge_patch`), 413 past `max_bytes`, then parse_json's (or, for a page's, a
+    variant's or a brief's `content`, parse_content_json's) refusals."""
+    allowed = {"application/json"} | ({"application/merge-patch+json"} if merge_patch else set())
+    if request.mimetype not in allowed:
+        raise unsupported_media_type(f"Send {what} as {' or '.join(sorted(allowed))}")
+    if max_bytes is not None:
+        request.max_content_length = max_bytes
+    raw = request.get_data(cache=True)
+    return parse_content_json(raw) if content else parse_json(raw)
 
 
 def parse_json(raw: bytes) -> object:

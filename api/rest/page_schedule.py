@@ -21,21 +21,18 @@ from api.errors import (
     unsupported_media_type,
 )
 from api.rest.json_body import parse_json
-from api.rest.page_unit import page_unit
-from backends.bundle import Backends
 from schemas.content.schedule import ScheduleTaskInput
 from schemas.errors import issues_from_errors
 from services.deliveries import INTERNAL_TOKEN_HEADER
 from services.page_schedule import SCHEDULE_PATH, EarlyError, run_scheduled
-from services.pages import BusyError
+from services.pages import BusyError, Pages
 
 
-def create_page_schedule_blueprint(*, backends: Backends) -> Blueprint:
-    """The internal route of scheduled publishing."""
+def create_page_schedule_blueprint(*, pages: Pages) -> Blueprint:
+    """The internal route of scheduled publishing, over the page use cases' unit."""
     bp = Blueprint("page_schedule", __name__)
     answer_unavailable(bp, "The page store is unavailable; the task runs again")
-    options = backends.delivery_options
-    pages = page_unit(backends)
+    options = pages.options
 
     @bp.post(SCHEDULE_PATH.replace("{slug}", "<slug>"))
     def run(slug: str) -> Response:

@@ -6,15 +6,14 @@ and renders its body; the range rules and who may see a page are the service's.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import date
+from collections.abc import Callable, Mapping
+from datetime import date, datetime
 
 from flask import Blueprint, Response, request
 
 from api.auth import KeyCheck
 from api.errors import answer_unavailable, invalid_query, not_found
-from backends.bundle import Backends
-from backends.ports import NotFoundError
+from backends.ports import NotFoundError, PageStore, SignalStore
 from domain.numbers import ascii_whole_number
 from schemas.content.page_stats import STATS_BY, StatsBy
 from schemas.errors import Issue
@@ -25,7 +24,9 @@ PREFIX = "/api/public/content/pages"
 STATS_PARAMS = frozenset({"days", "since", "until", "by"})
 
 
-def create_page_stats_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint:
+def create_page_stats_blueprint(
+    *, pages: PageStore, signals: SignalStore, clock: Callable[[], datetime], keys: KeyCheck
+) -> Blueprint:
     """The funnel route, beside the Content API's page routes (same key, same lanes)."""
     bp = Blueprint("page_stats", __name__, url_prefix=PREFIX)
     answer_unavailable(bp, "The signal store is unavailable; retry")
@@ -37,11 +38,11 @@ def create_page_stats_blueprint(*, backends: Backends, keys: KeyCheck) -> Bluepr
         editor = Editor(partner=principal.partner, key_id=principal.key_id, admin=principal.admin)
         try:
             body = page_stats.page_funnel(
-                pages=backends.pages,
-                signals=backends.signals,
+                pages=pages,
+                signals=signals,
                 slug=slug,
                 editor=editor,
-                today=backends.clock().date(),
+                today=clock().date(),
                 days=days,
                 since=since,
                 until=until,

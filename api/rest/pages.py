@@ -34,10 +34,10 @@ from api.rest.variant_serving import (
     assign,
     assignment_cookie,
 )
-from backends.bundle import PageChanges
 from backends.ports import PageStore, StoredPage, StoredVariant, UnavailableError, VariantStore
 from schemas.catalog import Brand
 from schemas.content.pages import SLUG_PATTERN, SitePageInput
+from services.page_changes import PageChanges
 from services.pages import page_warnings
 from services.previews import verify_preview_token
 

@@ -7,7 +7,9 @@ the ingest key. Ingest validates and publishes to the queue; the ingest worker s
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
@@ -29,8 +31,14 @@ from api.rest.signal_query import (
     parse_stream_query,
     refuse_parameters,
 )
-from backends.bundle import Backends
-from backends.ports import UnavailableError
+from backends.ports import (
+    PageStore,
+    SignalQueue,
+    SignalStore,
+    SuppressionStore,
+    UnavailableError,
+    WebhookStore,
+)
 from schemas.errors import Issue
 from schemas.signals.bodies import (
     AccountsBody,
@@ -70,7 +78,20 @@ def _json(model: Any, status: int = 200) -> Response:
     )
 
 
-def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint:
+@dataclass(frozen=True)
+class SignalPorts:
+    """What the Signal API works on: the stored events and the ingest queue, the webhooks and
+    suppressions an erasure reaches, the pages a partner's limited key may see, the clock."""
+
+    signals: SignalStore
+    signal_queue: SignalQueue
+    webhooks: WebhookStore
+    suppressions: SuppressionStore
+    pages: PageStore
+    clock: Callable[[], datetime]
+
+
+def create_signals_blueprint(*, ports: SignalPorts, keys: KeyCheck) -> Blueprint:
     """The Signal API routes."""
     bp = Blueprint("signals", __name__, url_prefix="/api/public/v1/signals")
     answer_unavailable(bp, "The signal store is unavailable; retry")
@@ -78,15 +99,15 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
     @bp.get("")
     def read_stream() -> Response:
         principal = keys.require("signals", allow_bearer=True)
-        parsed = parse_stream_query(request.args, now=backends.clock())
+        parsed = parse_stream_query(request.args, now=ports.clock())
         visibility = visibility_of(
-            limits=principal.limits, partner=principal.partner, pages=backends.pages
+            limits=principal.limits, partner=principal.partner, pages=ports.pages
         )
         if visibility is None:
-            page = backends.signals.read_stream(parsed.query)
+            page = ports.signals.read_stream(parsed.query)
         else:
             page = read_visible_stream(
-                signals=backends.signals, query=parsed.query, visibility=visibility
+                signals=ports.signals, query=parsed.query, visibility=visibility
             )
         cursor = encode_cursor(page.last or parsed.start)
         return _json(StreamBody(events=page.events, next_since=cursor, has_more=page.has_more))
@@ -96,20 +117,20 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
         """The newest events now (newest first), and the cursor to poll on from the newest."""
         keys.require("signals", allow_bearer=True)
         query = parse_latest_query(request.args)
-        page = backends.signals.read_stream(query)
+        page = ports.signals.read_stream(query)
         # With none matching, a poll starts a little back: on Google Cloud an event of the last
         # seconds may still be settling, and it must not fall behind the cursor.
-        start = Position(recorded_at=backends.clock() - LATEST_EMPTY_MARGIN)
+        start = Position(recorded_at=ports.clock() - LATEST_EMPTY_MARGIN)
         cursor = encode_cursor(page.last or start)
         return _json(StreamBody(events=page.events, next_since=cursor, has_more=page.has_more))
 
     @bp.get("/accounts")
     def list_accounts() -> Response:
         require_unlimited_signals_key(keys, "account roll-ups count every event")
-        now = backends.clock()
+        now = ports.clock()
         query = parse_account_query(request.args, now=now)
         summaries, has_more, last = signal_reads.list_accounts(
-            signals=backends.signals, query=query, now=now
+            signals=ports.signals, query=query, now=now
         )
         cursor = encode_account_cursor(query.sort, last) if last is not None else None
         return _json(AccountsBody(accounts=summaries, has_more=has_more, next_cursor=cursor))
@@ -125,9 +146,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
             )
             raise bad_request("invalid_domain", "Give a domain such as acme.com", [issue])
         return _json(
-            signal_reads.account_story(
-                signals=backends.signals, domain=domain, now=backends.clock()
-            )
+            signal_reads.account_story(signals=ports.signals, domain=domain, now=ports.clock())
         )
 
     @bp.get("/people/<raw_email>")
@@ -135,7 +154,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
         require_unlimited_signals_key(keys, "person roll-ups count every event")
         email = _email(raw_email)
         return _json(
-            signal_reads.person_story(signals=backends.signals, email=email, now=backends.clock())
+            signal_reads.person_story(signals=ports.signals, email=email, now=ports.clock())
         )
 
     @bp.delete("/people/<raw_email>")
@@ -143,11 +162,11 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
         principal = keys.require("ingest", allow_bearer=True)
         email = _email(raw_email)
         erased = signals_service.erase_person(
-            signals=backends.signals,
-            webhooks=backends.webhooks,
-            suppressions=backends.suppressions,
+            signals=ports.signals,
+            webhooks=ports.webhooks,
+            suppressions=ports.suppressions,
             email=email,
-            now=backends.clock(),
+            now=ports.clock(),
         )
         logger.info(
             "erased person %s: %d events and %d webhook deliveries removed",
@@ -162,7 +181,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
     def ingest_events() -> Response:
         keys.require("ingest", allow_bearer=True)
         raw_events, imported = _batch(request.get_data())
-        now = backends.clock()
+        now = ports.clock()
         accepted: list[NewEvent] = []
         at: list[int] = []  # each accepted event's index in the batch
         refused: list[Refused] = []
@@ -178,7 +197,7 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
                     result = result.model_copy(update={"imported": True})
                 accepted.append(result)
                 at.append(index)
-        held = held_events(accepted, suppressions=backends.suppressions)
+        held = held_events(accepted, suppressions=ports.suppressions)
         if held:  # erased addresses: refused by name until an operator lifts them
             refused += [Refused(index=at[n], id=accepted[n].id, issues=[SUPPRESSED]) for n in held]
             refused.sort(key=lambda r: r.index)
@@ -192,17 +211,17 @@ def create_signals_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint
                 for i in r.issues
             ] or [Issue(field="events", code="too_few", message="at least 1 event")]
             raise invalid_payload(issues, "No event was accepted")
-        queue_events(backends, accepted)
+        queue_events(ports.signal_queue, accepted)
         ids = list(dict.fromkeys(e.id for e in accepted))
         return _json(IngestBody(accepted=ids, refused=refused), status=202)
 
     return bp
 
 
-def queue_events(backends: Backends, events: list[NewEvent]) -> None:
+def queue_events(signal_queue: SignalQueue, events: list[NewEvent]) -> None:
     """Hand events to the ingest queue. Raises: ApiError 503 when the queue is down."""
     try:
-        signals_service.queue_events(signal_queue=backends.signal_queue, events=events)
+        signals_service.queue_events(signal_queue=signal_queue, events=events)
     except UnavailableError as err:
         logger.warning("signal queue unavailable: %s", err)
         raise unavailable("Could not queue the events; retry") from err

@@ -17,16 +17,13 @@ from api.auth import KeyCheck
 from api.errors import (
     answer_unavailable,
     invalid_payload,
-    unsupported_media_type,
     variant_errors,
 )
 from api.rest.content import PREFIX, editor_of
 from api.rest.idempotency import Idempotency
-from api.rest.json_body import parse_content_json
-from api.rest.page_unit import page_unit
+from api.rest.json_body import request_json
 from api.rest.signal_query import refuse_parameters
-from backends.bundle import Backends
-from backends.ports import StoredAllocation, StoredVariant
+from backends.ports import IdempotencyStore, StoredAllocation, StoredVariant, VariantStore
 from domain.etags import etag_listed
 from schemas.content.pages import GateResult
 from schemas.content.variants import (
@@ -42,37 +39,39 @@ from schemas.content.variants import (
 from schemas.errors import Issue
 from services import variants as variants_service
 from services.page_records import version_etag
+from services.pages import Pages
 
 MAX_BODY_BYTES = 1024 * 1024
 _Versioned = TypeVar("_Versioned", StoredVariant, StoredAllocation)
 
 
-def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprint:
-    """The variant and allocation routes of a page."""
+def create_variants_blueprint(
+    *, pages: Pages, variants: VariantStore, idempotency: IdempotencyStore, keys: KeyCheck
+) -> Blueprint:
+    """The variant and allocation routes of a page, over the page use cases' unit."""
     bp = Blueprint("variants", __name__, url_prefix=PREFIX)
     answer_unavailable(bp, "The page store is unavailable; retry")
-    idempotent = Idempotency(backends.idempotency, clock=backends.clock)
-    pages = page_unit(backends)
+    idempotent = Idempotency(idempotency, clock=pages.clock)
 
     @bp.post("/<slug>/variants")
     def create_variant(slug: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        payload = _json_body()
+        payload = request_json(request, max_bytes=MAX_BODY_BYTES, content=True)
 
         def create() -> Response:
             body = VariantInput.model_validate(payload)
             with variant_errors(slug):
                 saved = variants_service.create_variant(
                     pages,
-                    variants=backends.variants,
+                    variants=variants,
                     slug=slug,
                     payload=body.page,
                     variant_id=body.id,
                     start_at=body.start_at,
                     editor=editor_of(principal),
                 )
-            response = _variant_response(saved, 201, backends)
+            response = _variant_response(saved, 201, pages)
             response.headers["Location"] = f"{PREFIX}/{slug}/variants/{saved.variant_id}"
             return response
 
@@ -84,8 +83,8 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
         refuse_parameters(request.args)
         with variant_errors(slug):
             found = variants_service.list_variants(
-                pages=backends.pages,
-                variants=backends.variants,
+                pages=pages.store,
+                variants=variants,
                 slug=slug,
                 editor=editor_of(principal),
             )
@@ -98,21 +97,21 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
         refuse_parameters(request.args)
         with variant_errors(slug):
             found = variants_service.find_variant(
-                pages=backends.pages,
-                variants=backends.variants,
+                pages=pages.store,
+                variants=variants,
                 slug=slug,
                 variant_id=variant_id,
                 editor=editor_of(principal),
             )
         if etag_listed(request.headers.get("If-None-Match"), _etag(found)):
             return Response(status=304, headers={"ETag": _etag(found)})
-        return _variant_response(found, 200, backends)
+        return _variant_response(found, 200, pages)
 
     @bp.patch("/<slug>/variants/<variant_id>")
     def patch_variant(slug: str, variant_id: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        patch = _json_body(merge_patch_allowed=True)
+        patch = request_json(request, max_bytes=MAX_BODY_BYTES, merge_patch=True, content=True)
         if not isinstance(patch, dict):
             raise invalid_payload(
                 [Issue(field="", code="invalid_type", message="a merge patch is a JSON object")]
@@ -127,7 +126,7 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
             with variant_errors(slug):
                 saved = variants_service.change_variant(
                     pages,
-                    variants=backends.variants,
+                    variants=variants,
                     slug=slug,
                     variant_id=variant_id,
                     patch=parsed.page,
@@ -136,7 +135,7 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
                     editor=editor_of(principal),
                     precondition=_if_match(),
                 )
-            return _variant_response(saved, 200, backends)
+            return _variant_response(saved, 200, pages)
 
         return idempotent.run(
             principal, {"variant_patch": [slug, variant_id], "body": patch}, change
@@ -150,12 +149,12 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
         def delete() -> Response:
             with variant_errors(slug):
                 variants_service.delete_variant(
-                    pages=backends.pages,
-                    variants=backends.variants,
+                    pages=pages.store,
+                    variants=variants,
                     slug=slug,
                     variant_id=variant_id,
                     editor=editor_of(principal),
-                    changed=backends.page_changes,
+                    changed=pages.changed,
                     precondition=_if_match(),
                 )
             deleted = Response(status=204)
@@ -170,8 +169,8 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
         refuse_parameters(request.args)
         with variant_errors(slug):
             found = variants_service.find_allocation(
-                pages=backends.pages,
-                variants=backends.variants,
+                pages=pages.store,
+                variants=variants,
                 slug=slug,
                 editor=editor_of(principal),
             )
@@ -181,20 +180,20 @@ def create_variants_blueprint(*, backends: Backends, keys: KeyCheck) -> Blueprin
     def put_allocation(slug: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        payload = _json_body()
+        payload = request_json(request, max_bytes=MAX_BODY_BYTES, content=True)
 
         def put() -> Response:
             body = AllocationInput.model_validate(payload)
             with variant_errors(slug):
                 saved = variants_service.set_allocation(
-                    pages=backends.pages,
-                    variants=backends.variants,
+                    pages=pages.store,
+                    variants=variants,
                     slug=slug,
                     mode=body.mode,
                     shares=body.shares,
                     editor=editor_of(principal),
-                    now=backends.clock(),
-                    changed=backends.page_changes,
+                    now=pages.clock(),
+                    changed=pages.changed,
                     precondition=_if_match(),
                 )
             return _allocation_response(slug, saved)
@@ -229,8 +228,8 @@ def _record(variant: StoredVariant) -> VariantRecord:
     )
 
 
-def _variant_response(variant: StoredVariant, status: int, backends: Backends) -> Response:
-    warnings = variants_service.variant_warnings(variant=variant, brand=backends.catalog.brand)
+def _variant_response(variant: StoredVariant, status: int, pages: Pages) -> Response:
+    warnings = variants_service.variant_warnings(variant=variant, brand=pages.brand)
     body = VariantBody(variant=_record(variant), warnings=warnings)
     response = _json(body.model_dump_json(), status)
     response.headers["ETag"] = _etag(variant)
@@ -253,16 +252,6 @@ def _allocation_response(slug: str, allocation: StoredAllocation | None) -> Resp
     if allocation is not None:
         response.headers["ETag"] = _etag(allocation)
     return response
-
-
-def _json_body(*, merge_patch_allowed: bool = False) -> object:
-    allowed = {"application/json"} | (
-        {"application/merge-patch+json"} if merge_patch_allowed else set()
-    )
-    if request.mimetype not in allowed:
-        raise unsupported_media_type(f"Send the body as {' or '.join(sorted(allowed))}")
-    request.max_content_length = MAX_BODY_BYTES
-    return parse_content_json(request.get_data(cache=True))
 
 
 def _json(body: str, status: int) -> Response:

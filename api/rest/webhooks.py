@@ -25,10 +25,9 @@ from api.errors import (
     invalid_payload,
     not_found,
     unauthorized,
-    unsupported_media_type,
 )
 from api.rest.idempotency import Idempotency
-from api.rest.json_body import parse_json
+from api.rest.json_body import request_json
 from api.rest.signal_access import require_unlimited_signals_key
 from api.rest.signal_query import parse_deliveries_query, refuse_parameters
 from backends.ports import (
@@ -99,7 +98,7 @@ def create_webhooks_blueprint(
     @bp.post(HOOKS)
     def create_webhook() -> Response:
         principal = require_unlimited_signals_key(keys, "webhook deliveries carry every event")
-        body = _json_body()
+        body = request_json(request)
         return idempotent.run(principal, body, lambda: register(principal.partner, body))
 
     def register(partner: str, body: object) -> Response:
@@ -236,7 +235,7 @@ def create_webhooks_blueprint(
             presented.encode(), options.internal_token.encode()
         ):
             raise unauthorized("Internal route")
-        task = _parse(AttemptInput, _json_body())
+        task = _parse(AttemptInput, request_json(request))
         if task.delivery_id != delivery_id:
             raise invalid_payload(
                 [Issue(field="delivery_id", code="mismatch", message="not the path's id")]
@@ -254,12 +253,6 @@ def create_webhooks_blueprint(
         return jsonify({"ok": True, "status": done.status if done else "skipped"})
 
     return bp
-
-
-def _json_body() -> object:
-    if request.mimetype != "application/json":
-        raise unsupported_media_type("Send the body as application/json")
-    return parse_json(request.get_data(cache=True))
 
 
 def _parse(model: type[ModelT], data: Any) -> ModelT:

@@ -13,7 +13,7 @@ from dataclasses import asdict, fields
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
-from backends.bundle import utc_now
+from backends.clock import utc_now
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import (
     AuthorizationCodeRecord,

@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from backends.bundle import utc_now
+from backends.clock import utc_now
 from backends.embedded.page_funnels import (
     PAGE_FUNNEL_DDL,
     backfill_page_funnels,

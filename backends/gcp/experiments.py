@@ -8,8 +8,11 @@ from typing import Any
 from google.cloud import firestore
 
 from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
-from backends.gcp.firestore_errors import run_transaction, unavailable_when_transient
-from backends.ports import ConflictError
+from backends.gcp.firestore_errors import (
+    read_at_version,
+    run_transaction,
+    unavailable_when_transient,
+)
 from domain.experiments import Experiment
 
 
@@ -37,12 +40,13 @@ class FirestoreExperimentStore:
         ref = self._experiments.document(experiment.slug)
 
         def write(transaction: firestore.Transaction) -> None:
-            snap = ref.get(transaction=transaction, **self._deadline.read)
-            current = int(snap.get("version")) if snap.exists else 0
-            if current != expected_version:
-                raise ConflictError(
-                    f"{experiment.slug}: version {current}, expected {expected_version}"
-                )
+            read_at_version(
+                transaction,
+                ref,
+                expected=expected_version,
+                label=experiment.slug,
+                deadline=self._deadline,
+            )
             transaction.set(ref, _to_doc(experiment))
 
         run_transaction(self._client, write, deadline=self._deadline)

@@ -81,6 +81,26 @@ def create_document(
         raise ConflictError(key) from err
 
 
+def read_at_version(
+    transaction: firestore.Transaction,
+    ref: firestore.DocumentReference,
+    *,
+    expected: int,
+    label: str,
+    deadline: CallDeadline = DEFAULT_DEADLINE,
+    must_exist: bool = False,
+) -> Any:
+    """`ref`'s snapshot read in `transaction`, when its stored `version` (0 for none) is
+    `expected`: the compare of every versioned save (pages, variants, allocations,
+    experiments). Raises: ConflictError naming `label` otherwise, or when `must_exist` and
+    there is no document."""
+    snap = ref.get(transaction=transaction, **deadline.read)
+    current = int(snap.get("version")) if snap.exists else 0
+    if current != expected or (must_exist and current == 0):
+        raise ConflictError(f"{label}: version {current}, expected {expected}")
+    return snap
+
+
 class _ContendedError(Exception):
     """Every try of a round met contention (the client's ValueError is its cause)."""
 

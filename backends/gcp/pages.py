@@ -15,10 +15,13 @@ from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
 from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
-from backends.gcp.firestore_errors import run_transaction, unavailable_when_transient
+from backends.gcp.firestore_errors import (
+    read_at_version,
+    run_transaction,
+    unavailable_when_transient,
+)
 from backends.page_cursor import decode_cursor, decode_version_cursor, encode_cursor
 from backends.ports import (
-    ConflictError,
     PageList,
     PageStatus,
     QuotaExceededError,
@@ -101,10 +104,13 @@ class FirestorePageStore:
 
         def write(transaction: firestore.Transaction) -> None:
             read = {"transaction": transaction, **self._deadline.read}
-            snap = ref.get(**read)
-            current = int(snap.get("version")) if snap.exists else 0
-            if current != expected_version:
-                raise ConflictError(f"{page.slug}: version {current}, expected {expected_version}")
+            read_at_version(
+                transaction,
+                ref,
+                expected=expected_version,
+                label=page.slug,
+                deadline=self._deadline,
+            )
             doc = _to_doc(page)
             pruned = page.version - self._keep if self._keep else 0
             # Reads before writes (a transaction's rule): what this write replaces or deletes.

@@ -21,7 +21,7 @@ from typing import Any
 
 from google.cloud import firestore
 
-from backends.bundle import utc_now
+from backends.clock import utc_now
 from backends.gcp.account_shards import (
     SHARDS,
     cap_pages,

@@ -11,8 +11,12 @@ from typing import Any
 from google.cloud import firestore
 
 from backends.gcp.deadline import DEFAULT_DEADLINE, CallDeadline
-from backends.gcp.firestore_errors import run_transaction, unavailable_when_transient
-from backends.ports import ConflictError, StoredAllocation, StoredVariant, VariantLimitError
+from backends.gcp.firestore_errors import (
+    read_at_version,
+    run_transaction,
+    unavailable_when_transient,
+)
+from backends.ports import StoredAllocation, StoredVariant, VariantLimitError
 
 
 class FirestoreVariantStore:
@@ -51,16 +55,16 @@ class FirestoreVariantStore:
         ref = self._variants(variant.slug).document(variant.variant_id)
 
         def write(transaction: firestore.Transaction) -> None:
-            read = {"transaction": transaction, **self._deadline.read}
-            snap = ref.get(**read)
-            current = int(snap.get("version")) if snap.exists else 0
-            if current != expected_version:
-                raise ConflictError(
-                    f"{variant.slug}/{variant.variant_id}: version {current},"
-                    f" expected {expected_version}"
-                )
-            if current == 0:
+            read_at_version(
+                transaction,
+                ref,
+                expected=expected_version,
+                label=f"{variant.slug}/{variant.variant_id}",
+                deadline=self._deadline,
+            )
+            if expected_version == 0:
                 # Read in the transaction: a concurrent create of another variant conflicts.
+                read = {"transaction": transaction, **self._deadline.read}
                 held = list(self._variants(variant.slug).stream(**read))
                 if len(held) >= limit:
                     raise VariantLimitError(variant.slug, limit=limit)
@@ -73,12 +77,14 @@ class FirestoreVariantStore:
         ref = self._variants(slug).document(variant_id)
 
         def write(transaction: firestore.Transaction) -> None:
-            snap = ref.get(transaction=transaction, **self._deadline.read)
-            current = int(snap.get("version")) if snap.exists else 0
-            if current == 0 or current != expected_version:
-                raise ConflictError(
-                    f"{slug}/{variant_id}: version {current}, expected {expected_version}"
-                )
+            read_at_version(
+                transaction,
+                ref,
+                expected=expected_version,
+                label=f"{slug}/{variant_id}",
+                deadline=self._deadline,
+                must_exist=True,
+            )
             transaction.delete(ref)
 
         run_transaction(self._client, write, deadline=self._deadline)
@@ -94,12 +100,13 @@ class FirestoreVariantStore:
         ref = self._allocations.document(allocation.slug)
 
         def write(transaction: firestore.Transaction) -> None:
-            snap = ref.get(transaction=transaction, **self._deadline.read)
-            current = int(snap.get("version")) if snap.exists else 0
-            if current != expected_version:
-                raise ConflictError(
-                    f"{allocation.slug}: allocation version {current}, expected {expected_version}"
-                )
+            read_at_version(
+                transaction,
+                ref,
+                expected=expected_version,
+                label=f"{allocation.slug} allocation",
+                deadline=self._deadline,
+            )
             transaction.set(ref, _allocation_doc(allocation))
 
         run_transaction(self._client, write, deadline=self._deadline)

@@ -47,6 +47,7 @@ def test_every_import_of_ours_is_one_architecture_toml_allows(path: Path) -> Non
         ("renderers/terraform_indexes.py", "from backends.gcp.indexes import CompositeIndex"),
         ("backends/gcp/idempotency.py", "from backends.embedded.idempotency import entry_id"),
         ("domain/pages.py", "from schemas.content.pages import SitePageInput"),
+        ("api/rest/content.py", "from backends.bundle import Backends"),
     ],
 )
 def test_putting_back_an_import_that_broke_the_layers_fails_the_check(
@@ -65,6 +66,27 @@ def test_the_layer_table_names_only_packages_that_exist() -> None:
     for package, allowed in LAYERS.items():
         for name in (package, *allowed):
             assert module_path(name) is not None, name
+
+
+VIEW_FILES = [
+    path for package in ("api/rest", "api/tools", "api/oauth") for path in python_files(package)
+]
+
+
+@pytest.mark.parametrize("path", VIEW_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_views_import_no_backend_adapter_or_the_bundle_only_the_ports(path: Path) -> None:
+    """The app factory hands each surface the ports or the use-case unit it needs: a view (REST,
+    MCP tool, OAuth route) speaks to the ports' types and errors alone, even through our own
+    modules, and never reaches an adapter, a backend helper or the whole Backends."""
+    reached = {
+        f"{name} imports {imported}"
+        for name, module in reachable(path).items()
+        for imported in imports_of(module)
+        if imported.split(".")[0] == "backends"
+        and not (imported == "backends.ports" or imported.startswith("backends.ports."))
+    }
+
+    assert sorted(reached) == []
 
 
 PURE_FILES = [path for target in PURE for path in python_files(target)]

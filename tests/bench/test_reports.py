@@ -11,7 +11,14 @@ import pkgutil
 import pytest
 
 import bench
-from bench import bench_mcp, bench_pages, bench_public_read, bench_signals, bench_startup
+from bench import (
+    bench_body_flood,
+    bench_mcp,
+    bench_pages,
+    bench_public_read,
+    bench_signals,
+    bench_startup,
+)
 
 BENCH_MODULES = sorted(
     info.name for info in pkgutil.iter_modules(bench.__path__) if info.name.startswith("bench_")
@@ -183,3 +190,19 @@ def test_startup_report_takes_medians_and_judges_the_ratio_and_the_memory() -> N
     assert result["goals_met"] == {"start_vs_bare_flask": True, "served_rss_mb": True}
     assert result["information"]["cpu_vs_bare_flask"] == 2.05
     assert len(result["runs"]["served"]) == 3
+
+
+def test_body_flood_report_sets_frontdoor_against_the_floor_in_the_same_rounds() -> None:
+    """Each server's slowdown is the median of its rounds, and frontdoor's is also read over
+    the floor's: a flood that slows a bare app as much is the server's cost, not the app's."""
+    slowdowns = {"frontdoor": [6.0, 3.0, 4.0], "floor": [5.0, 2.0, 4.0]}
+
+    result = bench_body_flood.report(slowdowns)
+
+    assert result["ratios"] == {
+        "frontdoor_slowdown": 4.0,
+        "floor_slowdown": 4.0,
+        "frontdoor_vs_floor": 1.0,
+    }
+    assert result["goals_met"] == {"frontdoor_slowdown": False, "frontdoor_vs_floor": True}
+    assert bench_body_flood.format_report(result).count("BELOW GOAL") == 1

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from api.rest.page_unit import page_unit
+from api.app import page_unit
 from backends.bundle import Backends
 from domain.allocation import ArmCounts, StopRule
 from frontdoor.settings import Settings

@@ -15,7 +15,6 @@ import pytest
 from cloudevents.http import CloudEvent
 from flask.testing import FlaskClient
 
-from backends.bundle import PageChanges
 from backends.embedded.jobs import SqliteJobStore
 from backends.embedded.pages import SqlitePageStore
 from backends.embedded.sqlite import SqliteDatabase
@@ -27,6 +26,7 @@ from schemas.catalog import Brand
 from schemas.content.jobs import GenerationBrief, JobRecord
 from schemas.errors import Issue
 from schemas.public import Company
+from services.page_changes import PageChanges
 from tests.backends.test_gcp_edges import ComputeWire
 from tests.workers.generation_ports import NOW, embedded_ports
 from workers import steps

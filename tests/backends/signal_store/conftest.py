@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from backends.bundle import utc_now
+from backends.clock import utc_now
 from backends.embedded.signals import SqliteSignalStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import SignalStore, StreamQuery
