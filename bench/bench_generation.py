@@ -33,6 +33,7 @@ from typing import Any
 
 from api.app import create_app
 from backends.lease_holders import new_holder
+from domain.editors import Editor
 from frontdoor.generation_wiring import generation_ports
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
@@ -182,7 +183,7 @@ def main() -> dict[str, Any]:
 def new_job(slug: str, now: Any) -> JobRecord:
     return JobRecord(
         id=uuid.uuid4().hex,
-        partner="bench",
+        editor=Editor(partner="bench", key_id=""),
         brief=GenerationBrief.model_validate(brief(slug)),
         created_at=now,
         updated_at=now,

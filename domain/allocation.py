@@ -10,10 +10,11 @@ many runs at once; `standing` is the one-page form the service calls.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from domain.arms import ArmCounts, ArmStanding, StopRule
 
 # Beta(1, 1): every conversion rate equally likely before the first visitor.
 PRIOR_ALPHA = 1.0
@@ -26,9 +27,6 @@ CREDIBLE_MASS = 0.95
 __all__ = [
     "CREDIBLE_MASS",
     "DEFAULT_DRAWS",
-    "ArmCounts",
-    "ArmStanding",
-    "StopRule",
     "floored_shares",
     "posterior_draws",
     "probability_best",
@@ -36,38 +34,6 @@ __all__ = [
     "stop_winner",
     "winner_by_rule",
 ]
-
-
-@dataclass(frozen=True)
-class ArmCounts:
-    """One arm's tally: unique visitors served it, and how many of them converted."""
-
-    arm: str
-    visitors: int
-    conversions: int
-
-
-@dataclass(frozen=True)
-class ArmStanding:
-    """One arm's standing: its tally, observed rate, 95% credible interval of its true rate,
-    the probability that it is the best arm, and the share of new visitors it is sent."""
-
-    arm: str
-    visitors: int
-    conversions: int
-    rate: float
-    interval: tuple[float, float]
-    probability_best: float
-    share: float
-
-
-@dataclass(frozen=True)
-class StopRule:
-    """Ends an experiment when one arm's probability of being best reaches `probability` and
-    every arm has at least `min_conversions` conversions."""
-
-    probability: float
-    min_conversions: int
 
 
 def posterior_draws(

@@ -1,7 +1,9 @@
 """The message every job queue carries: `{"job_id": "..."}`, compact JSON.
 
 One codec for the embedded queue, Pub/Sub and the worker that reads them, so a publisher and
-its consumer cannot drift apart.
+its consumer cannot drift apart. A message names its job and nothing more: who submitted it
+(its editor, kept whole), its brief and its progress are the job record's, read from the job
+store, so a redelivered message, or one queued before an upgrade, never disagrees with its job.
 """
 
 from __future__ import annotations

@@ -135,7 +135,7 @@ def job_status(ctx: click.Context, job_id: str, wait: bool, timeout: float) -> N
     if job is None:
         click.echo(f"no job with id {job_id}", err=True)
         ctx.exit(1)
-    click.echo(f"job {job.id} for {job.brief.slug} ({job.partner}): {job.status}")
+    click.echo(f"job {job.id} for {job.brief.slug} ({job.editor.partner}): {job.status}")
     job = _follow(backends, job, timeout=timeout if wait else 0.0)
     if wait or job.finished:
         _report(ctx, backends, settings, job, timeout=timeout)

@@ -17,7 +17,7 @@ from pathlib import Path
 from api.config import AppConfig
 from backends.bundle import Backends
 from backends.ports import BOOTSTRAP_SCOPES, DeadLetters, Scope
-from domain.allocation import StopRule
+from domain.arms import StopRule
 from frontdoor.kept_secrets import kept_secret
 from frontdoor.settings import Settings
 from schemas.catalog import Catalog

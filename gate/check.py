@@ -4,12 +4,14 @@ It never raises: the schema runs first (its failures become issues), then every 
 read the raw structure, so a payload with a bad field and off-brand copy reports both together.
 Each finding has a severity: an `error` refuses the write, a `warning` (a judgement call: a
 universal word in a promise, or an unverifiable claim on a page sent whole) never does.
+`judge_page` gives the page the schema read as well, so a write validates its body once.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pydantic import ValidationError
 
@@ -18,6 +20,15 @@ from schemas.content.pages import SitePageInput
 from schemas.errors import Issue, issues_from_errors
 
 GATE_VERSION = "gate-3"
+
+
+@dataclass(frozen=True)
+class PageVerdict:
+    """One raw page judged: every finding, and the page as the schema read it (None when the
+    schema refused it)."""
+
+    issues: list[Issue]
+    page: SitePageInput | None
 
 
 def check_page(
@@ -37,11 +48,43 @@ def check_page(
     `published`: the company's own published prices and terms, whose figures a generated page
     may state as the company's (a price is not a claim about clients).
     """
+    return _verdict(payload, _rules(payload, brand, brief, kept_quotes, published)).issues
+
+
+def judge_page(payload: object, *, brand: Brand, kept_quotes: Sequence[str] = ()) -> PageVerdict:
+    """check_page's findings on a page sent without a brief, and the page the schema read,
+    from one reading of the schema (a write goes on with that page)."""
+    return _verdict(payload, _rules(payload, brand, None, kept_quotes, ()))
+
+
+def _verdict(payload: object, findings: list[Issue]) -> PageVerdict:
+    """The schema's reading of `payload`, its findings first, then the rules' `findings`."""
+    try:
+        page: SitePageInput | None = parse_page(payload)
+        issues: list[Issue] = []
+    except ValidationError as err:
+        page, issues = None, issues_from_errors(err.errors())
+    return PageVerdict(issues=_unique(issues + findings), page=page)
+
+
+def rule_findings(payload: object, *, brand: Brand, kept_quotes: Sequence[str] = ()) -> list[Issue]:
+    """The rules' findings alone on a page without a brief (a stored page): its warnings are
+    read from these, since the schema's findings are all errors."""
+    return _rules(payload, brand, None, kept_quotes, ())
+
+
+def _rules(
+    payload: object,
+    brand: Brand,
+    brief: object | None,
+    kept_quotes: Sequence[str],
+    published: Sequence[str],
+) -> list[Issue]:
     # Here, not at the top: the rules compile their patterns on import, which a start that
     # checks no page yet need not pay (bench/bench_startup.py).
     from gate import rules
 
-    issues = schema_issues(payload)
+    issues: list[Issue] = []
     issues += rules.hero_first(payload)
     issues += rules.hero_unique(payload)
     issues += rules.icp_named(payload, brand=brand, brief=brief)
@@ -51,15 +94,6 @@ def check_page(
         issues += rules.supported_claims(payload, brief=brief, published=published)
     issues += rules.universal_words(payload, brief=brief)
     return _unique(issues)
-
-
-def schema_issues(payload: object) -> list[Issue]:
-    """SitePageInput's failures (strict types: JSON `"true"` is not a boolean)."""
-    try:
-        SitePageInput.model_validate(payload, strict=True)
-    except ValidationError as err:
-        return issues_from_errors(err.errors())
-    return []
 
 
 def parse_page(payload: object) -> SitePageInput:

@@ -133,15 +133,7 @@ def start_generation(
     queue is down (the job stays recorded, queued).
     """
     check_slug_free(pages=pages, slug=brief.slug, editor=editor)
-    return submit_job(
-        jobs=jobs,
-        job_queue=job_queue,
-        brief=brief,
-        partner=editor.partner,
-        key_id=editor.key_id,
-        admin=editor.admin,
-        now=now,
-    )
+    return submit_job(jobs=jobs, job_queue=job_queue, brief=brief, editor=editor, now=now)
 
 
 def submit_job(
@@ -149,20 +141,16 @@ def submit_job(
     jobs: JobStore,
     job_queue: JobQueue,
     brief: GenerationBrief,
-    partner: str,
+    editor: Editor,
     now: datetime,
-    key_id: str = "",
-    admin: bool = False,
 ) -> JobRecord:
-    """Record a queued job for a checked brief and publish it.
+    """Record a queued job for a checked brief, kept with its editor whole, and publish it.
 
     Raises: UnavailableError when the queue is down (the job stays recorded, queued).
     """
     job = JobRecord(
         id=uuid.uuid4().hex,
-        partner=partner,
-        key_id=key_id,
-        admin=admin,
+        editor=editor,
         brief=brief,
         callback_secret=new_secret() if brief.callback_url else None,
         created_at=now,

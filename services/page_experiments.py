@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from backends.ports import (
     ExperimentStore,
@@ -17,7 +16,7 @@ from backends.ports import (
     StoredAllocation,
     VariantStore,
 )
-from domain.allocation import ArmCounts
+from domain.arms import ArmCounts
 from domain.experiments import Experiment
 from domain.variants import CONTROL
 from schemas.signals.page_funnel import day_number, read_funnel
@@ -32,6 +31,9 @@ from services.experiments import (
 from services.page_writes import promote_content
 from services.pages import Editor, Pages, find_page
 from services.variants import current_shares, started_shares
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "ExperimentPorts",
@@ -92,7 +94,7 @@ class ExperimentPorts:
 
 
 def _refreshed(
-    ports: ExperimentPorts, *, slug: str, now: datetime, rng: np.random.Generator
+    ports: ExperimentPorts, *, slug: str, now: datetime, rng: np.random.Generator | None = None
 ) -> tuple[StoredAllocation | None, Experiment | None, list[str]]:
     allocation = ports.variants.get_allocation(slug)
     arms = _arms(ports.variants, slug)
@@ -107,7 +109,7 @@ def _refresh(
     allocation: StoredAllocation | None,
     arms: list[str],
     now: datetime,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None = None,
 ) -> Experiment | None:
     """The page's experiment, its adaptive shares recomputed first when due (and the stop rule
     applied when on, writing the winner as the page's owner)."""
@@ -124,7 +126,12 @@ def _refresh(
 
 
 def page_experiment(
-    ports: ExperimentPorts, *, slug: str, editor: Editor, now: datetime, rng: np.random.Generator
+    ports: ExperimentPorts,
+    *,
+    slug: str,
+    editor: Editor,
+    now: datetime,
+    rng: np.random.Generator | None = None,
 ) -> PageExperiment:
     """A visible page's allocation, experiment and each arm's standing (the shares recomputed
     first when due). Raises: NotFoundError."""
@@ -182,7 +189,7 @@ def serving_split(
     allocation: StoredAllocation,
     variant_ids: set[str],
     now: datetime,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None = None,
 ) -> list[tuple[str, float]]:
     """The fractions /p/{slug} splits new visitors by, control first: the allocation's, the
     adaptive shares recomputed first when due (and the stop rule applied when on, writing the

@@ -35,8 +35,9 @@ from backends.ports import (
     VersionList,
     VersionSource,
 )
+from domain.editors import Editor
 from domain.etags import etag_listed
-from gate.check import check_page, parse_page
+from gate.check import PageVerdict, judge_page, rule_findings
 from gate.check import ruleset as gate_ruleset
 from schemas.catalog import Brand
 from schemas.content.changes import (
@@ -67,7 +68,6 @@ __all__ = [
     "checked",
     "find_page",
     "find_version",
-    "gated",
     "list_history",
     "list_visible_pages",
     "page_warnings",
@@ -83,19 +83,6 @@ _Written = TypeVar("_Written", bound=StoredPage | None)
 # Told the slug after every write, saved or a no-op: clears /p/{slug} from the CDN and from this
 # process's lookup memo (services.page_changes.PageChanges).
 PageChanged = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class Editor:
-    """Who writes: a partner's key, or an admin (a `content_admin` key, the operator CLI)."""
-
-    partner: str
-    key_id: str
-    admin: bool = False
-
-    def sees(self, page: StoredPage) -> bool:
-        """True if this editor may read and change `page`."""
-        return self.admin or page.owner == self.partner
 
 
 class SlugTakenError(Exception):
@@ -379,45 +366,35 @@ def bounded_page(payload: object) -> tuple[object, list[Issue]]:
     return bounded.payload, list(bounded.issues)
 
 
-def gated(*, payload: object, brand: Brand, kept_from: StoredPage | None = None) -> SitePageInput:
-    """The page if it passes the bounds and no schema or gate finding is an error. Raises:
-    GateRefusedError with every error (the bounds' alone when a bound stops the reading:
-    `bounded_page`; the gate's warnings never refuse a write; page_warnings gives them).
-
-    `kept_from`: the stored page a change starts from. A generated page was gated against its
-    brief: its hero `sub` names the brief's ICP (which the ICP vocabulary need not hold) and its
-    quotes are the brief's proof (where a brand rule may allow a phrase). While a change keeps
-    that `sub` and those quotes as written, they stand, so an edit, a publish or a restore of a
-    generated page is not refused for copy it did not touch.
-    """
-    errors = errors_of(_findings(payload, brand=brand, kept_from=kept_from))
-    if errors:
-        raise GateRefusedError(errors)
-    return parse_page(payload)
-
-
 def page_warnings(*, page: StoredPage, brand: Brand) -> list[Issue]:
     """The gate's warnings on a stored page as it stands, judged without a brief.
 
     What a write answers as `warnings[]` and a draft's preview banner lists: the same judgement
-    whenever it is asked, since a stored page keeps no brief to weigh claims against.
+    whenever it is asked, since a stored page keeps no brief to weigh claims against. Read from
+    the rules alone: the bounds' and the schema's findings are all errors.
     """
-    return warnings_of(_findings(dict(page.page_input), brand=brand, kept_from=page))
+    payload, _ = bounded_page(dict(page.page_input))
+    return warnings_of(rule_findings(payload, brand=brand, kept_quotes=_kept_quotes(page)))
 
 
-def _findings(payload: object, *, brand: Brand, kept_from: StoredPage | None) -> list[Issue]:
+def _judged(payload: object, *, brand: Brand, kept_from: StoredPage | None) -> PageVerdict:
+    """The gate's verdict on a page within the bounds (`kept_from`: see `checked`)."""
+    verdict = judge_page(payload, brand=brand, kept_quotes=_kept_quotes(kept_from))
+    kept = generated_hero_sub(kept_from)
+    if kept is not None and hero_sub(payload) == kept:
+        return replace(verdict, issues=[i for i in verdict.issues if i.code != "icp_missing"])
+    return verdict
+
+
+def _kept_quotes(kept_from: StoredPage | None) -> list[str]:
+    """The quotes of a generated page, which its brief's proof allowed (see `checked`)."""
     # Here, not at the top: with the gate's rules (gate/check.py), the quote patterns compile
     # for the first page checked, not at start (bench/bench_startup.py).
     from gate.context import page_quotes
 
-    payload, over = bounded_page(payload)
-    generated = kept_from if kept_from is not None and kept_from.source == "generate" else None
-    kept_quotes = page_quotes(dict(generated.page_input)) if generated is not None else []
-    issues = check_page(payload, brand=brand, kept_quotes=kept_quotes)
-    kept = generated_hero_sub(kept_from)
-    if kept is not None and hero_sub(payload) == kept:
-        issues = [i for i in issues if i.code != "icp_missing"]
-    return over + issues
+    if kept_from is None or kept_from.source != "generate":
+        return []
+    return page_quotes(dict(kept_from.page_input))
 
 
 def hero_sub(page_input: object) -> str | None:
@@ -457,7 +434,14 @@ class Pages:
 
 def checked(pages: Pages, payload: object, *, kept_from: StoredPage | None = None) -> SitePageInput:
     """The page if its content may be stored: within the bounds, no control or invisible
-    characters, and no schema or gate error (`kept_from`: see services/pages.py `gated`).
+    characters, and no schema or gate error; read by the schema once, into the model every
+    write goes on with. The gate's warnings never refuse a write (page_warnings gives them).
+
+    `kept_from`: the stored page a change starts from. A generated page was gated against its
+    brief: its hero `sub` names the brief's ICP (which the ICP vocabulary need not hold) and its
+    quotes are the brief's proof (where a brand rule may allow a phrase). While a change keeps
+    that `sub` and those quotes as written, they stand, so an edit, a publish or a restore of a
+    generated page is not refused for copy it did not touch.
 
     Raises: GateRefusedError with every issue (the bounds' alone when a bound stops the
     reading).
@@ -467,13 +451,11 @@ def checked(pages: Pages, payload: object, *, kept_from: StoredPage | None = Non
     except GateRefusedError as err:
         raise GateRefusedError(err.issues, OVER_BOUNDS) from err
     refused = over + character_issues(payload)
-    try:
-        page = gated(payload=payload, brand=pages.brand, kept_from=kept_from)
-    except GateRefusedError as err:
-        raise GateRefusedError(refused + list(err.issues)) from err
-    if refused:
-        raise GateRefusedError(refused)
-    return page
+    verdict = _judged(payload, brand=pages.brand, kept_from=kept_from)
+    errors = errors_of(verdict.issues)
+    if refused or errors or verdict.page is None:
+        raise GateRefusedError(refused + errors)
+    return verdict.page
 
 
 def revised(

@@ -31,7 +31,7 @@ from domain.variants import (
     VARIANT_ID_PATTERN,
     AllocationMode,
 )
-from gate.check import check_page
+from gate.check import rule_findings
 from schemas.catalog import Brand
 from schemas.content.changes import merge_patch
 from schemas.errors import Issue, warnings_of
@@ -125,8 +125,9 @@ def gated_variant(pages: Pages, *, payload: object, page: StoredPage) -> dict[st
 
 
 def variant_warnings(*, variant: StoredVariant, brand: Brand) -> list[Issue]:
-    """The gate's warnings on a stored variant as it stands (what a write answers)."""
-    return warnings_of(check_page(dict(variant.page_input), brand=brand))
+    """The gate's warnings on a stored variant as it stands (what a write answers): the rules'
+    alone, as a stored page's (the schema's findings are all errors)."""
+    return warnings_of(rule_findings(dict(variant.page_input), brand=brand))
 
 
 def create_variant(

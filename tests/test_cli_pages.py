@@ -15,8 +15,9 @@ from api.app import create_app
 from frontdoor.cli import cli
 from frontdoor.settings import Settings
 from frontdoor.wiring import app_config, build_backends
-from schemas.content.jobs import GenerationBrief, JobError, JobRecord
+from schemas.content.jobs import GenerationBrief, JobError
 from schemas.errors import Issue
+from tests.workers.generation_ports import queued_job
 from workers import steps
 
 
@@ -149,7 +150,7 @@ def test_pages_generate_no_wait_prints_the_job_and_leaves_it_to_the_workers(
     finally:
         backends.close()
     assert job is not None
-    assert (job.partner, job.brief.slug) == ("cli", "cli-launch")
+    assert (job.editor.partner, job.brief.slug) == ("cli", "cli-launch")
     assert job.status == "succeeded"  # embedded: this process was the worker, and drained
 
 
@@ -179,9 +180,7 @@ def test_pages_job_prints_a_failed_jobs_issues_and_exits_1(data_dir: Path) -> No
     error = JobError(code="invalid_payload", message="failed the gate twice")
     issue = Issue(field="blocks.0.sub", code="icp_missing", message="name who it is for")
     try:
-        backends.jobs.create_job(
-            JobRecord(id="j-failed", partner="acme", brief=brief, created_at=now, updated_at=now)
-        )
+        backends.jobs.create_job(queued_job("j-failed", brief, now=now))
         backends.jobs.update_job(
             "j-failed",
             lambda job: steps.fail(job, error=error, issues=[issue], now=now, worker=None),

@@ -282,7 +282,7 @@ def _store_variant(
             slug=job.brief.slug,
             variant_id=variant.id,
             page_input=variant.drafts[-1].payload,
-            editor=pages_service.Editor(partner=job.partner, key_id=job.key_id, admin=job.admin),
+            editor=job.editor,
             ruleset=ports.ruleset,
             now=ports.clock(),
             changed=ports.page_changed,
@@ -342,7 +342,7 @@ def _ensure_stored(job: JobRecord, *, ports: GenerationPorts, worker: str) -> Jo
     stored = pages_service.store_generated_page(
         pages=ports.pages,
         page=SitePageInput.model_validate(job.drafts[-1].payload),
-        editor=pages_service.Editor(partner=job.partner, key_id=job.key_id, admin=job.admin),
+        editor=job.editor,
         hero_image_url=job.hero_image_url,
         ruleset=ports.ruleset,
         clock=ports.clock,

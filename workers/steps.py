@@ -19,9 +19,8 @@ from schemas.content.jobs import (
     JobRecord,
     JobVariant,
 )
-from schemas.content.schedule import SCHEDULE_FIELDS
 from schemas.errors import Issue
-from workers.imaging.compositions import hero_alt
+from workers.brief_fields import with_brief_fields
 
 # Deliveries one job message gets: the handler fails the job on the last, job recovery abandons
 # a stale job that has had them all (here, so recovery at start loads no pipeline).
@@ -105,23 +104,9 @@ def record_draft(
     A generated hero image without alt text gets the brief's (its composition described).
     """
     _own(job, worker)
-    fixed = {**_fixed(job, payload), "is_published": job.brief.publish}
+    fixed = with_brief_fields(payload, job.brief, live=True)
     draft = JobDraft(payload=fixed, notes=list(notes or []))
     return _touch(job, now, drafts=[*job.drafts, draft], notes=draft.notes)
-
-
-def _fixed(job: JobRecord, payload: dict[str, Any]) -> dict[str, Any]:
-    """The writer's page with the brief's slug, no schedule, and alt text on a drawn hero."""
-    fixed = {**payload, "slug": job.brief.slug}
-    fixed.pop("is_published", None)
-    for name in SCHEDULE_FIELDS.values():  # the brief decides when the page goes live
-        fixed.pop(name, None)
-    blocks = fixed.get("blocks")
-    if job.brief.generate_image and isinstance(blocks, list) and blocks:
-        hero = blocks[0]
-        if isinstance(hero, dict) and hero.get("type") == "hero" and not hero.get("imageAlt"):
-            fixed["blocks"] = [{**hero, "imageAlt": hero_alt(job.brief)}, *blocks[1:]]
-    return fixed
 
 
 def variant_of(job: JobRecord, variant_id: str) -> JobVariant | None:
@@ -159,7 +144,9 @@ def record_variant_draft(
     current = variant_of(job, variant_id)
     if current is None:
         raise StepRefusedError(f"{job.id}: variant {variant_id} was never claimed")
-    draft = JobDraft(payload=_fixed(job, payload), notes=list(notes or []))
+    draft = JobDraft(
+        payload=with_brief_fields(payload, job.brief, live=False), notes=list(notes or [])
+    )
     drafted = current.model_copy(update={"drafts": [*current.drafts, draft]})
     return _touch(job, now, variants=_with_variant(job, drafted))
 

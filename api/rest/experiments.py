@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-import numpy as np
 from flask import Blueprint, Response, request
 
 from api.auth import KeyCheck
@@ -56,7 +55,6 @@ def experiment_split(ports: ExperimentPorts, *, clock: Callable[[], datetime]) -
             allocation=allocation,
             variant_ids=variant_ids,
             now=clock(),
-            rng=np.random.default_rng(),
         )
 
     return split
@@ -75,9 +73,7 @@ def create_experiments_blueprint(
         with experiment_errors(slug):
             # Unseeded: the figures are Monte Carlo estimates, within about 0.005 of each other
             # from one read to the next.
-            found = page_experiment(
-                ports, slug=slug, editor=editor, now=clock(), rng=np.random.default_rng()
-            )
+            found = page_experiment(ports, slug=slug, editor=editor, now=clock())
         return _json(_body(slug, found, config).model_dump_json(), 200)
 
     @bp.get("/<slug>/experiment")

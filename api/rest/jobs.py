@@ -96,7 +96,7 @@ def create_jobs_blueprint(*, ports: JobPorts, config: AppConfig, keys: KeyCheck)
         # An id no job can have never reaches the store (Firestore refuses `__x__` and `..`).
         job = ports.jobs.get_job(job_id) if _JOB_ID.match(job_id) else None
         # Another partner's job answers exactly as one nobody has; content_admin sees all.
-        if job is None or (job.partner != principal.partner and not principal.admin):
+        if job is None or (job.editor.partner != principal.partner and not principal.admin):
             raise not_found(f"No job {job_id!r}")
         page = surface.page_json(job) if job.status == "succeeded" else None
         view = surface.view(job)
@@ -114,10 +114,12 @@ class _Jobs:
     config: AppConfig
 
     def replayed_job(self, response: Response) -> JobRecord | None:
+        """The job of a replayed 202, named by its `Location` (kept with the answer, where a
+        long body may be kept short), never read back out of the body."""
         if response.status_code != 202 or response.headers.get("Idempotent-Replayed") != "true":
             return None
-        body = json.loads(response.get_data())
-        return self.ports.jobs.get_job(str(body.get("job", {}).get("id", "")))
+        job_id = response.headers.get("Location", "").removeprefix(f"{JOBS_PATH}/")
+        return self.ports.jobs.get_job(job_id) if _JOB_ID.match(job_id) else None
 
     def abandoned_replay(self, response: Response) -> bool:
         job = self.replayed_job(response)

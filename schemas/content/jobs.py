@@ -15,9 +15,11 @@ from pydantic import (
     Field,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 from pydantic_core import PydanticCustomError
 
+from domain.editors import Editor
 from schemas.content.pages import SLUG_PATTERN, PageRecord
 from schemas.errors import Issue, errors_of, warnings_of
 
@@ -47,6 +49,8 @@ MIN_VERSIONS, MAX_VERSIONS = 2, 4
 ICP_MAX_WORDS = 12
 MAX_WRITER_CALLS = 2
 STORED = {"stored": True}
+# The fields a job kept its editor in before the editor was kept whole (`editor`).
+_EDITOR_FIELDS = ("partner", "key_id", "admin")
 _LOOPBACK = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(/|$)")
 
 ProofItem = Annotated[str, Field(min_length=1, max_length=300)]
@@ -214,12 +218,12 @@ class JobRecord(BaseModel):
     model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str
-    partner: str
-    brief: GenerationBrief
-    key_id: str = Field(default="", description="The key that submitted it (never the secret)")
-    admin: bool = Field(
-        default=False, description="Submitted with a content_admin key: may write any page"
+    editor: Editor = Field(
+        description="Who submitted it: the partner, the key (its id, never the secret) and "
+        "whether it was a content_admin key (may write any page); the job's page is written "
+        "as this editor"
     )
+    brief: GenerationBrief
     status: JobStatus = "queued"
     attempts: int = Field(default=0, description="Deliveries that started work")
     writer_calls: int = Field(default=0, description="Writer calls claimed, at most 2")
@@ -247,6 +251,19 @@ class JobRecord(BaseModel):
     @property
     def finished(self) -> bool:
         return self.status in ("succeeded", "failed")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _editor_kept_apart(cls, data: Any, info: ValidationInfo) -> Any:
+        """A job stored before the editor was kept whole has `partner`, `key_id` and `admin`
+        beside its other fields: read as its editor, so a job queued before an upgrade runs
+        after it as who submitted it."""
+        stored = bool((info.context or {}).get("stored"))
+        if not stored or not isinstance(data, dict) or "editor" in data or "partner" not in data:
+            return data
+        kept = {name: value for name, value in data.items() if name not in _EDITOR_FIELDS}
+        editor = {name: data[name] for name in _EDITOR_FIELDS if name in data}
+        return {**kept, "editor": {"key_id": "", **editor}}
 
     @property
     def warnings(self) -> list[Issue]:

@@ -6,8 +6,10 @@ import json
 import threading
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +18,7 @@ from backends.embedded.jobs import SqliteJobStore
 from backends.embedded.queue_table import QueueTable, queue_database
 from backends.embedded.sqlite import SqliteDatabase
 from backends.ports import ConflictError, JobStore, NotFoundError
+from domain.editors import Editor
 from schemas.content.jobs import GenerationBrief, JobError, JobRecord
 from tests.polling import wait_for
 from workers import steps
@@ -38,11 +41,54 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[JobStore]:
     yield FirestoreJobStore(firestore_client(project=PROJECT), prefix=prefix)
 
 
+@dataclass(frozen=True)
+class RawJobs:
+    """A job store and its documents as they lie in it: what an older version wrote."""
+
+    store: JobStore
+    put: Callable[[dict[str, Any]], object]
+    doc: Callable[[str], dict[str, Any]]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.emulator)])
+def raw_jobs(request: pytest.FixtureRequest, tmp_path: Path) -> RawJobs:
+    if request.param == "sqlite":
+        db = SqliteDatabase(tmp_path / "jobs.sqlite3")
+        store = SqliteJobStore(db)
+
+        def put(doc: dict[str, Any]) -> None:
+            with db.transaction() as conn:
+                conn.execute(
+                    "INSERT INTO generation_jobs VALUES (?, ?)", (doc["id"], json.dumps(doc))
+                )
+
+        def doc(job_id: str) -> dict[str, Any]:
+            sql = "SELECT doc FROM generation_jobs WHERE job_id = ?"
+            found: dict[str, Any] = json.loads(
+                db.connection().execute(sql, (job_id,)).fetchone()["doc"]
+            )
+            return found
+
+        return RawJobs(store=store, put=put, doc=doc)
+    request.getfixturevalue("firestore_emulator")
+    from backends.gcp.firestore import firestore_client
+    from backends.gcp.jobs import FirestoreJobStore
+
+    prefix = f"t{uuid.uuid4().hex[:10]}_"
+    client = firestore_client(project=PROJECT)
+    collection = client.collection(f"{prefix}generation_jobs")
+    return RawJobs(
+        store=FirestoreJobStore(client, prefix=prefix),
+        put=lambda doc: collection.document(doc["id"]).set(doc),
+        doc=lambda job_id: collection.document(job_id).get().to_dict() or {},
+    )
+
+
 def _job(job_id: str = "job-1", **brief: object) -> JobRecord:
     fields = {"slug": "audit", "topic": "An audit", "icp": "RevOps leads", **brief}
     return JobRecord(
         id=job_id,
-        partner="acme",
+        editor=Editor(partner="acme", key_id=""),
         brief=GenerationBrief.model_validate(fields, context={"allow_loopback_http": True}),
         created_at=NOW,
         updated_at=NOW,
@@ -317,6 +363,59 @@ def test_a_sqlite_wait_ends_on_the_finishing_write_of_this_process(tmp_path: Pat
     assert not waiter.is_alive(), "the finishing write did not wake the waiter"
     assert found[0] is not None
     assert found[0].status == "succeeded"
+
+
+def _doc_apart(job_id: str) -> dict[str, Any]:
+    """A queued job as the version before the editor was kept whole stored it: the partner,
+    the key id and the admin flag beside the other fields."""
+    return {
+        "id": job_id,
+        "partner": "acme",
+        "key_id": "k-acme",
+        "admin": True,
+        "brief": {"slug": "audit", "topic": "An audit", "icp": "RevOps leads"},
+        "status": "queued",
+        "created_at": NOW.isoformat(),
+        "updated_at": NOW.isoformat(),
+    }
+
+
+def test_a_job_keeps_its_editor_as_one_nested_value(raw_jobs: RawJobs) -> None:
+    """The job record stores who submitted it whole: `editor` {partner, key_id, admin}."""
+    job = _job().model_copy(update={"editor": Editor(partner="acme", key_id="k1", admin=True)})
+
+    raw_jobs.store.create_job(job)
+
+    doc = raw_jobs.doc("job-1")
+    assert doc["editor"] == {"partner": "acme", "key_id": "k1", "admin": True}
+    assert not {"partner", "key_id", "admin"} & set(doc)
+    assert raw_jobs.store.get_job("job-1") == job
+
+
+def test_a_job_stored_with_its_editor_apart_reads_as_that_editor(raw_jobs: RawJobs) -> None:
+    """A job queued before an upgrade is read, listed and run after it as who submitted it."""
+    raw_jobs.put(_doc_apart("old-1"))
+
+    read = raw_jobs.store.get_job("old-1")
+    listed = raw_jobs.store.list_unfinished_jobs()
+
+    assert read is not None
+    assert read.editor == Editor(partner="acme", key_id="k-acme", admin=True)
+    assert [job.editor for job in listed] == [read.editor]
+
+
+def test_a_job_stored_with_its_editor_apart_is_written_back_whole(raw_jobs: RawJobs) -> None:
+    """The first step a worker takes on an old job stores its editor as one value."""
+    raw_jobs.put(_doc_apart("old-2"))
+
+    started = raw_jobs.store.update_job(
+        "old-2", lambda j: steps.start_attempt(j, worker="w", now=NOW, lease=timedelta(seconds=30))
+    )
+
+    doc = raw_jobs.doc("old-2")
+    assert started.editor == Editor(partner="acme", key_id="k-acme", admin=True)
+    assert doc["editor"] == {"partner": "acme", "key_id": "k-acme", "admin": True}
+    assert not {"partner", "key_id", "admin"} & set(doc)
 
 
 # --- JobQueue ---------------------------------------------------------------------------

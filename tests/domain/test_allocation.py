@@ -9,14 +9,13 @@ import pytest
 from numpy.typing import NDArray
 
 from domain.allocation import (
-    ArmCounts,
-    StopRule,
     floored_shares,
     probability_best,
     standing,
     stop_winner,
     winner_by_rule,
 )
+from domain.arms import ArmCounts, StopRule
 
 # The settings the simulation vouches for (README "Experiments"; frontdoor/settings.py defaults).
 MIN_SHARE = 0.1

@@ -16,7 +16,7 @@ import pytest
 
 from api.app import page_unit
 from backends.bundle import Backends
-from domain.allocation import ArmCounts, StopRule
+from domain.arms import ArmCounts, StopRule
 from frontdoor.settings import Settings
 from frontdoor.wiring import build_backends
 from gate.check import ruleset

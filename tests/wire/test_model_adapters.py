@@ -249,7 +249,7 @@ def test_a_refused_imagen_picture_falls_back_to_the_drawn_hero(
     from backends.embedded.sqlite import SqliteDatabase
     from backends.embedded.variants import SqliteVariantStore
     from gate.check import check_page, ruleset
-    from schemas.content.jobs import JobRecord
+    from tests.workers.generation_ports import queued_job
     from workers.authoring.template import TemplateWriter
     from workers.pipeline import GenerationPorts, run_generation
 
@@ -269,9 +269,7 @@ def test_a_refused_imagen_picture_falls_back_to_the_drawn_hero(
         ruleset=ruleset(CATALOG.brand),
         clock=lambda: now,
     )
-    ports.jobs.create_job(
-        JobRecord(id="img-job", partner="acme", brief=BRIEF, created_at=now, updated_at=now)
-    )
+    ports.jobs.create_job(queued_job("img-job", BRIEF, now=now))
 
     done = run_generation("img-job", ports=ports, worker="w", lease=timedelta(seconds=60))
 

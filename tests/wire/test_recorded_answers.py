@@ -28,7 +28,7 @@ from schemas.errors import Issue
 from tests.wire import providers
 from tests.wire.server import WireServer
 from tests.wire.test_model_adapters import ADAPTERS, vertex_client
-from tests.workers.generation_ports import CATALOG, NOW, embedded_ports
+from tests.workers.generation_ports import CATALOG, embedded_ports, queued_job
 from workers.authoring.anthropic_messages import AnthropicAuthor
 from workers.authoring.base import Author
 from workers.authoring.gemini_vertex import GeminiAuthor
@@ -70,9 +70,7 @@ def replay(case: dict[str, Any], provider: str, wire: WireServer, tmp_path: Path
     author, client = author_on(provider, wire)
     ports = embedded_ports(SqliteDatabase(tmp_path / "db.sqlite3"), tmp_path, author=author)
     brief = GenerationBrief.model_validate(case["brief"])
-    ports.jobs.create_job(
-        JobRecord(id="recorded", partner="acme", brief=brief, created_at=NOW, updated_at=NOW)
-    )
+    ports.jobs.create_job(queued_job("recorded", brief))
     try:
         return run_generation("recorded", ports=ports, worker="w", lease=timedelta(seconds=60))
     finally:

@@ -18,6 +18,7 @@ from backends.embedded.tasks import DurableTaskQueue
 from backends.embedded.webhooks import SqliteWebhookStore
 from backends.ports import Delivery, DeliveryOptions
 from backends.secret_box import SecretBox
+from domain.editors import Editor
 from schemas.catalog import Brand
 from schemas.content.jobs import GenerationBrief, JobRecord
 from schemas.errors import Issue
@@ -58,7 +59,7 @@ def new_job(ports: GenerationPorts, job_id: str) -> str:
     ports.jobs.create_job(
         JobRecord(
             id=job_id,
-            partner="acme",
+            editor=Editor(partner="acme", key_id=""),
             brief=GenerationBrief.model_validate(brief),
             created_at=NOW,
             updated_at=NOW,

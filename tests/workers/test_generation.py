@@ -20,6 +20,7 @@ from backends.embedded.pages import SqlitePageStore
 from backends.embedded.sqlite import SqliteDatabase
 from backends.gcp.cdn import CloudCdn
 from backends.ports import Blob, UnavailableError
+from domain.editors import Editor
 from frontdoor.functions import pubsub_message
 from schemas.catalog import Brand
 from schemas.content.jobs import GenerationBrief, JobRecord
@@ -82,7 +83,7 @@ def new_job(ports: GenerationPorts, **brief: Any) -> JobRecord:
     fields = {"slug": "pipeline-audit", "topic": "A pipeline audit", "icp": "RevOps leads", **brief}
     job = JobRecord(
         id=f"job-{len(str(brief))}-{fields['slug']}",
-        partner="acme",
+        editor=Editor(partner="acme", key_id=""),
         brief=GenerationBrief.model_validate(fields),
         created_at=NOW,
         updated_at=NOW,
@@ -421,7 +422,7 @@ def test_the_function_target_runs_a_pushed_job_to_a_stored_page(
     jobs, pages = SqliteJobStore(db), SqlitePageStore(db)
     job = JobRecord(
         id="pushed-job",
-        partner="acme",
+        editor=Editor(partner="acme", key_id=""),
         brief=GenerationBrief(slug="pushed", topic="A pushed page", icp="RevOps leads"),
         created_at=NOW,
         updated_at=NOW,
@@ -450,7 +451,7 @@ def test_the_dead_letter_target_fails_the_pushed_job(
     jobs.create_job(
         JobRecord(
             id="dead-job",
-            partner="acme",
+            editor=Editor(partner="acme", key_id=""),
             brief=GenerationBrief(slug="dead", topic="A dead page", icp="RevOps leads"),
             created_at=NOW,
             updated_at=NOW,

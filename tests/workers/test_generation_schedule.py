@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from backends.embedded.sqlite import SqliteDatabase
+from domain.editors import Editor
 from schemas.catalog import Brand
 from schemas.content.jobs import GenerationBrief, JobRecord
 from schemas.errors import Issue
@@ -62,7 +63,7 @@ def test_a_schedule_the_writer_sends_is_dropped_and_the_brief_decides(
     brief = {"slug": "pipeline-audit", "topic": "A pipeline audit", "icp": "RevOps leads"}
     job = JobRecord(
         id="job-schedule",
-        partner="acme",
+        editor=Editor(partner="acme", key_id=""),
         brief=GenerationBrief.model_validate({**brief, "publish": publish}),
         created_at=NOW,
         updated_at=NOW,

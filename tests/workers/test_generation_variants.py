@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from backends.embedded.sqlite import SqliteDatabase
+from domain.editors import Editor
 from schemas.catalog import Brand
 from schemas.content.jobs import GenerationBrief, JobRecord
 from schemas.errors import Issue
@@ -73,7 +74,7 @@ def db(tmp_path: Path) -> SqliteDatabase:
 def new_job(ports: GenerationPorts) -> JobRecord:
     job = JobRecord(
         id="job-variants",
-        partner="acme",
+        editor=Editor(partner="acme", key_id=""),
         brief=GenerationBrief.model_validate(BRIEF),
         created_at=NOW,
         updated_at=NOW,
@@ -146,7 +147,7 @@ def test_a_variant_gets_two_writer_calls_and_no_third() -> None:
     """Each variant has the page's budget: a draft and the gate's one retry."""
     job = JobRecord(
         id="j",
-        partner="acme",
+        editor=Editor(partner="acme", key_id=""),
         brief=GenerationBrief.model_validate(BRIEF),
         created_at=NOW,
         updated_at=NOW,

@@ -13,6 +13,7 @@ from backends.embedded.job_queue import DurableJobQueue
 from backends.embedded.jobs import SqliteJobStore
 from backends.embedded.queue_table import QueueTable, queue_database
 from backends.embedded.sqlite import SqliteDatabase
+from domain.editors import Editor
 from schemas.content.jobs import GenerationBrief, JobRecord
 from tests.workers.generation_ports import NOW
 from workers import steps
@@ -39,7 +40,13 @@ def table(tmp_path: Path) -> QueueTable:
 
 
 def _job(jobs: SqliteJobStore, job_id: str) -> JobRecord:
-    job = JobRecord(id=job_id, partner="p", brief=BRIEF, created_at=NOW, updated_at=NOW)
+    job = JobRecord(
+        id=job_id,
+        editor=Editor(partner="p", key_id=""),
+        brief=BRIEF,
+        created_at=NOW,
+        updated_at=NOW,
+    )
     jobs.create_job(job)
     return job
 

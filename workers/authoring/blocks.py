@@ -46,7 +46,6 @@ class HeroMaterial:
     sub: str
     bullets: tuple[str, ...] = ()
     button: Button | None = None
-    image_alt: str | None = None
     kind: Literal["hero"] = "hero"
 
 
@@ -130,7 +129,6 @@ def write_hero(material: HeroMaterial) -> HeroBlock:
         bullets=[b.rstrip(".") for b in material.bullets] or None,
         ctaLabel=button.label if button else None,
         ctaHref=button.href if button else None,
-        imageAlt=material.image_alt,
     )
 
 

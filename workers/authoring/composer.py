@@ -23,6 +23,7 @@ from workers.authoring.blocks import dump_blocks, write_block
 from workers.authoring.library import Library
 from workers.authoring.plan import PagePlan, plan_page
 from workers.authoring.promises import unpromise_page
+from workers.brief_fields import with_brief_fields
 
 MAX_BLOCKS = 30
 
@@ -54,14 +55,9 @@ def page_payload(plan: PagePlan, blocks: Sequence[PageBlock]) -> dict[str, Any]:
     name_strangers(dumped, plan.agents)
     # The writer's own promises, said without the universal words the gate warns on.
     dumped = unpromise_page(dumped, stated=plan.stated)
-    payload: dict[str, Any] = {
-        "slug": plan.slug,
-        "title": plan.title,
-        "is_published": plan.is_published,
-        "blocks": dumped[:MAX_BLOCKS],
-    }
+    payload: dict[str, Any] = {"title": plan.title, "blocks": dumped[:MAX_BLOCKS]}
     if plan.button is not None:
         payload["cta_label"], payload["cta_href"] = plan.button.label, plan.button.href
     if plan.description:
         payload["description"] = plan.description
-    return payload
+    return with_brief_fields(payload, plan.brief, live=True)

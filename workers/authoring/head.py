@@ -18,7 +18,6 @@ from workers.authoring.phrasing import (
     one_word,
     sentence_case,
 )
-from workers.imaging.compositions import hero_alt
 
 _LAST_RESORT = "Growth work, planned and checked by a strategist"
 
@@ -49,7 +48,6 @@ def allot_hero(desk: Desk) -> HeroMaterial:
         sub=sub,
         bullets=tuple(bullets),
         button=desk.button() if desk.serves_goal else None,
-        image_alt=hero_alt(brief) if brief.generate_image else None,
     )
 
 

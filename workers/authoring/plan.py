@@ -62,11 +62,11 @@ ALLOTTERS: Mapping[str, Callable[[Desk, Section], list[Material]]] = {
 
 @dataclass(frozen=True)
 class PagePlan:
-    """Everything the page says, decided: the blocks' material in order and the page's fields."""
+    """Everything the page says, decided: the blocks' material in order and the page's fields
+    (what the brief itself decides on the page is workers/brief_fields.py's)."""
 
-    slug: str
+    brief: GenerationBrief
     title: str
-    is_published: bool
     description: str | None
     button: Button | None
     materials: tuple[Material, ...]
@@ -95,9 +95,8 @@ def plan_page(
         materials.append(closing(desk))
     notes = [*desk.left_out, *([] if desk.goal_note is None else [desk.goal_note])]
     return PagePlan(
-        slug=desk.brief.slug,
+        brief=desk.brief,
         title=page_title(desk, hero.title),
-        is_published=desk.brief.publish,
         description=description(desk),
         button=desk.button() if desk.serves_goal else None,
         materials=tuple(materials),
