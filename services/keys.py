@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from backends.ports import SCOPES, UNLIMITED, ApiKeyRecord, KeyLimits, KeyStore, Scope
+from domain.editors import Editor
 
 PREFIX = "fdk"
 BOOTSTRAP_PARTNER = "bootstrap"  # the partner of the keys set in the environment
@@ -36,6 +37,11 @@ class Principal:
     def admin(self) -> bool:
         """A `content_admin` key: reads and changes every partner's pages (operators only)."""
         return self.scope == "content_admin"
+
+    @property
+    def editor(self) -> Editor:
+        """Who writes, as the page and job use cases see it."""
+        return Editor(partner=self.partner, key_id=self.key_id, admin=self.admin)
 
 
 def hash_key(raw: str) -> str:

@@ -73,7 +73,7 @@ def create_content_blueprint(
         def save() -> Response:
             with page_errors():
                 saved = page_writes.put_page(
-                    pages, payload=payload, editor=editor_of(principal), conditions=_conditions()
+                    pages, payload=payload, editor=principal.editor, conditions=_conditions()
                 )
             response = _page_response(_written(saved), 201, config, pages)
             response.headers["Location"] = f"{PREFIX}/{saved.slug}"
@@ -93,7 +93,7 @@ def create_content_blueprint(
         try:
             found = pages_service.list_visible_pages(
                 pages=pages.store,
-                editor=editor_of(principal),
+                editor=principal.editor,
                 status=status,
                 cursor=cursor,
                 limit=limit,
@@ -127,7 +127,7 @@ def create_content_blueprint(
                 pages,
                 slug=slug,
                 patch=patch,
-                editor=editor_of(principal),
+                editor=principal.editor,
                 conditions=_conditions(),
             )
         return _page_response(_written(saved), 200, config, pages)
@@ -138,7 +138,7 @@ def create_content_blueprint(
         refuse_parameters(request.args)
         with page_errors():
             saved = page_writes.unpublish_page(
-                pages, slug=slug, editor=editor_of(principal), conditions=_conditions()
+                pages, slug=slug, editor=principal.editor, conditions=_conditions()
             )
         return _page_response(_written(saved), 200, config, pages)
 
@@ -165,7 +165,7 @@ def register_history_routes(
             found = pages_service.list_history(
                 pages=pages.store,
                 slug=slug,
-                editor=editor_of(principal),
+                editor=principal.editor,
                 cursor=cursor,
                 limit=limit,
             )
@@ -186,7 +186,7 @@ def register_history_routes(
         refuse_parameters(request.args)
         try:
             found = pages_service.find_version(
-                pages=pages.store, slug=slug, version=number, editor=editor_of(principal)
+                pages=pages.store, slug=slug, version=number, editor=principal.editor
             )
         except NotFoundError as err:
             raise not_found(f"No version {number} of page {slug!r}") from err
@@ -209,19 +209,12 @@ def register_history_routes(
                     pages,
                     slug=slug,
                     version=number,
-                    editor=editor_of(principal),
+                    editor=principal.editor,
                     conditions=_conditions(),
                 )
             return _page_response(_written(restored), 200, config, pages)
 
         return idempotent.run(principal, {"restore": number}, restore)
-
-
-def editor_of(principal: Principal) -> pages_service.Editor:
-    """The service layer's view of who is writing."""
-    return pages_service.Editor(
-        partner=principal.partner, key_id=principal.key_id, admin=principal.admin
-    )
 
 
 def _conditions() -> pages_service.Conditions:
@@ -246,7 +239,7 @@ def _written(page: StoredPage) -> StoredPage:
 
 def _visible(slug: str, principal: Principal, pages: Pages) -> StoredPage:
     try:
-        return pages_service.find_page(pages=pages.store, slug=slug, editor=editor_of(principal))
+        return pages_service.find_page(pages=pages.store, slug=slug, editor=principal.editor)
     except NotFoundError as err:
         raise _not_found(slug) from err
 

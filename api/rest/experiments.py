@@ -16,7 +16,7 @@ from flask import Blueprint, Response, request
 from api.auth import KeyCheck
 from api.config import AppConfig
 from api.errors import answer_unavailable, experiment_errors
-from api.rest.content import PREFIX, editor_of
+from api.rest.content import PREFIX
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import request_json
 from api.rest.signal_query import refuse_parameters
@@ -80,7 +80,7 @@ def create_experiments_blueprint(
     def get_experiment(slug: str) -> Response:
         principal = keys.require("content")
         refuse_parameters(request.args)
-        return standing(slug, editor_of(principal))
+        return standing(slug, principal.editor)
 
     @bp.post("/<slug>/experiment/end")
     def end_experiment(slug: str) -> Response:
@@ -90,7 +90,7 @@ def create_experiments_blueprint(
 
         def end() -> Response:
             body = PageExperimentEndInput.model_validate(payload)
-            editor = editor_of(principal)
+            editor = principal.editor
             with experiment_errors(slug):
                 end_page_experiment(
                     ports, slug=slug, winner=body.winner, editor=editor, now=clock()

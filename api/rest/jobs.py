@@ -46,7 +46,7 @@ from services.generation_results import generated_page_body, job_view, stored_pa
 from services.jobs import ABANDONED, BriefRefusedError, checked_brief, start_generation
 from services.keys import Principal
 from services.page_records import version_etag
-from services.pages import Editor, SlugTakenError
+from services.pages import SlugTakenError
 
 GENERATE_PATH = "/api/public/content/pages/generate"
 JOBS_PATH = "/api/public/content/jobs"
@@ -165,9 +165,7 @@ class _Jobs:
                 jobs=self.ports.jobs,
                 job_queue=self.ports.job_queue,
                 brief=brief,
-                editor=Editor(
-                    partner=principal.partner, key_id=principal.key_id, admin=principal.admin
-                ),
+                editor=principal.editor,
                 now=self.ports.clock(),
             )
         except SlugTakenError as err:

@@ -18,7 +18,6 @@ from domain.numbers import ascii_whole_number
 from schemas.content.page_stats import STATS_BY, StatsBy
 from schemas.errors import Issue
 from services import page_stats
-from services.pages import Editor
 
 PREFIX = "/api/public/content/pages"
 STATS_PARAMS = frozenset({"days", "since", "until", "by"})
@@ -35,7 +34,7 @@ def create_page_stats_blueprint(
     def page_funnel(slug: str) -> Response:
         principal = keys.require("content")
         days, since, until, by = _stats_query(request.args)
-        editor = Editor(partner=principal.partner, key_id=principal.key_id, admin=principal.admin)
+        editor = principal.editor
         try:
             body = page_stats.page_funnel(
                 pages=pages,

@@ -19,7 +19,7 @@ from api.errors import (
     invalid_payload,
     variant_errors,
 )
-from api.rest.content import PREFIX, editor_of
+from api.rest.content import PREFIX
 from api.rest.idempotency import Idempotency
 from api.rest.json_body import request_json
 from api.rest.signal_query import refuse_parameters
@@ -69,7 +69,7 @@ def create_variants_blueprint(
                     payload=body.page,
                     variant_id=body.id,
                     start_at=body.start_at,
-                    editor=editor_of(principal),
+                    editor=principal.editor,
                 )
             response = _variant_response(saved, 201, pages)
             response.headers["Location"] = f"{PREFIX}/{slug}/variants/{saved.variant_id}"
@@ -86,7 +86,7 @@ def create_variants_blueprint(
                 pages=pages.store,
                 variants=variants,
                 slug=slug,
-                editor=editor_of(principal),
+                editor=principal.editor,
             )
         body = VariantListBody(variants=[_record(v) for v in found])
         return _json(body.model_dump_json(), 200)
@@ -101,7 +101,7 @@ def create_variants_blueprint(
                 variants=variants,
                 slug=slug,
                 variant_id=variant_id,
-                editor=editor_of(principal),
+                editor=principal.editor,
             )
         if etag_listed(request.headers.get("If-None-Match"), _etag(found)):
             return Response(status=304, headers={"ETag": _etag(found)})
@@ -132,7 +132,7 @@ def create_variants_blueprint(
                     patch=parsed.page,
                     start_at=parsed.start_at,
                     set_start="start_at" in patch,
-                    editor=editor_of(principal),
+                    editor=principal.editor,
                     precondition=_if_match(),
                 )
             return _variant_response(saved, 200, pages)
@@ -153,7 +153,7 @@ def create_variants_blueprint(
                     variants=variants,
                     slug=slug,
                     variant_id=variant_id,
-                    editor=editor_of(principal),
+                    editor=principal.editor,
                     changed=pages.changed,
                     precondition=_if_match(),
                 )
@@ -172,7 +172,7 @@ def create_variants_blueprint(
                 pages=pages.store,
                 variants=variants,
                 slug=slug,
-                editor=editor_of(principal),
+                editor=principal.editor,
             )
         return _allocation_response(slug, found)
 
@@ -191,7 +191,7 @@ def create_variants_blueprint(
                     slug=slug,
                     mode=body.mode,
                     shares=body.shares,
-                    editor=editor_of(principal),
+                    editor=principal.editor,
                     now=pages.clock(),
                     changed=pages.changed,
                     precondition=_if_match(),
