@@ -104,7 +104,7 @@ def create_app(config: AppConfig, backends: Backends) -> Flask:
             pages=pages, variants=backends.variants, idempotency=idempotency, keys=keys
         )
     )
-    experiments = experiment_ports(backends, config)
+    experiments = experiment_ports(pages, backends, config)
     app.register_blueprint(
         create_experiments_blueprint(
             ports=experiments, idempotency=idempotency, config=config, keys=keys
@@ -170,10 +170,11 @@ def page_unit(backends: Backends) -> Pages:
     )
 
 
-def experiment_ports(backends: Backends, config: AppConfig) -> ExperimentPorts:
-    """The stores and settings of the experiment use cases; counts from the page stats."""
+def experiment_ports(pages: Pages, backends: Backends, config: AppConfig) -> ExperimentPorts:
+    """The stores and settings of the experiment use cases, on the app's one Pages unit;
+    counts from the page stats."""
     return ExperimentPorts(
-        pages=page_unit(backends),
+        pages=pages,
         variants=backends.variants,
         experiments=backends.experiments,
         settings=config.experiment,

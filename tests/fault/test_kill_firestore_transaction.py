@@ -36,7 +36,7 @@ pytestmark = pytest.mark.emulator
 DEADLINE = CallDeadline(4.0)
 
 HOLDER = """
-import sys, time
+import signal, sys
 from google.cloud import firestore
 from backends.gcp.deadline import CallDeadline
 from backends.gcp.firestore import firestore_client
@@ -50,7 +50,7 @@ ledger = FirestoreOpenTransactions(client, rollback=rollback_client, prefix=pref
 def hold(tx: firestore.Transaction) -> None:
     client.collection(prefix + "accounts").document("hot").get(transaction=tx)
     print("read", flush=True)
-    time.sleep(600)
+    signal.pause()  # holds the transaction open until the test kills this process
 
 run_transaction(client, hold, deadline=CallDeadline(600), ledger=ledger)
 """
